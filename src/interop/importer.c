@@ -1,0 +1,170 @@
+/* The OrtExternalResourceImporterImpl ORT wraps for an application: argument checks shared by every entry point,
+ * then dispatch to the memory and semaphore handle code. */
+#include "interop/interop.h"
+
+#include <limits.h>
+#include <stdlib.h>
+
+#include "ort/ort_status.h"
+
+_Static_assert(offsetof(ortvk_importer, base) == 0, "ORT's base struct comes first");
+
+static ortvk_importer *importer_cast(const OrtExternalResourceImporterImpl *impl)
+{
+    return (ortvk_importer *)impl;
+}
+
+OrtStatus *ortvk_check_version(const char *what, uint32_t version)
+{
+    /* ORT core checks only pointers; descriptor versions are the EP's to check. */
+    if (version < ORTVK_DESCRIPTOR_MIN_VERSION || version > ORTVK_DESCRIPTOR_MAX_VERSION) {
+        return ortvk_status(ORT_INVALID_ARGUMENT, "%s->version %u is not supported (ortvk accepts %d to %d)", what,
+                            version, ORTVK_DESCRIPTOR_MIN_VERSION, ORTVK_DESCRIPTOR_MAX_VERSION);
+    }
+    return NULL;
+}
+
+OrtStatus *ortvk_fd_from_handle(const char *what, void *native_handle, int *fd)
+{
+    intptr_t value = (intptr_t)native_handle;
+    if (value < 0 || value > INT_MAX) {
+        return ortvk_status(ORT_INVALID_ARGUMENT, "%s->native_handle %p is not a file descriptor", what,
+                            native_handle);
+    }
+    *fd = (int)value;
+    return NULL;
+}
+
+static bool ORT_API_CALL can_import_memory(const OrtExternalResourceImporterImpl *impl,
+                                           OrtExternalMemoryHandleType type)
+{
+    const ortvk_memory_kind *kind = ortvk_memory_kind_find((int)type);
+    return kind != NULL && kind->supported != NULL && kind->supported(importer_cast(impl)->device);
+}
+
+static OrtStatus *ORT_API_CALL import_memory(OrtExternalResourceImporterImpl *impl,
+                                             const OrtExternalMemoryDescriptor *desc, OrtExternalMemoryHandle **out)
+{
+    if (desc == NULL || out == NULL) return ortvk_status(ORT_INVALID_ARGUMENT, "desc and out_handle must not be NULL");
+    *out = NULL;
+    return ortvk_memory_import_create(importer_cast(impl), desc, out);
+}
+
+/* ORT releases handles through their own Release; this entry point exists for EPs' internal use. */
+static void ORT_API_CALL release_memory(OrtExternalResourceImporterImpl *impl, OrtExternalMemoryHandle *handle)
+{
+    (void)impl;
+    if (handle != NULL) handle->Release(handle);
+}
+
+static OrtStatus *ORT_API_CALL create_tensor(OrtExternalResourceImporterImpl *impl,
+                                             const OrtExternalMemoryHandle *memory,
+                                             const OrtExternalTensorDescriptor *desc, OrtValue **out)
+{
+    if (memory == NULL || desc == NULL || out == NULL) {
+        return ortvk_status(ORT_INVALID_ARGUMENT, "mem_handle, tensor_desc and out_tensor must not be NULL");
+    }
+    *out = NULL;
+    ortvk_importer *importer = importer_cast(impl);
+    ortvk_memory_import *import = ortvk_memory_import_from_ort(memory);
+    if (import == NULL) {
+        return ortvk_status(ORT_INVALID_ARGUMENT, "mem_handle %p was not imported by ortvk", (const void *)memory);
+    }
+    if (import->buffer->device != importer->device) {
+        return ortvk_status(ORT_INVALID_ARGUMENT, "mem_handle was imported into device %u, this importer is for %u",
+                            import->buffer->device->index, importer->device->index);
+    }
+    return ortvk_memory_import_create_tensor(importer, import, desc, out);
+}
+
+static bool ORT_API_CALL can_import_semaphore(const OrtExternalResourceImporterImpl *impl,
+                                              OrtExternalSemaphoreType type)
+{
+    const ortvk_semaphore_kind *kind = ortvk_semaphore_kind_find((int)type);
+    return kind != NULL && kind->supported != NULL && kind->supported(importer_cast(impl)->device);
+}
+
+static OrtStatus *ORT_API_CALL import_semaphore(OrtExternalResourceImporterImpl *impl,
+                                                const OrtExternalSemaphoreDescriptor *desc,
+                                                OrtExternalSemaphoreHandle **out)
+{
+    if (desc == NULL || out == NULL) return ortvk_status(ORT_INVALID_ARGUMENT, "desc and out_handle must not be NULL");
+    *out = NULL;
+    return ortvk_semaphore_import_create(importer_cast(impl), desc, out);
+}
+
+static void ORT_API_CALL release_semaphore(OrtExternalResourceImporterImpl *impl, OrtExternalSemaphoreHandle *handle)
+{
+    (void)impl;
+    if (handle != NULL) handle->Release(handle);
+}
+
+static OrtStatus *semaphore_args(ortvk_importer *importer, OrtExternalSemaphoreHandle *handle, OrtSyncStream *stream,
+                                 ortvk_semaphore_import **out)
+{
+    if (handle == NULL || stream == NULL) {
+        return ortvk_status(ORT_INVALID_ARGUMENT, "semaphore_handle and stream must not be NULL");
+    }
+    *out = ortvk_semaphore_import_from_ort(handle);
+    if (*out == NULL) {
+        return ortvk_status(ORT_INVALID_ARGUMENT, "semaphore_handle %p was not imported by ortvk", (void *)handle);
+    }
+    if ((*out)->device != importer->device) {
+        return ortvk_status(ORT_INVALID_ARGUMENT,
+                            "semaphore_handle was imported into device %u, this importer is for %u",
+                            (*out)->device->index, importer->device->index);
+    }
+    return NULL;
+}
+
+static OrtStatus *ORT_API_CALL wait_semaphore(OrtExternalResourceImporterImpl *impl,
+                                              OrtExternalSemaphoreHandle *handle, OrtSyncStream *stream,
+                                              uint64_t value)
+{
+    ortvk_importer *importer = importer_cast(impl);
+    ortvk_semaphore_import *semaphore;
+    ORTVK_TRY(semaphore_args(importer, handle, stream, &semaphore));
+    return ortvk_semaphore_import_wait(importer, semaphore, stream, value);
+}
+
+static OrtStatus *ORT_API_CALL signal_semaphore(OrtExternalResourceImporterImpl *impl,
+                                                OrtExternalSemaphoreHandle *handle, OrtSyncStream *stream,
+                                                uint64_t value)
+{
+    ortvk_importer *importer = importer_cast(impl);
+    ortvk_semaphore_import *semaphore;
+    ORTVK_TRY(semaphore_args(importer, handle, stream, &semaphore));
+    return ortvk_semaphore_import_signal(importer, semaphore, stream, value);
+}
+
+static void ORT_API_CALL importer_release(OrtExternalResourceImporterImpl *impl)
+{
+    ortvk_importer *importer = importer_cast(impl);
+    ortvk_device_unref(importer->device);
+    free(importer);
+}
+
+OrtStatus *ortvk_importer_create(ortvk_device *device, const OrtEpDevice *ep_device,
+                                 OrtExternalResourceImporterImpl **out)
+{
+    ortvk_importer *importer = calloc(1, sizeof(*importer));
+    if (importer == NULL) return ortvk_status(ORT_FAIL, "out of host memory creating an importer");
+    importer->base = (OrtExternalResourceImporterImpl){
+        .ort_version_supported = ortvk_ort_version,
+        .CanImportMemory = can_import_memory,
+        .ImportMemory = import_memory,
+        .ReleaseMemory = release_memory,
+        .CreateTensorFromMemory = create_tensor,
+        .CanImportSemaphore = can_import_semaphore,
+        .ImportSemaphore = import_semaphore,
+        .ReleaseSemaphore = release_semaphore,
+        .WaitSemaphore = wait_semaphore,
+        .SignalSemaphore = signal_semaphore,
+        .Release = importer_release,
+    };
+    ortvk_device_ref(device);
+    importer->device = device;
+    importer->ep_device = ep_device;
+    *out = &importer->base;
+    return NULL;
+}

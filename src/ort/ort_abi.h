@@ -1,0 +1,686 @@
+/* Private to ortvk. Our declarations of the parts of ONNX Runtime's C ABI that ortvk and its tests use, written
+ * from the public headers' facts: member order and types carry over, nothing else does. Tables only grow, so a
+ * slot we do not use is a placeholder, and every slot we use is pinned below by a static assertion. */
+#ifndef ORTVK_ORT_ABI_H
+#define ORTVK_ORT_ABI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ORT_API_VERSION of the newest layout declared here, and the oldest host ortvk accepts (the first with the
+ * external resource importer). */
+#define ORTVK_ORT_API_VERSION 30
+#define ORTVK_ORT_MIN_API_VERSION 24
+
+#define ORT_API_CALL /* the default calling convention on Linux */
+
+/* Opaque ORT objects. */
+typedef struct OrtStatus OrtStatus;
+typedef struct OrtEnv OrtEnv;
+typedef struct OrtSession OrtSession;
+typedef struct OrtSessionOptions OrtSessionOptions;
+typedef struct OrtRunOptions OrtRunOptions;
+typedef struct OrtValue OrtValue;
+typedef struct OrtMemoryInfo OrtMemoryInfo;
+typedef struct OrtTensorTypeAndShapeInfo OrtTensorTypeAndShapeInfo;
+typedef struct OrtLogger OrtLogger;
+typedef struct OrtKeyValuePairs OrtKeyValuePairs;
+typedef struct OrtHardwareDevice OrtHardwareDevice;
+typedef struct OrtEpDevice OrtEpDevice;
+typedef struct OrtMemoryDevice OrtMemoryDevice;
+typedef struct OrtSyncStream OrtSyncStream;
+typedef struct OrtGraph OrtGraph;
+typedef struct OrtNode OrtNode;
+typedef struct OrtEpGraphSupportInfo OrtEpGraphSupportInfo;
+typedef struct OrtNodeComputeInfo OrtNodeComputeInfo;
+typedef struct OrtExternalResourceImporter OrtExternalResourceImporter;
+typedef struct OrtEpAssignedSubgraph OrtEpAssignedSubgraph;
+typedef struct OrtEpAssignedNode OrtEpAssignedNode;
+typedef struct OrtCustomOpDomain OrtCustomOpDomain;
+
+/* A member ortvk never calls or fills: it only keeps the layout. Always NULL in structs ortvk fills. */
+typedef void (*ortvk_ort_unused_fn)(void);
+
+/* ---- enums ---------------------------------------------------------------------------------------------- */
+
+typedef enum OrtErrorCode {
+    ORT_OK = 0,
+    ORT_FAIL = 1,
+    ORT_INVALID_ARGUMENT = 2,
+    ORT_NO_SUCHFILE = 3,
+    ORT_NO_MODEL = 4,
+    ORT_ENGINE_ERROR = 5,
+    ORT_RUNTIME_EXCEPTION = 6,
+    ORT_INVALID_PROTOBUF = 7,
+    ORT_MODEL_LOADED = 8,
+    ORT_NOT_IMPLEMENTED = 9,
+    ORT_INVALID_GRAPH = 10,
+    ORT_EP_FAIL = 11,
+    ORT_MODEL_LOAD_CANCELED = 12,
+    ORT_MODEL_REQUIRES_COMPILATION = 13,
+    ORT_NOT_FOUND = 14,
+} OrtErrorCode;
+
+typedef enum OrtLoggingLevel {
+    ORT_LOGGING_LEVEL_VERBOSE = 0,
+    ORT_LOGGING_LEVEL_INFO = 1,
+    ORT_LOGGING_LEVEL_WARNING = 2,
+    ORT_LOGGING_LEVEL_ERROR = 3,
+    ORT_LOGGING_LEVEL_FATAL = 4,
+} OrtLoggingLevel;
+
+typedef enum ONNXTensorElementDataType {
+    ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED = 0,
+    ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT = 1,
+    ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8 = 2,
+    ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8 = 3,
+    ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT16 = 4,
+    ONNX_TENSOR_ELEMENT_DATA_TYPE_INT16 = 5,
+    ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32 = 6,
+    ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64 = 7,
+    ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING = 8,
+    ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL = 9,
+    ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16 = 10,
+    ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE = 11,
+    ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT32 = 12,
+    ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT64 = 13,
+    ONNX_TENSOR_ELEMENT_DATA_TYPE_COMPLEX64 = 14,
+    ONNX_TENSOR_ELEMENT_DATA_TYPE_COMPLEX128 = 15,
+    ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16 = 16,
+} ONNXTensorElementDataType;
+
+typedef enum OrtAllocatorType {
+    OrtInvalidAllocator = -1,
+    OrtDeviceAllocator = 0,
+    OrtArenaAllocator = 1,
+    OrtReadOnlyAllocator = 2,
+} OrtAllocatorType;
+
+typedef enum OrtMemType {
+    OrtMemTypeCPUInput = -2,
+    OrtMemTypeCPUOutput = -1,
+    OrtMemTypeDefault = 0,
+} OrtMemType;
+
+typedef enum OrtMemoryInfoDeviceType {
+    OrtMemoryInfoDeviceType_CPU = 0,
+    OrtMemoryInfoDeviceType_GPU = 1,
+    OrtMemoryInfoDeviceType_FPGA = 2,
+    OrtMemoryInfoDeviceType_NPU = 3,
+} OrtMemoryInfoDeviceType;
+
+typedef enum OrtDeviceMemoryType {
+    OrtDeviceMemoryType_DEFAULT = 0,
+    OrtDeviceMemoryType_HOST_ACCESSIBLE = 5,
+} OrtDeviceMemoryType;
+
+typedef enum OrtHardwareDeviceType {
+    OrtHardwareDeviceType_CPU = 0,
+    OrtHardwareDeviceType_GPU = 1,
+    OrtHardwareDeviceType_NPU = 2,
+} OrtHardwareDeviceType;
+
+typedef enum ExecutionMode {
+    ORT_SEQUENTIAL = 0,
+    ORT_PARALLEL = 1,
+} ExecutionMode;
+
+typedef enum GraphOptimizationLevel {
+    ORT_DISABLE_ALL = 0,
+    ORT_ENABLE_BASIC = 1,
+    ORT_ENABLE_EXTENDED = 2,
+    ORT_ENABLE_LAYOUT = 3,
+    ORT_ENABLE_ALL = 99,
+} GraphOptimizationLevel;
+
+typedef enum OrtCompiledModelCompatibility {
+    OrtCompiledModelCompatibility_EP_NOT_APPLICABLE = 0,
+} OrtCompiledModelCompatibility;
+
+typedef enum OrtEpDataLayout {
+    OrtEpDataLayout_NCHW = 0,
+    OrtEpDataLayout_NHWC = 1,
+} OrtEpDataLayout;
+
+/* External resources (OrtInteropApi). ORT passes values it does not know to the EP unchanged. */
+typedef enum OrtExternalMemoryHandleType {
+    ORT_EXTERNAL_MEMORY_HANDLE_TYPE_D3D12_RESOURCE = 0,
+    ORT_EXTERNAL_MEMORY_HANDLE_TYPE_D3D12_HEAP = 1,
+    ORT_EXTERNAL_MEMORY_HANDLE_TYPE_MEMORY_WIN32 = 2,
+    ORT_EXTERNAL_MEMORY_HANDLE_TYPE_MEMORY_OPAQUE_FD = 3,
+    ORT_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION = 4, /* ORT 1.30 */
+} OrtExternalMemoryHandleType;
+
+typedef enum OrtExternalSemaphoreType {
+    ORT_EXTERNAL_SEMAPHORE_D3D12_FENCE = 0,
+    ORT_EXTERNAL_SEMAPHORE_VK_TIMELINE_SEMAPHORE_WIN32 = 1,
+    ORT_EXTERNAL_SEMAPHORE_VK_TIMELINE_SEMAPHORE_OPAQUE_FD = 2,
+} OrtExternalSemaphoreType;
+
+typedef enum OrtGraphicsApi {
+    ORT_GRAPHICS_API_NONE = 0,
+    ORT_GRAPHICS_API_D3D12 = 1,
+    ORT_GRAPHICS_API_VULKAN = 2,
+} OrtGraphicsApi;
+
+/* ---- plain structs -------------------------------------------------------------------------------------- */
+
+typedef struct OrtApi OrtApi;
+typedef struct OrtEpApi OrtEpApi;
+typedef struct OrtInteropApi OrtInteropApi;
+
+typedef struct OrtApiBase {
+    const OrtApi *(ORT_API_CALL *GetApi)(uint32_t version);
+    const char *(ORT_API_CALL *GetVersionString)(void);
+} OrtApiBase;
+
+typedef const OrtApiBase *(ORT_API_CALL *ortvk_get_api_base_fn)(void); /* the library's OrtGetApiBase */
+
+/* The API version to request from a host: its ORT_API_VERSION equals its minor version ("1.24.3" -> 24), capped
+ * at the newest layout declared here. 0 when the string is not "1.<minor>...". Asking GetApi for a version the
+ * host lacks would also work (it returns NULL) but makes ORT print an error for every miss. */
+static inline uint32_t ortvk_ort_api_version_for(const char *version_string)
+{
+    if (version_string == NULL || version_string[0] != '1' || version_string[1] != '.') return 0;
+    uint32_t minor = 0;
+    for (const char *p = version_string + 2; *p >= '0' && *p <= '9' && minor < 1000; p++) minor = minor * 10 + (uint32_t)(*p - '0');
+    return minor > ORTVK_ORT_API_VERSION ? ORTVK_ORT_API_VERSION : minor;
+}
+
+/* An allocator ORT calls; ortvk implements it for device memory and for per-view deleters. */
+typedef struct OrtAllocator OrtAllocator;
+struct OrtAllocator {
+    uint32_t version;
+    void *(ORT_API_CALL *Alloc)(OrtAllocator *self, size_t size);
+    void (ORT_API_CALL *Free)(OrtAllocator *self, void *p);
+    const OrtMemoryInfo *(ORT_API_CALL *Info)(const OrtAllocator *self);
+    void *(ORT_API_CALL *Reserve)(OrtAllocator *self, size_t size);                            /* version 18 */
+    OrtStatus *(ORT_API_CALL *GetStats)(const OrtAllocator *self, OrtKeyValuePairs **out);    /* version 23 */
+    void *(ORT_API_CALL *AllocOnStream)(OrtAllocator *self, size_t size, OrtSyncStream *stream); /* version 23 */
+    OrtStatus *(ORT_API_CALL *Shrink)(OrtAllocator *self); /* version 25; non-NULL makes ORT treat it as an arena */
+};
+_Static_assert(sizeof(OrtAllocator) == 64, "OrtAllocator layout");
+
+typedef struct OrtExternalMemoryDescriptor {
+    uint32_t version;
+    OrtExternalMemoryHandleType handle_type;
+    void *native_handle;
+    size_t size_bytes;   /* the whole external allocation */
+    size_t offset_bytes; /* where the imported region starts */
+} OrtExternalMemoryDescriptor;
+
+typedef struct OrtExternalSemaphoreDescriptor {
+    uint32_t version;
+    OrtExternalSemaphoreType type;
+    void *native_handle;
+} OrtExternalSemaphoreDescriptor;
+
+typedef struct OrtExternalTensorDescriptor {
+    uint32_t version;
+    ONNXTensorElementDataType element_type;
+    const int64_t *shape;
+    size_t rank;
+    size_t offset_bytes; /* added to the memory descriptor's offset_bytes */
+} OrtExternalTensorDescriptor;
+
+typedef struct OrtGraphicsInteropConfig {
+    uint32_t version;
+    OrtGraphicsApi graphics_api;
+    void *command_queue;
+    const OrtKeyValuePairs *additional_options;
+} OrtGraphicsInteropConfig;
+
+/* Base structs of imported handles: an EP's handle embeds one as its first member. */
+typedef struct OrtExternalMemoryHandle OrtExternalMemoryHandle;
+struct OrtExternalMemoryHandle {
+    uint32_t version;
+    const OrtEpDevice *ep_device;
+    OrtExternalMemoryDescriptor descriptor;
+    void (ORT_API_CALL *Release)(OrtExternalMemoryHandle *handle);
+};
+
+typedef struct OrtExternalSemaphoreHandle OrtExternalSemaphoreHandle;
+struct OrtExternalSemaphoreHandle {
+    uint32_t version;
+    const OrtEpDevice *ep_device;
+    OrtExternalSemaphoreDescriptor descriptor;
+    void (ORT_API_CALL *Release)(OrtExternalSemaphoreHandle *handle);
+};
+
+/* ---- OrtApi --------------------------------------------------------------------------------------------- */
+
+struct OrtApi {
+    OrtStatus*(ORT_API_CALL *CreateStatus)(OrtErrorCode code, const char* msg);
+    OrtErrorCode (ORT_API_CALL *GetErrorCode)(const OrtStatus* status);
+    const char*(ORT_API_CALL *GetErrorMessage)(const OrtStatus* status);
+    OrtStatus*(ORT_API_CALL *CreateEnv)(OrtLoggingLevel log_severity_level, const char* logid, OrtEnv** out);
+    void *unused_4_6[3];
+    OrtStatus*(ORT_API_CALL *CreateSession)(const OrtEnv* env, const char* model_path, const OrtSessionOptions* options, OrtSession** out);
+    OrtStatus*(ORT_API_CALL *CreateSessionFromArray)(const OrtEnv* env, const void* model_data, size_t model_data_length, const OrtSessionOptions* options, OrtSession** out);
+    OrtStatus*(ORT_API_CALL *Run)(OrtSession* session, const OrtRunOptions* run_options, const char* const* input_names, const OrtValue* const* inputs, size_t input_len, const char* const* output_names, size_t output_names_len, OrtValue** outputs);
+    OrtStatus*(ORT_API_CALL *CreateSessionOptions)(OrtSessionOptions** options);
+    void *unused_11_12[2];
+    OrtStatus*(ORT_API_CALL *SetSessionExecutionMode)(OrtSessionOptions* options, ExecutionMode execution_mode);
+    void *unused_14_22[9];
+    OrtStatus*(ORT_API_CALL *SetSessionGraphOptimizationLevel)(OrtSessionOptions* options, GraphOptimizationLevel graph_optimization_level);
+    OrtStatus*(ORT_API_CALL *SetIntraOpNumThreads)(OrtSessionOptions* options, int intra_op_num_threads);
+    void *unused_25_29[5];
+    OrtStatus*(ORT_API_CALL *SessionGetInputCount)(const OrtSession* session, size_t* out);
+    OrtStatus*(ORT_API_CALL *SessionGetOutputCount)(const OrtSession* session, size_t* out);
+    void *unused_32_38[7];
+    OrtStatus*(ORT_API_CALL *CreateRunOptions)(OrtRunOptions** out);
+    void *unused_40_47[8];
+    OrtStatus*(ORT_API_CALL *CreateTensorAsOrtValue)(OrtAllocator* allocator, const int64_t* shape, size_t shape_len, ONNXTensorElementDataType type, OrtValue** out);
+    OrtStatus*(ORT_API_CALL *CreateTensorWithDataAsOrtValue)(const OrtMemoryInfo* info, void* p_data, size_t p_data_len, const int64_t* shape, size_t shape_len, ONNXTensorElementDataType type, OrtValue** out);
+    OrtStatus*(ORT_API_CALL *IsTensor)(const OrtValue* value, int* out);
+    OrtStatus*(ORT_API_CALL *GetTensorMutableData)(OrtValue* value, void** out);
+    void *unused_52_59[8];
+    OrtStatus*(ORT_API_CALL *GetTensorElementType)(const OrtTensorTypeAndShapeInfo* info, ONNXTensorElementDataType* out);
+    OrtStatus*(ORT_API_CALL *GetDimensionsCount)(const OrtTensorTypeAndShapeInfo* info, size_t* out);
+    OrtStatus*(ORT_API_CALL *GetDimensions)(const OrtTensorTypeAndShapeInfo* info, int64_t* dim_values, size_t dim_values_length);
+    void *unused_63;
+    OrtStatus*(ORT_API_CALL *GetTensorShapeElementCount)(const OrtTensorTypeAndShapeInfo* info, size_t* out);
+    OrtStatus*(ORT_API_CALL *GetTensorTypeAndShape)(const OrtValue* value, OrtTensorTypeAndShapeInfo** out);
+    void *unused_66_68[3];
+    OrtStatus*(ORT_API_CALL *CreateCpuMemoryInfo)(OrtAllocatorType type, OrtMemType mem_type, OrtMemoryInfo** out);
+    OrtStatus*(ORT_API_CALL *CompareMemoryInfo)(const OrtMemoryInfo* info1, const OrtMemoryInfo* info2, int* out);
+    OrtStatus*(ORT_API_CALL *MemoryInfoGetName)(const OrtMemoryInfo* ptr, const char** out);
+    OrtStatus*(ORT_API_CALL *MemoryInfoGetId)(const OrtMemoryInfo* ptr, int* out);
+    void *unused_73_74[2];
+    OrtStatus*(ORT_API_CALL *AllocatorAlloc)(OrtAllocator* ort_allocator, size_t size, void** out);
+    OrtStatus*(ORT_API_CALL *AllocatorFree)(OrtAllocator* ort_allocator, void* p);
+    OrtStatus*(ORT_API_CALL *AllocatorGetInfo)(const OrtAllocator* ort_allocator, const OrtMemoryInfo** out);
+    OrtStatus*(ORT_API_CALL *GetAllocatorWithDefaultOptions)(OrtAllocator** out);
+    void *unused_79_91[13];
+    void (ORT_API_CALL *ReleaseEnv)(OrtEnv* input);
+    void (ORT_API_CALL *ReleaseStatus)(OrtStatus* input);
+    void (ORT_API_CALL *ReleaseMemoryInfo)(OrtMemoryInfo* input);
+    void (ORT_API_CALL *ReleaseSession)(OrtSession* input);
+    void (ORT_API_CALL *ReleaseValue)(OrtValue* input);
+    void (ORT_API_CALL *ReleaseRunOptions)(OrtRunOptions* input);
+    void *unused_98;
+    void (ORT_API_CALL *ReleaseTensorTypeAndShapeInfo)(OrtTensorTypeAndShapeInfo* input);
+    void (ORT_API_CALL *ReleaseSessionOptions)(OrtSessionOptions* input);
+    void *unused_101_129[29];
+    OrtStatus*(ORT_API_CALL *AddSessionConfigEntry)(OrtSessionOptions* options, const char* config_key, const char* config_value);
+    OrtStatus*(ORT_API_CALL *CreateAllocator)(const OrtSession* session, const OrtMemoryInfo* mem_info, OrtAllocator** out);
+    void (ORT_API_CALL *ReleaseAllocator)(OrtAllocator* input);
+    void *unused_133_164[32];
+    OrtStatus*(ORT_API_CALL *AddRunConfigEntry)(OrtRunOptions* options, const char* config_key, const char* config_value);
+    void *unused_166_193[28];
+    OrtStatus*(ORT_API_CALL *GetTensorMemoryInfo)(const OrtValue* value, const OrtMemoryInfo** mem_info);
+    void *unused_195_224[30];
+    void (ORT_API_CALL *MemoryInfoGetDeviceType)(const OrtMemoryInfo* ptr, OrtMemoryInfoDeviceType* out);
+    void *unused_226_236[11];
+    OrtStatus*(ORT_API_CALL *HasSessionConfigEntry)(const OrtSessionOptions* options, const char* config_key, int* out);
+    OrtStatus*(ORT_API_CALL *GetSessionConfigEntry)(const OrtSessionOptions* options, const char* config_key, char* config_value, size_t* size);
+    void *unused_239_246[8];
+    OrtStatus*(ORT_API_CALL *Logger_LogMessage)(const OrtLogger* logger, OrtLoggingLevel log_severity_level, const char* message, const char* file_path, int line_number, const char* func_name);
+    OrtStatus*(ORT_API_CALL *Logger_GetLoggingSeverityLevel)(const OrtLogger* logger, OrtLoggingLevel* out);
+    void *unused_249_291[43];
+    OrtStatus*(ORT_API_CALL *CreateTensorWithDataAndDeleterAsOrtValue)(OrtAllocator* deleter, void* p_data, size_t p_data_len, const int64_t* shape, size_t shape_len, ONNXTensorElementDataType type, OrtValue** out);
+    void *unused_293_294[2];
+    void (ORT_API_CALL *CreateKeyValuePairs)(OrtKeyValuePairs** out);
+    void (ORT_API_CALL *AddKeyValuePair)(OrtKeyValuePairs* kvps, const char* key, const char* value);
+    const char*(ORT_API_CALL *GetKeyValue)(const OrtKeyValuePairs* kvps, const char* key);
+    void (ORT_API_CALL *GetKeyValuePairs)(const OrtKeyValuePairs* kvps, const char* const** keys, const char* const** values, size_t* num_entries);
+    void *unused_299;
+    void (ORT_API_CALL *ReleaseKeyValuePairs)(OrtKeyValuePairs* input);
+    OrtStatus*(ORT_API_CALL *RegisterExecutionProviderLibrary)(OrtEnv* env, const char* registration_name, const char* path);
+    OrtStatus*(ORT_API_CALL *UnregisterExecutionProviderLibrary)(OrtEnv* env, const char* registration_name);
+    OrtStatus*(ORT_API_CALL *GetEpDevices)(const OrtEnv* env, const OrtEpDevice* const** ep_devices, size_t* num_ep_devices);
+    OrtStatus*(ORT_API_CALL *SessionOptionsAppendExecutionProvider_V2)(OrtSessionOptions* session_options, OrtEnv* env, const OrtEpDevice* const* ep_devices, size_t num_ep_devices, const char* const* ep_option_keys, const char* const* ep_option_vals, size_t num_ep_options);
+    void *unused_305_306[2];
+    OrtHardwareDeviceType (ORT_API_CALL *HardwareDevice_Type)(const OrtHardwareDevice* device);
+    uint32_t (ORT_API_CALL *HardwareDevice_VendorId)(const OrtHardwareDevice* device);
+    const char*(ORT_API_CALL *HardwareDevice_Vendor)(const OrtHardwareDevice* device);
+    uint32_t (ORT_API_CALL *HardwareDevice_DeviceId)(const OrtHardwareDevice* device);
+    const OrtKeyValuePairs*(ORT_API_CALL *HardwareDevice_Metadata)(const OrtHardwareDevice* device);
+    const char*(ORT_API_CALL *EpDevice_EpName)(const OrtEpDevice* ep_device);
+    const char*(ORT_API_CALL *EpDevice_EpVendor)(const OrtEpDevice* ep_device);
+    const OrtKeyValuePairs*(ORT_API_CALL *EpDevice_EpMetadata)(const OrtEpDevice* ep_device);
+    const OrtKeyValuePairs*(ORT_API_CALL *EpDevice_EpOptions)(const OrtEpDevice* ep_device);
+    const OrtHardwareDevice*(ORT_API_CALL *EpDevice_Device)(const OrtEpDevice* ep_device);
+    const OrtEpApi*(ORT_API_CALL *GetEpApi)(void);
+    OrtStatus*(ORT_API_CALL *GetTensorSizeInBytes)(const OrtValue* ort_value, size_t* size);
+    void *unused_319;
+    OrtStatus*(ORT_API_CALL *CreateMemoryInfo_V2)(const char* name, OrtMemoryInfoDeviceType device_type, uint32_t vendor_id, int32_t device_id, OrtDeviceMemoryType mem_type, size_t alignment, OrtAllocatorType allocator_type, OrtMemoryInfo** out);
+    void *unused_321;
+    uint32_t (ORT_API_CALL *MemoryInfoGetVendorId)(const OrtMemoryInfo* ptr);
+    void *unused_323_373[51];
+    const OrtMemoryInfo*(ORT_API_CALL *EpDevice_MemoryInfo)(const OrtEpDevice* ep_device, OrtDeviceMemoryType memory_type);
+    OrtStatus*(ORT_API_CALL *CreateSharedAllocator)(OrtEnv* env, const OrtEpDevice* ep_device, OrtDeviceMemoryType mem_type, OrtAllocatorType allocator_type, const OrtKeyValuePairs* allocator_options, OrtAllocator** allocator);
+    OrtStatus*(ORT_API_CALL *GetSharedAllocator)(OrtEnv* env, const OrtMemoryInfo* mem_info, OrtAllocator** allocator);
+    OrtStatus*(ORT_API_CALL *ReleaseSharedAllocator)(OrtEnv* env, const OrtEpDevice* ep_device, OrtDeviceMemoryType mem_type);
+    void *unused_378_379[2];
+    OrtStatus*(ORT_API_CALL *SessionGetMemoryInfoForInputs)(const OrtSession* session, const OrtMemoryInfo** inputs_memory_info, size_t num_inputs);
+    OrtStatus*(ORT_API_CALL *SessionGetMemoryInfoForOutputs)(const OrtSession* session, const OrtMemoryInfo** outputs_memory_info, size_t num_outputs);
+    OrtStatus*(ORT_API_CALL *SessionGetEpDeviceForInputs)(const OrtSession* session, const OrtEpDevice** inputs_ep_devices, size_t num_inputs);
+    OrtStatus*(ORT_API_CALL *CreateSyncStreamForEpDevice)(const OrtEpDevice* ep_device, const OrtKeyValuePairs* stream_options, OrtSyncStream** stream);
+    void*(ORT_API_CALL *SyncStream_GetHandle)(OrtSyncStream* stream);
+    void (ORT_API_CALL *ReleaseSyncStream)(OrtSyncStream* input);
+    OrtStatus*(ORT_API_CALL *CopyTensors)(const OrtEnv* env, const OrtValue* const* src_tensors, OrtValue* const* dst_tensors, OrtSyncStream* stream, size_t num_tensors);
+    void *unused_387_394[8];
+    const OrtInteropApi*(ORT_API_CALL *GetInteropApi)(void);
+    OrtStatus*(ORT_API_CALL *SessionGetEpDeviceForOutputs)(const OrtSession* session, const OrtEpDevice** outputs_ep_devices, size_t num_outputs);
+    void *unused_397_406[10];
+    OrtStatus*(ORT_API_CALL *Session_GetEpGraphAssignmentInfo)(const OrtSession* session, const OrtEpAssignedSubgraph* const** ep_subgraphs, size_t* num_ep_subgraphs);
+    OrtStatus*(ORT_API_CALL *EpAssignedSubgraph_GetEpName)(const OrtEpAssignedSubgraph* ep_subgraph, const char** out);
+    OrtStatus*(ORT_API_CALL *EpAssignedSubgraph_GetNodes)(const OrtEpAssignedSubgraph* ep_subgraph, const OrtEpAssignedNode* const** ep_nodes, size_t* num_ep_nodes);
+    OrtStatus*(ORT_API_CALL *EpAssignedNode_GetName)(const OrtEpAssignedNode* ep_node, const char** out);
+    OrtStatus*(ORT_API_CALL *EpAssignedNode_GetDomain)(const OrtEpAssignedNode* ep_node, const char** out);
+    OrtStatus*(ORT_API_CALL *EpAssignedNode_GetOperatorType)(const OrtEpAssignedNode* ep_node, const char** out);
+    void (ORT_API_CALL *RunOptionsSetSyncStream)(OrtRunOptions* options, OrtSyncStream* sync_stream);
+    /* slots 414 and later are never read */
+};
+
+#define ORTVK_PIN_SLOT(member, slot)                                                                           \
+    _Static_assert(offsetof(OrtApi, member) == (slot) * sizeof(void *), "OrtApi::" #member " is slot " #slot)
+ORTVK_PIN_SLOT(CreateStatus, 0);
+ORTVK_PIN_SLOT(GetErrorCode, 1);
+ORTVK_PIN_SLOT(GetErrorMessage, 2);
+ORTVK_PIN_SLOT(CreateEnv, 3);
+ORTVK_PIN_SLOT(CreateSession, 7);
+ORTVK_PIN_SLOT(CreateSessionFromArray, 8);
+ORTVK_PIN_SLOT(Run, 9);
+ORTVK_PIN_SLOT(CreateSessionOptions, 10);
+ORTVK_PIN_SLOT(SetSessionExecutionMode, 13);
+ORTVK_PIN_SLOT(SetSessionGraphOptimizationLevel, 23);
+ORTVK_PIN_SLOT(SetIntraOpNumThreads, 24);
+ORTVK_PIN_SLOT(SessionGetInputCount, 30);
+ORTVK_PIN_SLOT(SessionGetOutputCount, 31);
+ORTVK_PIN_SLOT(CreateRunOptions, 39);
+ORTVK_PIN_SLOT(CreateTensorAsOrtValue, 48);
+ORTVK_PIN_SLOT(CreateTensorWithDataAsOrtValue, 49);
+ORTVK_PIN_SLOT(IsTensor, 50);
+ORTVK_PIN_SLOT(GetTensorMutableData, 51);
+ORTVK_PIN_SLOT(GetTensorElementType, 60);
+ORTVK_PIN_SLOT(GetDimensionsCount, 61);
+ORTVK_PIN_SLOT(GetDimensions, 62);
+ORTVK_PIN_SLOT(GetTensorShapeElementCount, 64);
+ORTVK_PIN_SLOT(GetTensorTypeAndShape, 65);
+ORTVK_PIN_SLOT(CreateCpuMemoryInfo, 69);
+ORTVK_PIN_SLOT(CompareMemoryInfo, 70);
+ORTVK_PIN_SLOT(MemoryInfoGetName, 71);
+ORTVK_PIN_SLOT(MemoryInfoGetId, 72);
+ORTVK_PIN_SLOT(AllocatorAlloc, 75);
+ORTVK_PIN_SLOT(AllocatorFree, 76);
+ORTVK_PIN_SLOT(AllocatorGetInfo, 77);
+ORTVK_PIN_SLOT(GetAllocatorWithDefaultOptions, 78);
+ORTVK_PIN_SLOT(ReleaseEnv, 92);
+ORTVK_PIN_SLOT(ReleaseStatus, 93);
+ORTVK_PIN_SLOT(ReleaseMemoryInfo, 94);
+ORTVK_PIN_SLOT(ReleaseSession, 95);
+ORTVK_PIN_SLOT(ReleaseValue, 96);
+ORTVK_PIN_SLOT(ReleaseRunOptions, 97);
+ORTVK_PIN_SLOT(ReleaseTensorTypeAndShapeInfo, 99);
+ORTVK_PIN_SLOT(ReleaseSessionOptions, 100);
+ORTVK_PIN_SLOT(AddSessionConfigEntry, 130);
+ORTVK_PIN_SLOT(CreateAllocator, 131);
+ORTVK_PIN_SLOT(ReleaseAllocator, 132);
+ORTVK_PIN_SLOT(AddRunConfigEntry, 165);
+ORTVK_PIN_SLOT(GetTensorMemoryInfo, 194);
+ORTVK_PIN_SLOT(MemoryInfoGetDeviceType, 225);
+ORTVK_PIN_SLOT(HasSessionConfigEntry, 237);
+ORTVK_PIN_SLOT(GetSessionConfigEntry, 238);
+ORTVK_PIN_SLOT(Logger_LogMessage, 247);
+ORTVK_PIN_SLOT(Logger_GetLoggingSeverityLevel, 248);
+ORTVK_PIN_SLOT(CreateTensorWithDataAndDeleterAsOrtValue, 292);
+ORTVK_PIN_SLOT(CreateKeyValuePairs, 295);
+ORTVK_PIN_SLOT(AddKeyValuePair, 296);
+ORTVK_PIN_SLOT(GetKeyValue, 297);
+ORTVK_PIN_SLOT(GetKeyValuePairs, 298);
+ORTVK_PIN_SLOT(ReleaseKeyValuePairs, 300);
+ORTVK_PIN_SLOT(RegisterExecutionProviderLibrary, 301);
+ORTVK_PIN_SLOT(UnregisterExecutionProviderLibrary, 302);
+ORTVK_PIN_SLOT(GetEpDevices, 303);
+ORTVK_PIN_SLOT(SessionOptionsAppendExecutionProvider_V2, 304);
+ORTVK_PIN_SLOT(HardwareDevice_Type, 307);
+ORTVK_PIN_SLOT(HardwareDevice_VendorId, 308);
+ORTVK_PIN_SLOT(HardwareDevice_Vendor, 309);
+ORTVK_PIN_SLOT(HardwareDevice_DeviceId, 310);
+ORTVK_PIN_SLOT(HardwareDevice_Metadata, 311);
+ORTVK_PIN_SLOT(EpDevice_EpName, 312);
+ORTVK_PIN_SLOT(EpDevice_EpVendor, 313);
+ORTVK_PIN_SLOT(EpDevice_EpMetadata, 314);
+ORTVK_PIN_SLOT(EpDevice_EpOptions, 315);
+ORTVK_PIN_SLOT(EpDevice_Device, 316);
+ORTVK_PIN_SLOT(GetEpApi, 317);
+ORTVK_PIN_SLOT(GetTensorSizeInBytes, 318);
+ORTVK_PIN_SLOT(CreateMemoryInfo_V2, 320);
+ORTVK_PIN_SLOT(MemoryInfoGetVendorId, 322);
+ORTVK_PIN_SLOT(EpDevice_MemoryInfo, 374);
+ORTVK_PIN_SLOT(CreateSharedAllocator, 375);
+ORTVK_PIN_SLOT(GetSharedAllocator, 376);
+ORTVK_PIN_SLOT(ReleaseSharedAllocator, 377);
+ORTVK_PIN_SLOT(SessionGetMemoryInfoForInputs, 380);
+ORTVK_PIN_SLOT(SessionGetMemoryInfoForOutputs, 381);
+ORTVK_PIN_SLOT(SessionGetEpDeviceForInputs, 382);
+ORTVK_PIN_SLOT(CreateSyncStreamForEpDevice, 383);
+ORTVK_PIN_SLOT(SyncStream_GetHandle, 384);
+ORTVK_PIN_SLOT(ReleaseSyncStream, 385);
+ORTVK_PIN_SLOT(CopyTensors, 386);
+ORTVK_PIN_SLOT(GetInteropApi, 395);
+ORTVK_PIN_SLOT(SessionGetEpDeviceForOutputs, 396);
+ORTVK_PIN_SLOT(Session_GetEpGraphAssignmentInfo, 407);
+ORTVK_PIN_SLOT(EpAssignedSubgraph_GetEpName, 408);
+ORTVK_PIN_SLOT(EpAssignedSubgraph_GetNodes, 409);
+ORTVK_PIN_SLOT(EpAssignedNode_GetName, 410);
+ORTVK_PIN_SLOT(EpAssignedNode_GetDomain, 411);
+ORTVK_PIN_SLOT(EpAssignedNode_GetOperatorType, 412);
+ORTVK_PIN_SLOT(RunOptionsSetSyncStream, 413);
+
+/* ---- what an EP implements ------------------------------------------------------------------------------ */
+
+typedef struct OrtDataTransferImpl OrtDataTransferImpl;
+struct OrtDataTransferImpl {
+    uint32_t ort_version_supported;
+    void (ORT_API_CALL *Release)(OrtDataTransferImpl *self);
+    bool (ORT_API_CALL *CanCopy)(const OrtDataTransferImpl *self, const OrtMemoryDevice *src,
+                                 const OrtMemoryDevice *dst);
+    OrtStatus *(ORT_API_CALL *CopyTensors)(OrtDataTransferImpl *self, const OrtValue **src, OrtValue **dst,
+                                           OrtSyncStream **streams, size_t count);
+};
+
+typedef struct OrtSyncNotificationImpl OrtSyncNotificationImpl;
+struct OrtSyncNotificationImpl {
+    uint32_t ort_version_supported;
+    void (ORT_API_CALL *Release)(OrtSyncNotificationImpl *self);
+    OrtStatus *(ORT_API_CALL *Activate)(OrtSyncNotificationImpl *self);
+    OrtStatus *(ORT_API_CALL *WaitOnDevice)(OrtSyncNotificationImpl *self, OrtSyncStream *consumer);
+    OrtStatus *(ORT_API_CALL *WaitOnHost)(OrtSyncNotificationImpl *self);
+};
+
+typedef struct OrtSyncStreamImpl OrtSyncStreamImpl;
+struct OrtSyncStreamImpl {
+    uint32_t ort_version_supported;
+    void (ORT_API_CALL *Release)(OrtSyncStreamImpl *self);
+    void *(ORT_API_CALL *GetHandle)(OrtSyncStreamImpl *self);
+    OrtStatus *(ORT_API_CALL *CreateNotification)(OrtSyncStreamImpl *self, OrtSyncNotificationImpl **out);
+    OrtStatus *(ORT_API_CALL *Flush)(OrtSyncStreamImpl *self);
+    OrtStatus *(ORT_API_CALL *OnSessionRunEnd)(OrtSyncStreamImpl *self);
+};
+
+typedef struct OrtExternalResourceImporterImpl OrtExternalResourceImporterImpl;
+struct OrtExternalResourceImporterImpl {
+    uint32_t ort_version_supported;
+    bool (ORT_API_CALL *CanImportMemory)(const OrtExternalResourceImporterImpl *self,
+                                         OrtExternalMemoryHandleType type);
+    OrtStatus *(ORT_API_CALL *ImportMemory)(OrtExternalResourceImporterImpl *self,
+                                            const OrtExternalMemoryDescriptor *desc, OrtExternalMemoryHandle **out);
+    void (ORT_API_CALL *ReleaseMemory)(OrtExternalResourceImporterImpl *self, OrtExternalMemoryHandle *handle);
+    OrtStatus *(ORT_API_CALL *CreateTensorFromMemory)(OrtExternalResourceImporterImpl *self,
+                                                      const OrtExternalMemoryHandle *memory,
+                                                      const OrtExternalTensorDescriptor *desc, OrtValue **out);
+    bool (ORT_API_CALL *CanImportSemaphore)(const OrtExternalResourceImporterImpl *self,
+                                            OrtExternalSemaphoreType type);
+    OrtStatus *(ORT_API_CALL *ImportSemaphore)(OrtExternalResourceImporterImpl *self,
+                                               const OrtExternalSemaphoreDescriptor *desc,
+                                               OrtExternalSemaphoreHandle **out);
+    void (ORT_API_CALL *ReleaseSemaphore)(OrtExternalResourceImporterImpl *self, OrtExternalSemaphoreHandle *handle);
+    OrtStatus *(ORT_API_CALL *WaitSemaphore)(OrtExternalResourceImporterImpl *self, OrtExternalSemaphoreHandle *handle,
+                                             OrtSyncStream *stream, uint64_t value);
+    OrtStatus *(ORT_API_CALL *SignalSemaphore)(OrtExternalResourceImporterImpl *self,
+                                               OrtExternalSemaphoreHandle *handle, OrtSyncStream *stream,
+                                               uint64_t value);
+    void (ORT_API_CALL *Release)(OrtExternalResourceImporterImpl *self);
+};
+
+typedef struct OrtEp OrtEp;
+struct OrtEp {
+    uint32_t ort_version_supported;
+    const char *(ORT_API_CALL *GetName)(const OrtEp *self);
+    OrtStatus *(ORT_API_CALL *GetCapability)(OrtEp *self, const OrtGraph *graph, OrtEpGraphSupportInfo *info);
+    OrtStatus *(ORT_API_CALL *Compile)(OrtEp *self, const OrtGraph **graphs, const OrtNode **fused_nodes,
+                                       size_t count, OrtNodeComputeInfo **compute_infos, OrtNode **ep_context_nodes);
+    void (ORT_API_CALL *ReleaseNodeComputeInfos)(OrtEp *self, OrtNodeComputeInfo **infos, size_t count);
+    OrtStatus *(ORT_API_CALL *GetPreferredDataLayout)(OrtEp *self, OrtEpDataLayout *out);
+    ortvk_ort_unused_fn ShouldConvertDataLayoutForOp;
+    ortvk_ort_unused_fn SetDynamicOptions;
+    OrtStatus *(ORT_API_CALL *OnRunStart)(OrtEp *self, const OrtRunOptions *run_options);
+    OrtStatus *(ORT_API_CALL *OnRunEnd)(OrtEp *self, const OrtRunOptions *run_options, bool sync_stream);
+    OrtStatus *(ORT_API_CALL *CreateAllocator)(OrtEp *self, const OrtMemoryInfo *info, OrtAllocator **out);
+    OrtStatus *(ORT_API_CALL *CreateSyncStreamForDevice)(OrtEp *self, const OrtMemoryDevice *device,
+                                                         OrtSyncStreamImpl **out);
+    ortvk_ort_unused_fn GetCompiledModelCompatibilityInfo;
+    ortvk_ort_unused_fn GetKernelRegistry;                 /* 1.24 */
+    ortvk_ort_unused_fn IsConcurrentRunSupported;          /* later members: left NULL, all optional */
+    ortvk_ort_unused_fn Sync;
+    ortvk_ort_unused_fn CreateProfiler;
+    ortvk_ort_unused_fn IsGraphCaptureEnabled;
+    ortvk_ort_unused_fn IsGraphCaptured;
+    ortvk_ort_unused_fn ReplayGraph;
+    ortvk_ort_unused_fn GetGraphCaptureNodeAssignmentPolicy;
+    ortvk_ort_unused_fn GetAvailableResource;
+    ortvk_ort_unused_fn OnSessionInitializationEnd;
+    ortvk_ort_unused_fn GetDefaultMemoryDevice;
+    ortvk_ort_unused_fn ReleaseCapturedGraph;
+    ortvk_ort_unused_fn GetWeightlessSupport;
+};
+
+typedef struct OrtEpFactory OrtEpFactory;
+struct OrtEpFactory {
+    uint32_t ort_version_supported;
+    const char *(ORT_API_CALL *GetName)(const OrtEpFactory *self);
+    const char *(ORT_API_CALL *GetVendor)(const OrtEpFactory *self);
+    OrtStatus *(ORT_API_CALL *GetSupportedDevices)(OrtEpFactory *self, const OrtHardwareDevice *const *devices,
+                                                   size_t device_count, OrtEpDevice **ep_devices,
+                                                   size_t max_ep_devices, size_t *ep_device_count);
+    OrtStatus *(ORT_API_CALL *CreateEp)(OrtEpFactory *self, const OrtHardwareDevice *const *devices,
+                                        const OrtKeyValuePairs *const *ep_metadata, size_t device_count,
+                                        const OrtSessionOptions *session_options, const OrtLogger *logger,
+                                        OrtEp **out);
+    void (ORT_API_CALL *ReleaseEp)(OrtEpFactory *self, OrtEp *ep);
+    uint32_t (ORT_API_CALL *GetVendorId)(const OrtEpFactory *self);                          /* 1.23 */
+    const char *(ORT_API_CALL *GetVersion)(const OrtEpFactory *self);
+    ortvk_ort_unused_fn ValidateCompiledModelCompatibilityInfo;
+    OrtStatus *(ORT_API_CALL *CreateAllocator)(OrtEpFactory *self, const OrtMemoryInfo *info,
+                                               const OrtKeyValuePairs *options, OrtAllocator **out);
+    void (ORT_API_CALL *ReleaseAllocator)(OrtEpFactory *self, OrtAllocator *allocator);
+    OrtStatus *(ORT_API_CALL *CreateDataTransfer)(OrtEpFactory *self, OrtDataTransferImpl **out);
+    bool (ORT_API_CALL *IsStreamAware)(const OrtEpFactory *self);
+    OrtStatus *(ORT_API_CALL *CreateSyncStreamForDevice)(OrtEpFactory *self, const OrtMemoryDevice *device,
+                                                         const OrtKeyValuePairs *options, OrtSyncStreamImpl **out);
+    ortvk_ort_unused_fn GetHardwareDeviceIncompatibilityDetails;                              /* 1.24 */
+    OrtStatus *(ORT_API_CALL *CreateExternalResourceImporterForDevice)(OrtEpFactory *self,
+                                                                       const OrtEpDevice *ep_device,
+                                                                       OrtExternalResourceImporterImpl **out);
+    OrtStatus *(ORT_API_CALL *GetNumCustomOpDomains)(OrtEpFactory *self, size_t *count);
+    OrtStatus *(ORT_API_CALL *GetCustomOpDomains)(OrtEpFactory *self, OrtCustomOpDomain **domains, size_t count);
+    OrtStatus *(ORT_API_CALL *InitGraphicsInterop)(OrtEpFactory *self, const OrtEpDevice *ep_device,
+                                                   const OrtGraphicsInteropConfig *config);  /* 1.25 */
+    OrtStatus *(ORT_API_CALL *DeinitGraphicsInterop)(OrtEpFactory *self, const OrtEpDevice *ep_device);
+    ortvk_ort_unused_fn SelectBestModelCandidate;                                            /* 1.30 */
+};
+
+#define ORTVK_PIN(type, member, slot)                                                                          \
+    _Static_assert(offsetof(type, member) == 8 + ((slot) - 1) * sizeof(void *), #type "::" #member " is slot " #slot)
+/* Slot 0 is the uint32_t version padded to 8 bytes; function pointers follow. */
+ORTVK_PIN(OrtEpFactory, GetName, 1);
+ORTVK_PIN(OrtEpFactory, CreateSyncStreamForDevice, 13);
+ORTVK_PIN(OrtEpFactory, CreateExternalResourceImporterForDevice, 15);
+ORTVK_PIN(OrtEpFactory, InitGraphicsInterop, 18);
+ORTVK_PIN(OrtEpFactory, SelectBestModelCandidate, 20);
+ORTVK_PIN(OrtEp, CreateSyncStreamForDevice, 11);
+ORTVK_PIN(OrtEp, GetWeightlessSupport, 25);
+ORTVK_PIN(OrtExternalResourceImporterImpl, Release, 10);
+ORTVK_PIN(OrtSyncStreamImpl, OnSessionRunEnd, 5);
+_Static_assert(offsetof(OrtExternalMemoryHandle, Release) == 48, "OrtExternalMemoryHandle layout");
+_Static_assert(offsetof(OrtExternalSemaphoreHandle, Release) == 32, "OrtExternalSemaphoreHandle layout");
+_Static_assert(sizeof(OrtExternalTensorDescriptor) == 32, "OrtExternalTensorDescriptor layout");
+
+/* ---- OrtEpApi (what ORT offers an EP) -------------------------------------------------------------------- */
+
+struct OrtEpApi {
+    OrtStatus *(ORT_API_CALL *CreateEpDevice)(OrtEpFactory *factory, const OrtHardwareDevice *hardware,
+                                              const OrtKeyValuePairs *ep_metadata,
+                                              const OrtKeyValuePairs *ep_options, OrtEpDevice **out);
+    void (ORT_API_CALL *ReleaseEpDevice)(OrtEpDevice *device);
+    ortvk_ort_unused_fn EpGraphSupportInfo_AddNodesToFuse;
+    ortvk_ort_unused_fn EpGraphSupportInfo_AddSingleNode;
+    ortvk_ort_unused_fn NodeComputeContext_NodeName;
+    OrtStatus *(ORT_API_CALL *EpDevice_AddAllocatorInfo)(OrtEpDevice *device, const OrtMemoryInfo *info);
+    const OrtMemoryDevice *(ORT_API_CALL *MemoryInfo_GetMemoryDevice)(const OrtMemoryInfo *info);
+    const OrtMemoryDevice *(ORT_API_CALL *Value_GetMemoryDevice)(const OrtValue *value);
+    bool (ORT_API_CALL *MemoryDevice_AreEqual)(const OrtMemoryDevice *a, const OrtMemoryDevice *b);
+    OrtMemoryInfoDeviceType (ORT_API_CALL *MemoryDevice_GetDeviceType)(const OrtMemoryDevice *device);
+    OrtDeviceMemoryType (ORT_API_CALL *MemoryDevice_GetMemoryType)(const OrtMemoryDevice *device);
+    uint32_t (ORT_API_CALL *MemoryDevice_GetVendorId)(const OrtMemoryDevice *device);
+    uint32_t (ORT_API_CALL *MemoryDevice_GetDeviceId)(const OrtMemoryDevice *device);
+    const OrtSyncStreamImpl *(ORT_API_CALL *SyncStream_GetImpl)(const OrtSyncStream *stream);
+    ortvk_ort_unused_fn SyncStream_GetSyncId;
+    ortvk_ort_unused_fn GetSyncIdForLastWaitOnSyncStream;
+    OrtStatus *(ORT_API_CALL *CreateHardwareDevice)(OrtHardwareDeviceType type, uint32_t vendor_id,
+                                                    uint32_t device_id, const char *vendor_name,
+                                                    const OrtKeyValuePairs *metadata, OrtHardwareDevice **out);
+    void (ORT_API_CALL *ReleaseHardwareDevice)(OrtHardwareDevice *device);
+};
+
+#define ORTVK_PIN_EP(member, slot)                                                                             \
+    _Static_assert(offsetof(OrtEpApi, member) == (slot) * sizeof(void *), "OrtEpApi::" #member " is slot " #slot)
+ORTVK_PIN_EP(EpDevice_AddAllocatorInfo, 5);
+ORTVK_PIN_EP(SyncStream_GetImpl, 13);
+ORTVK_PIN_EP(CreateHardwareDevice, 16);
+
+/* ---- OrtInteropApi (the application side of import) ------------------------------------------------------ */
+
+struct OrtInteropApi {
+    OrtStatus *(ORT_API_CALL *CreateExternalResourceImporterForDevice)(const OrtEpDevice *ep_device,
+                                                                       OrtExternalResourceImporter **out);
+    void (ORT_API_CALL *ReleaseExternalResourceImporter)(OrtExternalResourceImporter *importer);
+    OrtStatus *(ORT_API_CALL *CanImportMemory)(const OrtExternalResourceImporter *importer,
+                                               OrtExternalMemoryHandleType type, bool *out);
+    OrtStatus *(ORT_API_CALL *ImportMemory)(OrtExternalResourceImporter *importer,
+                                            const OrtExternalMemoryDescriptor *desc, OrtExternalMemoryHandle **out);
+    void (ORT_API_CALL *ReleaseExternalMemoryHandle)(OrtExternalMemoryHandle *handle);
+    OrtStatus *(ORT_API_CALL *CreateTensorFromMemory)(OrtExternalResourceImporter *importer,
+                                                      const OrtExternalMemoryHandle *memory,
+                                                      const OrtExternalTensorDescriptor *desc, OrtValue **out);
+    OrtStatus *(ORT_API_CALL *CanImportSemaphore)(const OrtExternalResourceImporter *importer,
+                                                  OrtExternalSemaphoreType type, bool *out);
+    OrtStatus *(ORT_API_CALL *ImportSemaphore)(OrtExternalResourceImporter *importer,
+                                               const OrtExternalSemaphoreDescriptor *desc,
+                                               OrtExternalSemaphoreHandle **out);
+    void (ORT_API_CALL *ReleaseExternalSemaphoreHandle)(OrtExternalSemaphoreHandle *handle);
+    OrtStatus *(ORT_API_CALL *WaitSemaphore)(OrtExternalResourceImporter *importer, OrtExternalSemaphoreHandle *handle,
+                                             OrtSyncStream *stream, uint64_t value);
+    OrtStatus *(ORT_API_CALL *SignalSemaphore)(OrtExternalResourceImporter *importer,
+                                               OrtExternalSemaphoreHandle *handle, OrtSyncStream *stream,
+                                               uint64_t value);
+    OrtStatus *(ORT_API_CALL *InitGraphicsInteropForEpDevice)(const OrtEpDevice *ep_device,
+                                                              const OrtGraphicsInteropConfig *config); /* 1.25 */
+    OrtStatus *(ORT_API_CALL *DeinitGraphicsInteropForEpDevice)(const OrtEpDevice *ep_device);       /* 1.25 */
+};
+
+_Static_assert(offsetof(OrtInteropApi, SignalSemaphore) == 10 * sizeof(void *), "OrtInteropApi layout");
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

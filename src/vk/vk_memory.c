@@ -1,0 +1,254 @@
+/* ortvk_buffer: allocation, import (opaque FD, host allocation) and destruction of the buffers behind every
+ * tensor on an ortvk device, and their entries in the device's address table. */
+#include "vk/vk_memory.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ort/ort_status.h"
+
+_Static_assert(sizeof(void *) == sizeof(VkDeviceAddress), "ortvk data pointers are 64-bit device addresses");
+
+#define BUFFER_USAGE                                                                                           \
+    (VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT | \
+     VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT)
+
+/* How to get the memory of a buffer being created: a plain allocation or one of the imports. */
+typedef struct buffer_source {
+    ortvk_buffer_kind kind;
+    VkExternalMemoryHandleTypeFlagBits handle_type; /* 0 for ortvk's own memory */
+    const void *import_info;                        /* VkImport...Info chained into VkMemoryAllocateInfo */
+    uint32_t memory_type_bits;                      /* extra restriction from the import, or ~0u */
+} buffer_source;
+
+static uint32_t pick_memory_type(const ortvk_device *device, const buffer_source *source, uint32_t allowed)
+{
+    uint32_t preferred =
+        source->kind == ORTVK_BUFFER_STAGING ? device->caps.staging_memory_type : device->caps.device_memory_type;
+    allowed &= source->memory_type_bits;
+    if (allowed & (1u << preferred)) return preferred;
+    for (uint32_t i = 0; i < 32; i++) {
+        if (allowed & (1u << i)) return i;
+    }
+    return UINT32_MAX;
+}
+
+static OrtStatus *buffer_create(ortvk_device *device, VkDeviceSize size, const buffer_source *source,
+                                ortvk_buffer **out)
+{
+    *out = NULL;
+    ortvk_buffer *buffer = calloc(1, sizeof(*buffer));
+    if (buffer == NULL) return ortvk_status(ORT_FAIL, "out of host memory for a %llu-byte buffer",
+                                            (unsigned long long)size);
+    buffer->kind = source->kind;
+    buffer->size = size;
+    OrtStatus *status = NULL;
+    VkResult r;
+
+    bool staging = source->kind == ORTVK_BUFFER_STAGING;
+    VkExternalMemoryBufferCreateInfo external = {
+        .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
+        .handleTypes = source->handle_type,
+    };
+    VkBufferCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+        .pNext = source->handle_type ? &external : NULL,
+        .size = size,
+        .usage = staging ? (VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT) : BUFFER_USAGE,
+        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+    };
+    r = vkCreateBuffer(device->vk, &info, NULL, &buffer->vk);
+    if (r != VK_SUCCESS) {
+        status = ortvk_status_vk(r, "vkCreateBuffer", "creating a %llu-byte buffer", (unsigned long long)size);
+        goto err_buffer;
+    }
+
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(device->vk, buffer->vk, &req);
+    uint32_t type = pick_memory_type(device, source, req.memoryTypeBits);
+    if (type == UINT32_MAX) {
+        status = ortvk_status(ORT_EP_FAIL, "no memory type of device %u can back this buffer (allowed 0x%x)",
+                              device->index, req.memoryTypeBits & source->memory_type_bits);
+        goto err_memory;
+    }
+    /* An import must cover exactly the external allocation; ortvk's own memory may round up. */
+    VkDeviceSize allocation_size = source->import_info ? size : req.size;
+    if (req.size > allocation_size) {
+        status = ortvk_status(ORT_INVALID_ARGUMENT,
+                              "size_bytes %llu is too small for a buffer on device %u: it needs %llu bytes "
+                              "(a multiple of the %llu-byte alignment)",
+                              (unsigned long long)size, device->index, (unsigned long long)req.size,
+                              (unsigned long long)req.alignment);
+        goto err_memory;
+    }
+    VkMemoryAllocateFlagsInfo flags = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO,
+        .pNext = source->import_info,
+        .flags = staging ? 0 : VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT,
+    };
+    VkMemoryAllocateInfo alloc = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+        .pNext = &flags,
+        .allocationSize = allocation_size,
+        .memoryTypeIndex = type,
+    };
+    r = vkAllocateMemory(device->vk, &alloc, NULL, &buffer->memory);
+    if (r != VK_SUCCESS) {
+        status = ortvk_status_vk(r, "vkAllocateMemory", "%s %llu bytes on device %u",
+                                 source->import_info ? "importing" : "allocating", (unsigned long long)size,
+                                 device->index);
+        goto err_memory;
+    }
+    r = vkBindBufferMemory(device->vk, buffer->vk, buffer->memory, 0);
+    if (r != VK_SUCCESS) {
+        status = ortvk_status_vk(r, "vkBindBufferMemory", "binding a %llu-byte buffer", (unsigned long long)size);
+        goto err_bind;
+    }
+    if (staging) {
+        r = vkMapMemory(device->vk, buffer->memory, 0, VK_WHOLE_SIZE, 0, &buffer->mapped);
+        if (r != VK_SUCCESS) {
+            status = ortvk_status_vk(r, "vkMapMemory", "mapping a %llu-byte staging buffer", (unsigned long long)size);
+            goto err_bind;
+        }
+    } else {
+        VkBufferDeviceAddressInfo address = {.sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO,
+                                             .buffer = buffer->vk};
+        buffer->address = vkGetBufferDeviceAddress(device->vk, &address);
+        status = ortvk_device_add_range(device, buffer->address, size, buffer);
+        if (status != NULL) goto err_bind;
+    }
+    ortvk_device_ref(device);
+    buffer->device = device;
+    *out = buffer;
+    return NULL;
+
+err_bind:
+    vkFreeMemory(device->vk, buffer->memory, NULL);
+err_memory:
+    vkDestroyBuffer(device->vk, buffer->vk, NULL);
+err_buffer:
+    free(buffer);
+    return status;
+}
+
+OrtStatus *ortvk_buffer_allocate(ortvk_device *device, VkDeviceSize size, ortvk_buffer **out)
+{
+    buffer_source source = {.kind = ORTVK_BUFFER_DEVICE, .memory_type_bits = ~0u};
+    return buffer_create(device, size ? size : 4, &source, out);
+}
+
+OrtStatus *ortvk_buffer_allocate_staging(ortvk_device *device, VkDeviceSize size, ortvk_buffer **out)
+{
+    buffer_source source = {.kind = ORTVK_BUFFER_STAGING, .memory_type_bits = ~0u};
+    return buffer_create(device, size ? size : 4, &source, out);
+}
+
+OrtStatus *ortvk_buffer_import_fd(ortvk_device *device, int fd, VkDeviceSize size, ortvk_buffer **out)
+{
+    *out = NULL;
+    if (!device->caps.import_opaque_fd_memory) {
+        return ortvk_status(ORT_NOT_IMPLEMENTED, "device %u (%s) cannot import opaque FD memory", device->index,
+                            device->caps.props.deviceName);
+    }
+    struct stat st;
+    if (fcntl(fd, F_GETFD) == -1 || fstat(fd, &st) != 0) {
+        return ortvk_status(ORT_INVALID_ARGUMENT, "native_handle: fd %d is not an open file descriptor", fd);
+    }
+    if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISDIR(st.st_mode)) {
+        return ortvk_status(ORT_INVALID_ARGUMENT, "native_handle: fd %d is a %s, not exported Vulkan memory", fd,
+                            S_ISFIFO(st.st_mode) ? "pipe" : S_ISSOCK(st.st_mode) ? "socket" : "directory");
+    }
+    /* Drivers that back opaque FDs with files (lavapipe uses memfds) would fault on access past the file's end. */
+    if (S_ISREG(st.st_mode) && (VkDeviceSize)st.st_size < size) {
+        return ortvk_status(ORT_INVALID_ARGUMENT, "size_bytes %llu exceeds the %lld bytes behind fd %d",
+                            (unsigned long long)size, (long long)st.st_size, fd);
+    }
+    /* Vulkan takes ownership of the FD it imports: give it a duplicate so the caller keeps its own. */
+    int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (dup_fd < 0) {
+        return ortvk_status(ORT_FAIL, "duplicating fd %d: errno %d", fd, errno);
+    }
+    VkImportMemoryFdInfoKHR import = {
+        .sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR,
+        .handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT,
+        .fd = dup_fd,
+    };
+    buffer_source source = {
+        .kind = ORTVK_BUFFER_OPAQUE_FD,
+        .handle_type = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT,
+        .import_info = &import,
+        /* Opaque FD imports must use the exporter's memory type; ortvk documents that it imports into
+         * caps.device_memory_type, published as the EP metadata key "ortvk.opaque_fd_memory_type". */
+        .memory_type_bits = 1u << device->caps.device_memory_type,
+    };
+    OrtStatus *status = buffer_create(device, size, &source, out);
+    if (status != NULL) {
+        close(dup_fd); /* a failed import leaves ownership with us */
+        if (ortvk_ort->GetErrorCode(status) == ORT_EP_FAIL) {
+            char device_uuid[33], driver_uuid[33];
+            ortvk_uuid_hex(device->caps.device_uuid, device_uuid);
+            ortvk_uuid_hex(device->caps.driver_uuid, driver_uuid);
+            OrtStatus *named = ortvk_status(
+                ORT_EP_FAIL,
+                "%s. An opaque FD imports only into a device with the exporter's deviceUUID and driverUUID "
+                "(this device: %s / %s) and memory type %u",
+                ortvk_ort->GetErrorMessage(status), device_uuid, driver_uuid, device->caps.device_memory_type);
+            ortvk_ort->ReleaseStatus(status);
+            status = named;
+        }
+    }
+    return status;
+}
+
+OrtStatus *ortvk_buffer_import_host(ortvk_device *device, void *pointer, VkDeviceSize size, ortvk_buffer **out)
+{
+    *out = NULL;
+    if (!device->caps.import_host_memory) {
+        return ortvk_status(ORT_NOT_IMPLEMENTED, "device %u (%s) cannot import host allocations", device->index,
+                            device->caps.props.deviceName);
+    }
+    VkDeviceSize align = device->caps.host_pointer_alignment;
+    if ((uintptr_t)pointer % align != 0) {
+        return ortvk_status(ORT_INVALID_ARGUMENT,
+                            "native_handle %p is not aligned to the device's %llu-byte host pointer alignment",
+                            pointer, (unsigned long long)align);
+    }
+    if (size % align != 0) {
+        return ortvk_status(ORT_INVALID_ARGUMENT,
+                            "size_bytes %llu is not a multiple of the device's %llu-byte host pointer alignment",
+                            (unsigned long long)size, (unsigned long long)align);
+    }
+    VkMemoryHostPointerPropertiesEXT props = {.sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT};
+    VkResult r = device->GetMemoryHostPointerPropertiesEXT(
+        device->vk, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, pointer, &props);
+    if (r != VK_SUCCESS) {
+        return ortvk_status_vk(r, "vkGetMemoryHostPointerPropertiesEXT", "native_handle %p", pointer);
+    }
+    VkImportMemoryHostPointerInfoEXT import = {
+        .sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT,
+        .handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
+        .pHostPointer = pointer,
+    };
+    buffer_source source = {
+        .kind = ORTVK_BUFFER_HOST,
+        .handle_type = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
+        .import_info = &import,
+        .memory_type_bits = props.memoryTypeBits,
+    };
+    return buffer_create(device, size, &source, out);
+}
+
+void ortvk_buffer_destroy(ortvk_buffer *buffer)
+{
+    if (buffer == NULL) return;
+    ortvk_device *device = buffer->device;
+    if (buffer->address != 0) ortvk_device_remove_range(device, buffer->address);
+    if (buffer->mapped != NULL) vkUnmapMemory(device->vk, buffer->memory);
+    vkDestroyBuffer(device->vk, buffer->vk, NULL);
+    vkFreeMemory(device->vk, buffer->memory, NULL);
+    free(buffer);
+    ortvk_device_unref(device);
+}

@@ -1,0 +1,43 @@
+/* Private to ortvk. ortvk_buffer: one VkBuffer bound to one VkDeviceMemory, allocated by ortvk or imported from
+ * an opaque FD or a host allocation. Every non-staging buffer has a device address and sits in the device's
+ * address table, which is how a tensor's data pointer is resolved (see docs/design.md, "Data pointers"). */
+#ifndef ORTVK_VK_MEMORY_H
+#define ORTVK_VK_MEMORY_H
+
+#include "vk/vk_device.h"
+
+typedef enum ortvk_buffer_kind {
+    ORTVK_BUFFER_DEVICE,        /* allocated by ortvk's allocator */
+    ORTVK_BUFFER_STAGING,       /* host-visible, mapped, used by copies; no device address */
+    ORTVK_BUFFER_OPAQUE_FD,     /* imported VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT */
+    ORTVK_BUFFER_HOST,          /* imported VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT */
+} ortvk_buffer_kind;
+
+struct ortvk_buffer {
+    ortvk_device *device;       /* holds a reference */
+    ortvk_buffer_kind kind;
+    VkBuffer vk;
+    VkDeviceMemory memory;
+    VkDeviceSize size;          /* bytes the buffer covers, from memory offset 0 */
+    VkDeviceAddress address;    /* 0 for staging buffers */
+    void *mapped;               /* staging buffers only */
+};
+
+OrtStatus *ortvk_buffer_allocate(ortvk_device *device, VkDeviceSize size, ortvk_buffer **out);
+OrtStatus *ortvk_buffer_allocate_staging(ortvk_device *device, VkDeviceSize size, ortvk_buffer **out);
+
+/* Imports `fd` (not consumed: ortvk imports a duplicate) covering `size` bytes. */
+OrtStatus *ortvk_buffer_import_fd(ortvk_device *device, int fd, VkDeviceSize size, ortvk_buffer **out);
+
+/* Imports the host range [pointer, pointer + size); both must be aligned to caps.host_pointer_alignment. */
+OrtStatus *ortvk_buffer_import_host(ortvk_device *device, void *pointer, VkDeviceSize size, ortvk_buffer **out);
+
+void ortvk_buffer_destroy(ortvk_buffer *buffer);
+
+/* The tensor data pointer of byte `offset` of `buffer`. */
+static inline void *ortvk_buffer_pointer(const ortvk_buffer *buffer, VkDeviceSize offset)
+{
+    return (void *)(uintptr_t)(buffer->address + offset);
+}
+
+#endif

@@ -1,0 +1,605 @@
+/* ortvk_stream: submissions ordered by a timeline semaphore, deferred release of what the GPU still uses, and the
+ * helper thread that turns host timeline waits and signals into GPU-side waits and signals. */
+#include "vk/vk_stream.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ort/ort_status.h"
+
+/* How long the helper thread sleeps between checks for a stop request while it waits. */
+#define HOST_WAIT_SLICE_NS (20ull * 1000 * 1000)
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static OrtStatus *create_timeline(ortvk_device *device, VkSemaphore *out)
+{
+    VkSemaphoreTypeCreateInfo type = {
+        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+        .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE,
+        .initialValue = 0,
+    };
+    VkSemaphoreCreateInfo info = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &type};
+    VkResult r = vkCreateSemaphore(device->vk, &info, NULL, out);
+    if (r != VK_SUCCESS) return ortvk_status_vk(r, "vkCreateSemaphore", "creating a stream timeline semaphore");
+    return NULL;
+}
+
+/* ---- ORT callbacks ------------------------------------------------------------------------------------- */
+
+typedef struct ortvk_notification {
+    OrtSyncNotificationImpl base; /* first */
+    ortvk_stream *stream;         /* the producer; ORT keeps it alive while the notification lives */
+    ortvk_semaphore_point point;  /* set by Activate */
+} ortvk_notification;
+
+_Static_assert(offsetof(ortvk_notification, base) == 0, "ORT's base struct comes first");
+_Static_assert(offsetof(ortvk_stream, base) == 0, "ORT's base struct comes first");
+
+static ortvk_notification *notification_cast(OrtSyncNotificationImpl *impl)
+{
+    return (ortvk_notification *)impl;
+}
+
+static ortvk_stream *stream_cast(OrtSyncStreamImpl *impl)
+{
+    return (ortvk_stream *)impl;
+}
+
+static void ORT_API_CALL notification_release(OrtSyncNotificationImpl *impl)
+{
+    free(notification_cast(impl));
+}
+
+static OrtStatus *ORT_API_CALL notification_activate(OrtSyncNotificationImpl *impl)
+{
+    ortvk_notification *n = notification_cast(impl);
+    n->point = ortvk_stream_tail(n->stream);
+    return NULL;
+}
+
+static OrtStatus *ORT_API_CALL notification_wait_on_device(OrtSyncNotificationImpl *impl, OrtSyncStream *consumer)
+{
+    ortvk_notification *n = notification_cast(impl);
+    ortvk_stream *theirs = ortvk_stream_from_ort(consumer);
+    if (theirs == n->stream || n->point.value == 0) return NULL;
+    /* A consumer on our device waits on the GPU; anything else (another device, another EP) waits here. */
+    if (theirs != NULL && theirs->device == n->stream->device) return ortvk_stream_add_wait(theirs, n->point);
+    return ortvk_stream_wait_host(n->stream, n->point.value);
+}
+
+static OrtStatus *ORT_API_CALL notification_wait_on_host(OrtSyncNotificationImpl *impl)
+{
+    ortvk_notification *n = notification_cast(impl);
+    if (n->point.value == 0) return NULL;
+    return ortvk_stream_wait_host(n->stream, n->point.value);
+}
+
+static void ORT_API_CALL stream_release(OrtSyncStreamImpl *impl)
+{
+    ortvk_stream_destroy(stream_cast(impl));
+}
+
+static void *ORT_API_CALL stream_get_handle(OrtSyncStreamImpl *impl)
+{
+    return &stream_cast(impl)->info;
+}
+
+static OrtStatus *ORT_API_CALL stream_create_notification(OrtSyncStreamImpl *impl, OrtSyncNotificationImpl **out)
+{
+    ortvk_notification *n = calloc(1, sizeof(*n));
+    if (n == NULL) return ortvk_status(ORT_FAIL, "out of host memory creating a notification");
+    n->base.ort_version_supported = ORTVK_ORT_API_VERSION;
+    n->base.Release = notification_release;
+    n->base.Activate = notification_activate;
+    n->base.WaitOnDevice = notification_wait_on_device;
+    n->base.WaitOnHost = notification_wait_on_host;
+    n->stream = stream_cast(impl);
+    *out = &n->base;
+    return NULL;
+}
+
+/* Submissions go to the queue immediately, so a flush has nothing to push; it reports late failures. */
+static OrtStatus *ORT_API_CALL stream_flush(OrtSyncStreamImpl *impl)
+{
+    return ortvk_stream_take_error(stream_cast(impl));
+}
+
+static void collect_retired(ortvk_stream *stream);
+
+static void release_retire(ortvk_retire *what)
+{
+    ortvk_buffer_destroy(what->buffer);
+    if (what->release) what->release(what->owner);
+    *what = (ortvk_retire){0};
+}
+
+static OrtStatus *ORT_API_CALL stream_on_session_run_end(OrtSyncStreamImpl *impl)
+{
+    ortvk_stream *stream = stream_cast(impl);
+    pthread_mutex_lock(&stream->lock);
+    collect_retired(stream);
+    pthread_mutex_unlock(&stream->lock);
+    return ortvk_stream_take_error(stream);
+}
+
+ortvk_stream *ortvk_stream_from_ort(OrtSyncStream *stream)
+{
+    if (stream == NULL) return NULL;
+    const OrtSyncStreamImpl *impl = ortvk_ep_api->SyncStream_GetImpl(stream);
+    /* Our Release pointer is the tag: it sits inside the base struct every impl has, so reading it is safe. */
+    if (impl == NULL || impl->Release != stream_release) return NULL;
+    return (ortvk_stream *)impl;
+}
+
+/* ---- life ---------------------------------------------------------------------------------------------- */
+
+OrtStatus *ortvk_stream_create(ortvk_device *device, uint64_t host_timeout_ms, ortvk_stream **out)
+{
+    *out = NULL;
+    ortvk_stream *stream = calloc(1, sizeof(*stream));
+    if (stream == NULL) return ortvk_status(ORT_FAIL, "out of host memory creating a stream");
+    OrtStatus *status;
+    VkCommandPoolCreateInfo pool_info = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+        .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT,
+        .queueFamilyIndex = device->caps.queue_family,
+    };
+    VkResult r = vkCreateCommandPool(device->vk, &pool_info, NULL, &stream->pool);
+    if (r != VK_SUCCESS) {
+        status = ortvk_status_vk(r, "vkCreateCommandPool", "creating a stream on device %u", device->index);
+        goto err_pool;
+    }
+    status = create_timeline(device, &stream->timeline);
+    if (status != NULL) goto err_timeline;
+    status = ortvk_device_add_stream(device, stream);
+    if (status != NULL) goto err_register;
+
+    stream->base.ort_version_supported = ORTVK_ORT_API_VERSION;
+    stream->base.Release = stream_release;
+    stream->base.GetHandle = stream_get_handle;
+    stream->base.CreateNotification = stream_create_notification;
+    stream->base.Flush = stream_flush;
+    stream->base.OnSessionRunEnd = stream_on_session_run_end;
+    stream->info = (ortvk_stream_info){
+        .version = ORTVK_STREAM_INFO_VERSION,
+        .instance = device->instance->vk,
+        .physical_device = device->physical,
+        .device = device->vk,
+        .queue = device->queue,
+        .queue_family_index = device->caps.queue_family,
+        .timeline = stream->timeline,
+    };
+    pthread_mutex_init(&stream->lock, NULL);
+    pthread_cond_init(&stream->jobs_changed, NULL);
+    stream->host_timeout_ms = host_timeout_ms ? host_timeout_ms : ORTVK_DEFAULT_HOST_WAIT_TIMEOUT_MS;
+    ortvk_device_ref(device);
+    stream->device = device;
+    *out = stream;
+    return NULL;
+
+err_register:
+    vkDestroySemaphore(device->vk, stream->timeline, NULL);
+err_timeline:
+    vkDestroyCommandPool(device->vk, stream->pool, NULL);
+err_pool:
+    free(stream);
+    return status;
+}
+
+static void free_job(ortvk_host_job *job)
+{
+    if (job->release) job->release(job->owner);
+    free(job);
+}
+
+void ortvk_stream_destroy(ortvk_stream *stream)
+{
+    if (stream == NULL) return;
+    ortvk_device *device = stream->device;
+    if (stream->thread_started) {
+        /* Pending host waits are abandoned (their bridges signaled) so the GPU work behind them can drain. */
+        pthread_mutex_lock(&stream->lock);
+        stream->stopping = true;
+        pthread_cond_broadcast(&stream->jobs_changed);
+        pthread_mutex_unlock(&stream->lock);
+        pthread_join(stream->thread, NULL);
+    }
+    OrtStatus *status = ortvk_stream_wait_host(stream, UINT64_MAX);
+    if (status != NULL) {
+        ORTVK_LOG_ERROR(device->instance->logger, "releasing a stream: %s", ortvk_ort->GetErrorMessage(status));
+        ortvk_ort->ReleaseStatus(status);
+        vkDeviceWaitIdle(device->vk);
+    }
+    ortvk_device_remove_stream(device, stream);
+    for (size_t i = 0; i < stream->retired_count; i++) release_retire(&stream->retired[i].what);
+    vkDestroyCommandPool(device->vk, stream->pool, NULL);
+    vkDestroySemaphore(device->vk, stream->timeline, NULL);
+    if (stream->bridge != VK_NULL_HANDLE) vkDestroySemaphore(device->vk, stream->bridge, NULL);
+    pthread_cond_destroy(&stream->jobs_changed);
+    pthread_mutex_destroy(&stream->lock);
+    free(stream->waits);
+    free(stream->retired);
+    free(stream);
+    ortvk_device_unref(device);
+}
+
+/* ---- submission ---------------------------------------------------------------------------------------- */
+
+static uint64_t completed_value(ortvk_stream *stream)
+{
+    uint64_t value = 0;
+    if (vkGetSemaphoreCounterValue(stream->device->vk, stream->timeline, &value) != VK_SUCCESS) return 0;
+    return value;
+}
+
+/* Lock held. */
+static void collect_retired(ortvk_stream *stream)
+{
+    if (stream->retired_count == 0) return;
+    uint64_t done = completed_value(stream);
+    size_t kept = 0;
+    for (size_t i = 0; i < stream->retired_count; i++) {
+        ortvk_retired *r = &stream->retired[i];
+        if (r->value <= done) {
+            if (r->commands != VK_NULL_HANDLE) vkFreeCommandBuffers(stream->device->vk, stream->pool, 1, &r->commands);
+            release_retire(&r->what);
+        } else {
+            stream->retired[kept++] = *r;
+        }
+    }
+    stream->retired_count = kept;
+}
+
+/* Lock held. Reserves room so that a later append cannot fail after a submission. */
+static bool reserve(void **items, size_t *capacity, size_t count, size_t extra, size_t size)
+{
+    if (count + extra <= *capacity) return true;
+    size_t grown = *capacity ? *capacity * 2 : 16;
+    while (grown < count + extra) grown *= 2;
+    void *p = realloc(*items, grown * size);
+    if (p == NULL) return false;
+    *items = p;
+    *capacity = grown;
+    return true;
+}
+
+OrtStatus *ortvk_stream_begin(ortvk_stream *stream, VkCommandBuffer *out)
+{
+    VkCommandBufferAllocateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+        .commandPool = stream->pool,
+        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+        .commandBufferCount = 1,
+    };
+    pthread_mutex_lock(&stream->lock);
+    collect_retired(stream);
+    VkResult r = vkAllocateCommandBuffers(stream->device->vk, &info, out);
+    pthread_mutex_unlock(&stream->lock);
+    if (r != VK_SUCCESS) return ortvk_status_vk(r, "vkAllocateCommandBuffers", "recording on a stream");
+    VkCommandBufferBeginInfo begin = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+        .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+    };
+    r = vkBeginCommandBuffer(*out, &begin);
+    if (r != VK_SUCCESS) {
+        pthread_mutex_lock(&stream->lock);
+        vkFreeCommandBuffers(stream->device->vk, stream->pool, 1, out);
+        pthread_mutex_unlock(&stream->lock);
+        return ortvk_status_vk(r, "vkBeginCommandBuffer", "recording on a stream");
+    }
+    return NULL;
+}
+
+#define MAX_POINTS 16
+
+OrtStatus *ortvk_stream_submit(ortvk_stream *stream, VkCommandBuffer commands, const ortvk_semaphore_point *waits,
+                               size_t wait_count, const ortvk_semaphore_point *signals, size_t signal_count,
+                               ortvk_retire retire, uint64_t *value)
+{
+    ortvk_device *device = stream->device;
+    OrtStatus *status = NULL;
+    if (commands != VK_NULL_HANDLE) {
+        VkResult r = vkEndCommandBuffer(commands);
+        if (r != VK_SUCCESS) {
+            status = ortvk_status_vk(r, "vkEndCommandBuffer", "recording on a stream");
+            pthread_mutex_lock(&stream->lock);
+            vkFreeCommandBuffers(device->vk, stream->pool, 1, &commands);
+            pthread_mutex_unlock(&stream->lock);
+            release_retire(&retire);
+            return status;
+        }
+    }
+
+    pthread_mutex_lock(&stream->lock);
+    size_t pending = stream->wait_count;
+    if (wait_count + pending + 1 > MAX_POINTS || signal_count + 1 > MAX_POINTS ||
+        !reserve((void **)&stream->retired, &stream->retired_capacity, stream->retired_count, 1,
+                 sizeof(*stream->retired))) {
+        status = ortvk_status(ORT_FAIL, "too many semaphores (%zu waits, %zu signals) or no host memory",
+                              wait_count + pending, signal_count);
+        goto out;
+    }
+    VkSemaphore wait_sems[MAX_POINTS], signal_sems[MAX_POINTS];
+    uint64_t wait_values[MAX_POINTS], signal_values[MAX_POINTS];
+    VkPipelineStageFlags stages[MAX_POINTS];
+    size_t n = 0;
+    if (stream->submitted > 0) {
+        wait_sems[n] = stream->timeline;
+        wait_values[n++] = stream->submitted;
+    }
+    for (size_t i = 0; i < pending; i++, n++) {
+        wait_sems[n] = stream->waits[i].semaphore;
+        wait_values[n] = stream->waits[i].value;
+    }
+    for (size_t i = 0; i < wait_count; i++, n++) {
+        wait_sems[n] = waits[i].semaphore;
+        wait_values[n] = waits[i].value;
+    }
+    for (size_t i = 0; i < n; i++) stages[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    uint64_t next = stream->submitted + 1;
+    signal_sems[0] = stream->timeline;
+    signal_values[0] = next;
+    for (size_t i = 0; i < signal_count; i++) {
+        signal_sems[i + 1] = signals[i].semaphore;
+        signal_values[i + 1] = signals[i].value;
+    }
+    VkTimelineSemaphoreSubmitInfo timeline = {
+        .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+        .waitSemaphoreValueCount = (uint32_t)n,
+        .pWaitSemaphoreValues = wait_values,
+        .signalSemaphoreValueCount = (uint32_t)(signal_count + 1),
+        .pSignalSemaphoreValues = signal_values,
+    };
+    VkSubmitInfo submit = {
+        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+        .pNext = &timeline,
+        .waitSemaphoreCount = (uint32_t)n,
+        .pWaitSemaphores = wait_sems,
+        .pWaitDstStageMask = stages,
+        .commandBufferCount = commands != VK_NULL_HANDLE ? 1 : 0,
+        .pCommandBuffers = &commands,
+        .signalSemaphoreCount = (uint32_t)(signal_count + 1),
+        .pSignalSemaphores = signal_sems,
+    };
+    status = ortvk_device_submit(device, &submit, "submitting stream work");
+    if (status != NULL) goto out;
+    stream->submitted = next;
+    stream->wait_count = 0;
+    if (commands != VK_NULL_HANDLE || retire.buffer != NULL || retire.release != NULL) {
+        stream->retired[stream->retired_count++] = (ortvk_retired){next, commands, retire};
+        commands = VK_NULL_HANDLE;
+        retire = (ortvk_retire){0};
+    }
+    if (value) *value = next;
+out:
+    if (commands != VK_NULL_HANDLE) vkFreeCommandBuffers(device->vk, stream->pool, 1, &commands);
+    pthread_mutex_unlock(&stream->lock);
+    release_retire(&retire);
+    return status;
+}
+
+OrtStatus *ortvk_stream_add_wait(ortvk_stream *stream, ortvk_semaphore_point point)
+{
+    pthread_mutex_lock(&stream->lock);
+    bool ok = stream->wait_count + 1 < MAX_POINTS - 2 &&
+              reserve((void **)&stream->waits, &stream->wait_capacity, stream->wait_count, 1, sizeof(*stream->waits));
+    if (ok) stream->waits[stream->wait_count++] = point;
+    pthread_mutex_unlock(&stream->lock);
+    if (!ok) return ortvk_status(ORT_FAIL, "too many pending cross-stream waits on one stream");
+    return NULL;
+}
+
+ortvk_semaphore_point ortvk_stream_tail(ortvk_stream *stream)
+{
+    pthread_mutex_lock(&stream->lock);
+    ortvk_semaphore_point point = {stream->timeline, stream->submitted};
+    pthread_mutex_unlock(&stream->lock);
+    return point;
+}
+
+OrtStatus *ortvk_stream_wait_host(ortvk_stream *stream, uint64_t value)
+{
+    ortvk_semaphore_point tail = ortvk_stream_tail(stream);
+    if (value == UINT64_MAX || value > tail.value) value = tail.value;
+    if (value == 0) return NULL;
+    VkSemaphoreWaitInfo info = {
+        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+        .semaphoreCount = 1,
+        .pSemaphores = &tail.semaphore,
+        .pValues = &value,
+    };
+    VkResult r = vkWaitSemaphores(stream->device->vk, &info, UINT64_MAX);
+    if (r != VK_SUCCESS) return ortvk_status_vk(r, "vkWaitSemaphores", "waiting for stream value %llu",
+                                                (unsigned long long)value);
+    return NULL;
+}
+
+/* ---- host timeline bridge ------------------------------------------------------------------------------ */
+
+static void set_error(ortvk_stream *stream, const char *fmt, ...) ORTVK_PRINTF(2, 3);
+static void set_error(ortvk_stream *stream, const char *fmt, ...)
+{
+    pthread_mutex_lock(&stream->lock);
+    if (stream->error[0] == '\0') {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(stream->error, sizeof(stream->error), fmt, ap);
+        va_end(ap);
+    }
+    pthread_mutex_unlock(&stream->lock);
+}
+
+OrtStatus *ortvk_stream_take_error(ortvk_stream *stream)
+{
+    char message[sizeof(stream->error)];
+    pthread_mutex_lock(&stream->lock);
+    memcpy(message, stream->error, sizeof(message));
+    stream->error[0] = '\0';
+    pthread_mutex_unlock(&stream->lock);
+    if (message[0] == '\0') return NULL;
+    return ortvk_status(ORT_EP_FAIL, "%s", message);
+}
+
+static bool stopping(ortvk_stream *stream)
+{
+    pthread_mutex_lock(&stream->lock);
+    bool stop = stream->stopping;
+    pthread_mutex_unlock(&stream->lock);
+    return stop;
+}
+
+static void run_wait_job(ortvk_stream *stream, const ortvk_host_job *job)
+{
+    uint64_t deadline = now_ms() + stream->host_timeout_ms;
+    int rc;
+    do {
+        rc = ortvk_host_timeline_wait(job->timeline, job->value, HOST_WAIT_SLICE_NS);
+    } while (rc == -ETIMEDOUT && now_ms() < deadline && !stopping(stream));
+    if (rc != 0) {
+        set_error(stream,
+                  "host timeline wait for value %llu %s after %llu ms (its value is %llu; is the producer gone?); "
+                  "the stream went on without it",
+                  (unsigned long long)job->value, stopping(stream) ? "was abandoned" : "timed out",
+                  (unsigned long long)stream->host_timeout_ms,
+                  (unsigned long long)ortvk_host_timeline_value(job->timeline));
+    }
+    /* Signal the bridge whatever happened: GPU work queued behind it must never hang the device. */
+    VkSemaphoreSignalInfo signal = {
+        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO,
+        .semaphore = stream->bridge,
+        .value = job->gpu_value,
+    };
+    VkResult r = vkSignalSemaphore(stream->device->vk, &signal);
+    if (r != VK_SUCCESS) set_error(stream, "vkSignalSemaphore failed: %s (%d)", ortvk_vk_result_name(r), r);
+}
+
+static void run_signal_job(ortvk_stream *stream, const ortvk_host_job *job)
+{
+    VkSemaphoreWaitInfo info = {
+        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+        .semaphoreCount = 1,
+        .pSemaphores = &stream->timeline,
+        .pValues = &job->gpu_value,
+    };
+    VkResult r = vkWaitSemaphores(stream->device->vk, &info, UINT64_MAX);
+    if (r != VK_SUCCESS) {
+        set_error(stream, "waiting for stream value %llu before a host signal: vkWaitSemaphores failed: %s (%d)",
+                  (unsigned long long)job->gpu_value, ortvk_vk_result_name(r), r);
+        return;
+    }
+    int rc = ortvk_host_timeline_signal(job->timeline, job->value);
+    if (rc != 0) {
+        set_error(stream, "signaling host timeline value %llu failed (its value is already %llu)",
+                  (unsigned long long)job->value, (unsigned long long)ortvk_host_timeline_value(job->timeline));
+    }
+}
+
+static void *host_thread(void *arg)
+{
+    ortvk_stream *stream = arg;
+    for (;;) {
+        pthread_mutex_lock(&stream->lock);
+        while (stream->jobs_head == NULL && !stream->stopping) pthread_cond_wait(&stream->jobs_changed, &stream->lock);
+        ortvk_host_job *job = stream->jobs_head;
+        if (job != NULL) {
+            stream->jobs_head = job->next;
+            if (stream->jobs_head == NULL) stream->jobs_tail = NULL;
+        }
+        pthread_mutex_unlock(&stream->lock);
+        if (job == NULL) return NULL; /* stopping and drained */
+        if (job->kind == ORTVK_HOST_JOB_WAIT) run_wait_job(stream, job);
+        else run_signal_job(stream, job);
+        free_job(job);
+    }
+}
+
+/* Lock held. */
+static OrtStatus *start_thread(ortvk_stream *stream)
+{
+    if (stream->thread_started) return NULL;
+    OrtStatus *status = create_timeline(stream->device, &stream->bridge);
+    if (status != NULL) return status;
+    int rc = pthread_create(&stream->thread, NULL, host_thread, stream);
+    if (rc != 0) {
+        vkDestroySemaphore(stream->device->vk, stream->bridge, NULL);
+        stream->bridge = VK_NULL_HANDLE;
+        return ortvk_status(ORT_FAIL, "starting the stream's host timeline thread: error %d", rc);
+    }
+    stream->thread_started = true;
+    return NULL;
+}
+
+/* Lock held. */
+static void push_job(ortvk_stream *stream, ortvk_host_job *job)
+{
+    if (stream->jobs_tail) stream->jobs_tail->next = job;
+    else stream->jobs_head = job;
+    stream->jobs_tail = job;
+    pthread_cond_signal(&stream->jobs_changed);
+}
+
+static ortvk_host_job *new_job(ortvk_host_job_kind kind, ortvk_host_timeline *timeline, uint64_t value,
+                               void (*release)(void *), void *owner)
+{
+    ortvk_host_job *job = calloc(1, sizeof(*job));
+    if (job == NULL) return NULL;
+    *job = (ortvk_host_job){.kind = kind, .timeline = timeline, .value = value, .release = release, .owner = owner};
+    return job;
+}
+
+OrtStatus *ortvk_stream_wait_host_timeline(ortvk_stream *stream, ortvk_host_timeline *timeline, uint64_t value,
+                                           void (*release)(void *), void *owner)
+{
+    ortvk_host_job *job = new_job(ORTVK_HOST_JOB_WAIT, timeline, value, NULL, NULL);
+    if (job == NULL) return ortvk_status(ORT_FAIL, "out of host memory queuing a host timeline wait");
+    pthread_mutex_lock(&stream->lock);
+    OrtStatus *status = start_thread(stream);
+    uint64_t bridge_value = ++stream->bridge_next; /* a value lost to a failed submit is simply skipped */
+    pthread_mutex_unlock(&stream->lock);
+    if (status != NULL) {
+        free(job);
+        return status;
+    }
+    /* The GPU side first: every later submission on the stream waits behind the bridge value. */
+    ortvk_semaphore_point bridge = {stream->bridge, bridge_value};
+    status = ortvk_stream_submit(stream, VK_NULL_HANDLE, &bridge, 1, NULL, 0, (ortvk_retire){0}, NULL);
+    if (status != NULL) {
+        free(job);
+        return status;
+    }
+    job->gpu_value = bridge_value;
+    job->release = release;
+    job->owner = owner;
+    pthread_mutex_lock(&stream->lock);
+    push_job(stream, job);
+    pthread_mutex_unlock(&stream->lock);
+    return NULL;
+}
+
+OrtStatus *ortvk_stream_signal_host_timeline(ortvk_stream *stream, ortvk_host_timeline *timeline, uint64_t value,
+                                             void (*release)(void *), void *owner)
+{
+    ortvk_host_job *job = new_job(ORTVK_HOST_JOB_SIGNAL, timeline, value, NULL, NULL);
+    if (job == NULL) return ortvk_status(ORT_FAIL, "out of host memory queuing a host timeline signal");
+    pthread_mutex_lock(&stream->lock);
+    OrtStatus *status = start_thread(stream);
+    job->gpu_value = stream->submitted;
+    if (status == NULL) {
+        job->release = release;
+        job->owner = owner;
+        push_job(stream, job);
+    }
+    pthread_mutex_unlock(&stream->lock);
+    if (status != NULL) free(job);
+    return status;
+}

@@ -1,0 +1,106 @@
+/* Private to ortvk. ortvk_stream: ORT's OrtSyncStreamImpl on a Vulkan queue. Every submission waits for the
+ * stream's timeline semaphore at the previous value and signals the next one, so work on a stream runs in
+ * submission order; a helper thread bridges host timeline semaphores into that order without blocking callers. */
+#ifndef ORTVK_VK_STREAM_H
+#define ORTVK_VK_STREAM_H
+
+#include "ortvk.h"
+#include "vk/vk_memory.h"
+
+/* A semaphore a submission waits for or signals, besides the stream's own timeline. */
+typedef struct ortvk_semaphore_point {
+    VkSemaphore semaphore;
+    uint64_t value;
+} ortvk_semaphore_point;
+
+/* What a submission keeps alive until the GPU is done with it: a staging buffer, and/or a reference dropped
+ * through `release(owner)` (an imported semaphore the submission waits on or signals). */
+typedef struct ortvk_retire {
+    ortvk_buffer *buffer;
+    void (*release)(void *owner);
+    void *owner;
+} ortvk_retire;
+
+typedef struct ortvk_retired {
+    uint64_t value;
+    VkCommandBuffer commands;
+    ortvk_retire what;
+} ortvk_retired;
+
+/* A host-side job run in order by the stream's helper thread. */
+typedef enum ortvk_host_job_kind {
+    ORTVK_HOST_JOB_WAIT,   /* wait for `timeline` >= value, then signal the bridge semaphore */
+    ORTVK_HOST_JOB_SIGNAL, /* wait for the stream's timeline to pass gpu_value, then signal `timeline` */
+} ortvk_host_job_kind;
+
+typedef struct ortvk_host_job {
+    struct ortvk_host_job *next;
+    ortvk_host_job_kind kind;
+    ortvk_host_timeline *timeline;
+    uint64_t value;
+    uint64_t gpu_value;          /* SIGNAL: stream timeline value to wait for; WAIT: bridge value to signal */
+    void (*release)(void *owner); /* drops the job's reference on whoever owns `timeline` */
+    void *owner;
+} ortvk_host_job;
+
+struct ortvk_stream {
+    OrtSyncStreamImpl base;      /* first: ORT hands us this pointer */
+    ortvk_device *device;        /* holds a reference */
+    ortvk_stream_info info;      /* what GetHandle returns (include/ortvk.h) */
+
+    pthread_mutex_t lock;        /* guards everything below */
+    VkCommandPool pool;
+    VkSemaphore timeline;
+    uint64_t submitted;          /* last value a submission will signal */
+    ortvk_semaphore_point *waits; /* consumed by the next submission */
+    size_t wait_count, wait_capacity;
+    ortvk_retired *retired;
+    size_t retired_count, retired_capacity;
+
+    /* Host bridge: created on the first host timeline wait or signal. */
+    VkSemaphore bridge;          /* signaled from the host by the helper thread */
+    uint64_t bridge_next;
+    pthread_t thread;
+    bool thread_started, stopping;
+    pthread_cond_t jobs_changed;
+    ortvk_host_job *jobs_head, *jobs_tail;
+    uint64_t host_timeout_ms;
+    char error[512];             /* failure from the helper thread, reported by the next stream call */
+};
+
+OrtStatus *ortvk_stream_create(ortvk_device *device, uint64_t host_timeout_ms, ortvk_stream **out);
+void ortvk_stream_destroy(ortvk_stream *stream);
+
+/* The ortvk stream behind an ORT OrtSyncStream, or NULL when the stream is another EP's. */
+ortvk_stream *ortvk_stream_from_ort(OrtSyncStream *stream);
+
+/* A command buffer in the recording state, from the stream's pool. */
+OrtStatus *ortvk_stream_begin(ortvk_stream *stream, VkCommandBuffer *out);
+
+/* Ends and submits `commands` (may be VK_NULL_HANDLE for a pure wait/signal), ordered after all earlier work,
+ * also waiting for `waits` and signaling `signals`. `retire` is released once the GPU is done, or at once when
+ * the submission fails. On success *value (may be NULL) is the stream timeline value that marks completion. */
+OrtStatus *ortvk_stream_submit(ortvk_stream *stream, VkCommandBuffer commands, const ortvk_semaphore_point *waits,
+                               size_t wait_count, const ortvk_semaphore_point *signals, size_t signal_count,
+                               ortvk_retire retire, uint64_t *value);
+
+/* Makes the next submission wait for `point` (another stream's timeline, for notifications). */
+OrtStatus *ortvk_stream_add_wait(ortvk_stream *stream, ortvk_semaphore_point point);
+
+/* Host wait until the stream's timeline reaches `value` (UINT64_MAX: everything submitted so far). */
+OrtStatus *ortvk_stream_wait_host(ortvk_stream *stream, uint64_t value);
+
+/* Queues a host timeline wait (the GPU waits, the caller does not) or signal. On success the job owns a
+ * reference on `owner`, dropped through `release` when the job finishes. */
+OrtStatus *ortvk_stream_wait_host_timeline(ortvk_stream *stream, ortvk_host_timeline *timeline, uint64_t value,
+                                           void (*release)(void *), void *owner);
+OrtStatus *ortvk_stream_signal_host_timeline(ortvk_stream *stream, ortvk_host_timeline *timeline, uint64_t value,
+                                             void (*release)(void *), void *owner);
+
+/* Reports (and clears) a failure of the helper thread, e.g. a host timeline wait that timed out. */
+OrtStatus *ortvk_stream_take_error(ortvk_stream *stream);
+
+/* The stream's last submitted timeline point. */
+ortvk_semaphore_point ortvk_stream_tail(ortvk_stream *stream);
+
+#endif

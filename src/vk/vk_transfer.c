@@ -1,0 +1,228 @@
+/* Copies host <-> ortvk buffer <-> ortvk buffer through staging buffers, and ORT's OrtDataTransferImpl:
+ * asynchronous on the ortvk stream ORT passes, synchronous (ordered after every stream of the device) without. */
+#include "vk/vk_transfer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ort/ort_status.h"
+#include "ort/ort_tensor.h"
+
+static void barrier(VkCommandBuffer cmd, VkPipelineStageFlags dst_stage, VkAccessFlags dst_access)
+{
+    VkMemoryBarrier b = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+        .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+        .dstAccessMask = dst_access,
+    };
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, dst_stage, 0, 1, &b, 0, NULL, 0, NULL);
+}
+
+OrtStatus *ortvk_transfer_copy(ortvk_stream *stream, ortvk_copy_end dst, ortvk_copy_end src, size_t bytes,
+                               bool wait)
+{
+    if (bytes == 0) return NULL;
+    if (dst.buffer == NULL && src.buffer == NULL) {
+        memcpy(dst.host, src.host, bytes);
+        return NULL;
+    }
+    ortvk_device *device = stream->device;
+    ortvk_buffer *staging = NULL;
+    if (dst.buffer == NULL || src.buffer == NULL) {
+        ORTVK_TRY(ortvk_buffer_allocate_staging(device, bytes, &staging));
+        if (src.buffer == NULL) memcpy(staging->mapped, src.host, bytes);
+    }
+    VkCommandBuffer cmd;
+    OrtStatus *status = ortvk_stream_begin(stream, &cmd);
+    if (status != NULL) {
+        ortvk_buffer_destroy(staging);
+        return status;
+    }
+    VkBuffer from = src.buffer ? src.buffer->vk : staging->vk;
+    VkBuffer to = dst.buffer ? dst.buffer->vk : staging->vk;
+    VkBufferCopy region = {
+        .srcOffset = src.buffer ? src.offset : 0,
+        .dstOffset = dst.buffer ? dst.offset : 0,
+        .size = bytes,
+    };
+    vkCmdCopyBuffer(cmd, from, to, 1, &region);
+    /* Later work on the stream (copies, kernels) may read what this copy wrote; the host reads staging. */
+    if (dst.buffer == NULL) barrier(cmd, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+    else barrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
+
+    bool to_host = dst.buffer == NULL;
+    uint64_t value = 0;
+    /* A staging buffer the host still has to read from is kept here; others retire with the stream. */
+    ortvk_retire retire = {.buffer = to_host ? NULL : staging};
+    status = ortvk_stream_submit(stream, cmd, NULL, 0, NULL, 0, retire, &value);
+    if (status != NULL) {
+        if (to_host) ortvk_buffer_destroy(staging);
+        return status;
+    }
+    if (to_host || wait) status = ortvk_stream_wait_host(stream, value);
+    if (to_host) {
+        if (status == NULL) memcpy(dst.host, staging->mapped, bytes);
+        ortvk_buffer_destroy(staging);
+    }
+    return status;
+}
+
+/* ---- OrtDataTransferImpl ------------------------------------------------------------------------------- */
+
+struct ortvk_data_transfer {
+    OrtDataTransferImpl base; /* first */
+    size_t device_count;
+    ortvk_device **devices;   /* references */
+    ortvk_stream **sync;      /* per device, created on first synchronous copy */
+    pthread_mutex_t lock;     /* guards sync[] creation */
+};
+
+_Static_assert(offsetof(ortvk_data_transfer, base) == 0, "ORT's base struct comes first");
+
+static ortvk_data_transfer *transfer_cast(const OrtDataTransferImpl *impl)
+{
+    return (ortvk_data_transfer *)impl;
+}
+
+ortvk_device *ortvk_device_for_memory(ortvk_device *const *devices, size_t device_count,
+                                      const OrtMemoryDevice *memory)
+{
+    if (memory == NULL || ortvk_ep_api->MemoryDevice_GetDeviceType(memory) != OrtMemoryInfoDeviceType_GPU ||
+        ortvk_ep_api->MemoryDevice_GetMemoryType(memory) != OrtDeviceMemoryType_DEFAULT)
+        return NULL;
+    uint32_t vendor = ortvk_ep_api->MemoryDevice_GetVendorId(memory);
+    uint32_t id = ortvk_ep_api->MemoryDevice_GetDeviceId(memory);
+    for (size_t i = 0; i < device_count; i++) {
+        if (devices[i]->caps.props.vendorID == vendor && devices[i]->index == id) return devices[i];
+    }
+    return NULL;
+}
+
+static bool is_host(const OrtMemoryDevice *memory)
+{
+    return ortvk_ep_api->MemoryDevice_GetDeviceType(memory) == OrtMemoryInfoDeviceType_CPU;
+}
+
+static bool ORT_API_CALL transfer_can_copy(const OrtDataTransferImpl *impl, const OrtMemoryDevice *src,
+                                           const OrtMemoryDevice *dst)
+{
+    ortvk_data_transfer *t = transfer_cast(impl);
+    ortvk_device *from = ortvk_device_for_memory(t->devices, t->device_count, src);
+    ortvk_device *to = ortvk_device_for_memory(t->devices, t->device_count, dst);
+    if (from && to) return from == to;
+    return (from && is_host(dst)) || (to && is_host(src));
+}
+
+/* The stream a copy without a usable ORT stream runs on: ordered after everything every stream of the device
+ * has submitted, so it sees their results (semaphore waits included). */
+static OrtStatus *sync_stream(ortvk_data_transfer *t, ortvk_device *device, ortvk_stream **out)
+{
+    OrtStatus *status = NULL;
+    pthread_mutex_lock(&t->lock);
+    if (t->sync[device->index] == NULL) status = ortvk_stream_create(device, 0, &t->sync[device->index]);
+    ortvk_stream *stream = t->sync[device->index];
+    pthread_mutex_unlock(&t->lock);
+    if (status != NULL) return status;
+
+    pthread_mutex_lock(&device->streams_lock);
+    for (size_t i = 0; i < device->stream_count && status == NULL; i++) {
+        ortvk_stream *other = device->streams[i];
+        if (other == stream) continue;
+        ortvk_semaphore_point tail = ortvk_stream_tail(other);
+        if (tail.value > 0) status = ortvk_stream_add_wait(stream, tail);
+    }
+    pthread_mutex_unlock(&device->streams_lock);
+    *out = stream;
+    return status;
+}
+
+static OrtStatus *copy_one(ortvk_data_transfer *t, const OrtValue *src, OrtValue *dst, OrtSyncStream *ort_stream)
+{
+    const OrtMemoryDevice *src_memory = ortvk_ep_api->Value_GetMemoryDevice(src);
+    const OrtMemoryDevice *dst_memory = ortvk_ep_api->Value_GetMemoryDevice(dst);
+    ortvk_device *from = ortvk_device_for_memory(t->devices, t->device_count, src_memory);
+    ortvk_device *to = ortvk_device_for_memory(t->devices, t->device_count, dst_memory);
+    ortvk_device *device = from ? from : to;
+    if (device == NULL || (from && to && from != to)) {
+        return ortvk_status(ORT_INVALID_ARGUMENT, "ortvk cannot copy between these memory devices");
+    }
+    size_t src_bytes = 0, dst_bytes = 0;
+    ORTVK_TRY(ortvk_tensor_bytes(src, &src_bytes));
+    ORTVK_TRY(ortvk_tensor_bytes(dst, &dst_bytes));
+    if (src_bytes != dst_bytes) {
+        return ortvk_status(ORT_INVALID_ARGUMENT, "copying %zu bytes into a %zu-byte tensor", src_bytes, dst_bytes);
+    }
+    void *src_data = NULL, *dst_data = NULL;
+    ORTVK_TRY(ortvk_ort->GetTensorMutableData((OrtValue *)src, &src_data));
+    ORTVK_TRY(ortvk_ort->GetTensorMutableData(dst, &dst_data));
+
+    ortvk_copy_end src_end = {.host = src_data}, dst_end = {.host = dst_data};
+    if (from) {
+        src_end.buffer = ortvk_device_resolve(from, src_data, src_bytes, &src_end.offset);
+        if (src_end.buffer == NULL)
+            return ortvk_status(ORT_INVALID_ARGUMENT, "source tensor data %p (%zu bytes) is not ortvk memory",
+                                src_data, src_bytes);
+    }
+    if (to) {
+        dst_end.buffer = ortvk_device_resolve(to, dst_data, dst_bytes, &dst_end.offset);
+        if (dst_end.buffer == NULL)
+            return ortvk_status(ORT_INVALID_ARGUMENT, "destination tensor data %p (%zu bytes) is not ortvk memory",
+                                dst_data, dst_bytes);
+    }
+    ortvk_stream *stream = ortvk_stream_from_ort(ort_stream);
+    bool wait = false;
+    if (stream == NULL || stream->device != device) {
+        ORTVK_TRY(sync_stream(t, device, &stream));
+        wait = true;
+    }
+    return ortvk_transfer_copy(stream, dst_end, src_end, src_bytes, wait);
+}
+
+static OrtStatus *ORT_API_CALL transfer_copy_tensors(OrtDataTransferImpl *impl, const OrtValue **src,
+                                                     OrtValue **dst, OrtSyncStream **streams, size_t count)
+{
+    ortvk_data_transfer *t = transfer_cast(impl);
+    for (size_t i = 0; i < count; i++) {
+        OrtStatus *status = copy_one(t, src[i], dst[i], streams ? streams[i] : NULL);
+        if (status != NULL) return status;
+    }
+    return NULL;
+}
+
+static void ORT_API_CALL transfer_release(OrtDataTransferImpl *impl)
+{
+    ortvk_data_transfer *t = transfer_cast(impl);
+    for (size_t i = 0; i < t->device_count; i++) {
+        ortvk_stream_destroy(t->sync[i]);
+        ortvk_device_unref(t->devices[i]);
+    }
+    pthread_mutex_destroy(&t->lock);
+    free(t->sync);
+    free(t->devices);
+    free(t);
+}
+
+OrtStatus *ortvk_data_transfer_create(ortvk_device *const *devices, size_t device_count, OrtDataTransferImpl **out)
+{
+    ortvk_data_transfer *t = calloc(1, sizeof(*t));
+    if (t != NULL) {
+        t->devices = calloc(device_count ? device_count : 1, sizeof(*t->devices));
+        t->sync = calloc(device_count ? device_count : 1, sizeof(*t->sync));
+    }
+    if (t == NULL || t->devices == NULL || t->sync == NULL) {
+        if (t) free(t->devices), free(t->sync), free(t);
+        return ortvk_status(ORT_FAIL, "out of host memory creating the data transfer");
+    }
+    for (size_t i = 0; i < device_count; i++) {
+        ortvk_device_ref(devices[i]);
+        t->devices[i] = devices[i];
+    }
+    t->device_count = device_count;
+    pthread_mutex_init(&t->lock, NULL);
+    t->base.ort_version_supported = ORTVK_ORT_API_VERSION;
+    t->base.Release = transfer_release;
+    t->base.CanCopy = transfer_can_copy;
+    t->base.CopyTensors = transfer_copy_tensors;
+    *out = &t->base;
+    return NULL;
+}

@@ -1,0 +1,30 @@
+/* Private to ortvk. Copies between host memory and ortvk buffers through staging buffers, and ORT's
+ * OrtDataTransferImpl built on them (asynchronous on an ortvk stream, synchronous otherwise). */
+#ifndef ORTVK_VK_TRANSFER_H
+#define ORTVK_VK_TRANSFER_H
+
+#include "vk/vk_stream.h"
+
+/* One end of a copy: a range of an ortvk buffer, or host memory when `buffer` is NULL. */
+typedef struct ortvk_copy_end {
+    ortvk_buffer *buffer;
+    VkDeviceSize offset;
+    void *host;
+} ortvk_copy_end;
+
+/* Queues the copy on `stream`. Copies to the host always complete before returning (the host is about to read);
+ * others complete before returning only when `wait` is set. */
+OrtStatus *ortvk_transfer_copy(ortvk_stream *stream, ortvk_copy_end dst, ortvk_copy_end src, size_t bytes,
+                               bool wait);
+
+/* ORT's data transfer for a factory's devices. Holds references on them. */
+typedef struct ortvk_data_transfer ortvk_data_transfer;
+
+OrtStatus *ortvk_data_transfer_create(ortvk_device *const *devices, size_t device_count,
+                                      OrtDataTransferImpl **out);
+
+/* The ortvk device an OrtMemoryDevice names, or NULL for memory ortvk does not own. */
+ortvk_device *ortvk_device_for_memory(ortvk_device *const *devices, size_t device_count,
+                                      const OrtMemoryDevice *memory);
+
+#endif

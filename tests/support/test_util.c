@@ -1,0 +1,139 @@
+/* Test helpers: failure accounting, ORT status checks, sessions with ortvk and device tensors. */
+#include "test_util.h"
+
+#include <stdarg.h>
+#include <string.h>
+#include <unistd.h>
+
+int test_failures;
+
+int test_check(int ok, const char *file, int line, const char *expr, const char *fmt, ...)
+{
+    if (ok) return 1;
+    test_failures++;
+    fprintf(stderr, "FAIL %s:%d: %s: ", file, line, expr);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return 0;
+}
+
+int test_ort_ok(ortapp *app, OrtStatus *status, const char *file, int line, const char *expr)
+{
+    if (status == NULL) return 1;
+    test_failures++;
+    fprintf(stderr, "FAIL %s:%d: %s: %s (code %d)\n", file, line, expr, app->api->GetErrorMessage(status),
+            (int)app->api->GetErrorCode(status));
+    app->api->ReleaseStatus(status);
+    return 0;
+}
+
+int test_ort_fails(ortapp *app, OrtStatus *status, OrtErrorCode code, const char *needle, const char *file, int line,
+                   const char *expr)
+{
+    if (status == NULL) {
+        test_failures++;
+        fprintf(stderr, "FAIL %s:%d: %s succeeded; expected code %d\n", file, line, expr, (int)code);
+        return 0;
+    }
+    OrtErrorCode got = app->api->GetErrorCode(status);
+    const char *message = app->api->GetErrorMessage(status);
+    int ok = got == code && (needle == NULL || strstr(message, needle) != NULL);
+    if (!ok) {
+        test_failures++;
+        fprintf(stderr, "FAIL %s:%d: %s: got code %d \"%s\"; expected code %d with \"%s\"\n", file, line, expr,
+                (int)got, message, (int)code, needle ? needle : "");
+    }
+    app->api->ReleaseStatus(status);
+    return ok;
+}
+
+void test_open(ortapp *app, const OrtEpDevice **device)
+{
+    char error[512];
+    if (ortapp_open(app, NULL, ORT_LOGGING_LEVEL_WARNING, error, sizeof(error)) != 0) {
+        printf("SKIP: %s\n", error);
+        exit(77);
+    }
+    printf("ONNX Runtime %s (API %u)\n", app->version, app->api_version);
+    if (!ORT_OK(app, ortapp_register(app, NULL))) exit(1);
+    if (!CHECK(ortapp_devices(app, device, 1) == 1, "ortvk offers an EP device")) exit(1);
+}
+
+int test_finish(ortapp *app, const char *name)
+{
+    ortapp_close(app);
+    printf("%s: %s (%d failures)\n", test_failures ? "FAIL" : "PASS", name, test_failures);
+    return test_failures ? 1 : 0;
+}
+
+OrtSession *test_session(ortapp *app, const OrtEpDevice *device, const uint8_t *model, size_t model_len,
+                         const char *const *option_keys, const char *const *option_values, size_t option_count)
+{
+    OrtSessionOptions *options = NULL;
+    OrtSession *session = NULL;
+    if (!ORT_OK(app, app->api->CreateSessionOptions(&options))) return NULL;
+    int ok = ORT_OK(app, app->api->SessionOptionsAppendExecutionProvider_V2(options, app->env, &device, 1, option_keys,
+                                                                            option_values, option_count)) &&
+             ORT_OK(app, app->api->CreateSessionFromArray(app->env, model, model_len, options, &session));
+    app->api->ReleaseSessionOptions(options);
+    return ok ? session : NULL;
+}
+
+int test_model_one_op(const char *op, int inputs, int rank, const int64_t *shape, uint8_t **model, size_t *len)
+{
+    onnx_model *m = onnx_model_new(17);
+    const char *names[] = {"x", "y"};
+    onnx_model_add_input(m, "x", ONNX_FLOAT, rank, shape);
+    if (inputs == 2) onnx_model_add_input(m, "y", ONNX_FLOAT, rank, shape);
+    onnx_model_add_output(m, "z", ONNX_FLOAT, rank, shape);
+    const char *out[] = {"z"};
+    onnx_model_add_node(m, op, names, inputs, out, 1);
+    int rc = onnx_model_serialize(m, model, len);
+    onnx_model_free(m);
+    return rc;
+}
+
+OrtValue *test_device_tensor(ortapp *app, const OrtEpDevice *device, int rank, const int64_t *shape)
+{
+    const OrtMemoryInfo *info = app->api->EpDevice_MemoryInfo(device, OrtDeviceMemoryType_DEFAULT);
+    OrtAllocator *allocator = NULL;
+    OrtValue *value = NULL;
+    if (!CHECK(info != NULL, "EP device has DEFAULT memory info")) return NULL;
+    if (!ORT_OK(app, app->api->GetSharedAllocator(app->env, info, &allocator))) return NULL;
+    if (!CHECK(allocator != NULL, "shared allocator for ortvk memory")) return NULL;
+    if (!ORT_OK(app, app->api->CreateTensorAsOrtValue(allocator, shape, (size_t)rank,
+                                                      ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, &value)))
+        return NULL;
+    return value;
+}
+
+OrtValue *test_host_tensor(ortapp *app, float *data, size_t count, int rank, const int64_t *shape)
+{
+    OrtMemoryInfo *info = NULL;
+    OrtValue *value = NULL;
+    if (!ORT_OK(app, app->api->CreateCpuMemoryInfo(OrtDeviceAllocator, OrtMemTypeDefault, &info))) return NULL;
+    ORT_OK(app, app->api->CreateTensorWithDataAsOrtValue(info, data, count * sizeof(float), shape, (size_t)rank,
+                                                         ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, &value));
+    app->api->ReleaseMemoryInfo(info);
+    return value;
+}
+
+OrtStatus *test_copy(ortapp *app, OrtValue *src, OrtValue *dst, OrtSyncStream *stream)
+{
+    const OrtValue *s[1] = {src};
+    OrtValue *d[1] = {dst};
+    return app->api->CopyTensors(app->env, s, d, stream, 1);
+}
+
+void *test_page_alloc(size_t bytes, size_t *rounded)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t size = (bytes + page - 1) / page * page;
+    void *p = aligned_alloc(page, size);
+    if (p) memset(p, 0, size);
+    if (rounded) *rounded = size;
+    return p;
+}

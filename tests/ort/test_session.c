@@ -1,0 +1,149 @@
+/* A session with ortvk appended runs real models whose inputs (and pre-bound outputs) live in ortvk device memory:
+ * a generated Add model and the ONNX conformance test for Relu. Outputs are checked exactly. Bad ep.ortvk options
+ * are refused with ORT_INVALID_ARGUMENT. */
+#include <math.h>
+#include <string.h>
+
+#include "test_util.h"
+
+#define N 60
+static const int64_t shape[3] = {3, 4, 5};
+
+/* x and y live in device memory; z is computed by ORT (placed where ORT likes) or pre-bound in device memory. */
+static void run_add(ortapp *app, const OrtEpDevice *device, bool prebound_output)
+{
+    uint8_t *model;
+    size_t len;
+    if (!CHECK(test_model_one_op("Add", 2, 3, shape, &model, &len) == 0, "build Add model")) return;
+    OrtSession *session = test_session(app, device, model, len, NULL, NULL, 0);
+    free(model);
+    if (session == NULL) return;
+
+    float x[N], y[N], z[N];
+    for (int i = 0; i < N; i++) x[i] = (float)i * 0.5f - 7.0f, y[i] = 100.0f - (float)i * 3.0f;
+    OrtValue *hx = test_host_tensor(app, x, N, 3, shape), *hy = test_host_tensor(app, y, N, 3, shape);
+    OrtValue *dx = test_device_tensor(app, device, 3, shape), *dy = test_device_tensor(app, device, 3, shape);
+    ORT_OK(app, test_copy(app, hx, dx, NULL));
+    ORT_OK(app, test_copy(app, hy, dy, NULL));
+
+    const char *in_names[] = {"x", "y"}, *out_names[] = {"z"};
+    const OrtValue *inputs[] = {dx, dy};
+    OrtValue *output = prebound_output ? test_device_tensor(app, device, 3, shape) : NULL;
+    if (ORT_OK(app, app->api->Run(session, NULL, in_names, inputs, 2, out_names, 1, &output))) {
+        memset(z, 0, sizeof(z));
+        OrtValue *hz = test_host_tensor(app, z, N, 3, shape);
+        const OrtMemoryInfo *where = NULL;
+        ORT_OK(app, app->api->GetTensorMemoryInfo(output, &where));
+        OrtMemoryInfoDeviceType type = OrtMemoryInfoDeviceType_CPU;
+        app->api->MemoryInfoGetDeviceType(where, &type);
+        if (prebound_output) CHECK(type == OrtMemoryInfoDeviceType_GPU, "pre-bound output stays in ortvk memory");
+        if (type == OrtMemoryInfoDeviceType_GPU) {
+            ORT_OK(app, test_copy(app, output, hz, NULL));
+        } else {
+            float *data = NULL;
+            ORT_OK(app, app->api->GetTensorMutableData(output, (void **)&data));
+            memcpy(z, data, sizeof(z));
+        }
+        int wrong = 0;
+        for (int i = 0; i < N; i++) wrong += z[i] != x[i] + y[i];
+        CHECK(wrong == 0, "Add with %s output: %d of %d elements wrong", prebound_output ? "device" : "ORT's", wrong,
+              N);
+        app->api->ReleaseValue(hz);
+    }
+    app->api->ReleaseValue(output);
+    app->api->ReleaseValue(hx);
+    app->api->ReleaseValue(hy);
+    app->api->ReleaseValue(dx);
+    app->api->ReleaseValue(dy);
+    app->api->ReleaseSession(session);
+}
+
+/* ONNX's own conformance case for Relu (model file and tensors from libonnx-testdata). */
+static void run_conformance_relu(ortapp *app, const OrtEpDevice *device)
+{
+    const char *dir = "/usr/share/libonnx-testdata/data/node/test_relu";
+    char path[256];
+    uint8_t *model = NULL;
+    size_t len = 0;
+    snprintf(path, sizeof(path), "%s/model.onnx", dir);
+    if (onnx_read_file(path, &model, &len) != 0) {
+        printf("SKIP: %s not installed (Debian package libonnx-testdata); the Add checks above still ran\n", path);
+        return;
+    }
+    onnx_tensor in, expected;
+    snprintf(path, sizeof(path), "%s/test_data_set_0/input_0.pb", dir);
+    int rc = onnx_tensor_read_file(path, &in);
+    snprintf(path, sizeof(path), "%s/test_data_set_0/output_0.pb", dir);
+    rc |= onnx_tensor_read_file(path, &expected);
+    if (!CHECK(rc == 0 && in.elem_type == ONNX_FLOAT, "read relu test data")) return;
+    size_t count = in.data_bytes / sizeof(float);
+
+    OrtSession *session = test_session(app, device, model, len, NULL, NULL, 0);
+    free(model);
+    if (session != NULL) {
+        OrtValue *host = test_host_tensor(app, (float *)in.data, count, in.rank, in.dims);
+        OrtValue *dev = test_device_tensor(app, device, in.rank, in.dims);
+        ORT_OK(app, test_copy(app, host, dev, NULL));
+        OrtValue *out_dev = test_device_tensor(app, device, in.rank, in.dims);
+        const char *in_names[] = {"x"}, *out_names[] = {"y"};
+        const OrtValue *inputs[] = {dev};
+        if (ORT_OK(app, app->api->Run(session, NULL, in_names, inputs, 1, out_names, 1, &out_dev))) {
+            float *got = calloc(count, sizeof(float));
+            OrtValue *out_host = test_host_tensor(app, got, count, in.rank, in.dims);
+            ORT_OK(app, test_copy(app, out_dev, out_host, NULL));
+            CHECK(memcmp(got, expected.data, expected.data_bytes) == 0, "test_relu output matches ONNX's expected");
+            app->api->ReleaseValue(out_host);
+            free(got);
+        }
+        app->api->ReleaseValue(out_dev);
+        app->api->ReleaseValue(dev);
+        app->api->ReleaseValue(host);
+        app->api->ReleaseSession(session);
+    }
+    onnx_tensor_free(&in);
+    onnx_tensor_free(&expected);
+}
+
+static void bad_options(ortapp *app, const OrtEpDevice *device)
+{
+    uint8_t *model;
+    size_t len;
+    if (test_model_one_op("Relu", 1, 3, shape, &model, &len) != 0) return;
+    struct {
+        const char *key, *value, *needle;
+    } cases[] = {
+        {"device_index", "7", "INVALID_ARGUMENT : ortvk: ep.ortvk.device_index = \"7\""},
+        {"device_index", "-1", "INVALID_ARGUMENT : ortvk: ep.ortvk.device_index = \"-1\""},
+        {"device_uuid", "00000000000000000000000000000000", "INVALID_ARGUMENT : ortvk: ep.ortvk.device_uuid"},
+        {"host_wait_timeout_ms", "soon", "INVALID_ARGUMENT : ortvk: ep.ortvk.host_wait_timeout_ms = \"soon\""},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        OrtSessionOptions *options = NULL;
+        OrtSession *session = NULL;
+        ORT_OK(app, app->api->CreateSessionOptions(&options));
+        ORT_OK(app, app->api->SessionOptionsAppendExecutionProvider_V2(options, app->env, &device, 1, &cases[i].key,
+                                                                       &cases[i].value, 1));
+        /* ORT reports an EP's failure to create as ORT_FAIL, quoting the EP's code and message. */
+        ORT_FAILS(app, app->api->CreateSessionFromArray(app->env, model, len, options, &session), ORT_FAIL,
+                  cases[i].needle);
+        app->api->ReleaseSessionOptions(options);
+    }
+    /* A valid choice works. */
+    const char *key = "device_index", *value = "0";
+    OrtSession *session = test_session(app, device, model, len, &key, &value, 1);
+    CHECK(session != NULL, "ep.ortvk.device_index=0 accepted");
+    if (session) app->api->ReleaseSession(session);
+    free(model);
+}
+
+int main(void)
+{
+    ortapp app;
+    const OrtEpDevice *device;
+    test_open(&app, &device);
+    run_add(&app, device, false);
+    run_add(&app, device, true);
+    run_conformance_relu(&app, device);
+    bad_options(&app, device);
+    return test_finish(&app, "test_session");
+}

@@ -3,7 +3,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps build test demo info asan clean
+.PHONY: all deps build test check asan demo info clean
 
 all: build
 
@@ -16,7 +16,10 @@ $(BUILD)/CMakeCache.txt:
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-test: build
+# The whole suite: the regular build, then the same tests under AddressSanitizer and UndefinedBehaviorSanitizer.
+test: check asan
+
+check: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 demo: build

@@ -18,6 +18,28 @@ static void barrier(VkCommandBuffer cmd, VkPipelineStageFlags dst_stage, VkAcces
     vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, dst_stage, 0, 1, &b, 0, NULL, 0, NULL);
 }
 
+/* Memory imported from another device or process belongs to VK_QUEUE_FAMILY_EXTERNAL between uses: ortvk
+ * acquires it before touching it and releases it after, the other half of what a producer does around its own
+ * writes (Vulkan spec, "Queue Family Ownership Transfer" for external memory). */
+static void ownership(VkCommandBuffer cmd, const ortvk_buffer *buffer, bool acquire)
+{
+    if (buffer == NULL || buffer->kind != ORTVK_BUFFER_OPAQUE_FD) return;
+    uint32_t ours = buffer->device->caps.queue_family;
+    VkBufferMemoryBarrier b = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
+        .srcAccessMask = acquire ? 0 : VK_ACCESS_TRANSFER_WRITE_BIT,
+        .dstAccessMask = acquire ? VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT : 0,
+        .srcQueueFamilyIndex = acquire ? VK_QUEUE_FAMILY_EXTERNAL : ours,
+        .dstQueueFamilyIndex = acquire ? ours : VK_QUEUE_FAMILY_EXTERNAL,
+        .buffer = buffer->vk,
+        .offset = 0,
+        .size = VK_WHOLE_SIZE,
+    };
+    vkCmdPipelineBarrier(cmd, acquire ? VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT : VK_PIPELINE_STAGE_TRANSFER_BIT,
+                         acquire ? VK_PIPELINE_STAGE_TRANSFER_BIT : VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL,
+                         1, &b, 0, NULL);
+}
+
 OrtStatus *ortvk_transfer_copy(ortvk_stream *stream, ortvk_copy_end dst, ortvk_copy_end src, size_t bytes,
                                bool wait)
 {
@@ -45,10 +67,14 @@ OrtStatus *ortvk_transfer_copy(ortvk_stream *stream, ortvk_copy_end dst, ortvk_c
         .dstOffset = dst.buffer ? dst.offset : 0,
         .size = bytes,
     };
+    ownership(cmd, src.buffer, true);
+    if (dst.buffer != src.buffer) ownership(cmd, dst.buffer, true);
     vkCmdCopyBuffer(cmd, from, to, 1, &region);
     /* Later work on the stream (copies, kernels) may read what this copy wrote; the host reads staging. */
     if (dst.buffer == NULL) barrier(cmd, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
     else barrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
+    ownership(cmd, src.buffer, false);
+    if (dst.buffer != src.buffer) ownership(cmd, dst.buffer, false);
 
     bool to_host = dst.buffer == NULL;
     uint64_t value = 0;

@@ -54,6 +54,16 @@ static void sleep_ms(long ms) {
     }
 }
 
+/* wait() re-checks the counter when its timeout expires, so a lost wake-up can
+ * still return 0, just WAIT_LONG late. Count that as the failure it is. */
+static int wait_woken(const ortvk_host_timeline *t, uint64_t value) {
+    uint64_t t0 = now_ns();
+    int r = ortvk_host_timeline_wait(t, value, WAIT_LONG);
+    if (r == 0 && now_ns() - t0 >= WAIT_LONG)
+        r = -ETIMEDOUT;
+    return r;
+}
+
 static int make_memfd(void) {
     return (int)syscall(SYS_memfd_create, "htl-test", 0x0001u /* CLOEXEC */ | 0x0002u /* ALLOW_SEALING */);
 }
@@ -229,7 +239,7 @@ static void *pong_main(void *arg) {
     int i;
     for (i = 0; i < p->rounds; i++) {
         uint64_t v = 2 * (uint64_t)i + 1;
-        int r = ortvk_host_timeline_wait(p->t, v, WAIT_LONG);
+        int r = wait_woken(p->t, v);
         if (r == 0)
             r = ortvk_host_timeline_signal(p->t, v + 1);
         if (r != 0) {
@@ -254,7 +264,7 @@ static int test_thread_pingpong(void) {
     for (i = 0; i < p.rounds; i++) {
         uint64_t v = 2 * (uint64_t)i + 1;
         CHECK_EQ(ortvk_host_timeline_signal(p.t, v), 0);
-        CHECK_EQ(ortvk_host_timeline_wait(p.t, v + 1, WAIT_LONG), 0);
+        CHECK_EQ(wait_woken(p.t, v + 1), 0);
     }
     CHECK_EQ(pthread_join(th, NULL), 0);
     CHECK_EQ(p.result, 0);
@@ -332,7 +342,7 @@ static int child_pingpong(int fd, int close_fd_after_open, int rounds) {
         close(fd);
     for (i = 0; i < rounds; i++) {
         uint64_t v = 2 * (uint64_t)i + 1;
-        if (ortvk_host_timeline_wait(c, v, WAIT_LONG) != 0)
+        if (wait_woken(c, v) != 0)
             return 11;
         if (ortvk_host_timeline_signal(c, v + 1) != 0)
             return 12;
@@ -347,7 +357,7 @@ static int parent_pingpong(ortvk_host_timeline *t, pid_t pid, int rounds) {
     for (i = 0; i < rounds; i++) {
         uint64_t v = 2 * (uint64_t)i + 1;
         CHECK_EQ(ortvk_host_timeline_signal(t, v), 0);
-        CHECK_EQ(ortvk_host_timeline_wait(t, v + 1, WAIT_LONG), 0);
+        CHECK_EQ(wait_woken(t, v + 1), 0);
     }
     CHECK_EQ(waitpid(pid, &status, 0), pid);
     CHECK(WIFEXITED(status));

@@ -58,6 +58,14 @@ extern "C" {
 /* OrtExternalSemaphoreType value for a host timeline semaphore (ortvk_host_timeline.h). */
 #define ORTVK_EXTERNAL_SEMAPHORE_HOST_TIMELINE 0x6F766B01
 
+/* Counters of the data ortvk's data transfer moved on one device (all streams, all sessions), since the device
+ * was opened. They only grow; read them with atomic loads. A run whose inputs and outputs are imported and whose
+ * nodes all run on the device moves nothing: the counters do not change. */
+typedef struct ortvk_transfer_stats {
+    uint64_t copies;       /* tensors copied (CopyTensors entries) */
+    uint64_t bytes;        /* bytes copied */
+} ortvk_transfer_stats;
+
 /* What SyncStream_GetHandle returns for an ortvk stream: a pointer to this struct, valid while the stream
  * lives. It describes; it does not hand over: never submit to `queue` (ortvk serializes its use internally). */
 typedef struct ortvk_stream_info {
@@ -68,6 +76,7 @@ typedef struct ortvk_stream_info {
     VkQueue queue;
     uint32_t queue_family_index;
     VkSemaphore timeline;          /* each submission on the stream signals the next value of this semaphore */
+    const ortvk_transfer_stats *transfer_stats; /* the device's copy counters */
 } ortvk_stream_info;
 
 #define ORTVK_STREAM_INFO_VERSION 1

@@ -417,15 +417,16 @@ OrtStatus *ortvk_device_add_range(ortvk_device *device, VkDeviceAddress address,
     return NULL;
 }
 
-void ortvk_device_remove_range(ortvk_device *device, VkDeviceAddress address)
+void ortvk_device_remove_range(ortvk_device *device, VkDeviceAddress address, const ortvk_buffer *buffer)
 {
     pthread_mutex_lock(&device->address_lock);
-    size_t at = upper_bound(device, address);
-    if (at > 0 && device->ranges[at - 1].address == address) {
-        at--;
-        memmove(&device->ranges[at], &device->ranges[at + 1],
-                (device->range_count - at - 1) * sizeof(*device->ranges));
+    /* Entries with equal addresses sit together just below upper_bound: find this buffer's among them. Removing
+     * just any of them would leave a live address mapped to this (freed) buffer. */
+    for (size_t at = upper_bound(device, address); at > 0 && device->ranges[at - 1].address == address; at--) {
+        if (device->ranges[at - 1].buffer != buffer) continue;
+        memmove(&device->ranges[at - 1], &device->ranges[at], (device->range_count - at) * sizeof(*device->ranges));
         device->range_count--;
+        break;
     }
     pthread_mutex_unlock(&device->address_lock);
 }

@@ -11,6 +11,7 @@
 #include <vulkan/vulkan.h>
 
 #include "ort/ort_abi.h"
+#include "ortvk.h"
 
 typedef struct ortvk_buffer ortvk_buffer;
 typedef struct ortvk_stream ortvk_stream;
@@ -82,6 +83,9 @@ typedef struct ortvk_device {
     ortvk_stream **streams;
     size_t stream_count, stream_capacity;
 
+    /* What the data transfer moved (include/ortvk.h); updated with atomic adds. */
+    ortvk_transfer_stats transfer_stats;
+
     /* ORT's description of this device's memory: GPU, vendor = Vulkan vendorID, device id = index. */
     OrtMemoryInfo *memory_info;
 } ortvk_device;
@@ -94,10 +98,12 @@ void ortvk_device_unref(ortvk_device *device);
 /* Queue submission under the device's queue lock. */
 OrtStatus *ortvk_device_submit(ortvk_device *device, const VkSubmitInfo *submit, const char *what);
 
-/* Address table. Lookup returns the buffer holding [address, address + size) and the offset into it, or NULL. */
+/* Address table. Lookup returns the buffer holding [address, address + size) and the offset into it, or NULL.
+ * Several buffers may start at one address (lavapipe gives a host-pointer import the host address, so two imports
+ * of one allocation share it): removal takes out `buffer`'s own entry, never another's. */
 OrtStatus *ortvk_device_add_range(ortvk_device *device, VkDeviceAddress address, VkDeviceSize size,
                                   ortvk_buffer *buffer);
-void ortvk_device_remove_range(ortvk_device *device, VkDeviceAddress address);
+void ortvk_device_remove_range(ortvk_device *device, VkDeviceAddress address, const ortvk_buffer *buffer);
 ortvk_buffer *ortvk_device_resolve(ortvk_device *device, const void *pointer, size_t size, VkDeviceSize *offset);
 
 /* Stream registry used by synchronous copies. */

@@ -146,6 +146,18 @@ OrtStatus *ortvk_buffer_allocate_staging(ortvk_device *device, VkDeviceSize size
     return buffer_create(device, size ? size : 4, &source, out);
 }
 
+/* After a failed import the FD is still ours (the Vulkan spec transfers ownership only on success), but some
+ * drivers close it anyway: Mesa 22.3's lavapipe does on every failed opaque FD import. Closing it again would close
+ * whatever another thread has opened under that number since, so close `dup_fd` only if it is still open on the
+ * same file as the caller's `fd`. */
+static void close_unless_consumed(int dup_fd, int fd)
+{
+    struct stat ours, theirs;
+    if (fstat(dup_fd, &ours) != 0) return; /* the driver closed it */
+    if (fstat(fd, &theirs) != 0 || ours.st_dev != theirs.st_dev || ours.st_ino != theirs.st_ino) return;
+    close(dup_fd);
+}
+
 OrtStatus *ortvk_buffer_import_fd(ortvk_device *device, int fd, VkDeviceSize size, ortvk_buffer **out)
 {
     *out = NULL;
@@ -186,7 +198,7 @@ OrtStatus *ortvk_buffer_import_fd(ortvk_device *device, int fd, VkDeviceSize siz
     };
     OrtStatus *status = buffer_create(device, size, &source, out);
     if (status != NULL) {
-        close(dup_fd); /* a failed import leaves ownership with us */
+        close_unless_consumed(dup_fd, fd); /* a failed import leaves ownership with us, unless the driver took it */
         if (ortvk_ort->GetErrorCode(status) == ORT_EP_FAIL) {
             char device_uuid[33], driver_uuid[33];
             ortvk_uuid_hex(device->caps.device_uuid, device_uuid);
@@ -245,7 +257,7 @@ void ortvk_buffer_destroy(ortvk_buffer *buffer)
 {
     if (buffer == NULL) return;
     ortvk_device *device = buffer->device;
-    if (buffer->address != 0) ortvk_device_remove_range(device, buffer->address);
+    if (buffer->address != 0) ortvk_device_remove_range(device, buffer->address, buffer);
     if (buffer->mapped != NULL) vkUnmapMemory(device->vk, buffer->memory);
     vkDestroyBuffer(device->vk, buffer->vk, NULL);
     vkFreeMemory(device->vk, buffer->memory, NULL);

@@ -178,6 +178,7 @@ OrtStatus *ortvk_stream_create(ortvk_device *device, uint64_t host_timeout_ms, o
         .queue = device->queue,
         .queue_family_index = device->caps.queue_family,
         .timeline = stream->timeline,
+        .transfer_stats = &device->transfer_stats,
     };
     pthread_mutex_init(&stream->lock, NULL);
     pthread_cond_init(&stream->jobs_changed, NULL);

@@ -195,6 +195,8 @@ static OrtStatus *copy_one(ortvk_data_transfer *t, const OrtValue *src, OrtValue
             return ortvk_status(ORT_INVALID_ARGUMENT, "destination tensor data %p (%zu bytes) is not ortvk memory",
                                 dst_data, dst_bytes);
     }
+    __atomic_fetch_add(&device->transfer_stats.copies, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&device->transfer_stats.bytes, (uint64_t)src_bytes, __ATOMIC_RELAXED);
     ortvk_stream *stream = ortvk_stream_from_ort(ort_stream);
     bool wait = false;
     if (stream == NULL || stream->device != device) {

@@ -97,6 +97,8 @@ typedef struct ortvk_stream_info {
 #define ORTVK_META_SEMAPHORE_IMPORT "ortvk.semaphore_import" /* comma list: vk_timeline_opaque_fd, host_timeline */
 #define ORTVK_META_OPAQUE_FD_MEMORY_TYPE "ortvk.opaque_fd_memory_type"
 #define ORTVK_META_HOST_POINTER_ALIGNMENT "ortvk.host_pointer_alignment"
+#define ORTVK_META_QUEUE_FAMILIES "ortvk.queue_families"     /* "0:graphics+compute+transfer x1; ..." */
+#define ORTVK_META_QUEUE_FAMILY "ortvk.queue_family"         /* the family ortvk submits to */
 
 /* Session options, read as "ep.ortvk.<key>" (SessionOptionsAppendExecutionProvider_V2 adds the prefix). */
 #define ORTVK_OPTION_DEVICE_INDEX "device_index"             /* pick among the EP devices given, by index */

@@ -3,7 +3,22 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <vulkan/vulkan.h>
+
 #include "ortapp.h"
+
+/* Whether the Khronos validation layer can be enabled (ORTVK_VALIDATION=1 needs it). */
+static bool validation_layer_available(void)
+{
+    uint32_t count = 0;
+    if (vkEnumerateInstanceLayerProperties(&count, NULL) != VK_SUCCESS || count == 0) return false;
+    VkLayerProperties layers[64];
+    if (count > 64) count = 64;
+    if (vkEnumerateInstanceLayerProperties(&count, layers) < 0) return false;
+    for (uint32_t i = 0; i < count; i++)
+        if (strcmp(layers[i].layerName, "VK_LAYER_KHRONOS_validation") == 0) return true;
+    return false;
+}
 
 static void json_string(const char *s)
 {
@@ -62,10 +77,13 @@ int main(int argc, char **argv)
     const OrtEpDevice *devices[16];
     size_t count = ortapp_devices(&app, devices, 16);
 
-    if (json) printf("{\"onnxruntime\":{\"version\":\"%s\",\"api_version\":%u},\"devices\":[", app.version,
-                     app.api_version);
-    else printf("ONNX Runtime %s (API %u) from %s\nortvk EP devices: %zu\n", app.version, app.api_version,
-                app.library_path, count);
+    bool validation = validation_layer_available();
+    if (json) printf("{\"onnxruntime\":{\"version\":\"%s\",\"api_version\":%u},\"validation_layer\":%s,"
+                     "\"devices\":[",
+                     app.version, app.api_version, validation ? "true" : "false");
+    else printf("ONNX Runtime %s (API %u) from %s\nVulkan validation layer: %s\nortvk EP devices: %zu\n",
+                app.version, app.api_version, app.library_path,
+                validation ? "available (ORTVK_VALIDATION=1 enables it)" : "not installed", count);
     for (size_t i = 0; i < count; i++) {
         const OrtHardwareDevice *hw = app.api->EpDevice_Device(devices[i]);
         const OrtKeyValuePairs *meta = app.api->EpDevice_EpMetadata(devices[i]);

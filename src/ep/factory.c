@@ -175,6 +175,8 @@ static OrtKeyValuePairs *device_metadata(const ortvk_device *device)
     ortvk_ort->AddKeyValuePair(kv, ORTVK_META_SEMAPHORE_IMPORT, text);
     add_u32(kv, ORTVK_META_OPAQUE_FD_MEMORY_TYPE, "%u", caps->device_memory_type);
     add_u32(kv, ORTVK_META_HOST_POINTER_ALIGNMENT, "%u", (uint32_t)caps->host_pointer_alignment);
+    ortvk_ort->AddKeyValuePair(kv, ORTVK_META_QUEUE_FAMILIES, caps->queue_families);
+    add_u32(kv, ORTVK_META_QUEUE_FAMILY, "%u", caps->queue_family);
     return kv;
 }
 

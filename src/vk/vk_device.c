@@ -247,6 +247,15 @@ bool ortvk_device_probe(VkPhysicalDevice physical, ortvk_device_caps *caps, char
     vkGetPhysicalDeviceQueueFamilyProperties(physical, &family_count, families);
     caps->queue_family_count = family_count;
     caps->queue_family = UINT32_MAX;
+    size_t used = 0;
+    for (uint32_t i = 0; i < family_count && used < sizeof(caps->queue_families); i++) {
+        VkQueueFlags f = families[i].queueFlags;
+        int n = snprintf(caps->queue_families + used, sizeof(caps->queue_families) - used, "%s%u:%s%s%s x%u",
+                         i ? "; " : "", i, f & VK_QUEUE_GRAPHICS_BIT ? "graphics+" : "",
+                         f & VK_QUEUE_COMPUTE_BIT ? "compute+" : "", f & VK_QUEUE_TRANSFER_BIT ? "transfer" : "",
+                         families[i].queueCount);
+        if (n > 0) used += (size_t)n;
+    }
     for (uint32_t i = 0; i < family_count; i++) {
         if (families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
             caps->queue_family = i;

@@ -39,6 +39,7 @@ typedef struct ortvk_device_caps {
     uint8_t driver_uuid[VK_UUID_SIZE];
     uint32_t queue_family;               /* a family with VK_QUEUE_COMPUTE_BIT */
     uint32_t queue_family_count;
+    char queue_families[256];            /* "0:graphics+compute+transfer x1; 1:transfer x2" */
     bool import_opaque_fd_memory;        /* VK_KHR_external_memory_fd, buffer import supported */
     bool import_host_memory;             /* VK_EXT_external_memory_host */
     VkDeviceSize host_pointer_alignment; /* minImportedHostPointerAlignment */

@@ -203,6 +203,8 @@ static void free_job(ortvk_host_job *job)
     free(job);
 }
 
+static OrtStatus *wait_value(ortvk_stream *stream, uint64_t value, uint64_t timeout_ns);
+
 void ortvk_stream_destroy(ortvk_stream *stream)
 {
     if (stream == NULL) return;
@@ -215,23 +217,28 @@ void ortvk_stream_destroy(ortvk_stream *stream)
         pthread_mutex_unlock(&stream->lock);
         pthread_join(stream->thread, NULL);
     }
-    OrtStatus *status = ortvk_stream_wait_host(stream, UINT64_MAX);
-    if (status != NULL) {
-        ORTVK_LOG_ERROR(device->instance->logger, "releasing a stream: %s", ortvk_ort->GetErrorMessage(status));
-        ortvk_ort->ReleaseStatus(status);
-        vkDeviceWaitIdle(device->vk);
-    }
     ortvk_device_remove_stream(device, stream);
-    for (size_t i = 0; i < stream->retired_count; i++) release_retire(&stream->retired[i].what);
-    vkDestroyCommandPool(device->vk, stream->pool, NULL);
-    vkDestroySemaphore(device->vk, stream->timeline, NULL);
-    if (stream->bridge != VK_NULL_HANDLE) vkDestroySemaphore(device->vk, stream->bridge, NULL);
+    /* Work that waits on an imported Vulkan semaphore nobody signals never finishes. Rather than hang the
+     * application's release call, give it the stream's host-wait timeout, then leave its Vulkan objects (and the
+     * device) alive: destroying what the GPU may still use would be worse than the leak. */
+    OrtStatus *status = wait_value(stream, UINT64_MAX, stream->host_timeout_ms * 1000000ull);
+    if (status != NULL) {
+        ORTVK_LOG_ERROR(device->instance->logger,
+                        "releasing a stream whose work has not finished (%s); its Vulkan objects are leaked",
+                        ortvk_ort->GetErrorMessage(status));
+        ortvk_ort->ReleaseStatus(status);
+    } else {
+        for (size_t i = 0; i < stream->retired_count; i++) release_retire(&stream->retired[i].what);
+        vkDestroyCommandPool(device->vk, stream->pool, NULL);
+        vkDestroySemaphore(device->vk, stream->timeline, NULL);
+        if (stream->bridge != VK_NULL_HANDLE) vkDestroySemaphore(device->vk, stream->bridge, NULL);
+        ortvk_device_unref(device);
+    }
     pthread_cond_destroy(&stream->jobs_changed);
     pthread_mutex_destroy(&stream->lock);
     free(stream->waits);
     free(stream->retired);
     free(stream);
-    ortvk_device_unref(device);
 }
 
 /* ---- submission ---------------------------------------------------------------------------------------- */
@@ -408,7 +415,7 @@ ortvk_semaphore_point ortvk_stream_tail(ortvk_stream *stream)
     return point;
 }
 
-OrtStatus *ortvk_stream_wait_host(ortvk_stream *stream, uint64_t value)
+static OrtStatus *wait_value(ortvk_stream *stream, uint64_t value, uint64_t timeout_ns)
 {
     ortvk_semaphore_point tail = ortvk_stream_tail(stream);
     if (value == UINT64_MAX || value > tail.value) value = tail.value;
@@ -419,10 +426,15 @@ OrtStatus *ortvk_stream_wait_host(ortvk_stream *stream, uint64_t value)
         .pSemaphores = &tail.semaphore,
         .pValues = &value,
     };
-    VkResult r = vkWaitSemaphores(stream->device->vk, &info, UINT64_MAX);
+    VkResult r = vkWaitSemaphores(stream->device->vk, &info, timeout_ns);
     if (r != VK_SUCCESS) return ortvk_status_vk(r, "vkWaitSemaphores", "waiting for stream value %llu",
                                                 (unsigned long long)value);
     return NULL;
+}
+
+OrtStatus *ortvk_stream_wait_host(ortvk_stream *stream, uint64_t value)
+{
+    return wait_value(stream, value, UINT64_MAX);
 }
 
 /* ---- host timeline bridge ------------------------------------------------------------------------------ */
@@ -492,7 +504,10 @@ static void run_signal_job(ortvk_stream *stream, const ortvk_host_job *job)
         .pSemaphores = &stream->timeline,
         .pValues = &job->gpu_value,
     };
-    VkResult r = vkWaitSemaphores(stream->device->vk, &info, UINT64_MAX);
+    /* In slices, so that releasing the stream is not held up by GPU work that never finishes. */
+    VkResult r;
+    while ((r = vkWaitSemaphores(stream->device->vk, &info, HOST_WAIT_SLICE_NS)) == VK_TIMEOUT && !stopping(stream)) {
+    }
     if (r != VK_SUCCESS) {
         set_error(stream, "waiting for stream value %llu before a host signal: vkWaitSemaphores failed: %s (%d)",
                   (unsigned long long)job->gpu_value, ortvk_vk_result_name(r), r);

@@ -78,7 +78,7 @@ static OrtStatus *buffer_create(ortvk_device *device, VkDeviceSize size, const b
     VkDeviceSize allocation_size = source->import_info ? size : req.size;
     if (req.size > allocation_size) {
         status = ortvk_status(ORT_INVALID_ARGUMENT,
-                              "size_bytes %llu is too small for a buffer on device %u: it needs %llu bytes "
+                              "desc->size_bytes %llu is too small for a buffer on device %u: it needs %llu bytes "
                               "(a multiple of the %llu-byte alignment)",
                               (unsigned long long)size, device->index, (unsigned long long)req.size,
                               (unsigned long long)req.alignment);
@@ -167,15 +167,15 @@ OrtStatus *ortvk_buffer_import_fd(ortvk_device *device, int fd, VkDeviceSize siz
     }
     struct stat st;
     if (fcntl(fd, F_GETFD) == -1 || fstat(fd, &st) != 0) {
-        return ortvk_status(ORT_INVALID_ARGUMENT, "native_handle: fd %d is not an open file descriptor", fd);
+        return ortvk_status(ORT_INVALID_ARGUMENT, "desc->native_handle: fd %d is not an open file descriptor", fd);
     }
     if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISDIR(st.st_mode)) {
-        return ortvk_status(ORT_INVALID_ARGUMENT, "native_handle: fd %d is a %s, not exported Vulkan memory", fd,
+        return ortvk_status(ORT_INVALID_ARGUMENT, "desc->native_handle: fd %d is a %s, not exported Vulkan memory", fd,
                             S_ISFIFO(st.st_mode) ? "pipe" : S_ISSOCK(st.st_mode) ? "socket" : "directory");
     }
     /* Drivers that back opaque FDs with files (lavapipe uses memfds) would fault on access past the file's end. */
     if (S_ISREG(st.st_mode) && (VkDeviceSize)st.st_size < size) {
-        return ortvk_status(ORT_INVALID_ARGUMENT, "size_bytes %llu exceeds the %lld bytes behind fd %d",
+        return ortvk_status(ORT_INVALID_ARGUMENT, "desc->size_bytes %llu exceeds the %lld bytes behind fd %d",
                             (unsigned long long)size, (long long)st.st_size, fd);
     }
     /* Vulkan takes ownership of the FD it imports: give it a duplicate so the caller keeps its own. */
@@ -225,19 +225,19 @@ OrtStatus *ortvk_buffer_import_host(ortvk_device *device, void *pointer, VkDevic
     VkDeviceSize align = device->caps.host_pointer_alignment;
     if ((uintptr_t)pointer % align != 0) {
         return ortvk_status(ORT_INVALID_ARGUMENT,
-                            "native_handle %p is not aligned to the device's %llu-byte host pointer alignment",
+                            "desc->native_handle %p is not aligned to the device's %llu-byte host pointer alignment",
                             pointer, (unsigned long long)align);
     }
     if (size % align != 0) {
         return ortvk_status(ORT_INVALID_ARGUMENT,
-                            "size_bytes %llu is not a multiple of the device's %llu-byte host pointer alignment",
+                            "desc->size_bytes %llu is not a multiple of the device's %llu-byte host pointer alignment",
                             (unsigned long long)size, (unsigned long long)align);
     }
     VkMemoryHostPointerPropertiesEXT props = {.sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT};
     VkResult r = device->GetMemoryHostPointerPropertiesEXT(
         device->vk, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, pointer, &props);
     if (r != VK_SUCCESS) {
-        return ortvk_status_vk(r, "vkGetMemoryHostPointerPropertiesEXT", "native_handle %p", pointer);
+        return ortvk_status_vk(r, "vkGetMemoryHostPointerPropertiesEXT", "desc->native_handle %p", pointer);
     }
     VkImportMemoryHostPointerInfoEXT import = {
         .sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT,

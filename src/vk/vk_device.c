@@ -115,6 +115,8 @@ OrtStatus *ortvk_instance_create(const OrtLogger *logger, ortvk_instance **out)
     if (instance->validation) {
         PFN_vkCreateDebugUtilsMessengerEXT create_messenger =
             (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(instance->vk, "vkCreateDebugUtilsMessengerEXT");
+        /* The validation features chained for instance creation do not belong to the messenger's own info. */
+        messenger_info.pNext = NULL;
         r = create_messenger ? create_messenger(instance->vk, &messenger_info, NULL, &instance->messenger)
                              : VK_ERROR_EXTENSION_NOT_PRESENT;
         if (r != VK_SUCCESS) {

@@ -23,7 +23,8 @@ check: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 demo: build
-	./$(BUILD)/ortvk-demo
+	./scripts/fetch-models.sh
+	$(BUILD)/ortvk-demo
 
 info: build
 	./$(BUILD)/ortvk-info

@@ -18,6 +18,10 @@
 static const uint32_t vk_producer_fill_spv[] =
 #include "producer_fill.spv.h"
     ;
+/* SPIR-V of producer_text.comp (vk_producer_draw_text), generated the same way. */
+static const uint32_t vk_producer_text_spv[] =
+#include "producer_text.spv.h"
+    ;
 
 /* Must match local_size_x in producer_fill.comp. */
 #define VK_PRODUCER_LOCAL_SIZE 64u
@@ -67,6 +71,10 @@ struct vk_producer {
     bool force_staging;
     uint8_t device_uuid[VK_UUID_SIZE];
     uint8_t driver_uuid[VK_UUID_SIZE];
+    char device_name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
+    /* draw_text's pipeline, created on its first use; shares set_layout with the fill. */
+    VkPipelineLayout text_layout;
+    VkPipeline text_pipeline;
 };
 
 struct vk_producer_buffer {
@@ -81,6 +89,8 @@ struct vk_producer_buffer {
     bool coherent;
     void *map; /* persistent mapping; NULL when not host-visible or staging is forced */
     bool released; /* last GPU use handed ownership to VK_QUEUE_FAMILY_EXTERNAL */
+    bool has_required_type; /* vk_producer_buffer_create_in_type: only required_type will do */
+    uint32_t required_type;
     VkDescriptorPool desc_pool;
     VkDescriptorSet desc_set;
     VkDeviceSize desc_range;
@@ -348,7 +358,16 @@ static bool vk_producer_phys_usable(VkPhysicalDevice phys)
     return f12.timelineSemaphore == VK_TRUE;
 }
 
-static int vk_producer_phys_pick(vk_producer *p, int device_index)
+static bool vk_producer_phys_has_uuid(VkPhysicalDevice phys, const uint8_t uuid[VK_UUID_SIZE])
+{
+    VkPhysicalDeviceIDProperties id = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+    VkPhysicalDeviceProperties2 props = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &id};
+    vkGetPhysicalDeviceProperties2(phys, &props);
+    return memcmp(id.deviceUUID, uuid, VK_UUID_SIZE) == 0;
+}
+
+/* By index, or (device_uuid != NULL) by deviceUUID. */
+static int vk_producer_phys_pick(vk_producer *p, int device_index, const uint8_t *device_uuid)
 {
     uint32_t n = 0;
     int err = vk_producer_check(vkEnumeratePhysicalDevices(p->instance, &n, NULL), "vkEnumeratePhysicalDevices");
@@ -365,7 +384,19 @@ static int vk_producer_phys_pick(vk_producer *p, int device_index)
         return vk_producer_check(r, "vkEnumeratePhysicalDevices");
     }
     err = -ENODEV;
-    if (device_index < 0) {
+    if (device_uuid) {
+        uint32_t i = 0;
+        while (i < n && !vk_producer_phys_has_uuid(devs[i], device_uuid))
+            i++;
+        if (i == n) {
+            vk_producer_fail(err, "no physical device has that deviceUUID");
+        } else if (!vk_producer_phys_usable(devs[i])) {
+            vk_producer_fail(err, "the device with that deviceUUID lacks Vulkan 1.2, timelineSemaphore or a compute queue");
+        } else {
+            p->phys = devs[i];
+            err = 0;
+        }
+    } else if (device_index < 0) {
         for (uint32_t i = 0; i < n && err; i++)
             if (vk_producer_phys_usable(devs[i])) {
                 p->phys = devs[i];
@@ -392,6 +423,7 @@ static int vk_producer_device_create(vk_producer *p)
     vkGetPhysicalDeviceProperties2(p->phys, &props);
     memcpy(p->device_uuid, id.deviceUUID, VK_UUID_SIZE);
     memcpy(p->driver_uuid, id.driverUUID, VK_UUID_SIZE);
+    memcpy(p->device_name, props.properties.deviceName, sizeof(p->device_name));
     p->max_storage_range = props.properties.limits.maxStorageBufferRange;
     p->max_groups_x = props.properties.limits.maxComputeWorkGroupCount[0];
     vkGetPhysicalDeviceMemoryProperties(p->phys, &p->mem_props);
@@ -558,7 +590,7 @@ static int vk_producer_commands_create(vk_producer *p)
     return 0;
 }
 
-int vk_producer_create(int device_index, vk_producer **out)
+static int vk_producer_create_on(int device_index, const uint8_t *device_uuid, vk_producer **out)
 {
     if (!out)
         return -EINVAL;
@@ -569,7 +601,7 @@ int vk_producer_create(int device_index, vk_producer **out)
     p->force_staging = vk_producer_env_on("ORTVK_PRODUCER_STAGING");
     int err = vk_producer_instance_create(p);
     if (!err)
-        err = vk_producer_phys_pick(p, device_index);
+        err = vk_producer_phys_pick(p, device_index, device_uuid);
     if (!err)
         err = vk_producer_device_create(p);
     if (!err)
@@ -588,6 +620,11 @@ int vk_producer_create(int device_index, vk_producer **out)
     return 0;
 }
 
+int vk_producer_create(int device_index, vk_producer **out)
+{
+    return vk_producer_create_on(device_index, NULL, out);
+}
+
 void vk_producer_destroy(vk_producer *p)
 {
     if (!p)
@@ -597,6 +634,8 @@ void vk_producer_destroy(vk_producer *p)
         if (p->pool)
             vkDestroyCommandPool(p->device, p->pool, NULL); /* frees the ring's buffers */
         vkDestroyPipeline(p->device, p->pipeline, NULL);
+        vkDestroyPipeline(p->device, p->text_pipeline, NULL);
+        vkDestroyPipelineLayout(p->device, p->text_layout, NULL);
         vkDestroyPipelineLayout(p->device, p->pipe_layout, NULL);
         vkDestroyDescriptorSetLayout(p->device, p->set_layout, NULL);
         vkDestroySemaphore(p->device, p->timeline, NULL);
@@ -827,6 +866,15 @@ static int vk_producer_buffer_memory_alloc(vk_producer_buffer *b, const VkMemory
     }
     uint32_t types[VK_MAX_MEMORY_TYPES];
     uint32_t n = vk_producer_memory_types(p, req->memoryTypeBits, types);
+    if (b->has_required_type) {
+        bool allowed = false;
+        for (uint32_t i = 0; i < n; i++)
+            allowed = allowed || types[i] == b->required_type;
+        if (!allowed)
+            return vk_producer_fail(-ENOTSUP, "the buffer cannot be allocated from the required memory type");
+        types[0] = b->required_type;
+        n = 1;
+    }
     if (n == 0)
         return vk_producer_fail(-ENOMEM, "no memory type fits the buffer");
     VkResult r = VK_ERROR_OUT_OF_DEVICE_MEMORY;
@@ -892,7 +940,9 @@ static int vk_producer_buffer_descriptor_create(vk_producer_buffer *b)
     return 0;
 }
 
-int vk_producer_buffer_create(vk_producer *p, size_t size, vk_producer_buffer **out)
+/* required_type: a memoryTypeIndex, or UINT32_MAX for the preference order above. */
+static int vk_producer_buffer_create_typed(vk_producer *p, size_t size, uint32_t required_type,
+                                           vk_producer_buffer **out)
 {
     if (!p || !out || size == 0)
         return -EINVAL;
@@ -902,6 +952,8 @@ int vk_producer_buffer_create(vk_producer *p, size_t size, vk_producer_buffer **
         return -ENOMEM;
     b->p = p;
     b->size = size;
+    b->has_required_type = required_type != UINT32_MAX;
+    b->required_type = required_type;
     VkBufferUsageFlags usage =
         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     if (p->has_bda)
@@ -947,6 +999,11 @@ int vk_producer_buffer_create(vk_producer *p, size_t size, vk_producer_buffer **
     }
     *out = b;
     return 0;
+}
+
+int vk_producer_buffer_create(vk_producer *p, size_t size, vk_producer_buffer **out)
+{
+    return vk_producer_buffer_create_typed(p, size, UINT32_MAX, out);
 }
 
 void vk_producer_buffer_destroy(vk_producer_buffer *b)
@@ -1211,4 +1268,149 @@ int vk_producer_timeline_export_fd(vk_producer *p)
     int fd = -1;
     int err = vk_producer_check(p->get_semaphore_fd(p->device, &info, &fd), "vkGetSemaphoreFdKHR");
     return err ? err : fd;
+}
+
+/* ---- additions for the demo: device by UUID, buffers in a given type, text frames ---- */
+
+int vk_producer_create_by_uuid(const uint8_t device_uuid[16], vk_producer **out)
+{
+    if (!device_uuid)
+        return -EINVAL;
+    return vk_producer_create_on(-1, device_uuid, out);
+}
+
+const char *vk_producer_device_name(const vk_producer *p)
+{
+    return p->device_name;
+}
+
+int vk_producer_buffer_create_in_type(vk_producer *p, size_t size, uint32_t memory_type, vk_producer_buffer **out)
+{
+    if (!p || memory_type >= p->mem_props.memoryTypeCount)
+        return -EINVAL;
+    return vk_producer_buffer_create_typed(p, size, memory_type, out);
+}
+
+/* Must match the push constant block of producer_text.comp. */
+struct vk_producer_text_push {
+    uint32_t first; /* in floats */
+    uint32_t width, height, frame;
+    int32_t line[VK_PRODUCER_TEXT_MAX_LINES][4]; /* x, y, scale (0 = unused), length */
+    uint32_t text[VK_PRODUCER_TEXT_MAX_LINES * VK_PRODUCER_TEXT_MAX_CHARS / 4];
+};
+_Static_assert(sizeof(struct vk_producer_text_push) == 112, "producer_text.comp's push constants are 112 bytes");
+
+/* Must match local_size_x/y in producer_text.comp. */
+#define VK_PRODUCER_TEXT_LOCAL_SIZE 8u
+
+static int vk_producer_text_pipeline_create(vk_producer *p)
+{
+    VkPushConstantRange range = {
+        .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+        .size = sizeof(struct vk_producer_text_push),
+    };
+    VkPipelineLayoutCreateInfo layout_info = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .setLayoutCount = 1,
+        .pSetLayouts = &p->set_layout,
+        .pushConstantRangeCount = 1,
+        .pPushConstantRanges = &range,
+    };
+    int err = vk_producer_check(vkCreatePipelineLayout(p->device, &layout_info, NULL, &p->text_layout),
+                                "vkCreatePipelineLayout");
+    if (err)
+        return err;
+    VkShaderModuleCreateInfo module_info = {
+        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+        .codeSize = sizeof(vk_producer_text_spv),
+        .pCode = vk_producer_text_spv,
+    };
+    VkShaderModule module;
+    err = vk_producer_check(vkCreateShaderModule(p->device, &module_info, NULL, &module), "vkCreateShaderModule");
+    if (err)
+        return err;
+    VkComputePipelineCreateInfo pipe_info = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage =
+            {
+                .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                .module = module,
+                .pName = "main",
+            },
+        .layout = p->text_layout,
+    };
+    err = vk_producer_check(
+        vkCreateComputePipelines(p->device, VK_NULL_HANDLE, 1, &pipe_info, NULL, &p->text_pipeline),
+        "vkCreateComputePipelines");
+    vkDestroyShaderModule(p->device, module, NULL);
+    return err;
+}
+
+/* The ASCII code the shader draws for c (a-z as A-Z; its font has 0-9, A-Z and the
+ * punctuation below), or 0 when it has no glyph for it. */
+static uint8_t vk_producer_text_char(char c)
+{
+    if (c >= 'a' && c <= 'z')
+        c = (char)(c - 'a' + 'A');
+    if ((c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c != '\0' && strchr(" .,:-!/?#%()+=", c)))
+        return (uint8_t)c;
+    return 0;
+}
+
+int vk_producer_draw_text(vk_producer *p, vk_producer_buffer *b, size_t offset, uint32_t width, uint32_t height,
+                          uint32_t frame, const vk_producer_text_line *lines, uint32_t line_count,
+                          uint64_t signal_value)
+{
+    if (!p || !b || b->p != p || offset % 4 != 0 || width == 0 || height == 0 || (line_count && !lines) ||
+        line_count > VK_PRODUCER_TEXT_MAX_LINES)
+        return -EINVAL;
+    uint32_t groups_x = (width + VK_PRODUCER_TEXT_LOCAL_SIZE - 1) / VK_PRODUCER_TEXT_LOCAL_SIZE;
+    uint32_t groups_y = (height + VK_PRODUCER_TEXT_LOCAL_SIZE - 1) / VK_PRODUCER_TEXT_LOCAL_SIZE;
+    if (groups_x > 65535 || groups_y > 65535) /* Vulkan's guaranteed maxComputeWorkGroupCount */
+        return -EINVAL;
+    if ((uint64_t)offset + 3ull * 4ull * width * height > (uint64_t)b->desc_range)
+        return -EINVAL;
+    if (signal_value && signal_value <= p->timeline_hi)
+        return -EINVAL;
+
+    struct vk_producer_text_push push = {
+        .first = (uint32_t)(offset / 4),
+        .width = width,
+        .height = height,
+        .frame = frame,
+    };
+    for (uint32_t l = 0; l < line_count; l++) {
+        size_t len = lines[l].text ? strlen(lines[l].text) : 0;
+        if (len > VK_PRODUCER_TEXT_MAX_CHARS || lines[l].scale == 0 || lines[l].scale > 4096)
+            return -EINVAL;
+        for (size_t i = 0; i < len; i++) {
+            uint8_t c = vk_producer_text_char(lines[l].text[i]);
+            if (c == 0)
+                return -EINVAL;
+            size_t n = l * VK_PRODUCER_TEXT_MAX_CHARS + i;
+            push.text[n / 4] |= (uint32_t)c << (8 * (n % 4));
+        }
+        push.line[l][0] = lines[l].x;
+        push.line[l][1] = lines[l].y;
+        push.line[l][2] = (int32_t)lines[l].scale;
+        push.line[l][3] = (int32_t)len;
+    }
+
+    if (!p->text_pipeline) {
+        int err = vk_producer_text_pipeline_create(p);
+        if (err)
+            return err;
+    }
+    struct vk_producer_slot *slot;
+    int err = vk_producer_cmd_begin(p, &slot);
+    if (err)
+        return err;
+    vk_producer_cmd_acquire(p, slot->cb, b);
+    vkCmdBindPipeline(slot->cb, VK_PIPELINE_BIND_POINT_COMPUTE, p->text_pipeline);
+    vkCmdBindDescriptorSets(slot->cb, VK_PIPELINE_BIND_POINT_COMPUTE, p->text_layout, 0, 1, &b->desc_set, 0, NULL);
+    vkCmdPushConstants(slot->cb, p->text_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+    vkCmdDispatch(slot->cb, groups_x, groups_y, 1);
+    vk_producer_cmd_release(p, slot->cb, b);
+    return vk_producer_submit(p, slot, 0, signal_value);
 }

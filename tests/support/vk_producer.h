@@ -107,4 +107,40 @@ int vk_producer_timeline_value(vk_producer *p, uint64_t *value);
  * driver cannot export timeline semaphores as OPAQUE_FD (lavapipe). */
 int vk_producer_timeline_export_fd(vk_producer *p);
 
+/* ---- additions for the demo (tools/ortvk_demo.c) ----------------------------------- */
+
+/* vk_producer_create on the physical device whose deviceUUID equals device_uuid: how an
+ * application finds the GPU an ortvk EP device runs on (metadata "ortvk.device_uuid").
+ * -ENODEV when no device has it or the one that does lacks what vk_producer_create needs. */
+int vk_producer_create_by_uuid(const uint8_t device_uuid[16], vk_producer **out);
+/* VkPhysicalDeviceProperties.deviceName of the producer's device. */
+const char *vk_producer_device_name(const vk_producer *p);
+/* vk_producer_buffer_create, but the memory comes from memoryTypeIndex memory_type (an
+ * importer may demand one: ortvk imports opaque FDs into "ortvk.opaque_fd_memory_type").
+ * -ENOTSUP when the buffer cannot live in that type. buffer_write/read use staging copies
+ * when the type is not host-visible. */
+int vk_producer_buffer_create_in_type(vk_producer *p, size_t size, uint32_t memory_type, vk_producer_buffer **out);
+
+/* One line of text for vk_producer_draw_text. Glyphs are 5x7 font pixels in 6x8 cells,
+ * each font pixel scale x scale device pixels; the line may run off the frame (clipped). */
+#define VK_PRODUCER_TEXT_MAX_LINES 3
+#define VK_PRODUCER_TEXT_MAX_CHARS 16
+typedef struct vk_producer_text_line {
+    int x, y;          /* top-left corner of the first cell, in pixels */
+    uint32_t scale;    /* >= 1 */
+    const char *text;  /* <= VK_PRODUCER_TEXT_MAX_CHARS of 0-9 A-Z space . , : - ! / ? # % ( ) + =
+                        * (a-z are drawn as A-Z) */
+} vk_producer_text_line;
+
+/* Compute pass (producer_text.comp): renders a frame of dark text on a light background
+ * as float32 NCHW [1,3,height,width] at byte `offset` (multiple of 4), each channel
+ * normalised as PP-OCR expects: (pixel / 255 - mean) / std, mean 0.485 0.456 0.406, std
+ * 0.229 0.224 0.225 (RGB). `frame` tints the background slightly. Signals the timeline to
+ * signal_value (when != 0) like vk_producer_fill, releases the buffer to
+ * VK_QUEUE_FAMILY_EXTERNAL the same way, and returns without waiting. -EINVAL for a bad
+ * size, range, line or character, or a non-increasing signal value. */
+int vk_producer_draw_text(vk_producer *p, vk_producer_buffer *b, size_t offset, uint32_t width, uint32_t height,
+                          uint32_t frame, const vk_producer_text_line *lines, uint32_t line_count,
+                          uint64_t signal_value);
+
 #endif

@@ -510,8 +510,8 @@ static void producer_open(fixture *f)
     ORT_OK(f->app, f->app->interop->CanImportMemory(importer, ORT_EXTERNAL_MEMORY_HANDLE_TYPE_MEMORY_OPAQUE_FD,
                                                     &opaque_fd));
     f->app->interop->ReleaseExternalResourceImporter(importer);
-    int rc = vk_producer_create(-1, &f->producer);
-    if (rc == 0) rc = vk_producer_buffer_create(f->producer, BUFFER_FLOATS * sizeof(float), &f->buffer);
+    int rc = test_producer_create(&f->producer);
+    if (rc == 0) rc = test_producer_buffer(f->producer, BUFFER_FLOATS * sizeof(float), &f->buffer);
     const char *why = NULL;
     if (!opaque_fd) why = "ortvk cannot import opaque FDs on this device";
     else if (rc != 0) why = "no vk_producer";

@@ -60,8 +60,8 @@ static void opaque_fd(ortapp *app, OrtExternalResourceImporter *importer, OrtSes
     }
     vk_producer *producer = NULL;
     vk_producer_buffer *buffer = NULL;
-    if (!CHECK(vk_producer_create(-1, &producer) == 0, "producer device")) return;
-    if (!CHECK(vk_producer_buffer_create(producer, REGION_OFFSET + OUTPUT_OFFSET + COUNT * 4, &buffer) == 0,
+    if (!CHECK(test_producer_create(&producer) == 0, "producer device")) return;
+    if (!CHECK(test_producer_buffer(producer, REGION_OFFSET + OUTPUT_OFFSET + COUNT * 4, &buffer) == 0,
                "producer buffer"))
         goto out;
     float frame[COUNT], result[COUNT];

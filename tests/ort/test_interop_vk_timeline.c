@@ -26,7 +26,7 @@ int main(void)
     ORT_OK(&app, app.interop->CanImportMemory(importer, ORT_EXTERNAL_MEMORY_HANDLE_TYPE_MEMORY_OPAQUE_FD, &can_memory));
     vk_producer *producer = NULL;
     int semaphore_fd = -1;
-    if (CHECK(vk_producer_create(-1, &producer) == 0, "producer device"))
+    if (CHECK(test_producer_create(&producer) == 0, "producer device"))
         semaphore_fd = vk_producer_timeline_export_fd(producer);
     if (!can_semaphore || !can_memory || semaphore_fd < 0) {
         printf("SKIP: Vulkan timeline semaphore FDs: ortvk %s import them on this device and the producer's driver "
@@ -39,7 +39,7 @@ int main(void)
     }
 
     vk_producer_buffer *buffer = NULL;
-    CHECK(vk_producer_buffer_create(producer, OUTPUT_OFFSET + COUNT * 4, &buffer) == 0, "producer buffer");
+    CHECK(test_producer_buffer(producer, OUTPUT_OFFSET + COUNT * 4, &buffer) == 0, "producer buffer");
     int memory_fd = vk_producer_buffer_export_fd(buffer);
     OrtExternalMemoryDescriptor md = {.version = app.api_version,
                                       .handle_type = ORT_EXTERNAL_MEMORY_HANDLE_TYPE_MEMORY_OPAQUE_FD,

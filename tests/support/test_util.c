@@ -7,6 +7,10 @@
 
 int test_failures;
 
+/* The app and EP device of this test process, set by test_open (one per test). */
+static ortapp *opened_app;
+static const OrtEpDevice *opened_device;
+
 int test_check(int ok, const char *file, int line, const char *expr, const char *fmt, ...)
 {
     if (ok) return 1;
@@ -60,6 +64,28 @@ void test_open(ortapp *app, const OrtEpDevice **device)
     printf("ONNX Runtime %s (API %u)\n", app->version, app->api_version);
     if (!ORT_OK(app, ortapp_register(app, NULL))) exit(1);
     if (!CHECK(ortapp_devices(app, device, 1) == 1, "ortvk offers an EP device")) exit(1);
+    opened_app = app;
+    opened_device = *device;
+}
+
+static const char *device_metadata(const char *key)
+{
+    return opened_app->api->GetKeyValue(opened_app->api->EpDevice_EpMetadata(opened_device), key);
+}
+
+int test_producer_create(vk_producer **out)
+{
+    const char *hex = device_metadata(ORTVK_META_DEVICE_UUID);
+    uint8_t uuid[16];
+    for (int i = 0; hex && i < 16; i++) sscanf(hex + 2 * i, "%2hhx", &uuid[i]);
+    return hex ? vk_producer_create_by_uuid(uuid, out) : vk_producer_create(-1, out);
+}
+
+int test_producer_buffer(vk_producer *producer, size_t size, vk_producer_buffer **out)
+{
+    const char *type = device_metadata(ORTVK_META_OPAQUE_FD_MEMORY_TYPE);
+    if (type == NULL) return vk_producer_buffer_create(producer, size, out);
+    return vk_producer_buffer_create_in_type(producer, size, (uint32_t)atoi(type), out);
 }
 
 int test_finish(ortapp *app, const char *name)

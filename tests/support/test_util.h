@@ -9,6 +9,7 @@
 #include "onnx_proto.h"
 #include "ortapp.h"
 #include "ortvk.h"
+#include "vk_producer.h"
 
 extern int test_failures;
 
@@ -29,6 +30,12 @@ int test_ort_fails(ortapp *app, OrtStatus *status, OrtErrorCode code, const char
 /* Opens ONNX Runtime (from $ORTVK_ORT_LIBRARY), registers ortvk and finds its first EP device. Exits 77 with
  * "SKIP:" when there is no runtime; fails when ortvk offers no device. */
 void test_open(ortapp *app, const OrtEpDevice **device);
+
+/* The application's renderer: a producer device on the same GPU as the EP device test_open found (same
+ * deviceUUID), and exportable buffers in the memory type ortvk imports opaque FDs into (EP metadata
+ * "ortvk.opaque_fd_memory_type"), as docs/interop.md asks of producers. 0 or a negative errno. */
+int test_producer_create(vk_producer **out);
+int test_producer_buffer(vk_producer *producer, size_t size, vk_producer_buffer **out);
 
 /* Prints "PASS"/"FAIL" with the failure count, closes the app and returns the exit code. */
 int test_finish(ortapp *app, const char *name);

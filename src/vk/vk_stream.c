@@ -180,6 +180,7 @@ OrtStatus *ortvk_stream_create(ortvk_device *device, uint64_t host_timeout_ms, o
         .timeline = stream->timeline,
         .transfer_stats = &device->transfer_stats,
     };
+    pthread_mutex_init(&stream->host_order, NULL);
     pthread_mutex_init(&stream->lock, NULL);
     pthread_cond_init(&stream->jobs_changed, NULL);
     stream->host_timeout_ms = host_timeout_ms ? host_timeout_ms : ORTVK_DEFAULT_HOST_WAIT_TIMEOUT_MS;
@@ -236,6 +237,7 @@ void ortvk_stream_destroy(ortvk_stream *stream)
     }
     pthread_cond_destroy(&stream->jobs_changed);
     pthread_mutex_destroy(&stream->lock);
+    pthread_mutex_destroy(&stream->host_order);
     free(stream->waits);
     free(stream->retired);
     free(stream);
@@ -578,28 +580,30 @@ OrtStatus *ortvk_stream_wait_host_timeline(ortvk_stream *stream, ortvk_host_time
 {
     ortvk_host_job *job = new_job(ORTVK_HOST_JOB_WAIT, timeline, value, NULL, NULL);
     if (job == NULL) return ortvk_status(ORT_FAIL, "out of host memory queuing a host timeline wait");
+    /* From the bridge value to the job's push, no other host wait or signal on this stream may interleave: the
+     * helper thread signals bridge values in the order jobs arrive (a lower value after a higher one is invalid),
+     * and a signal job waits for every submission made before it, this wait's included. */
+    pthread_mutex_lock(&stream->host_order);
     pthread_mutex_lock(&stream->lock);
     OrtStatus *status = start_thread(stream);
     uint64_t bridge_value = ++stream->bridge_next; /* a value lost to a failed submit is simply skipped */
     pthread_mutex_unlock(&stream->lock);
-    if (status != NULL) {
-        free(job);
-        return status;
+    if (status == NULL) {
+        /* The GPU side first: every later submission on the stream waits behind the bridge value. */
+        ortvk_semaphore_point bridge = {stream->bridge, bridge_value};
+        status = ortvk_stream_submit(stream, VK_NULL_HANDLE, &bridge, 1, NULL, 0, (ortvk_retire){0}, NULL);
     }
-    /* The GPU side first: every later submission on the stream waits behind the bridge value. */
-    ortvk_semaphore_point bridge = {stream->bridge, bridge_value};
-    status = ortvk_stream_submit(stream, VK_NULL_HANDLE, &bridge, 1, NULL, 0, (ortvk_retire){0}, NULL);
-    if (status != NULL) {
-        free(job);
-        return status;
+    if (status == NULL) {
+        job->gpu_value = bridge_value;
+        job->release = release;
+        job->owner = owner;
+        pthread_mutex_lock(&stream->lock);
+        push_job(stream, job);
+        pthread_mutex_unlock(&stream->lock);
     }
-    job->gpu_value = bridge_value;
-    job->release = release;
-    job->owner = owner;
-    pthread_mutex_lock(&stream->lock);
-    push_job(stream, job);
-    pthread_mutex_unlock(&stream->lock);
-    return NULL;
+    pthread_mutex_unlock(&stream->host_order);
+    if (status != NULL) free(job);
+    return status;
 }
 
 OrtStatus *ortvk_stream_signal_host_timeline(ortvk_stream *stream, ortvk_host_timeline *timeline, uint64_t value,
@@ -607,6 +611,7 @@ OrtStatus *ortvk_stream_signal_host_timeline(ortvk_stream *stream, ortvk_host_ti
 {
     ortvk_host_job *job = new_job(ORTVK_HOST_JOB_SIGNAL, timeline, value, NULL, NULL);
     if (job == NULL) return ortvk_status(ORT_FAIL, "out of host memory queuing a host timeline signal");
+    pthread_mutex_lock(&stream->host_order); /* see ortvk_stream_wait_host_timeline */
     pthread_mutex_lock(&stream->lock);
     OrtStatus *status = start_thread(stream);
     job->gpu_value = stream->submitted;
@@ -616,6 +621,7 @@ OrtStatus *ortvk_stream_signal_host_timeline(ortvk_stream *stream, ortvk_host_ti
         push_job(stream, job);
     }
     pthread_mutex_unlock(&stream->lock);
+    pthread_mutex_unlock(&stream->host_order);
     if (status != NULL) free(job);
     return status;
 }

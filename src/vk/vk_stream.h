@@ -48,6 +48,10 @@ struct ortvk_stream {
     ortvk_device *device;        /* holds a reference */
     ortvk_stream_info info;      /* what GetHandle returns (include/ortvk.h) */
 
+    /* Held across a whole host timeline wait (bridge value, its submission, its job) or signal (stream value, its
+     * job), so that jobs reach the helper thread in the order of their bridge values and never after a signal job
+     * whose stream value depends on them. Taken before `lock`. */
+    pthread_mutex_t host_order;
     pthread_mutex_t lock;        /* guards everything below */
     VkCommandPool pool;
     VkSemaphore timeline;

@@ -70,9 +70,11 @@ OrtStatus *ortvk_transfer_copy(ortvk_stream *stream, ortvk_copy_end dst, ortvk_c
     ownership(cmd, src.buffer, true);
     if (dst.buffer != src.buffer) ownership(cmd, dst.buffer, true);
     vkCmdCopyBuffer(cmd, from, to, 1, &region);
-    /* Later work on the stream (copies, kernels) may read what this copy wrote; the host reads staging. */
+    /* Later work on the stream (copies, kernels) may read what this copy wrote, and so may the host: it reads
+     * staging, and an application reads imported host or host-visible memory once a semaphore says so. */
     if (dst.buffer == NULL) barrier(cmd, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
-    else barrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
+    else barrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT | VK_PIPELINE_STAGE_HOST_BIT,
+                 VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_HOST_READ_BIT);
     ownership(cmd, src.buffer, false);
     if (dst.buffer != src.buffer) ownership(cmd, dst.buffer, false);
 
@@ -101,6 +103,7 @@ struct ortvk_data_transfer {
     ortvk_device **devices;   /* references */
     ortvk_stream **sync;      /* per device, created on first synchronous copy */
     pthread_mutex_t lock;     /* guards sync[] creation */
+    pthread_mutex_t copy_lock; /* held by a copy on a sync stream, from recording to completion */
 };
 
 _Static_assert(offsetof(ortvk_data_transfer, base) == 0, "ORT's base struct comes first");
@@ -198,12 +201,14 @@ static OrtStatus *copy_one(ortvk_data_transfer *t, const OrtValue *src, OrtValue
     __atomic_fetch_add(&device->transfer_stats.copies, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&device->transfer_stats.bytes, (uint64_t)src_bytes, __ATOMIC_RELAXED);
     ortvk_stream *stream = ortvk_stream_from_ort(ort_stream);
-    bool wait = false;
-    if (stream == NULL || stream->device != device) {
-        ORTVK_TRY(sync_stream(t, device, &stream));
-        wait = true;
-    }
-    return ortvk_transfer_copy(stream, dst_end, src_end, src_bytes, wait);
+    if (stream != NULL && stream->device == device) return ortvk_transfer_copy(stream, dst_end, src_end, src_bytes, false);
+    /* The sync stream is shared by every thread that copies without a stream of this device, and Vulkan wants a
+     * command pool used by one thread at a time (recording, ending, freeing): these copies take turns. */
+    pthread_mutex_lock(&t->copy_lock);
+    OrtStatus *status = sync_stream(t, device, &stream);
+    if (status == NULL) status = ortvk_transfer_copy(stream, dst_end, src_end, src_bytes, true);
+    pthread_mutex_unlock(&t->copy_lock);
+    return status;
 }
 
 static OrtStatus *ORT_API_CALL transfer_copy_tensors(OrtDataTransferImpl *impl, const OrtValue **src,
@@ -225,6 +230,7 @@ static void ORT_API_CALL transfer_release(OrtDataTransferImpl *impl)
         ortvk_device_unref(t->devices[i]);
     }
     pthread_mutex_destroy(&t->lock);
+    pthread_mutex_destroy(&t->copy_lock);
     free(t->sync);
     free(t->devices);
     free(t);
@@ -247,6 +253,7 @@ OrtStatus *ortvk_data_transfer_create(ortvk_device *const *devices, size_t devic
     }
     t->device_count = device_count;
     pthread_mutex_init(&t->lock, NULL);
+    pthread_mutex_init(&t->copy_lock, NULL);
     t->base.ort_version_supported = ORTVK_ORT_API_VERSION;
     t->base.Release = transfer_release;
     t->base.CanCopy = transfer_can_copy;

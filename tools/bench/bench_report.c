@@ -1,0 +1,265 @@
+/* ortvk-bench's output: aligned tables with notes (default) or one JSON object (--json). */
+#include <stdio.h>
+#include <string.h>
+
+#include "bench.h"
+
+static const char *bytes_text(double bytes, char *buf, size_t len)
+{
+    if (bytes < 1024) snprintf(buf, len, "%.0f B", bytes);
+    else if (bytes < 1024 * 1024) snprintf(buf, len, "%.1f KiB", bytes / 1024);
+    else snprintf(buf, len, "%.2f MiB", bytes / (1024 * 1024));
+    return buf;
+}
+
+static double ratio(double a, double b)
+{
+    return b > 0 ? a / b : 0;
+}
+
+static void header_text(const bench *b)
+{
+    const bench_options *o = &b->opt;
+    printf("ortvk-bench %s: ortvk's zero-copy import against what an application does without it\n",
+           ORTVK_VERSION_STRING);
+    printf("  ONNX Runtime %s (API %u): %s\n", b->app.version, b->app.api_version, b->app.library_path);
+    printf("  device [%d] %s, %s; driver %s; Vulkan %s\n", o->device_index, b->device_name, b->device_type, b->driver,
+           b->api_version);
+    printf("  imports: memory %s; semaphores %s\n", b->memory_import, b->semaphore_import);
+    printf("  CPU %s, %ld cores; validation %s\n", b->cpu_model, b->cores,
+           b->validation ? "ON (ORTVK_VALIDATION=1; the numbers include the layer)"
+                         : "off (ORTVK_VALIDATION=1 turns it on)");
+    if (b->model.builtin) printf("  model: built-in z = Relu(x), [1,3,H,W] float (transport, not compute)");
+    else printf("  model: %s (input %s, output %s)", o->model_path, b->model.input_name, b->model.output_name);
+    printf("; the input's consumer runs on %s\n", b->ortvk_consumes_input ? "ortvk" : "ORT's CPU EP");
+    printf("  runs: %d iterations (+%d warm-up) per import/semaphore case; %d frames (+%d warm-up) per size and "
+           "path; ORT intra-op threads %d\n",
+           o->iterations, o->iterations / 10 + 1, o->frames, o->warmup_frames, o->threads);
+}
+
+static void import_text(const bench *b)
+{
+    printf("\n1. Import cost, us per import of one frame-sized allocation (median, p99 over %d; x = ortvk / floor)\n",
+           b->opt.iterations);
+    printf("   ortvk: ImportMemory + CreateTensorFromMemory + ReleaseValue + ReleaseExternalMemoryHandle, through ORT\n"
+           "   floor: the same handle (a fresh dup() of the FD each time) on the bench's own VkDevice, same GPU\n");
+    printf("   %-10s %-15s %9s  %9s %8s  %9s %8s  %7s %7s  %s\n", "size", "handle", "bytes", "ortvk med", "p99",
+           "floor med", "p99", "x med", "x p99", "floor does");
+    for (int i = 0; i < b->import_count; i++) {
+        const import_result *r = &b->imports[i];
+        char bytes[32];
+        printf("   %-10s %-15s %9s  %9.1f %8.1f  %9.1f %8.1f  %6.2fx %6.2fx  %s\n", r->size, r->kind,
+               bytes_text((double)r->bytes, bytes, sizeof(bytes)), r->ortvk.median, r->ortvk.p99, r->bare.median,
+               r->bare.p99, ratio(r->ortvk.median, r->bare.median), ratio(r->ortvk.p99, r->bare.p99), r->floor);
+    }
+    for (int i = 0; i < b->import_note_count; i++) printf("   note: %s\n", b->import_notes[i]);
+    if (b->failed[0]) printf("   FAILED: this benchmark could not complete (the error is on stderr)\n");
+}
+
+static void stat_row(const char *size, const char *metric, const bench_stat *zero, const bench_stat *today)
+{
+    printf("   %-10s %-12s %11.1f %10.1f  %11.1f %10.1f  %6.2fx %6.2fx\n", size, metric, zero->median, zero->p99,
+           today->median, today->p99, ratio(zero->median, today->median), ratio(zero->p99, today->p99));
+}
+
+static void frames_text(const bench *b)
+{
+    const char *semaphore = b->frame_count ? b->frames[0].semaphore : "host timeline";
+    printf("\n2. Frame path, [1,3,H,W] float in, output into the producer's memory (median, p99 over %d frames; "
+           "x = zero-copy / today)\n", b->opt.frames);
+    printf("   zero-copy: import once; per frame WaitSemaphore(%s) -> Run(imported in -> imported out) -> "
+           "SignalSemaphore\n"
+           "   today:     fence wait -> read back into a host buffer -> Run on host tensors -> write back -> signal\n"
+           "   latency: fill completion first seen on the CPU -> the producer sees the output; app CPU, app wall:\n"
+           "   the application thread's CPU time, and wall time from \"frame submitted\", per frame\n",
+           semaphore);
+    printf("   %-10s %-12s %11s %10s  %11s %10s  %7s %7s\n", "size", "metric", "zero-copy", "p99", "today", "p99",
+           "x med", "x p99");
+    int wrong = 0;
+    for (int i = 0; i < b->frame_count; i++) {
+        const frame_result *r = &b->frames[i];
+        stat_row(r->size, "latency us", &r->latency[0], &r->latency[1]);
+        stat_row("", "app CPU us", &r->app_cpu[0], &r->app_cpu[1]);
+        stat_row("", "app wall us", &r->app_wall[0], &r->app_wall[1]);
+        char app[2][32], ortvk[2][32];
+        for (int p = 0; p < 2; p++) {
+            bytes_text(r->app_bytes[p], app[p], sizeof(app[p]));
+            bytes_text(r->ortvk_bytes[p], ortvk[p], sizeof(ortvk[p]));
+            wrong += !r->verified[p];
+        }
+        printf("   %-10s %-12s zero-copy: app copied %s, ortvk moved %s in %.0f copies; today: app copied %s, "
+               "ortvk moved %s\n", "", "bytes/frame", app[0], ortvk[0], r->ortvk_copies[0], app[1], ortvk[1]);
+    }
+    if (b->failed[1]) printf("   FAILED: this benchmark could not complete (the error is on stderr)\n");
+    else if (wrong) printf("   output in the producer's memory after the last frame: WRONG in %d run(s)\n", wrong);
+    else printf("   output in the producer's memory after the last frame: correct in all %d runs\n", 2 * b->frame_count);
+    if (!b->ortvk_consumes_input)
+        printf("   note: ortvk does not run the node that reads the input, ORT's CPU EP does: in the zero-copy path\n"
+               "   the application copies nothing, but ORT copies the input out of the imported memory and the output\n"
+               "   back into it through ortvk's data transfer (staging buffer + vkCmdCopyBuffer each way; the bytes\n"
+               "   ortvk moved). These numbers are the cost of that arrangement, not of running on the device.\n");
+    else
+        printf("   note: ortvk runs the node that reads the input (SessionGetEpDeviceForInputs), so Run gets the stream\n"
+               "   (RunOptionsSetSyncStream); the bytes ortvk moved are whatever ORT still copies in or out.\n");
+}
+
+static void semaphores_text(const bench *b)
+{
+    printf("\n3. WaitSemaphore / SignalSemaphore enqueue cost on an ortvk stream, us per call (median, p99 over %d),\n"
+           "   and proof that WaitSemaphore does not block: the awaited value is signaled %d ms after the call\n",
+           b->opt.iterations, b->opt.delay_ms);
+    printf("   %-20s %9s %8s  %10s %8s  %s\n", "semaphore", "Wait med", "p99", "Signal med", "p99",
+           "non-blocking proof");
+    for (int i = 0; i < b->semaphore_count; i++) {
+        const semaphore_result *r = &b->semaphores[i];
+        if (!r->available) {
+            printf("   %-20s %s\n", r->semaphore, r->why_not);
+            continue;
+        }
+        printf("   %-20s %9.1f %8.1f  %10.1f %8.1f  %s: %d of %d returned in <= %.1f us\n", r->semaphore,
+               r->wait.median, r->wait.p99, r->signal.median, r->signal.p99, r->pass ? "PASS" : "FAIL",
+               r->pass ? r->trials : 0, r->trials, r->max_wait_call_us);
+        printf("   %-20s value at return <= %llu < awaited %llu; producer signaled at +%.1f ms, ortvk's signal behind "
+               "the wait done at +%.1f ms\n",
+               "", (unsigned long long)r->max_value_at_return, (unsigned long long)r->awaited, r->min_signal_after_ms,
+               r->min_done_after_ms);
+    }
+    if (b->failed[2]) printf("   FAILED: this benchmark could not complete (the error is on stderr)\n");
+}
+
+void bench_report_text(const bench *b)
+{
+    header_text(b);
+    import_text(b);
+    frames_text(b);
+    semaphores_text(b);
+    printf("\n%s\n", b->failures ? "RESULT: FAIL (see the lines marked WRONG or FAIL)" : "RESULT: ok");
+}
+
+/* ---- JSON ---------------------------------------------------------------------------------------------- */
+
+static void json_string(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') printf("\\%c", c);
+        else if (c < 0x20) printf("\\u%04x", c);
+        else putchar(c);
+    }
+    putchar('"');
+}
+
+static void json_key_string(const char *key, const char *value, bool comma)
+{
+    printf("\"%s\": ", key);
+    json_string(value);
+    if (comma) printf(", ");
+}
+
+static void json_stat(const char *key, const bench_stat *s)
+{
+    printf("\"%s\": {\"n\": %zu, \"median\": %.3f, \"p99\": %.3f, \"mean\": %.3f, \"min\": %.3f, \"max\": %.3f}", key,
+           s->n, s->median, s->p99, s->mean, s->min, s->max);
+}
+
+void bench_report_json(const bench *b)
+{
+    const bench_options *o = &b->opt;
+    printf("{\n  \"tool\": \"ortvk-bench\", \"version\": \"%s\",\n  \"machine\": {", ORTVK_VERSION_STRING);
+    json_key_string("ort_version", b->app.version, true);
+    printf("\"ort_api\": %u, ", b->app.api_version);
+    json_key_string("ort_library", b->app.library_path, true);
+    printf("\"device_index\": %d, ", o->device_index);
+    json_key_string("device_name", b->device_name, true);
+    json_key_string("device_type", b->device_type, true);
+    json_key_string("driver", b->driver, true);
+    json_key_string("vulkan_api", b->api_version, true);
+    json_key_string("memory_import", b->memory_import, true);
+    json_key_string("semaphore_import", b->semaphore_import, true);
+    json_key_string("cpu", b->cpu_model, true);
+    printf("\"cores\": %ld, \"validation\": %s, \"ortvk_consumes_input\": %s},\n", b->cores,
+           b->validation ? "true" : "false", b->ortvk_consumes_input ? "true" : "false");
+    printf("  \"options\": {\"iterations\": %d, \"warmup_iterations\": %d, \"frames\": %d, \"warmup_frames\": %d, "
+           "\"threads\": %d, \"delay_ms\": %d, ",
+           o->iterations, o->iterations / 10 + 1, o->frames, o->warmup_frames, o->threads, o->delay_ms);
+    json_key_string("model", b->model.builtin ? "builtin:Relu" : o->model_path, false);
+    printf("},\n  \"import\": [");
+    for (int i = 0; i < b->import_count; i++) {
+        const import_result *r = &b->imports[i];
+        printf("%s\n    {", i ? "," : "");
+        json_key_string("size", r->size, true);
+        json_key_string("handle", r->kind, true);
+        json_key_string("floor", r->floor, true);
+        printf("\"bytes\": %zu, ", r->bytes);
+        json_stat("ortvk_us", &r->ortvk);
+        printf(", ");
+        json_stat("floor_us", &r->bare);
+        printf(", \"ratio_median\": %.3f, \"ratio_p99\": %.3f}", ratio(r->ortvk.median, r->bare.median),
+               ratio(r->ortvk.p99, r->bare.p99));
+    }
+    printf("\n  ],\n  \"frames\": [");
+    for (int i = 0; i < b->frame_count; i++) {
+        const frame_result *r = &b->frames[i];
+        printf("%s\n    {", i ? "," : "");
+        json_key_string("size", r->size, true);
+        json_key_string("semaphore", r->semaphore, true);
+        printf("\"input_bytes\": %zu, \"output_bytes\": %zu", r->input_bytes, r->output_bytes);
+        static const char *const names[2] = {"zero_copy", "today"};
+        for (int p = 0; p < 2; p++) {
+            printf(",\n     \"%s\": {", names[p]);
+            json_stat("latency_us", &r->latency[p]);
+            printf(", ");
+            json_stat("app_cpu_us", &r->app_cpu[p]);
+            printf(", ");
+            json_stat("app_wall_us", &r->app_wall[p]);
+            printf(", \"app_bytes_per_frame\": %.0f, \"ortvk_bytes_per_frame\": %.0f, \"ortvk_copies_per_frame\": %.2f, "
+                   "\"output_correct\": %s}",
+                   r->app_bytes[p], r->ortvk_bytes[p], r->ortvk_copies[p], r->verified[p] ? "true" : "false");
+        }
+        printf(",\n     \"ratio_latency_median\": %.3f, \"ratio_app_cpu_median\": %.3f}",
+               ratio(r->latency[0].median, r->latency[1].median), ratio(r->app_cpu[0].median, r->app_cpu[1].median));
+    }
+    printf("\n  ],\n  \"semaphores\": [");
+    for (int i = 0; i < b->semaphore_count; i++) {
+        const semaphore_result *r = &b->semaphores[i];
+        printf("%s\n    {", i ? "," : "");
+        json_key_string("semaphore", r->semaphore, true);
+        printf("\"available\": %s", r->available ? "true" : "false");
+        if (!r->available) {
+            printf(", ");
+            json_key_string("why_not", r->why_not, false);
+        } else {
+            printf(", ");
+            json_stat("wait_us", &r->wait);
+            printf(", ");
+            json_stat("signal_us", &r->signal);
+            printf(",\n     \"non_blocking\": {\"pass\": %s, \"trials\": %d, \"delay_ms\": %d, \"max_wait_call_us\": %.3f, "
+                   "\"awaited\": %llu, \"max_value_at_return\": %llu, \"producer_signal_after_ms\": %.3f, "
+                   "\"ortvk_signal_done_after_ms\": %.3f}",
+                   r->pass ? "true" : "false", r->trials, b->opt.delay_ms, r->max_wait_call_us,
+                   (unsigned long long)r->awaited, (unsigned long long)r->max_value_at_return, r->min_signal_after_ms,
+                   r->min_done_after_ms);
+        }
+        printf("}");
+    }
+    printf("\n  ],\n  \"notes\": [");
+    bool first = true;
+    for (int i = 0; i < b->import_note_count; i++, first = false) {
+        printf("%s\n    ", first ? "" : ",");
+        json_string(b->import_notes[i]);
+    }
+    static const char *const names[3] = {"import", "frames", "semaphores"};
+    for (int i = 0; i < 3; i++)
+        if (b->failed[i]) {
+            printf("%s\n    \"%s: could not complete (the error is on stderr)\"", first ? "" : ",", names[i]);
+            first = false;
+        }
+    printf("%s\n    ", first ? "" : ",");
+    json_string(b->ortvk_consumes_input
+                    ? "ortvk runs the node that consumes the input; Run gets the stream through RunOptionsSetSyncStream"
+                    : "ortvk does not run the node that reads the input: ORT runs it on its CPU EP and, in the "
+                      "zero-copy path, copies the input out of the imported memory (and the output back into it) "
+                      "through ortvk's data transfer (ortvk_bytes_per_frame)");
+    printf("\n  ],\n  \"failures\": %d\n}\n", b->failures);
+}

@@ -8,6 +8,7 @@
 
 #include "ort/ort_status.h"
 #include "ortvk.h"
+#include "vk/vk_memory.h"
 
 /* ---- instance ------------------------------------------------------------------------------------------ */
 
@@ -357,6 +358,7 @@ OrtStatus *ortvk_device_create(ortvk_instance *instance, VkPhysicalDevice physic
     pthread_mutex_init(&device->queue_lock, NULL);
     pthread_mutex_init(&device->address_lock, NULL);
     pthread_mutex_init(&device->streams_lock, NULL);
+    pthread_mutex_init(&device->staging_lock, NULL);
     ortvk_instance_ref(instance);
     device->instance = instance;
     *out = device;
@@ -372,11 +374,13 @@ void ortvk_device_unref(ortvk_device *device)
 {
     if (device == NULL || atomic_fetch_sub(&device->refs, 1) != 1) return;
     vkDeviceWaitIdle(device->vk);
+    ortvk_staging_cache_clear(device);
     vkDestroyDevice(device->vk, NULL);
     ortvk_ort->ReleaseMemoryInfo(device->memory_info);
     pthread_mutex_destroy(&device->queue_lock);
     pthread_mutex_destroy(&device->address_lock);
     pthread_mutex_destroy(&device->streams_lock);
+    pthread_mutex_destroy(&device->staging_lock);
     free(device->ranges);
     free(device->streams);
     ortvk_instance_unref(device->instance);

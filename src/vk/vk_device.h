@@ -14,6 +14,8 @@
 #include "ortvk.h"
 
 typedef struct ortvk_buffer ortvk_buffer;
+
+#define ORTVK_STAGING_CACHE 8
 typedef struct ortvk_stream ortvk_stream;
 
 /* One VkInstance shared by every device of a factory; reference counted because devices (and through them
@@ -83,6 +85,12 @@ typedef struct ortvk_device {
     pthread_mutex_t streams_lock;
     ortvk_stream **streams;
     size_t stream_count, stream_capacity;
+
+    /* Staging buffers kept for reuse: a fresh host-visible allocation per copy costs page faults on every byte
+     * (dominant for large frames). Cached buffers hold no device reference; the device frees them last. */
+    pthread_mutex_t staging_lock;
+    ortvk_buffer *staging[ORTVK_STAGING_CACHE];
+    size_t staging_count;
 
     /* What the data transfer moved (include/ortvk.h); updated with atomic adds. */
     ortvk_transfer_stats transfer_stats;

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -84,6 +85,18 @@ static OrtStatus *buffer_create(ortvk_device *device, VkDeviceSize size, const b
                               (unsigned long long)req.alignment);
         goto err_memory;
     }
+    /* A size beyond the heap is invalid usage (VUID-vkAllocateMemory-pAllocateInfo-01713), not an allocation
+     * failure: refuse it here. Imports reach this with any size_bytes an application passes. */
+    VkPhysicalDeviceMemoryProperties memory;
+    vkGetPhysicalDeviceMemoryProperties(device->physical, &memory);
+    VkDeviceSize heap_size = memory.memoryHeaps[memory.memoryTypes[type].heapIndex].size;
+    if (allocation_size > heap_size) {
+        status = ortvk_status(source->import_info ? ORT_INVALID_ARGUMENT : ORT_FAIL,
+                              "%llu bytes exceed the %llu-byte memory heap %u of device %u",
+                              (unsigned long long)allocation_size, (unsigned long long)heap_size,
+                              memory.memoryTypes[type].heapIndex, device->index);
+        goto err_memory;
+    }
     VkMemoryAllocateFlagsInfo flags = {
         .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO,
         .pNext = source->import_info,
@@ -140,10 +153,48 @@ OrtStatus *ortvk_buffer_allocate(ortvk_device *device, VkDeviceSize size, ortvk_
     return buffer_create(device, size ? size : 4, &source, out);
 }
 
+/* Staging sizes are rounded up so that frames of similar sizes reuse each other's buffers. */
+static VkDeviceSize staging_size(VkDeviceSize size)
+{
+    VkDeviceSize rounded = 64 * 1024;
+    while (rounded < size) rounded *= 2;
+    return rounded;
+}
+
 OrtStatus *ortvk_buffer_allocate_staging(ortvk_device *device, VkDeviceSize size, ortvk_buffer **out)
 {
+    VkDeviceSize want = staging_size(size);
+    pthread_mutex_lock(&device->staging_lock);
+    for (size_t i = 0; i < device->staging_count; i++) {
+        if (device->staging[i]->size == want) {
+            *out = device->staging[i];
+            device->staging[i] = device->staging[--device->staging_count];
+            pthread_mutex_unlock(&device->staging_lock);
+            ortvk_device_ref(device); /* cached buffers hold no reference: take it back */
+            return NULL;
+        }
+    }
+    pthread_mutex_unlock(&device->staging_lock);
     buffer_source source = {.kind = ORTVK_BUFFER_STAGING, .memory_type_bits = ~0u};
-    return buffer_create(device, size ? size : 4, &source, out);
+    return buffer_create(device, want, &source, out);
+}
+
+static void buffer_free(ortvk_buffer *buffer)
+{
+    ortvk_device *device = buffer->device;
+    if (buffer->address != 0) ortvk_device_remove_range(device, buffer->address, buffer);
+    if (buffer->mapped != NULL) vkUnmapMemory(device->vk, buffer->memory);
+    vkDestroyBuffer(device->vk, buffer->vk, NULL);
+    vkFreeMemory(device->vk, buffer->memory, NULL);
+    free(buffer);
+}
+
+void ortvk_staging_cache_clear(ortvk_device *device)
+{
+    pthread_mutex_lock(&device->staging_lock);
+    for (size_t i = 0; i < device->staging_count; i++) buffer_free(device->staging[i]);
+    device->staging_count = 0;
+    pthread_mutex_unlock(&device->staging_lock);
 }
 
 /* After a failed import the FD is still ours (the Vulkan spec transfers ownership only on success), but some
@@ -207,7 +258,8 @@ OrtStatus *ortvk_buffer_import_fd(ortvk_device *device, int fd, VkDeviceSize siz
                 ORT_EP_FAIL,
                 "%s. An opaque FD imports only into a device with the exporter's deviceUUID and driverUUID "
                 "(this device: %s / %s) and memory type %u",
-                ortvk_ort->GetErrorMessage(status), device_uuid, driver_uuid, device->caps.device_memory_type);
+                ortvk_ort->GetErrorMessage(status) + (strncmp(ortvk_ort->GetErrorMessage(status), "ortvk: ", 7) ? 0 : 7),
+                device_uuid, driver_uuid, device->caps.device_memory_type);
             ortvk_ort->ReleaseStatus(status);
             status = named;
         }
@@ -257,10 +309,16 @@ void ortvk_buffer_destroy(ortvk_buffer *buffer)
 {
     if (buffer == NULL) return;
     ortvk_device *device = buffer->device;
-    if (buffer->address != 0) ortvk_device_remove_range(device, buffer->address, buffer);
-    if (buffer->mapped != NULL) vkUnmapMemory(device->vk, buffer->memory);
-    vkDestroyBuffer(device->vk, buffer->vk, NULL);
-    vkFreeMemory(device->vk, buffer->memory, NULL);
-    free(buffer);
+    if (buffer->kind == ORTVK_BUFFER_STAGING) {
+        pthread_mutex_lock(&device->staging_lock);
+        bool kept = device->staging_count < ORTVK_STAGING_CACHE;
+        if (kept) device->staging[device->staging_count++] = buffer;
+        pthread_mutex_unlock(&device->staging_lock);
+        if (kept) {
+            ortvk_device_unref(device); /* if it was the last, the device frees its cache, this buffer included */
+            return;
+        }
+    }
+    buffer_free(buffer);
     ortvk_device_unref(device);
 }

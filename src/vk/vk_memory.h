@@ -32,7 +32,11 @@ OrtStatus *ortvk_buffer_import_fd(ortvk_device *device, int fd, VkDeviceSize siz
 /* Imports the host range [pointer, pointer + size); both must be aligned to caps.host_pointer_alignment. */
 OrtStatus *ortvk_buffer_import_host(ortvk_device *device, void *pointer, VkDeviceSize size, ortvk_buffer **out);
 
+/* Frees the buffer; a staging buffer goes back to its device's cache instead while there is room. */
 void ortvk_buffer_destroy(ortvk_buffer *buffer);
+
+/* Frees every cached staging buffer; the device calls it when it goes away. */
+void ortvk_staging_cache_clear(ortvk_device *device);
 
 /* The tensor data pointer of byte `offset` of `buffer`. */
 static inline void *ortvk_buffer_pointer(const ortvk_buffer *buffer, VkDeviceSize offset)

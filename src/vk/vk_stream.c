@@ -229,6 +229,12 @@ void ortvk_stream_destroy(ortvk_stream *stream)
                         ortvk_ort->GetErrorMessage(status));
         ortvk_ort->ReleaseStatus(status);
     } else {
+        /* The timeline reaching its last value is not the end of the driver's use of it: Mesa 22.3's timeline
+         * emulation (lavapipe) still releases each submission's wait point, under the semaphore's mutex, after the
+         * work is done. Destroying it first crashed or hung its queue thread. A queue drain closes that window. */
+        pthread_mutex_lock(&device->queue_lock);
+        vkQueueWaitIdle(device->queue);
+        pthread_mutex_unlock(&device->queue_lock);
         for (size_t i = 0; i < stream->retired_count; i++) release_retire(&stream->retired[i].what);
         vkDestroyCommandPool(device->vk, stream->pool, NULL);
         vkDestroySemaphore(device->vk, stream->timeline, NULL);

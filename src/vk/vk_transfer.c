@@ -181,6 +181,9 @@ static OrtStatus *copy_one(ortvk_data_transfer *t, const OrtValue *src, OrtValue
     if (src_bytes != dst_bytes) {
         return ortvk_status(ORT_INVALID_ARGUMENT, "copying %zu bytes into a %zu-byte tensor", src_bytes, dst_bytes);
     }
+    /* An empty tensor has no data (ORT gives it a NULL pointer) and nothing to copy: ortvk's kernels can produce
+     * one (a zero-size Split or Slice output), and ORT still copies it to the host. */
+    if (src_bytes == 0) return NULL;
     void *src_data = NULL, *dst_data = NULL;
     ORTVK_TRY(ortvk_ort->GetTensorMutableData((OrtValue *)src, &src_data));
     ORTVK_TRY(ortvk_ort->GetTensorMutableData(dst, &dst_data));

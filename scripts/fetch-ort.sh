@@ -13,7 +13,6 @@ declare -A integrity=(
 versions=("$@")
 [ ${#versions[@]} -gt 0 ] || versions=(1.30.0 1.24.3)
 
-command -v npm >/dev/null || { echo "fetch-ort: npm is missing (scripts/deps.sh installs it)" >&2; exit 1; }
 for v in "${versions[@]}"; do
   out="$cache/$v/libonnxruntime.so.1"
   [ -s "$out" ] && continue
@@ -21,14 +20,7 @@ for v in "${versions[@]}"; do
   [ -n "$want" ] || { echo "fetch-ort: no pinned integrity for onnxruntime-node@$v" >&2; exit 1; }
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
-  echo "fetch-ort: npm pack onnxruntime-node@$v"
-  (cd "$tmp" && npm pack --silent --ignore-scripts "onnxruntime-node@$v" >/dev/null)
-  tgz="$tmp/onnxruntime-node-$v.tgz"
-  got="sha512-$(openssl dgst -sha512 -binary "$tgz" | base64 -w0)"
-  if [ "$got" != "$want" ]; then
-    echo "fetch-ort: integrity mismatch for onnxruntime-node@$v: got $got, want $want" >&2
-    exit 1
-  fi
+  tgz=$("$root/scripts/npm-pack-verified.sh" "onnxruntime-node@$v" "$want" "$tmp")
   tar -xzf "$tgz" -C "$tmp" package/bin/napi-v6/linux/x64/libonnxruntime.so.1
   mkdir -p "$cache/$v"
   mv "$tmp/package/bin/napi-v6/linux/x64/libonnxruntime.so.1" "$out.part"

@@ -20,17 +20,6 @@ static bool validation_layer_available(void)
     return false;
 }
 
-static void json_string(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') printf("\\%c", c);
-        else if (c < 0x20) printf("\\u%04x", c);
-        else putchar(c);
-    }
-    putchar('"');
-}
 
 static const char *hardware_type(OrtHardwareDeviceType type)
 {
@@ -96,9 +85,9 @@ int main(int argc, char **argv)
                    app.api->HardwareDevice_DeviceId(hw));
             for (size_t k = 0; k < n; k++) {
                 printf("%s", k ? "," : "");
-                json_string(keys[k]);
+                ortapp_print_json_string(keys[k]);
                 putchar(':');
-                json_string(values[k]);
+                ortapp_print_json_string(values[k]);
             }
             printf("}}");
         } else {

@@ -138,22 +138,11 @@ void bench_report_text(const bench *b)
 
 /* ---- JSON ---------------------------------------------------------------------------------------------- */
 
-static void json_string(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') printf("\\%c", c);
-        else if (c < 0x20) printf("\\u%04x", c);
-        else putchar(c);
-    }
-    putchar('"');
-}
 
 static void json_key_string(const char *key, const char *value, bool comma)
 {
     printf("\"%s\": ", key);
-    json_string(value);
+    ortapp_print_json_string(value);
     if (comma) printf(", ");
 }
 
@@ -247,7 +236,7 @@ void bench_report_json(const bench *b)
     bool first = true;
     for (int i = 0; i < b->import_note_count; i++, first = false) {
         printf("%s\n    ", first ? "" : ",");
-        json_string(b->import_notes[i]);
+        ortapp_print_json_string(b->import_notes[i]);
     }
     static const char *const names[3] = {"import", "frames", "semaphores"};
     for (int i = 0; i < 3; i++)
@@ -256,7 +245,7 @@ void bench_report_json(const bench *b)
             first = false;
         }
     printf("%s\n    ", first ? "" : ",");
-    json_string(b->ortvk_consumes_input
+    ortapp_print_json_string(b->ortvk_consumes_input
                     ? "ortvk runs the node that consumes the input; Run gets the stream through RunOptionsSetSyncStream"
                     : "ortvk does not run the node that reads the input: ORT runs it on its CPU EP and, in the "
                       "zero-copy path, copies the input out of the imported memory (and the output back into it) "

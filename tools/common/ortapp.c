@@ -88,3 +88,15 @@ int ortapp_check(ortapp *app, OrtStatus *status, const char *what)
     app->api->ReleaseStatus(status);
     return 1;
 }
+
+void ortapp_print_json_string(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') printf("\\%c", c);
+        else if (c < 0x20) printf("\\u%04x", c);
+        else putchar(c);
+    }
+    putchar('"');
+}

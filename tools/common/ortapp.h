@@ -31,6 +31,9 @@ size_t ortapp_devices(ortapp *app, const OrtEpDevice **out, size_t max);
 
 void ortapp_close(ortapp *app);
 
+/* Prints `s` to stdout as a JSON string literal (quotes and control characters escaped). */
+void ortapp_print_json_string(const char *s);
+
 /* Prints and releases a status; returns 1 if there was one (an error), else 0. */
 int ortapp_check(ortapp *app, OrtStatus *status, const char *what);
 

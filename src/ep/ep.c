@@ -1,12 +1,15 @@
 /* The OrtEp ortvk creates for a session: which device it runs on (from the EP devices ORT selected and the
- * ep.ortvk.* session options), the streams it gives ORT, and the nodes it claims (none yet: ORT's CPU EP runs
- * them and data moves through ortvk's data transfer). */
+ * ep.ortvk.* session options), the streams it gives ORT, and the nodes it claims: GetCapability offers every node
+ * src/kernels runs exactly, one node per fused partition; Compile turns each into a compute info whose Compute
+ * records the node on the session's stream. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ep/ep.h"
+#include "kernels/kernels.h"
 #include "ort/ort_status.h"
 #include "ortvk.h"
 #include "vk/vk_transfer.h"
@@ -15,9 +18,24 @@ typedef struct ortvk_ep {
     OrtEp base; /* first */
     ortvk_factory *factory;
     ortvk_device *device; /* holds a reference */
+    ortvk_kernel_device *kernels; /* the device's pipelines; holds a reference */
     const OrtLogger *logger;
     uint64_t host_timeout_ms;
+    pthread_mutex_t lock;         /* guards own_stream and used */
+    ortvk_stream *own_stream;     /* only when ORT gives a Compute no stream (see compute_stream) */
+    ortvk_stream *used[16];       /* streams Compute submitted to, for OnRunEnd; entries may be stale */
+    size_t used_count;
+    atomic_bool stream_logged;    /* how Compute found its stream is logged once */
 } ortvk_ep;
+
+/* What Compile returns for one claimed node. */
+typedef struct ortvk_compute_info {
+    OrtNodeComputeInfo base; /* first */
+    ortvk_ep *ep;
+    ortvk_kernel *kernel;
+} ortvk_compute_info;
+
+_Static_assert(offsetof(ortvk_compute_info, base) == 0, "ORT's base struct comes first");
 
 _Static_assert(offsetof(ortvk_ep, base) == 0, "ORT's base struct comes first");
 
@@ -48,20 +66,222 @@ static const char *ORT_API_CALL ep_get_name(const OrtEp *base)
 
 static OrtStatus *ORT_API_CALL ep_get_capability(OrtEp *base, const OrtGraph *graph, OrtEpGraphSupportInfo *info)
 {
-    (void)base, (void)graph, (void)info;
-    return NULL; /* no device kernels yet: every node stays with ORT's CPU EP */
+    ortvk_ep *ep = ep_cast(base);
+    size_t count = 0;
+    ORTVK_TRY(ortvk_ort->Graph_GetNumNodes(graph, &count));
+    if (count == 0) return NULL;
+    const OrtNode **nodes = calloc(count, sizeof(*nodes));
+    if (nodes == NULL) return ortvk_status(ORT_FAIL, "out of host memory reading a graph of %zu nodes", count);
+    OrtStatus *status = ortvk_ort->Graph_GetNodes(graph, nodes, count);
+    /* ORT would hand a fused node its constant initializers in host memory: they are dropped from its inputs,
+     * and Compile copies those the device reads into device memory once (the others, shapes, scales and bounds,
+     * the kernels read on the host from the graph). */
+    OrtNodeFusionOptions options = {.ort_version_supported = ortvk_ort_version, .drop_constant_initializers = true};
+    size_t claimed = 0;
+    for (size_t i = 0; i < count && status == NULL; i++) {
+        char why[256];
+        if (!ortvk_kernel_supported(nodes[i], why, sizeof(why))) {
+            const char *name = "", *op = "";
+            OrtStatus *ignored = ortvk_ort->Node_GetName(nodes[i], &name);
+            if (ignored == NULL) ignored = ortvk_ort->Node_GetOperatorType(nodes[i], &op);
+            if (ignored != NULL) ortvk_ort->ReleaseStatus(ignored);
+            ortvk_log(ep->logger, ORT_LOGGING_LEVEL_VERBOSE, "node %s (%s) stays with the CPU EP: %s", name, op, why);
+            continue;
+        }
+        /* One node per partition: a fused group of several nodes is a later optimisation. */
+        status = ortvk_ep_api->EpGraphSupportInfo_AddNodesToFuse(info, &nodes[i], 1, &options);
+        claimed++;
+    }
+    free(nodes);
+    if (status == NULL) ORTVK_LOG_INFO(ep->logger, "ortvk claims %zu of %zu nodes", claimed, count);
+    return status;
+}
+
+/* The EP's own stream, created on first use: for copies at Compile, and Computes ORT gives no stream. */
+static OrtStatus *own_stream(ortvk_ep *ep, ortvk_stream **out)
+{
+    OrtStatus *status = NULL;
+    pthread_mutex_lock(&ep->lock);
+    if (ep->own_stream == NULL) status = ortvk_stream_create(ep->device, ep->host_timeout_ms, &ep->own_stream);
+    *out = ep->own_stream;
+    pthread_mutex_unlock(&ep->lock);
+    return status;
+}
+
+/* The stream a Compute records on: the OrtSyncStream ORT assigned to the node. ORT >= 1.28 hands it out directly
+ * (KernelContext_GetSyncStream); older ones give its native handle (KernelContext_GetGPUComputeStream), which for
+ * an ortvk stream is &stream->info, found among the device's live streams. Without any, an EP-owned stream: then
+ * ORT's copies have no stream either and run synchronously, after every stream of the device. */
+static OrtStatus *compute_stream(ortvk_ep *ep, OrtKernelContext *context, ortvk_stream **out)
+{
+    *out = NULL;
+    int how = 3;
+    if (ortvk_ort_version >= 28) {
+        OrtSyncStream *ort_stream = NULL;
+        ORTVK_TRY(ortvk_ort->KernelContext_GetSyncStream(context, &ort_stream));
+        ortvk_stream *stream = ortvk_stream_from_ort(ort_stream);
+        if (stream != NULL && stream->device == ep->device) *out = stream, how = 1;
+    }
+    if (*out == NULL) {
+        void *handle = NULL;
+        ORTVK_TRY(ortvk_ort->KernelContext_GetGPUComputeStream(context, &handle));
+        if (handle != NULL) {
+            ortvk_device *device = ep->device;
+            pthread_mutex_lock(&device->streams_lock);
+            for (size_t i = 0; i < device->stream_count && *out == NULL; i++) {
+                if ((void *)&device->streams[i]->info == handle) *out = device->streams[i], how = 2;
+            }
+            pthread_mutex_unlock(&device->streams_lock);
+        }
+    }
+    if (atomic_exchange(&ep->stream_logged, true) == false) {
+        static const char *const ways[] = {"", "KernelContext_GetSyncStream", "KernelContext_GetGPUComputeStream",
+                                           "none given: the EP's own stream"};
+        ortvk_log(ep->logger, ORT_LOGGING_LEVEL_VERBOSE, "Compute's stream: %s", ways[how]);
+    }
+    return *out != NULL ? NULL : own_stream(ep, out);
+}
+
+/* Remembers that the EP submitted to `stream`, so that OnRunEnd can wait for it. */
+static void note_stream(ortvk_ep *ep, ortvk_stream *stream)
+{
+    pthread_mutex_lock(&ep->lock);
+    bool known = false;
+    for (size_t i = 0; i < ep->used_count && !known; i++) known = ep->used[i] == stream;
+    if (!known) {
+        /* Full: keep the newest (a stale entry is dropped at the next OnRunEnd anyway). */
+        if (ep->used_count == sizeof(ep->used) / sizeof(ep->used[0])) {
+            memmove(ep->used, ep->used + 1, (ep->used_count - 1) * sizeof(ep->used[0]));
+            ep->used_count--;
+        }
+        ep->used[ep->used_count++] = stream;
+    }
+    pthread_mutex_unlock(&ep->lock);
+}
+
+/* The end of Run. With sync_stream (ORT's default, unless the run option "disable_synchronize_execution_providers"
+ * is "1") Run must return with its results in place, as with any EP: wait for what the session's nodes submitted.
+ * This is the run's one host wait, after its last node; applications that synchronize through streams or
+ * semaphores turn it off. */
+static OrtStatus *ORT_API_CALL ep_on_run_end(OrtEp *base, const OrtRunOptions *run_options, bool sync_stream)
+{
+    (void)run_options;
+    ortvk_ep *ep = ep_cast(base);
+    if (!sync_stream) return NULL;
+    ortvk_semaphore_point points[sizeof(ep->used) / sizeof(ep->used[0])];
+    size_t count = 0;
+    ortvk_device *device = ep->device;
+    pthread_mutex_lock(&ep->lock);
+    pthread_mutex_lock(&device->streams_lock);
+    size_t kept = 0;
+    for (size_t i = 0; i < ep->used_count; i++) {
+        bool live = false;
+        for (size_t j = 0; j < device->stream_count && !live; j++) live = device->streams[j] == ep->used[i];
+        if (!live) continue; /* released by ORT since: its destruction waited for it */
+        ep->used[kept++] = ep->used[i];
+        points[count] = ortvk_stream_tail(ep->used[i]);
+        if (points[count].value > 0) count++;
+    }
+    ep->used_count = kept;
+    pthread_mutex_unlock(&device->streams_lock);
+    pthread_mutex_unlock(&ep->lock);
+    for (size_t i = 0; i < count; i++) {
+        VkSemaphoreWaitInfo info = {
+            .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+            .semaphoreCount = 1,
+            .pSemaphores = &points[i].semaphore,
+            .pValues = &points[i].value,
+        };
+        VkResult r = vkWaitSemaphores(device->vk, &info, UINT64_MAX);
+        if (r != VK_SUCCESS)
+            return ortvk_status_vk(r, "vkWaitSemaphores", "waiting for the run's work at its end");
+    }
+    return NULL;
+}
+
+static OrtStatus *ORT_API_CALL compute_create_state(OrtNodeComputeInfo *base, OrtNodeComputeContext *context,
+                                                    void **state)
+{
+    (void)context;
+    *state = base;
+    return NULL;
+}
+
+static OrtStatus *ORT_API_CALL compute_compute(OrtNodeComputeInfo *base, void *state, OrtKernelContext *context)
+{
+    (void)state;
+    ortvk_compute_info *info = (ortvk_compute_info *)base;
+    ortvk_stream *stream = NULL;
+    ORTVK_TRY(compute_stream(info->ep, context, &stream));
+    note_stream(info->ep, stream);
+    return ortvk_kernel_run(info->kernel, stream, context);
+}
+
+static void ORT_API_CALL compute_release_state(OrtNodeComputeInfo *base, void *state)
+{
+    (void)base, (void)state;
+}
+
+static void compute_info_destroy(OrtNodeComputeInfo *base)
+{
+    if (base == NULL) return;
+    ortvk_compute_info *info = (ortvk_compute_info *)base;
+    ortvk_kernel_destroy(info->kernel);
+    free(info);
+}
+
+static OrtStatus *compile_one(ortvk_ep *ep, const OrtGraph *graph, const OrtNode *fused, OrtNodeComputeInfo **out)
+{
+    size_t count = 0;
+    const OrtNode *node = NULL;
+    ORTVK_TRY(ortvk_ort->Graph_GetNumNodes(graph, &count));
+    if (count != 1)
+        return ortvk_status(ORT_EP_FAIL, "a fused partition of %zu nodes (ortvk claims one per partition)", count);
+    ORTVK_TRY(ortvk_ort->Graph_GetNodes(graph, &node, 1));
+    ortvk_compute_info *info = calloc(1, sizeof(*info));
+    if (info == NULL) return ortvk_status(ORT_FAIL, "out of host memory compiling a node");
+    ortvk_stream *stream = NULL;
+    OrtStatus *status = own_stream(ep, &stream);
+    if (status == NULL) status = ortvk_kernel_create(ep->kernels, stream, node, fused, &info->kernel);
+    if (status != NULL) {
+        free(info);
+        return status;
+    }
+    info->base = (OrtNodeComputeInfo){
+        .ort_version_supported = ortvk_ort_version,
+        .CreateState = compute_create_state,
+        .Compute = compute_compute,
+        .ReleaseState = compute_release_state,
+    };
+    info->ep = ep;
+    *out = &info->base;
+    return NULL;
 }
 
 static OrtStatus *ORT_API_CALL ep_compile(OrtEp *base, const OrtGraph **graphs, const OrtNode **fused_nodes,
                                           size_t count, OrtNodeComputeInfo **infos, OrtNode **ep_context_nodes)
 {
-    (void)base, (void)graphs, (void)fused_nodes, (void)infos, (void)ep_context_nodes;
-    return ortvk_status(ORT_NOT_IMPLEMENTED, "Compile was called for %zu graphs, but ortvk claimed no nodes", count);
+    (void)ep_context_nodes;
+    ortvk_ep *ep = ep_cast(base);
+    for (size_t i = 0; i < count; i++) infos[i] = NULL;
+    for (size_t i = 0; i < count; i++) {
+        OrtStatus *status = compile_one(ep, graphs[i], fused_nodes[i], &infos[i]);
+        if (status != NULL) {
+            /* ORT keeps (and later releases) every non-NULL info: hand back none on failure. */
+            for (size_t j = 0; j < i; j++) {
+                compute_info_destroy(infos[j]);
+                infos[j] = NULL;
+            }
+            return status;
+        }
+    }
+    return NULL;
 }
 
 static void ORT_API_CALL ep_release_compute_infos(OrtEp *base, OrtNodeComputeInfo **infos, size_t count)
 {
-    (void)base, (void)infos, (void)count;
+    (void)base;
+    for (size_t i = 0; i < count; i++) compute_info_destroy(infos[i]);
 }
 
 static OrtStatus *ORT_API_CALL ep_create_stream(OrtEp *base, const OrtMemoryDevice *memory, OrtSyncStreamImpl **out)
@@ -133,19 +353,27 @@ OrtStatus *ortvk_ep_create(ortvk_factory *factory, ortvk_device *const *candidat
     if (timeout_text[0] != '\0')
         ORTVK_TRY(ortvk_parse_u64("ep.ortvk.host_wait_timeout_ms", timeout_text, UINT32_MAX, &timeout));
 
+    ortvk_kernel_device *kernels = NULL;
+    ORTVK_TRY(ortvk_kernel_device_get(device, &kernels));
     ortvk_ep *ep = calloc(1, sizeof(*ep));
-    if (ep == NULL) return ortvk_status(ORT_FAIL, "out of host memory creating the EP");
+    if (ep == NULL) {
+        ortvk_kernel_device_put(kernels);
+        return ortvk_status(ORT_FAIL, "out of host memory creating the EP");
+    }
     ep->base = (OrtEp){
         .ort_version_supported = ortvk_ort_version,
         .GetName = ep_get_name,
         .GetCapability = ep_get_capability,
         .Compile = ep_compile,
         .ReleaseNodeComputeInfos = ep_release_compute_infos,
+        .OnRunEnd = ep_on_run_end,
         .CreateSyncStreamForDevice = ep_create_stream,
     };
     ep->factory = factory;
     ortvk_device_ref(device);
     ep->device = device;
+    ep->kernels = kernels;
+    pthread_mutex_init(&ep->lock, NULL);
     ep->logger = logger;
     ep->host_timeout_ms = timeout;
     ORTVK_LOG_INFO(logger, "session runs on device %u: %s", device->index, device->caps.props.deviceName);
@@ -157,6 +385,9 @@ void ortvk_ep_destroy(OrtEp *base)
 {
     if (base == NULL) return;
     ortvk_ep *ep = ep_cast(base);
+    ortvk_stream_destroy(ep->own_stream);
+    ortvk_kernel_device_put(ep->kernels);
+    pthread_mutex_destroy(&ep->lock);
     ortvk_device_unref(ep->device);
     free(ep);
 }

@@ -42,6 +42,11 @@ typedef struct OrtExternalResourceImporter OrtExternalResourceImporter;
 typedef struct OrtEpAssignedSubgraph OrtEpAssignedSubgraph;
 typedef struct OrtEpAssignedNode OrtEpAssignedNode;
 typedef struct OrtCustomOpDomain OrtCustomOpDomain;
+typedef struct OrtValueInfo OrtValueInfo;
+typedef struct OrtTypeInfo OrtTypeInfo;
+typedef struct OrtOpAttr OrtOpAttr;
+typedef struct OrtKernelContext OrtKernelContext;
+typedef struct OrtNodeComputeContext OrtNodeComputeContext;
 
 /* A member ortvk never calls or fills: it only keeps the layout. Always NULL in structs ortvk fills. */
 typedef void (*ortvk_ort_unused_fn)(void);
@@ -93,6 +98,28 @@ typedef enum ONNXTensorElementDataType {
     ONNX_TENSOR_ELEMENT_DATA_TYPE_COMPLEX128 = 15,
     ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16 = 16,
 } ONNXTensorElementDataType;
+
+typedef enum ONNXType {
+    ONNX_TYPE_UNKNOWN = 0,
+    ONNX_TYPE_TENSOR = 1,
+    ONNX_TYPE_SEQUENCE = 2,
+    ONNX_TYPE_MAP = 3,
+    ONNX_TYPE_OPAQUE = 4,
+    ONNX_TYPE_SPARSETENSOR = 5,
+    ONNX_TYPE_OPTIONAL = 6,
+} ONNXType;
+
+typedef enum OrtOpAttrType {
+    ORT_OP_ATTR_UNDEFINED = 0,
+    ORT_OP_ATTR_INT = 1,
+    ORT_OP_ATTR_INTS = 2,
+    ORT_OP_ATTR_FLOAT = 3,
+    ORT_OP_ATTR_FLOATS = 4,
+    ORT_OP_ATTR_STRING = 5,
+    ORT_OP_ATTR_STRINGS = 6,
+    ORT_OP_ATTR_GRAPH = 7,
+    ORT_OP_ATTR_TENSOR = 8,
+} OrtOpAttrType;
 
 typedef enum OrtAllocatorType {
     OrtInvalidAllocator = -1,
@@ -279,7 +306,10 @@ struct OrtApi {
     OrtStatus*(ORT_API_CALL *CreateTensorWithDataAsOrtValue)(const OrtMemoryInfo* info, void* p_data, size_t p_data_len, const int64_t* shape, size_t shape_len, ONNXTensorElementDataType type, OrtValue** out);
     OrtStatus*(ORT_API_CALL *IsTensor)(const OrtValue* value, int* out);
     OrtStatus*(ORT_API_CALL *GetTensorMutableData)(OrtValue* value, void** out);
-    void *unused_52_59[8];
+    void *unused_52_54[3];
+    OrtStatus*(ORT_API_CALL *CastTypeInfoToTensorInfo)(const OrtTypeInfo* type_info, const OrtTensorTypeAndShapeInfo** out);
+    OrtStatus*(ORT_API_CALL *GetOnnxTypeFromTypeInfo)(const OrtTypeInfo* type_info, ONNXType* out);
+    void *unused_57_59[3];
     OrtStatus*(ORT_API_CALL *GetTensorElementType)(const OrtTensorTypeAndShapeInfo* info, ONNXTensorElementDataType* out);
     OrtStatus*(ORT_API_CALL *GetDimensionsCount)(const OrtTensorTypeAndShapeInfo* info, size_t* out);
     OrtStatus*(ORT_API_CALL *GetDimensions)(const OrtTensorTypeAndShapeInfo* info, int64_t* dim_values, size_t dim_values_length);
@@ -296,7 +326,11 @@ struct OrtApi {
     OrtStatus*(ORT_API_CALL *AllocatorFree)(OrtAllocator* ort_allocator, void* p);
     OrtStatus*(ORT_API_CALL *AllocatorGetInfo)(const OrtAllocator* ort_allocator, const OrtMemoryInfo** out);
     OrtStatus*(ORT_API_CALL *GetAllocatorWithDefaultOptions)(OrtAllocator** out);
-    void *unused_79_91[13];
+    void *unused_79_87[9];
+    OrtStatus*(ORT_API_CALL *KernelContext_GetInputCount)(const OrtKernelContext* context, size_t* out);
+    OrtStatus*(ORT_API_CALL *KernelContext_GetOutputCount)(const OrtKernelContext* context, size_t* out);
+    OrtStatus*(ORT_API_CALL *KernelContext_GetInput)(const OrtKernelContext* context, size_t index, const OrtValue** out);
+    OrtStatus*(ORT_API_CALL *KernelContext_GetOutput)(OrtKernelContext* context, size_t index, const int64_t* dim_values, size_t dim_count, OrtValue** out);
     void (ORT_API_CALL *ReleaseEnv)(OrtEnv* input);
     void (ORT_API_CALL *ReleaseStatus)(OrtStatus* input);
     void (ORT_API_CALL *ReleaseMemoryInfo)(OrtMemoryInfo* input);
@@ -312,7 +346,8 @@ struct OrtApi {
     void (ORT_API_CALL *ReleaseAllocator)(OrtAllocator* input);
     void *unused_133_164[32];
     OrtStatus*(ORT_API_CALL *AddRunConfigEntry)(OrtRunOptions* options, const char* config_key, const char* config_value);
-    void *unused_166_193[28];
+    void *unused_166_192[27];
+    OrtStatus*(ORT_API_CALL *KernelContext_GetGPUComputeStream)(const OrtKernelContext* context, void** out);
     OrtStatus*(ORT_API_CALL *GetTensorMemoryInfo)(const OrtValue* value, const OrtMemoryInfo** mem_info);
     void *unused_195_224[30];
     void (ORT_API_CALL *MemoryInfoGetDeviceType)(const OrtMemoryInfo* ptr, OrtMemoryInfoDeviceType* out);
@@ -322,7 +357,12 @@ struct OrtApi {
     void *unused_239_246[8];
     OrtStatus*(ORT_API_CALL *Logger_LogMessage)(const OrtLogger* logger, OrtLoggingLevel log_severity_level, const char* message, const char* file_path, int line_number, const char* func_name);
     OrtStatus*(ORT_API_CALL *Logger_GetLoggingSeverityLevel)(const OrtLogger* logger, OrtLoggingLevel* out);
-    void *unused_249_291[43];
+    void *unused_249_271[23];
+    OrtStatus*(ORT_API_CALL *ReadOpAttr)(const OrtOpAttr* op_attr, OrtOpAttrType type, void* data, size_t len, size_t* out);
+    void *unused_273_288[16];
+    OrtStatus*(ORT_API_CALL *GetValueInfoName)(const OrtValueInfo* value_info, const char** name);
+    OrtStatus*(ORT_API_CALL *GetValueInfoTypeInfo)(const OrtValueInfo* value_info, const OrtTypeInfo** type_info);
+    void *unused_291;
     OrtStatus*(ORT_API_CALL *CreateTensorWithDataAndDeleterAsOrtValue)(OrtAllocator* deleter, void* p_data, size_t p_data_len, const int64_t* shape, size_t shape_len, ONNXTensorElementDataType type, OrtValue** out);
     void *unused_293_294[2];
     void (ORT_API_CALL *CreateKeyValuePairs)(OrtKeyValuePairs** out);
@@ -352,12 +392,36 @@ struct OrtApi {
     OrtStatus*(ORT_API_CALL *CreateMemoryInfo_V2)(const char* name, OrtMemoryInfoDeviceType device_type, uint32_t vendor_id, int32_t device_id, OrtDeviceMemoryType mem_type, size_t alignment, OrtAllocatorType allocator_type, OrtMemoryInfo** out);
     void *unused_321;
     uint32_t (ORT_API_CALL *MemoryInfoGetVendorId)(const OrtMemoryInfo* ptr);
-    void *unused_323_373[51];
+    void *unused_323_325[3];
+    OrtStatus*(ORT_API_CALL *ValueInfo_GetInitializerValue)(const OrtValueInfo* value_info, const OrtValue** initializer_value);
+    void *unused_327_330[4];
+    OrtStatus*(ORT_API_CALL *ValueInfo_IsConstantInitializer)(const OrtValueInfo* value_info, bool* is_constant_initializer);
+    void *unused_332_343[12];
+    OrtStatus*(ORT_API_CALL *Graph_GetNumNodes)(const OrtGraph* graph, size_t* num_nodes);
+    OrtStatus*(ORT_API_CALL *Graph_GetNodes)(const OrtGraph* graph, const OrtNode** nodes, size_t num_nodes);
+    void *unused_346_348[3];
+    OrtStatus*(ORT_API_CALL *Node_GetName)(const OrtNode* node, const char** node_name);
+    OrtStatus*(ORT_API_CALL *Node_GetOperatorType)(const OrtNode* node, const char** operator_type);
+    OrtStatus*(ORT_API_CALL *Node_GetDomain)(const OrtNode* node, const char** domain_name);
+    OrtStatus*(ORT_API_CALL *Node_GetSinceVersion)(const OrtNode* node, int* since_version);
+    OrtStatus*(ORT_API_CALL *Node_GetNumInputs)(const OrtNode* node, size_t* num_inputs);
+    OrtStatus*(ORT_API_CALL *Node_GetInputs)(const OrtNode* node, const OrtValueInfo** inputs, size_t num_inputs);
+    OrtStatus*(ORT_API_CALL *Node_GetNumOutputs)(const OrtNode* node, size_t* num_outputs);
+    OrtStatus*(ORT_API_CALL *Node_GetOutputs)(const OrtNode* node, const OrtValueInfo** outputs, size_t num_outputs);
+    void *unused_357_358[2];
+    OrtStatus*(ORT_API_CALL *Node_GetNumAttributes)(const OrtNode* node, size_t* num_attributes);
+    OrtStatus*(ORT_API_CALL *Node_GetAttributes)(const OrtNode* node, const OrtOpAttr** attributes, size_t num_attributes);
+    OrtStatus*(ORT_API_CALL *Node_GetAttributeByName)(const OrtNode* node, const char* attribute_name, const OrtOpAttr** attribute);
+    void *unused_362;
+    OrtStatus*(ORT_API_CALL *OpAttr_GetType)(const OrtOpAttr* attribute, OrtOpAttrType* type);
+    OrtStatus*(ORT_API_CALL *OpAttr_GetName)(const OrtOpAttr* attribute, const char** name);
+    void *unused_365_373[9];
     const OrtMemoryInfo*(ORT_API_CALL *EpDevice_MemoryInfo)(const OrtEpDevice* ep_device, OrtDeviceMemoryType memory_type);
     OrtStatus*(ORT_API_CALL *CreateSharedAllocator)(OrtEnv* env, const OrtEpDevice* ep_device, OrtDeviceMemoryType mem_type, OrtAllocatorType allocator_type, const OrtKeyValuePairs* allocator_options, OrtAllocator** allocator);
     OrtStatus*(ORT_API_CALL *GetSharedAllocator)(OrtEnv* env, const OrtMemoryInfo* mem_info, OrtAllocator** allocator);
     OrtStatus*(ORT_API_CALL *ReleaseSharedAllocator)(OrtEnv* env, const OrtEpDevice* ep_device, OrtDeviceMemoryType mem_type);
-    void *unused_378_379[2];
+    OrtStatus*(ORT_API_CALL *GetTensorData)(const OrtValue* value, const void** out);
+    void *unused_379;
     OrtStatus*(ORT_API_CALL *SessionGetMemoryInfoForInputs)(const OrtSession* session, const OrtMemoryInfo** inputs_memory_info, size_t num_inputs);
     OrtStatus*(ORT_API_CALL *SessionGetMemoryInfoForOutputs)(const OrtSession* session, const OrtMemoryInfo** outputs_memory_info, size_t num_outputs);
     OrtStatus*(ORT_API_CALL *SessionGetEpDeviceForInputs)(const OrtSession* session, const OrtEpDevice** inputs_ep_devices, size_t num_inputs);
@@ -365,7 +429,9 @@ struct OrtApi {
     void*(ORT_API_CALL *SyncStream_GetHandle)(OrtSyncStream* stream);
     void (ORT_API_CALL *ReleaseSyncStream)(OrtSyncStream* input);
     OrtStatus*(ORT_API_CALL *CopyTensors)(const OrtEnv* env, const OrtValue* const* src_tensors, OrtValue* const* dst_tensors, OrtSyncStream* stream, size_t num_tensors);
-    void *unused_387_394[8];
+    void *unused_387_389[3];
+    bool (ORT_API_CALL *TensorTypeAndShape_HasShape)(const OrtTensorTypeAndShapeInfo* info);
+    void *unused_391_394[4];
     const OrtInteropApi*(ORT_API_CALL *GetInteropApi)(void);
     OrtStatus*(ORT_API_CALL *SessionGetEpDeviceForOutputs)(const OrtSession* session, const OrtEpDevice** outputs_ep_devices, size_t num_outputs);
     void *unused_397_406[10];
@@ -376,7 +442,10 @@ struct OrtApi {
     OrtStatus*(ORT_API_CALL *EpAssignedNode_GetDomain)(const OrtEpAssignedNode* ep_node, const char** out);
     OrtStatus*(ORT_API_CALL *EpAssignedNode_GetOperatorType)(const OrtEpAssignedNode* ep_node, const char** out);
     void (ORT_API_CALL *RunOptionsSetSyncStream)(OrtRunOptions* options, OrtSyncStream* sync_stream);
-    /* slots 414 and later are never read */
+    OrtStatus*(ORT_API_CALL *GetTensorElementTypeAndShapeDataReference)(const OrtValue* value, ONNXTensorElementDataType* elem_type, const int64_t** shape_data, size_t* shape_data_count);
+    void *unused_415_422[8];
+    OrtStatus*(ORT_API_CALL *KernelContext_GetSyncStream)(const OrtKernelContext* context, OrtSyncStream** out);
+    /* slots 424 and later are never read */
 };
 
 #define ORTVK_PIN_SLOT(member, slot)                                                                           \
@@ -399,6 +468,8 @@ ORTVK_PIN_SLOT(CreateTensorAsOrtValue, 48);
 ORTVK_PIN_SLOT(CreateTensorWithDataAsOrtValue, 49);
 ORTVK_PIN_SLOT(IsTensor, 50);
 ORTVK_PIN_SLOT(GetTensorMutableData, 51);
+ORTVK_PIN_SLOT(CastTypeInfoToTensorInfo, 55);
+ORTVK_PIN_SLOT(GetOnnxTypeFromTypeInfo, 56);
 ORTVK_PIN_SLOT(GetTensorElementType, 60);
 ORTVK_PIN_SLOT(GetDimensionsCount, 61);
 ORTVK_PIN_SLOT(GetDimensions, 62);
@@ -412,6 +483,10 @@ ORTVK_PIN_SLOT(AllocatorAlloc, 75);
 ORTVK_PIN_SLOT(AllocatorFree, 76);
 ORTVK_PIN_SLOT(AllocatorGetInfo, 77);
 ORTVK_PIN_SLOT(GetAllocatorWithDefaultOptions, 78);
+ORTVK_PIN_SLOT(KernelContext_GetInputCount, 88);
+ORTVK_PIN_SLOT(KernelContext_GetOutputCount, 89);
+ORTVK_PIN_SLOT(KernelContext_GetInput, 90);
+ORTVK_PIN_SLOT(KernelContext_GetOutput, 91);
 ORTVK_PIN_SLOT(ReleaseEnv, 92);
 ORTVK_PIN_SLOT(ReleaseStatus, 93);
 ORTVK_PIN_SLOT(ReleaseMemoryInfo, 94);
@@ -424,12 +499,16 @@ ORTVK_PIN_SLOT(AddSessionConfigEntry, 130);
 ORTVK_PIN_SLOT(CreateAllocator, 131);
 ORTVK_PIN_SLOT(ReleaseAllocator, 132);
 ORTVK_PIN_SLOT(AddRunConfigEntry, 165);
+ORTVK_PIN_SLOT(KernelContext_GetGPUComputeStream, 193);
 ORTVK_PIN_SLOT(GetTensorMemoryInfo, 194);
 ORTVK_PIN_SLOT(MemoryInfoGetDeviceType, 225);
 ORTVK_PIN_SLOT(HasSessionConfigEntry, 237);
 ORTVK_PIN_SLOT(GetSessionConfigEntry, 238);
 ORTVK_PIN_SLOT(Logger_LogMessage, 247);
 ORTVK_PIN_SLOT(Logger_GetLoggingSeverityLevel, 248);
+ORTVK_PIN_SLOT(ReadOpAttr, 272);
+ORTVK_PIN_SLOT(GetValueInfoName, 289);
+ORTVK_PIN_SLOT(GetValueInfoTypeInfo, 290);
 ORTVK_PIN_SLOT(CreateTensorWithDataAndDeleterAsOrtValue, 292);
 ORTVK_PIN_SLOT(CreateKeyValuePairs, 295);
 ORTVK_PIN_SLOT(AddKeyValuePair, 296);
@@ -454,10 +533,28 @@ ORTVK_PIN_SLOT(GetEpApi, 317);
 ORTVK_PIN_SLOT(GetTensorSizeInBytes, 318);
 ORTVK_PIN_SLOT(CreateMemoryInfo_V2, 320);
 ORTVK_PIN_SLOT(MemoryInfoGetVendorId, 322);
+ORTVK_PIN_SLOT(ValueInfo_GetInitializerValue, 326);
+ORTVK_PIN_SLOT(ValueInfo_IsConstantInitializer, 331);
+ORTVK_PIN_SLOT(Graph_GetNumNodes, 344);
+ORTVK_PIN_SLOT(Graph_GetNodes, 345);
+ORTVK_PIN_SLOT(Node_GetName, 349);
+ORTVK_PIN_SLOT(Node_GetOperatorType, 350);
+ORTVK_PIN_SLOT(Node_GetDomain, 351);
+ORTVK_PIN_SLOT(Node_GetSinceVersion, 352);
+ORTVK_PIN_SLOT(Node_GetNumInputs, 353);
+ORTVK_PIN_SLOT(Node_GetInputs, 354);
+ORTVK_PIN_SLOT(Node_GetNumOutputs, 355);
+ORTVK_PIN_SLOT(Node_GetOutputs, 356);
+ORTVK_PIN_SLOT(Node_GetNumAttributes, 359);
+ORTVK_PIN_SLOT(Node_GetAttributes, 360);
+ORTVK_PIN_SLOT(Node_GetAttributeByName, 361);
+ORTVK_PIN_SLOT(OpAttr_GetType, 363);
+ORTVK_PIN_SLOT(OpAttr_GetName, 364);
 ORTVK_PIN_SLOT(EpDevice_MemoryInfo, 374);
 ORTVK_PIN_SLOT(CreateSharedAllocator, 375);
 ORTVK_PIN_SLOT(GetSharedAllocator, 376);
 ORTVK_PIN_SLOT(ReleaseSharedAllocator, 377);
+ORTVK_PIN_SLOT(GetTensorData, 378);
 ORTVK_PIN_SLOT(SessionGetMemoryInfoForInputs, 380);
 ORTVK_PIN_SLOT(SessionGetMemoryInfoForOutputs, 381);
 ORTVK_PIN_SLOT(SessionGetEpDeviceForInputs, 382);
@@ -465,6 +562,7 @@ ORTVK_PIN_SLOT(CreateSyncStreamForEpDevice, 383);
 ORTVK_PIN_SLOT(SyncStream_GetHandle, 384);
 ORTVK_PIN_SLOT(ReleaseSyncStream, 385);
 ORTVK_PIN_SLOT(CopyTensors, 386);
+ORTVK_PIN_SLOT(TensorTypeAndShape_HasShape, 390);
 ORTVK_PIN_SLOT(GetInteropApi, 395);
 ORTVK_PIN_SLOT(SessionGetEpDeviceForOutputs, 396);
 ORTVK_PIN_SLOT(Session_GetEpGraphAssignmentInfo, 407);
@@ -474,6 +572,8 @@ ORTVK_PIN_SLOT(EpAssignedNode_GetName, 410);
 ORTVK_PIN_SLOT(EpAssignedNode_GetDomain, 411);
 ORTVK_PIN_SLOT(EpAssignedNode_GetOperatorType, 412);
 ORTVK_PIN_SLOT(RunOptionsSetSyncStream, 413);
+ORTVK_PIN_SLOT(GetTensorElementTypeAndShapeDataReference, 414);
+ORTVK_PIN_SLOT(KernelContext_GetSyncStream, 423);
 
 /* ---- what an EP implements ------------------------------------------------------------------------------ */
 
@@ -530,6 +630,21 @@ struct OrtExternalResourceImporterImpl {
                                                uint64_t value);
     void (ORT_API_CALL *Release)(OrtExternalResourceImporterImpl *self);
 };
+
+/* How ORT fuses the nodes an EP claims with EpGraphSupportInfo_AddNodesToFuse. */
+typedef struct OrtNodeFusionOptions {
+    uint32_t ort_version_supported;
+    bool drop_constant_initializers; /* true: constant initializers are not inputs of the fused node */
+} OrtNodeFusionOptions;
+
+/* What Compile returns per fused node: ORT calls CreateState once per session, Compute once per run. */
+struct OrtNodeComputeInfo {
+    uint32_t ort_version_supported;
+    OrtStatus *(ORT_API_CALL *CreateState)(OrtNodeComputeInfo *self, OrtNodeComputeContext *context, void **state);
+    OrtStatus *(ORT_API_CALL *Compute)(OrtNodeComputeInfo *self, void *state, OrtKernelContext *context);
+    void (ORT_API_CALL *ReleaseState)(OrtNodeComputeInfo *self, void *state);
+};
+_Static_assert(sizeof(OrtNodeComputeInfo) == 32, "OrtNodeComputeInfo layout");
 
 typedef struct OrtEp OrtEp;
 struct OrtEp {
@@ -621,9 +736,11 @@ struct OrtEpApi {
                                               const OrtKeyValuePairs *ep_metadata,
                                               const OrtKeyValuePairs *ep_options, OrtEpDevice **out);
     void (ORT_API_CALL *ReleaseEpDevice)(OrtEpDevice *device);
-    ortvk_ort_unused_fn EpGraphSupportInfo_AddNodesToFuse;
+    OrtStatus *(ORT_API_CALL *EpGraphSupportInfo_AddNodesToFuse)(OrtEpGraphSupportInfo *info,
+                                                                 const OrtNode *const *nodes, size_t num_nodes,
+                                                                 const OrtNodeFusionOptions *options);
     ortvk_ort_unused_fn EpGraphSupportInfo_AddSingleNode;
-    ortvk_ort_unused_fn NodeComputeContext_NodeName;
+    const char *(ORT_API_CALL *NodeComputeContext_NodeName)(OrtNodeComputeContext *context);
     OrtStatus *(ORT_API_CALL *EpDevice_AddAllocatorInfo)(OrtEpDevice *device, const OrtMemoryInfo *info);
     const OrtMemoryDevice *(ORT_API_CALL *MemoryInfo_GetMemoryDevice)(const OrtMemoryInfo *info);
     const OrtMemoryDevice *(ORT_API_CALL *Value_GetMemoryDevice)(const OrtValue *value);
@@ -643,6 +760,8 @@ struct OrtEpApi {
 
 #define ORTVK_PIN_EP(member, slot)                                                                             \
     _Static_assert(offsetof(OrtEpApi, member) == (slot) * sizeof(void *), "OrtEpApi::" #member " is slot " #slot)
+ORTVK_PIN_EP(EpGraphSupportInfo_AddNodesToFuse, 2);
+ORTVK_PIN_EP(NodeComputeContext_NodeName, 4);
 ORTVK_PIN_EP(EpDevice_AddAllocatorInfo, 5);
 ORTVK_PIN_EP(SyncStream_GetImpl, 13);
 ORTVK_PIN_EP(CreateHardwareDevice, 16);

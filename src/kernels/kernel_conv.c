@@ -1,0 +1,327 @@
+/* Conv and ConvTranspose (1-D and 2-D, groups, strides, dilations, pads and auto_pad, bias) as direct gathers,
+ * and BatchNormalization in inference mode. Output sizes and pads follow the ONNX operator definitions. */
+#include <string.h>
+
+#include "kernels/kernel_internal.h"
+
+static bool float_input(const ortvk_knode *node, size_t i)
+{
+    return i < node->n_in && node->in[i].present && node->in[i].type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+}
+
+static bool read_auto_pad(const ortvk_knode *node, int *out)
+{
+    char text[32];
+    if (!ortvk_knode_string(node, "auto_pad", text, sizeof(text))) return false;
+    if (text[0] == '\0' || strcmp(text, "NOTSET") == 0) *out = ORTVK_AUTO_PAD_NOTSET;
+    else if (strcmp(text, "VALID") == 0) *out = ORTVK_AUTO_PAD_VALID;
+    else if (strcmp(text, "SAME_UPPER") == 0) *out = ORTVK_AUTO_PAD_SAME_UPPER;
+    else if (strcmp(text, "SAME_LOWER") == 0) *out = ORTVK_AUTO_PAD_SAME_LOWER;
+    else return false;
+    return true;
+}
+
+/* Reads an ints attribute of exactly `n` values (absent: every value `fallback`). */
+static bool ints_n(const ortvk_knode *node, const char *name, int64_t *out, int n, int64_t fallback)
+{
+    int count = 0;
+    int64_t v[2 * 3];
+    if (!ortvk_knode_ints(node, name, v, 6, &count)) return false;
+    if (count < 0) {
+        for (int i = 0; i < n; i++) out[i] = fallback;
+        return true;
+    }
+    if (count != n) return false;
+    memcpy(out, v, (size_t)n * sizeof(int64_t));
+    return true;
+}
+
+static bool conv_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    ortvk_kparams_conv *p = &params->conv;
+    bool transpose = strcmp(node->op_type, "ConvTranspose") == 0;
+    if (node->n_in < 2 || node->n_in > 3 || !float_input(node, 0) || !float_input(node, 1) ||
+        (node->n_in == 3 && node->in[2].present && !float_input(node, 2)))
+        return ortvk_krefuse(why, why_len, "inputs are not X, W[, B] of float");
+    if (node->n_out != 1 || node->out[0].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT)
+        return ortvk_krefuse(why, why_len, "output is not float");
+    int rank = node->in[0].rank;
+    if (rank != 3 && rank != 4) return ortvk_krefuse(why, why_len, "input rank %d (ortvk runs 1-D and 2-D)", rank);
+    if (node->in[1].rank >= 0 && node->in[1].rank != rank)
+        return ortvk_krefuse(why, why_len, "weights of rank %d", node->in[1].rank);
+    int n = rank - 2;
+    p->spatial = n;
+    int64_t pads[4];
+    if (!ortvk_knode_int(node, "group", 1, &p->group) || p->group < 1 || !read_auto_pad(node, &p->auto_pad) ||
+        !ints_n(node, "kernel_shape", p->kernel, n, 0) || !ints_n(node, "strides", p->strides, n, 1) ||
+        !ints_n(node, "dilations", p->dilations, n, 1) || !ints_n(node, "pads", pads, 2 * n, 0))
+        return ortvk_krefuse(why, why_len, "unsupported attribute values");
+    for (int i = 0; i < n; i++) {
+        if (p->strides[i] < 1 || p->dilations[i] < 1 || p->kernel[i] < 0 || pads[i] < 0 || pads[n + i] < 0)
+            return ortvk_krefuse(why, why_len, "non-positive strides/dilations or negative pads");
+        p->pads[i] = pads[i];
+        p->pads[2 + i] = pads[n + i];
+    }
+    if (transpose) {
+        if (!ints_n(node, "output_padding", p->output_padding, n, 0))
+            return ortvk_krefuse(why, why_len, "output_padding");
+        /* output_shape gives the spatial dims, or (as some exporters write it) the whole shape. */
+        int count = 0;
+        int64_t shape[ORTVK_KMAX_RANK];
+        if (!ortvk_knode_ints(node, "output_shape", shape, ORTVK_KMAX_RANK, &count) ||
+            (count >= 0 && count != n && count != n + 2))
+            return ortvk_krefuse(why, why_len, "output_shape");
+        p->has_output_shape = count >= 0;
+        for (int i = 0; i < n && p->has_output_shape; i++) p->output_shape[i] = shape[count - n + i];
+        for (int i = 0; i < n; i++) {
+            int64_t limit = p->strides[i] > p->dilations[i] ? p->strides[i] : p->dilations[i];
+            if (p->output_padding[i] < 0 || p->output_padding[i] >= limit)
+                return ortvk_krefuse(why, why_len, "output_padding out of range");
+        }
+    }
+    /* 1-D runs as 2-D with H = 1: shift the attributes into the W slot. */
+    if (n == 1) {
+        p->kernel[1] = p->kernel[0], p->kernel[0] = 1;
+        p->strides[1] = p->strides[0], p->strides[0] = 1;
+        p->dilations[1] = p->dilations[0], p->dilations[0] = 1;
+        p->pads[1] = p->pads[0], p->pads[3] = p->pads[2], p->pads[0] = p->pads[2] = 0;
+        p->output_padding[1] = p->output_padding[0], p->output_padding[0] = 0;
+        p->output_shape[1] = p->output_shape[0], p->output_shape[0] = 1;
+    }
+    return true;
+}
+
+/* Input and weight dims as 4-D (N, C, H, W) and (M|C, C/G|M/G, KH, KW). */
+static void as_4d(const ortvk_ktensor *t, int64_t d[4])
+{
+    if (t->rank == 3) {
+        d[0] = t->dims[0], d[1] = t->dims[1], d[2] = 1, d[3] = t->dims[2];
+    } else {
+        memcpy(d, t->dims, 4 * sizeof(int64_t));
+    }
+}
+
+/* Effective pads and output size of one spatial dim of Conv. */
+static OrtStatus *conv_dim(const ortvk_kparams_conv *p, int d, int64_t in, int64_t k, int64_t *pad_begin,
+                           int64_t *out)
+{
+    int64_t s = p->strides[d], dk = (k - 1) * p->dilations[d] + 1;
+    int64_t pb = p->pads[d], pe = p->pads[2 + d];
+    if (p->auto_pad == ORTVK_AUTO_PAD_VALID) {
+        pb = pe = 0;
+    } else if (p->auto_pad == ORTVK_AUTO_PAD_SAME_UPPER || p->auto_pad == ORTVK_AUTO_PAD_SAME_LOWER) {
+        int64_t target = (in + s - 1) / s;
+        int64_t total = (target - 1) * s + dk - in;
+        if (total < 0) total = 0;
+        pb = p->auto_pad == ORTVK_AUTO_PAD_SAME_UPPER ? total / 2 : total - total / 2;
+        pe = total - pb;
+    }
+    if (in + pb + pe < dk) return ortvk_status(ORT_INVALID_ARGUMENT, "Conv: kernel larger than the padded input");
+    *pad_begin = pb;
+    *out = (in + pb + pe - dk) / s + 1;
+    return NULL;
+}
+
+/* Effective pads and output size of one spatial dim of ConvTranspose (ONNX ConvTranspose, opset 11). */
+static OrtStatus *conv_transpose_dim(const ortvk_kparams_conv *p, int d, int64_t in, int64_t k, int64_t *pad_begin,
+                                     int64_t *out)
+{
+    int64_t s = p->strides[d], dk = (k - 1) * p->dilations[d] + 1, adj = p->output_padding[d];
+    int64_t full = s * (in - 1) + adj + dk;
+    if (p->has_output_shape || p->auto_pad == ORTVK_AUTO_PAD_SAME_UPPER || p->auto_pad == ORTVK_AUTO_PAD_SAME_LOWER) {
+        int64_t target = p->has_output_shape ? p->output_shape[d] : in * s;
+        int64_t total = full - target;
+        if (total < 0) total = 0;
+        *pad_begin = p->auto_pad == ORTVK_AUTO_PAD_SAME_UPPER ? total / 2 : total - total / 2;
+        *out = target;
+        return NULL;
+    }
+    int64_t pb = p->auto_pad == ORTVK_AUTO_PAD_VALID ? 0 : p->pads[d];
+    int64_t pe = p->auto_pad == ORTVK_AUTO_PAD_VALID ? 0 : p->pads[2 + d];
+    *pad_begin = pb;
+    *out = full - pb - pe;
+    if (*out < 1) return ortvk_status(ORT_INVALID_ARGUMENT, "ConvTranspose: empty output");
+    return NULL;
+}
+
+typedef struct conv_geometry {
+    int64_t x[4], w[4], out[4];
+    int64_t pad[2];
+} conv_geometry;
+
+static OrtStatus *geometry(const ortvk_kparams_conv *p, bool transpose, ortvk_krun *run, conv_geometry *g)
+{
+    const ortvk_ktensor *x = &run->in[0], *w = &run->in[1];
+    if (x->rank != (size_t)p->spatial + 2 || w->rank != x->rank)
+        return ortvk_status(ORT_INVALID_ARGUMENT, "Conv: X of rank %zu, W of rank %zu", x->rank, w->rank);
+    as_4d(x, g->x);
+    as_4d(w, g->w);
+    int64_t G = p->group, C = g->x[1];
+    int64_t M = transpose ? g->w[1] * G : g->w[0];
+    if (transpose ? g->w[0] != C : g->w[1] * G != C)
+        return ortvk_status(ORT_INVALID_ARGUMENT, "Conv: %lld input channels do not match the weights",
+                            (long long)C);
+    if (C % G != 0 || M % G != 0) return ortvk_status(ORT_INVALID_ARGUMENT, "Conv: channels not divisible by group");
+    for (int d = 0; d < 2; d++) {
+        if (p->kernel[d] != 0 && p->kernel[d] != g->w[2 + d])
+            return ortvk_status(ORT_INVALID_ARGUMENT, "Conv: kernel_shape does not match the weights");
+    }
+    const ortvk_ktensor *b = run->n_in > 2 ? &run->in[2] : NULL;
+    if (b != NULL && b->present && (b->rank != 1 || b->dims[0] != M))
+        return ortvk_status(ORT_INVALID_ARGUMENT, "Conv: bias is not of shape [%lld]", (long long)M);
+    g->out[0] = g->x[0];
+    g->out[1] = M;
+    for (int d = 0; d < 2; d++) {
+        ORTVK_TRY((transpose ? conv_transpose_dim : conv_dim)(p, d, g->x[2 + d], g->w[2 + d], &g->pad[d],
+                                                             &g->out[2 + d]));
+    }
+    return NULL;
+}
+
+static OrtStatus *conv_shape_common(const ortvk_kparams *params, ortvk_krun *run, bool transpose)
+{
+    conv_geometry g;
+    ORTVK_TRY(geometry(&params->conv, transpose, run, &g));
+    ortvk_ktensor *y = &run->out[0];
+    y->type = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+    y->rank = run->in[0].rank;
+    y->dims[0] = g.out[0];
+    y->dims[1] = g.out[1];
+    if (y->rank == 3) y->dims[2] = g.out[3];
+    else y->dims[2] = g.out[2], y->dims[3] = g.out[3];
+    return NULL;
+}
+
+static OrtStatus *conv_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    return conv_shape_common(params, run, false);
+}
+
+static OrtStatus *conv_transpose_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    return conv_shape_common(params, run, true);
+}
+
+typedef struct push_conv {
+    uint64_t x, w, b, y;
+    uint32_t N, C, H, W;
+    uint32_t M, OH, OW;
+    uint32_t KH, KW, SH, SW;
+    int32_t PH, PW;
+    uint32_t DH, DW, G;
+} push_conv;
+
+static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *run, bool transpose)
+{
+    const ortvk_kparams_conv *p = &params->conv;
+    conv_geometry g;
+    ORTVK_TRY(geometry(p, transpose, run, &g));
+    const ortvk_ktensor *b = run->n_in > 2 && run->in[2].present ? &run->in[2] : NULL;
+    push_conv push = {
+        .x = run->in[0].address,
+        .w = run->in[1].address,
+        .b = b != NULL ? b->address : 0,
+        .y = run->out[0].address,
+        .N = (uint32_t)g.x[0],
+        .C = (uint32_t)g.x[1],
+        .H = (uint32_t)g.x[2],
+        .W = (uint32_t)g.x[3],
+        .M = (uint32_t)g.out[1],
+        .OH = (uint32_t)g.out[2],
+        .OW = (uint32_t)g.out[3],
+        .KH = (uint32_t)g.w[2],
+        .KW = (uint32_t)g.w[3],
+        .SH = (uint32_t)p->strides[0],
+        .SW = (uint32_t)p->strides[1],
+        .PH = (int32_t)g.pad[0],
+        .PW = (int32_t)g.pad[1],
+        .DH = (uint32_t)p->dilations[0],
+        .DW = (uint32_t)p->dilations[1],
+        .G = (uint32_t)p->group,
+    };
+    /* Empty inputs or weights (a zero-sized channel count) leave sums of nothing: bias only, or zeros. */
+    if (run->in[0].count == 0 || run->in[1].count == 0) {
+        push.C = 0;
+        push.x = push.w = push.y;
+    }
+    return ortvk_krun_dispatch(run, transpose ? ORTVK_SHADER_CONV_TRANSPOSE : ORTVK_SHADER_CONV, &push, sizeof(push),
+                               run->out[0].count);
+}
+
+static OrtStatus *conv_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    return conv_record_common(params, run, false);
+}
+
+static OrtStatus *conv_transpose_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    return conv_record_common(params, run, true);
+}
+
+/* ---- BatchNormalization --------------------------------------------------------------------------------- */
+
+static bool batchnorm_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    if (node->n_in != 5) return ortvk_krefuse(why, why_len, "%zu inputs", node->n_in);
+    for (size_t i = 0; i < 5; i++) {
+        if (!float_input(node, i)) return ortvk_krefuse(why, why_len, "input %zu is not float", i);
+    }
+    /* Only Y: the running statistics outputs exist in training mode. */
+    if (node->n_out != 1 || node->out[0].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT)
+        return ortvk_krefuse(why, why_len, "training outputs");
+    int64_t training = 0, spatial = 1;
+    if (!ortvk_knode_int(node, "training_mode", 0, &training) || training != 0)
+        return ortvk_krefuse(why, why_len, "training_mode");
+    if (!ortvk_knode_int(node, "spatial", 1, &spatial) || spatial != 1) return ortvk_krefuse(why, why_len, "spatial");
+    if (!ortvk_knode_float(node, "epsilon", 1e-5f, &params->batchnorm.epsilon))
+        return ortvk_krefuse(why, why_len, "epsilon");
+    return true;
+}
+
+static OrtStatus *batchnorm_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    (void)params;
+    const ortvk_ktensor *x = &run->in[0];
+    if (x->rank < 2) return ortvk_status(ORT_INVALID_ARGUMENT, "BatchNormalization: X of rank %zu", x->rank);
+    for (size_t i = 1; i < 5; i++) {
+        if (run->in[i].rank != 1 || run->in[i].dims[0] != x->dims[1])
+            return ortvk_status(ORT_INVALID_ARGUMENT, "BatchNormalization: input %zu is not of shape [C]", i);
+    }
+    run->out[0].type = x->type;
+    run->out[0].rank = x->rank;
+    memcpy(run->out[0].dims, x->dims, sizeof(x->dims));
+    return NULL;
+}
+
+typedef struct push_batchnorm {
+    uint64_t x, scale, bias, mean, var, y;
+    uint32_t n, C, inner;
+    float epsilon;
+} push_batchnorm;
+
+static OrtStatus *batchnorm_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_ktensor *x = &run->in[0];
+    push_batchnorm push = {
+        .x = x->address,
+        .scale = run->in[1].address,
+        .bias = run->in[2].address,
+        .mean = run->in[3].address,
+        .var = run->in[4].address,
+        .y = run->out[0].address,
+        .n = (uint32_t)x->count,
+        .C = (uint32_t)x->dims[1],
+        .inner = (uint32_t)ortvk_kcount(x->dims + 2, x->rank - 2),
+        .epsilon = params->batchnorm.epsilon,
+    };
+    return ortvk_krun_dispatch(run, ORTVK_SHADER_BATCHNORM, &push, sizeof(push), x->count);
+}
+
+const ortvk_kop ortvk_kops_conv[] = {
+    {"Conv", 1, 22, "auto_pad dilations group kernel_shape pads strides", 0, conv_prepare, conv_shape, conv_record},
+    {"ConvTranspose", 1, 22, "auto_pad dilations group kernel_shape output_padding output_shape pads strides", 0,
+     conv_prepare, conv_transpose_shape, conv_transpose_record},
+    {"BatchNormalization", 7, 15, "epsilon momentum spatial training_mode", 0, batchnorm_prepare, batchnorm_shape,
+     batchnorm_record},
+    {NULL, 0, 0, NULL, 0, NULL, NULL, NULL},
+};

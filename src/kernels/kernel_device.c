@@ -1,0 +1,279 @@
+/* The per-device side of the kernels: the SPIR-V embedded at build time, one compute pipeline per shader created
+ * on first use and shared by every session on the device, and the stream-ordered release of freed buffers. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/kernel_internal.h"
+#include "vk/vk_memory.h"
+
+static const uint32_t spv_unary[] =
+#include "kernel_unary.spv.h"
+    ;
+static const uint32_t spv_binary[] =
+#include "kernel_binary.spv.h"
+    ;
+static const uint32_t spv_copy[] =
+#include "kernel_copy.spv.h"
+    ;
+static const uint32_t spv_conv[] =
+#include "kernel_conv.spv.h"
+    ;
+static const uint32_t spv_conv_transpose[] =
+#include "kernel_conv_transpose.spv.h"
+    ;
+static const uint32_t spv_pool[] =
+#include "kernel_pool.spv.h"
+    ;
+static const uint32_t spv_batchnorm[] =
+#include "kernel_batchnorm.spv.h"
+    ;
+static const uint32_t spv_resize[] =
+#include "kernel_resize.spv.h"
+    ;
+static const uint32_t spv_reduce[] =
+#include "kernel_reduce.spv.h"
+    ;
+static const uint32_t spv_gemm[] =
+#include "kernel_gemm.spv.h"
+    ;
+static const uint32_t spv_softmax[] =
+#include "kernel_softmax.spv.h"
+    ;
+static const uint32_t spv_pad[] =
+#include "kernel_pad.spv.h"
+    ;
+static const uint32_t spv_cast[] =
+#include "kernel_cast.spv.h"
+    ;
+
+static const struct {
+    const char *name;
+    const uint32_t *code;
+    size_t size;
+} shaders[ORTVK_SHADER_COUNT] = {
+#define SHADER(id, name, spv) [id] = {name, spv, sizeof(spv)}
+    SHADER(ORTVK_SHADER_UNARY, "unary", spv_unary),
+    SHADER(ORTVK_SHADER_BINARY, "binary", spv_binary),
+    SHADER(ORTVK_SHADER_COPY, "copy", spv_copy),
+    SHADER(ORTVK_SHADER_CONV, "conv", spv_conv),
+    SHADER(ORTVK_SHADER_CONV_TRANSPOSE, "conv_transpose", spv_conv_transpose),
+    SHADER(ORTVK_SHADER_POOL, "pool", spv_pool),
+    SHADER(ORTVK_SHADER_BATCHNORM, "batchnorm", spv_batchnorm),
+    SHADER(ORTVK_SHADER_RESIZE, "resize", spv_resize),
+    SHADER(ORTVK_SHADER_REDUCE, "reduce", spv_reduce),
+    SHADER(ORTVK_SHADER_GEMM, "gemm", spv_gemm),
+    SHADER(ORTVK_SHADER_SOFTMAX, "softmax", spv_softmax),
+    SHADER(ORTVK_SHADER_PAD, "pad", spv_pad),
+    SHADER(ORTVK_SHADER_CAST, "cast", spv_cast),
+#undef SHADER
+};
+
+/* Every shader takes at most this many bytes of push constants: the minimum every Vulkan device offers. */
+#define PUSH_CONSTANT_BYTES 128
+
+/* vkDeviceWaitIdle needs every queue of the device externally synchronized: ortvk has one, under queue_lock. */
+static void wait_idle(ortvk_device *device)
+{
+    pthread_mutex_lock(&device->queue_lock);
+    vkDeviceWaitIdle(device->vk);
+    pthread_mutex_unlock(&device->queue_lock);
+}
+
+struct ortvk_kernel_device {
+    ortvk_kernel_device *next; /* registry list, under registry_lock */
+    int refs;                  /* under registry_lock */
+    ortvk_device *device;      /* holds a reference */
+    VkPipelineLayout layout;
+    pthread_mutex_t lock;      /* guards pipeline creation */
+    VkPipeline pipelines[ORTVK_SHADER_COUNT];
+};
+
+/* One entry per device with a live EP, so that sessions on a device share its pipelines. A process-wide list
+ * because ortvk_device has no slot for the kernels' state; entries go with the last EP of their device. */
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static ortvk_kernel_device *registry;
+
+OrtStatus *ortvk_kernel_device_get(ortvk_device *device, ortvk_kernel_device **out)
+{
+    *out = NULL;
+    pthread_mutex_lock(&registry_lock);
+    for (ortvk_kernel_device *k = registry; k != NULL; k = k->next) {
+        if (k->device == device) {
+            k->refs++;
+            *out = k;
+            pthread_mutex_unlock(&registry_lock);
+            return NULL;
+        }
+    }
+    OrtStatus *status = NULL;
+    ortvk_kernel_device *k = calloc(1, sizeof(*k));
+    if (k == NULL) {
+        status = ortvk_status(ORT_FAIL, "out of host memory creating the kernel state of device %u", device->index);
+        goto out;
+    }
+    VkPushConstantRange range = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .offset = 0, .size = PUSH_CONSTANT_BYTES};
+    VkPipelineLayoutCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .pushConstantRangeCount = 1,
+        .pPushConstantRanges = &range,
+    };
+    VkResult r = vkCreatePipelineLayout(device->vk, &info, NULL, &k->layout);
+    if (r != VK_SUCCESS) {
+        free(k);
+        status = ortvk_status_vk(r, "vkCreatePipelineLayout", "creating the kernels' pipeline layout");
+        goto out;
+    }
+    pthread_mutex_init(&k->lock, NULL);
+    ortvk_device_ref(device);
+    k->device = device;
+    k->refs = 1;
+    k->next = registry;
+    registry = k;
+    *out = k;
+out:
+    pthread_mutex_unlock(&registry_lock);
+    return status;
+}
+
+void ortvk_kernel_device_ref(ortvk_kernel_device *kdev)
+{
+    pthread_mutex_lock(&registry_lock);
+    kdev->refs++;
+    pthread_mutex_unlock(&registry_lock);
+}
+
+void ortvk_kernel_device_put(ortvk_kernel_device *kdev)
+{
+    if (kdev == NULL) return;
+    pthread_mutex_lock(&registry_lock);
+    bool last = --kdev->refs == 0;
+    if (last) {
+        for (ortvk_kernel_device **p = &registry; *p != NULL; p = &(*p)->next) {
+            if (*p == kdev) {
+                *p = kdev->next;
+                break;
+            }
+        }
+    }
+    pthread_mutex_unlock(&registry_lock);
+    if (!last) return;
+    ortvk_device *device = kdev->device;
+    /* Work using the pipelines may still run (streams drain on release, but ORT may release the EP first). The
+     * queue lock is held throughout: the destruction is then ordered with every submission and wait on the queue
+     * (the validation layer's own tracking raced otherwise, ThreadSanitizer saw). */
+    pthread_mutex_lock(&device->queue_lock);
+    vkQueueWaitIdle(device->queue);
+    for (int i = 0; i < ORTVK_SHADER_COUNT; i++) {
+        if (kdev->pipelines[i] != VK_NULL_HANDLE) vkDestroyPipeline(device->vk, kdev->pipelines[i], NULL);
+    }
+    /* Seen with lavapipe (Mesa 22.3): the state of a pipeline it has run leaks (272 bytes, LeakSanitizer) when no
+     * submission follows its vkDestroyPipeline before the device goes. One empty submission avoids it, and costs
+     * nothing elsewhere. */
+    VkSubmitInfo empty = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    if (vkQueueSubmit(device->queue, 1, &empty, VK_NULL_HANDLE) == VK_SUCCESS) vkQueueWaitIdle(device->queue);
+    pthread_mutex_unlock(&device->queue_lock);
+    vkDestroyPipelineLayout(device->vk, kdev->layout, NULL);
+    pthread_mutex_destroy(&kdev->lock);
+    free(kdev);
+    ortvk_device_unref(device);
+}
+
+OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, ortvk_shader shader, VkPipeline *pipeline,
+                                        VkPipelineLayout *layout)
+{
+    OrtStatus *status = NULL;
+    *layout = kdev->layout;
+    pthread_mutex_lock(&kdev->lock);
+    if (kdev->pipelines[shader] == VK_NULL_HANDLE) {
+        VkDevice vk = kdev->device->vk;
+        VkShaderModuleCreateInfo module_info = {
+            .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+            .codeSize = shaders[shader].size,
+            .pCode = shaders[shader].code,
+        };
+        VkShaderModule module = VK_NULL_HANDLE;
+        VkResult r = vkCreateShaderModule(vk, &module_info, NULL, &module);
+        if (r == VK_SUCCESS) {
+            VkComputePipelineCreateInfo info = {
+                .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+                .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                          .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                          .module = module,
+                          .pName = "main"},
+                .layout = kdev->layout,
+            };
+            r = vkCreateComputePipelines(vk, VK_NULL_HANDLE, 1, &info, NULL, &kdev->pipelines[shader]);
+            vkDestroyShaderModule(vk, module, NULL);
+        }
+        if (r != VK_SUCCESS) {
+            kdev->pipelines[shader] = VK_NULL_HANDLE;
+            status = ortvk_status_vk(r, "vkCreateComputePipelines", "creating the %s kernel's pipeline",
+                                     shaders[shader].name);
+        }
+    }
+    *pipeline = kdev->pipelines[shader];
+    pthread_mutex_unlock(&kdev->lock);
+    return status;
+}
+
+/* ---- stream-ordered release ------------------------------------------------------------------------------ */
+
+/* A buffer waiting for several streams: the last of them to pass its point destroys it. */
+typedef struct deferred_buffer {
+    atomic_int pending;
+    ortvk_buffer *buffer;
+} deferred_buffer;
+
+static void deferred_release(void *owner)
+{
+    deferred_buffer *d = owner;
+    if (atomic_fetch_sub(&d->pending, 1) != 1) return;
+    ortvk_buffer_destroy(d->buffer);
+    free(d);
+}
+
+void ortvk_buffer_release_after_work(ortvk_buffer *buffer)
+{
+    if (buffer == NULL) return;
+    ortvk_device *device = buffer->device;
+    /* The buffer may be read or written by anything submitted so far on any stream of the device. Streams that
+     * have finished need nothing; each busy one gets an empty submission whose retirement drops one reference,
+     * and the last drops the buffer. Each stream only waits for itself: a wait on another stream's semaphore
+     * could outlive that stream (Vulkan forbids destroying a semaphore a pending batch refers to). The stream
+     * registry lock keeps the streams alive meanwhile; it is taken before any stream's own lock everywhere. */
+    pthread_mutex_lock(&device->streams_lock);
+    ortvk_stream *busy[64];
+    size_t n_busy = 0;
+    bool too_many = false;
+    for (size_t i = 0; i < device->stream_count; i++) {
+        ortvk_stream *s = device->streams[i];
+        ortvk_semaphore_point tail = ortvk_stream_tail(s);
+        uint64_t done = 0;
+        if (tail.value == 0 || vkGetSemaphoreCounterValue(device->vk, tail.semaphore, &done) != VK_SUCCESS ||
+            done >= tail.value)
+            continue;
+        if (n_busy < sizeof(busy) / sizeof(busy[0])) busy[n_busy++] = s;
+        else too_many = true;
+    }
+    deferred_buffer *d = n_busy > 0 && !too_many ? calloc(1, sizeof(*d)) : NULL;
+    if (d != NULL) {
+        atomic_init(&d->pending, (int)n_busy);
+        d->buffer = buffer;
+        for (size_t i = 0; i < n_busy; i++) {
+            /* On failure submit releases the retire at once: the reference goes, never the buffer early unless
+             * every stream failed (a lost device, when nothing runs anymore). */
+            OrtStatus *status = ortvk_stream_submit(busy[i], VK_NULL_HANDLE, NULL, 0, NULL, 0,
+                                                    (ortvk_retire){.release = deferred_release, .owner = d}, NULL);
+            if (status != NULL) {
+                ORTVK_LOG_ERROR(device->instance->logger, "deferring a buffer release: %s",
+                                ortvk_ort->GetErrorMessage(status));
+                ortvk_ort->ReleaseStatus(status);
+            }
+        }
+    }
+    pthread_mutex_unlock(&device->streams_lock);
+    if (d != NULL) return;
+    /* No stream is busy (or too many are, or no host memory): wait for the device if needed, then destroy. */
+    if (n_busy > 0) wait_idle(device);
+    ortvk_buffer_destroy(buffer);
+}

@@ -1,0 +1,276 @@
+/* Element-wise ops on float tensors: the unary functions (one shader, the function chosen by a push constant)
+ * and the binary ones with ONNX multidirectional broadcasting (shapes coalesced on the host into <= 6 dims). */
+#include <float.h>
+#include <string.h>
+
+#include "kernels/kernel_internal.h"
+
+static bool is_float(const ortvk_kvalue *v)
+{
+    return v->present && v->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+}
+
+/* Every present input and output is float, with `n_out` outputs. */
+static bool all_float(const ortvk_knode *node, size_t n_out, char *why, size_t why_len)
+{
+    for (size_t i = 0; i < node->n_in; i++) {
+        if (node->in[i].present && !is_float(&node->in[i]))
+            return ortvk_krefuse(why, why_len, "input %zu is not float", i);
+    }
+    if (node->n_out != n_out) return ortvk_krefuse(why, why_len, "%zu outputs", node->n_out);
+    for (size_t i = 0; i < node->n_out; i++) {
+        if (!is_float(&node->out[i])) return ortvk_krefuse(why, why_len, "output %zu is not float", i);
+    }
+    return true;
+}
+
+/* ---- unary ---------------------------------------------------------------------------------------------- */
+
+static const struct {
+    const char *op;
+    ortvk_unary_fn fn;
+    float alpha, beta, gamma; /* attribute defaults */
+} unary_ops[] = {
+    {"Relu", ORTVK_UNARY_RELU, 0, 0, 0},
+    {"LeakyRelu", ORTVK_UNARY_LEAKY_RELU, 0.01f, 0, 0},
+    {"Sigmoid", ORTVK_UNARY_SIGMOID, 0, 0, 0},
+    {"HardSigmoid", ORTVK_UNARY_HARD_SIGMOID, 0.2f, 0.5f, 0},
+    {"HardSwish", ORTVK_UNARY_HARD_SWISH, 0, 0, 0},
+    {"Tanh", ORTVK_UNARY_TANH, 0, 0, 0},
+    {"Exp", ORTVK_UNARY_EXP, 0, 0, 0},
+    {"Log", ORTVK_UNARY_LOG, 0, 0, 0},
+    {"Abs", ORTVK_UNARY_ABS, 0, 0, 0},
+    {"Neg", ORTVK_UNARY_NEG, 0, 0, 0},
+    {"Sqrt", ORTVK_UNARY_SQRT, 0, 0, 0},
+    {"Erf", ORTVK_UNARY_ERF, 0, 0, 0},
+    {"Clip", ORTVK_UNARY_CLIP, -FLT_MAX, FLT_MAX, 0},
+    {"Reciprocal", ORTVK_UNARY_RECIPROCAL, 0, 0, 0},
+    {"Floor", ORTVK_UNARY_FLOOR, 0, 0, 0},
+    {"Ceil", ORTVK_UNARY_CEIL, 0, 0, 0},
+    {"Elu", ORTVK_UNARY_ELU, 1.0f, 0, 0},
+    {"Softplus", ORTVK_UNARY_SOFTPLUS, 0, 0, 0},
+    {"Selu", ORTVK_UNARY_SELU, 1.67326319217681884765625f, 0, 1.05070102214813232421875f},
+    {"Identity", ORTVK_UNARY_COPY, 0, 0, 0},
+};
+
+static bool unary_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    ortvk_kparams_unary *p = &params->unary;
+    size_t i = 0;
+    while (strcmp(unary_ops[i].op, node->op_type) != 0) i++; /* the op table lists only these */
+    p->fn = unary_ops[i].fn;
+    if (!all_float(node, 1, why, why_len)) return false;
+    if (!ortvk_knode_float(node, "alpha", unary_ops[i].alpha, &p->alpha) ||
+        !ortvk_knode_float(node, "gamma", unary_ops[i].gamma, &p->gamma))
+        return ortvk_krefuse(why, why_len, "alpha or gamma is not a float");
+    if (p->fn == ORTVK_UNARY_HARD_SIGMOID && !ortvk_knode_float(node, "beta", unary_ops[i].beta, &p->beta))
+        return ortvk_krefuse(why, why_len, "beta is not a float");
+    if (p->fn != ORTVK_UNARY_CLIP) {
+        if (node->n_in != 1) return ortvk_krefuse(why, why_len, "%zu inputs", node->n_in);
+        return true;
+    }
+    /* Clip: bounds are attributes before opset 11, optional scalar inputs from 11 on: constants go into the push
+     * constants, bounds computed at run time are read by the shader from their tensors. */
+    p->alpha = -FLT_MAX;
+    p->beta = FLT_MAX;
+    if (node->opset < 11) {
+        if (!ortvk_knode_float(node, "min", -FLT_MAX, &p->alpha) || !ortvk_knode_float(node, "max", FLT_MAX, &p->beta))
+            return ortvk_krefuse(why, why_len, "min or max is not a float");
+        return node->n_in == 1 || ortvk_krefuse(why, why_len, "%zu inputs", node->n_in);
+    }
+    if (node->n_in > 3) return ortvk_krefuse(why, why_len, "%zu inputs", node->n_in);
+    for (size_t k = 1; k < node->n_in; k++) {
+        if (!node->in[k].present) continue;
+        if (node->in[k].constant == NULL) {
+            if (node->in[k].rank > 0) return ortvk_krefuse(why, why_len, "Clip bound of rank %d", node->in[k].rank);
+            continue; /* read on the device; unary_record checks it is one float */
+        }
+        float bound;
+        size_t count = 0;
+        if (!ortvk_knode_const_floats(node, k, &bound, 1, &count) || count != 1)
+            return ortvk_krefuse(why, why_len, "Clip %s is not a float scalar", k == 1 ? "min" : "max");
+        if (k == 1) p->alpha = bound;
+        else p->beta = bound;
+    }
+    return true;
+}
+
+/* Dropout in inference: the identity. Claimed only without its mask output (a bool tensor ortvk does not write)
+ * and when training_mode is absent or a constant false; the ratio is then irrelevant. */
+static bool dropout_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    params->unary.fn = ORTVK_UNARY_COPY;
+    if (node->n_in < 1 || node->in[0].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT || node->n_out < 1 ||
+        node->out[0].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT)
+        return ortvk_krefuse(why, why_len, "not float");
+    if (node->n_out > 1 && node->out[1].present) return ortvk_krefuse(why, why_len, "mask output");
+    if (node->n_in > 2 && node->in[2].present) {
+        int64_t training = 1;
+        size_t n = 0;
+        const ortvk_kvalue *t = &node->in[2];
+        if (t->constant == NULL || t->type != ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL)
+            return ortvk_krefuse(why, why_len, "training_mode is not a constant");
+        /* A bool scalar: one byte. */
+        const void *data = NULL;
+        ONNXTensorElementDataType type;
+        const int64_t *dims = NULL;
+        OrtStatus *status = ortvk_ort->GetTensorElementTypeAndShapeDataReference(t->constant, &type, &dims, &n);
+        if (status == NULL && ortvk_kcount(dims, n) == 1) status = ortvk_ort->GetTensorData(t->constant, &data);
+        if (status != NULL) ortvk_ort->ReleaseStatus(status);
+        if (status == NULL && data != NULL) training = *(const uint8_t *)data;
+        if (training != 0) return ortvk_krefuse(why, why_len, "training_mode");
+    }
+    return true;
+}
+
+static OrtStatus *same_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    (void)params;
+    const ortvk_ktensor *x = &run->in[0];
+    run->out[0].type = x->type;
+    run->out[0].rank = x->rank;
+    memcpy(run->out[0].dims, x->dims, sizeof(x->dims));
+    return NULL;
+}
+
+typedef struct push_unary {
+    uint64_t x, y;
+    uint32_t n, fn;
+    float alpha, beta, gamma;
+    uint64_t lo, hi;
+} push_unary;
+
+static OrtStatus *unary_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_kparams_unary *p = &params->unary;
+    if (p->fn == ORTVK_UNARY_COPY)
+        return ortvk_krun_copy(run, run->out[0].address, run->in[0].address, run->in[0].count * sizeof(float));
+    push_unary push = {
+        .x = run->in[0].address,
+        .y = run->out[0].address,
+        .n = (uint32_t)run->out[0].count,
+        .fn = (uint32_t)p->fn,
+        .alpha = p->alpha,
+        .beta = p->beta,
+        .gamma = p->gamma,
+    };
+    /* Clip bounds that arrive at run time (constant ones are in alpha and beta already). */
+    for (size_t k = 1; p->fn == ORTVK_UNARY_CLIP && k < run->n_in && k < 3; k++) {
+        const ortvk_ktensor *b = &run->in[k];
+        if (!b->present || b->address == 0) continue;
+        if (b->count != 1 || b->type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT)
+            return ortvk_status(ORT_INVALID_ARGUMENT, "Clip: %s is not one float", k == 1 ? "min" : "max");
+        if (k == 1) push.lo = b->address;
+        else push.hi = b->address;
+    }
+    return ortvk_krun_dispatch(run, ORTVK_SHADER_UNARY, &push, sizeof(push), run->out[0].count);
+}
+
+/* ---- binary --------------------------------------------------------------------------------------------- */
+
+static bool binary_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    static const struct {
+        const char *op;
+        ortvk_binary_fn fn;
+    } ops[] = {
+        {"Add", ORTVK_BINARY_ADD}, {"Sub", ORTVK_BINARY_SUB}, {"Mul", ORTVK_BINARY_MUL},
+        {"Div", ORTVK_BINARY_DIV}, {"Pow", ORTVK_BINARY_POW}, {"PRelu", ORTVK_BINARY_PRELU},
+        {"Max", ORTVK_BINARY_MAX}, {"Min", ORTVK_BINARY_MIN},
+    };
+    size_t i = 0;
+    while (strcmp(ops[i].op, node->op_type) != 0) i++;
+    params->binary.fn = ops[i].fn;
+    if (node->n_in != 2 || !node->in[0].present || !node->in[1].present)
+        return ortvk_krefuse(why, why_len, "%zu inputs", node->n_in);
+    if (!all_float(node, 1, why, why_len)) return false;
+    /* The shader takes 6 dims; coalescing only lowers the rank, so a known rank <= 6 is enough. */
+    for (size_t k = 0; k < 2; k++) {
+        if (node->in[k].rank < 0 || node->in[k].rank > ORTVK_KMAX_SHADER_RANK)
+            return ortvk_krefuse(why, why_len, "input %zu has rank %d", k, node->in[k].rank);
+    }
+    return true;
+}
+
+static OrtStatus *binary_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_ktensor *a = &run->in[0], *b = &run->in[1];
+    ortvk_ktensor *c = &run->out[0];
+    c->type = a->type;
+    if (!ortvk_kbroadcast(a->dims, a->rank, b->dims, b->rank, c->dims, &c->rank))
+        return ortvk_status(ORT_INVALID_ARGUMENT, "inputs of shapes that do not broadcast");
+    /* PRelu broadcasts the slope into X's shape only (unidirectional). */
+    if (params->binary.fn == ORTVK_BINARY_PRELU &&
+        (c->rank != a->rank || memcmp(c->dims, a->dims, a->rank * sizeof(int64_t)) != 0))
+        return ortvk_status(ORT_INVALID_ARGUMENT, "PRelu slope does not broadcast to X");
+    return NULL;
+}
+
+typedef struct push_binary {
+    uint64_t a, b, c;
+    uint32_t n, fn, rank;
+    uint32_t dims[6], sa[6], sb[6];
+} push_binary;
+
+static OrtStatus *binary_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_ktensor *a = &run->in[0], *b = &run->in[1], *c = &run->out[0];
+    ortvk_kstrides s = {.rank = (int)c->rank};
+    memcpy(s.dims, c->dims, sizeof(c->dims));
+    ortvk_kbroadcast_strides(a->dims, a->rank, c->rank, c->dims, s.stride[0]);
+    ortvk_kbroadcast_strides(b->dims, b->rank, c->rank, c->dims, s.stride[1]);
+    ortvk_kbroadcast_strides(c->dims, c->rank, c->rank, c->dims, s.stride[2]);
+    ortvk_kcoalesce(&s, 3);
+    if (s.rank > ORTVK_KMAX_SHADER_RANK) return ortvk_status(ORT_EP_FAIL, "broadcast of rank %d", s.rank);
+    push_binary push = {
+        .a = a->address,
+        .b = b->address,
+        .c = c->address,
+        .n = (uint32_t)c->count,
+        .fn = (uint32_t)params->binary.fn,
+        .rank = (uint32_t)s.rank,
+    };
+    for (int k = 0; k < s.rank; k++) {
+        push.dims[k] = (uint32_t)s.dims[k];
+        push.sa[k] = (uint32_t)s.stride[0][k];
+        push.sb[k] = (uint32_t)s.stride[1][k];
+    }
+    return ortvk_krun_dispatch(run, ORTVK_SHADER_BINARY, &push, sizeof(push), c->count);
+}
+
+#define UNARY(name, lo, hi, attrs) {name, lo, hi, attrs, 0x6, unary_prepare, same_shape, unary_record}
+#define BINARY(name, lo, hi) {name, lo, hi, "", 0, binary_prepare, binary_shape, binary_record}
+
+/* Opset ranges: the schema versions whose semantics these follow (later ones only added types). */
+const ortvk_kop ortvk_kops_elementwise[] = {
+    UNARY("Relu", 6, 14, ""),
+    UNARY("LeakyRelu", 6, 16, "alpha"),
+    UNARY("Sigmoid", 6, 13, ""),
+    UNARY("HardSigmoid", 6, 22, "alpha beta"),
+    UNARY("HardSwish", 14, 22, ""),
+    UNARY("Tanh", 6, 13, ""),
+    UNARY("Exp", 6, 13, ""),
+    UNARY("Log", 6, 13, ""),
+    UNARY("Abs", 6, 13, ""),
+    UNARY("Neg", 6, 13, ""),
+    UNARY("Sqrt", 6, 13, ""),
+    UNARY("Erf", 9, 13, ""),
+    UNARY("Clip", 6, 13, "min max"),
+    UNARY("Reciprocal", 6, 13, ""),
+    UNARY("Floor", 6, 13, ""),
+    UNARY("Ceil", 6, 13, ""),
+    UNARY("Elu", 6, 22, "alpha"),
+    UNARY("Softplus", 1, 22, ""),
+    UNARY("Selu", 6, 22, "alpha gamma"),
+    UNARY("Identity", 1, 21, ""),
+    {"Dropout", 7, 22, "ratio seed", 0x6, dropout_prepare, same_shape, unary_record},
+    BINARY("Add", 7, 14),
+    BINARY("Sub", 7, 14),
+    BINARY("Mul", 7, 14),
+    BINARY("Div", 7, 14),
+    BINARY("Pow", 7, 15),
+    BINARY("PRelu", 7, 16),
+    BINARY("Max", 8, 13),
+    BINARY("Min", 8, 13),
+    {NULL, 0, 0, NULL, 0, NULL, NULL, NULL},
+};

@@ -1,0 +1,361 @@
+/* Private to src/kernels. What every op implementation shares: the graph-time view of a node (types, shapes,
+ * attributes, constant inputs), each op's compiled parameters, the run-time view of one Compute (tensors with
+ * device addresses, the command buffer), and the helpers that record dispatches, copies and barriers. */
+#ifndef ORTVK_KERNEL_INTERNAL_H
+#define ORTVK_KERNEL_INTERNAL_H
+
+#include <stdio.h>
+
+#include "kernels/kernels.h"
+#include "ort/ort_status.h"
+
+#define ORTVK_KMAX_RANK 8     /* tensors of higher rank are left to the CPU EP */
+#define ORTVK_KMAX_INPUTS 32  /* Concat's inputs included */
+#define ORTVK_KMAX_OUTPUTS 8  /* Split's outputs included */
+#define ORTVK_KMAX_ATTRS 24
+#define ORTVK_KMAX_SHADER_RANK 6 /* dims a strided shader takes after coalescing (push constants are 128 bytes) */
+
+/* ---- graph time ---------------------------------------------------------------------------------------- */
+
+typedef struct ortvk_kvalue {
+    bool present;                   /* false for an omitted optional input ("") */
+    const char *name;
+    ONNXTensorElementDataType type; /* UNDEFINED when not a tensor */
+    int rank;                       /* -1 when unknown */
+    int64_t dims[ORTVK_KMAX_RANK];  /* -1 for a symbolic dimension */
+    const OrtValue *constant;       /* a constant initializer's value (host memory), or NULL */
+} ortvk_kvalue;
+
+typedef struct ortvk_kattr {
+    const char *name;
+    const OrtOpAttr *attr;
+    OrtOpAttrType type;
+} ortvk_kattr;
+
+typedef struct ortvk_knode {
+    const OrtNode *node;
+    const char *op_type, *domain, *name;
+    int opset; /* since-version of the node's schema */
+    size_t n_in, n_out, n_attrs;
+    ortvk_kvalue in[ORTVK_KMAX_INPUTS];
+    ortvk_kvalue out[ORTVK_KMAX_OUTPUTS];
+    ortvk_kattr attrs[ORTVK_KMAX_ATTRS];
+} ortvk_knode;
+
+/* Reads what ORT says about `node`. Fails (with `why`) when the node exceeds the limits above. */
+bool ortvk_knode_read(const OrtNode *node, ortvk_knode *out, char *why, size_t why_len);
+
+/* Attributes: false when present with another type (the caller refuses the node); absent gives the default. */
+bool ortvk_knode_int(const ortvk_knode *node, const char *name, int64_t fallback, int64_t *out);
+bool ortvk_knode_float(const ortvk_knode *node, const char *name, float fallback, float *out);
+/* `out` gets at most `max` values; *count = -1 when absent; false when there are more than `max`. */
+bool ortvk_knode_ints(const ortvk_knode *node, const char *name, int64_t *out, size_t max, int *count);
+bool ortvk_knode_floats(const ortvk_knode *node, const char *name, float *out, size_t max, int *count);
+/* *out = "" when absent. */
+bool ortvk_knode_string(const ortvk_knode *node, const char *name, char *out, size_t max);
+bool ortvk_knode_has(const ortvk_knode *node, const char *name);
+
+/* A constant input's values: int64/int32 tensors as int64, float tensors as float. False when the input is not a
+ * constant initializer of a fitting type or has more than `max` elements. */
+bool ortvk_knode_const_ints(const ortvk_knode *node, size_t input, int64_t *out, size_t max, size_t *count);
+bool ortvk_knode_const_floats(const ortvk_knode *node, size_t input, float *out, size_t max, size_t *count);
+
+/* "why" formatting: returns false so a check can `return refuse(...)`. */
+bool ortvk_krefuse(char *why, size_t why_len, const char *fmt, ...) ORTVK_PRINTF(3, 4);
+
+/* ---- compiled parameters ------------------------------------------------------------------------------- */
+
+typedef enum ortvk_unary_fn {
+    ORTVK_UNARY_COPY = 0,
+    ORTVK_UNARY_RELU,
+    ORTVK_UNARY_LEAKY_RELU,
+    ORTVK_UNARY_SIGMOID,
+    ORTVK_UNARY_HARD_SIGMOID,
+    ORTVK_UNARY_HARD_SWISH,
+    ORTVK_UNARY_TANH,
+    ORTVK_UNARY_EXP,
+    ORTVK_UNARY_LOG,
+    ORTVK_UNARY_ABS,
+    ORTVK_UNARY_NEG,
+    ORTVK_UNARY_SQRT,
+    ORTVK_UNARY_ERF,
+    ORTVK_UNARY_CLIP,
+    ORTVK_UNARY_RECIPROCAL,
+    ORTVK_UNARY_FLOOR,
+    ORTVK_UNARY_CEIL,
+    ORTVK_UNARY_ELU,
+    ORTVK_UNARY_SOFTPLUS,
+    ORTVK_UNARY_SELU,
+} ortvk_unary_fn;
+
+typedef enum ortvk_binary_fn {
+    ORTVK_BINARY_ADD = 0,
+    ORTVK_BINARY_SUB,
+    ORTVK_BINARY_MUL,
+    ORTVK_BINARY_DIV,
+    ORTVK_BINARY_POW,
+    ORTVK_BINARY_PRELU,
+    ORTVK_BINARY_MAX,
+    ORTVK_BINARY_MIN,
+} ortvk_binary_fn;
+
+typedef struct ortvk_kparams_unary {
+    ortvk_unary_fn fn;
+    float alpha, beta, gamma;
+} ortvk_kparams_unary;
+
+typedef struct ortvk_kparams_binary {
+    ortvk_binary_fn fn;
+} ortvk_kparams_binary;
+
+/* Conv and ConvTranspose, 1-D and 2-D (1-D runs as H = 1). */
+typedef struct ortvk_kparams_conv {
+    int spatial;          /* 1 or 2 */
+    int64_t group;
+    int64_t kernel[2];    /* from kernel_shape, or 0: from the weights */
+    int64_t strides[2], dilations[2];
+    int64_t pads[4];      /* begin..., end... */
+    int auto_pad;         /* ORTVK_AUTO_PAD_* */
+    int64_t output_padding[2];
+    int64_t output_shape[2]; /* ConvTranspose only; 0 when not given */
+    bool has_output_shape;
+} ortvk_kparams_conv;
+
+enum { ORTVK_AUTO_PAD_NOTSET, ORTVK_AUTO_PAD_VALID, ORTVK_AUTO_PAD_SAME_UPPER, ORTVK_AUTO_PAD_SAME_LOWER };
+
+typedef struct ortvk_kparams_pool {
+    int kind;             /* ORTVK_POOL_* */
+    int spatial;          /* 1..3 */
+    int64_t kernel[3], strides[3], dilations[3];
+    int64_t pads[6];
+    int auto_pad;
+    bool ceil_mode, count_include_pad;
+    bool global;
+} ortvk_kparams_pool;
+
+enum { ORTVK_POOL_MAX, ORTVK_POOL_AVERAGE };
+
+typedef struct ortvk_kparams_batchnorm {
+    float epsilon;
+} ortvk_kparams_batchnorm;
+
+typedef struct ortvk_kparams_resize {
+    int mode;             /* ORTVK_RESIZE_NEAREST / LINEAR */
+    int coordinate;       /* ORTVK_COORD_* */
+    int nearest;          /* ORTVK_NEAREST_* */
+    bool has_scales;      /* else sizes */
+    int rank;
+    float scales[ORTVK_KMAX_RANK];
+    int64_t sizes[ORTVK_KMAX_RANK];
+} ortvk_kparams_resize;
+
+enum { ORTVK_RESIZE_NEAREST, ORTVK_RESIZE_LINEAR };
+enum {
+    ORTVK_COORD_HALF_PIXEL,
+    ORTVK_COORD_ASYMMETRIC,
+    ORTVK_COORD_ALIGN_CORNERS,
+    ORTVK_COORD_PYTORCH_HALF_PIXEL,
+    ORTVK_COORD_TF_HALF_PIXEL_FOR_NN,
+};
+enum {
+    ORTVK_NEAREST_ROUND_PREFER_FLOOR,
+    ORTVK_NEAREST_ROUND_PREFER_CEIL,
+    ORTVK_NEAREST_FLOOR,
+    ORTVK_NEAREST_CEIL,
+    ORTVK_NEAREST_SIMPLE, /* Resize-10 and Upsample: truncate, or ceil when downsampling (ORT's CPU EP) */
+};
+
+/* Reshape, Flatten, Squeeze, Unsqueeze: a copy under a new shape (Expand keeps its target shape here too). */
+typedef struct ortvk_kparams_reshape {
+    int kind;             /* ORTVK_RESHAPE_* */
+    int64_t shape[ORTVK_KMAX_RANK]; /* Reshape: the constant shape; Squeeze/Unsqueeze: axes */
+    int count;            /* entries of shape, -1 when absent */
+    bool allowzero;
+    int64_t axis;         /* Flatten */
+} ortvk_kparams_reshape;
+
+enum { ORTVK_RESHAPE_RESHAPE, ORTVK_RESHAPE_FLATTEN, ORTVK_RESHAPE_SQUEEZE, ORTVK_RESHAPE_UNSQUEEZE };
+
+typedef struct ortvk_kparams_transpose {
+    int64_t perm[ORTVK_KMAX_RANK];
+    int count;            /* -1: reverse the dims */
+} ortvk_kparams_transpose;
+
+typedef struct ortvk_kparams_concat {
+    int64_t axis;
+} ortvk_kparams_concat;
+
+typedef struct ortvk_kparams_slice {
+    int count;            /* entries in starts/ends/axes/steps */
+    int64_t starts[ORTVK_KMAX_RANK], ends[ORTVK_KMAX_RANK], axes[ORTVK_KMAX_RANK], steps[ORTVK_KMAX_RANK];
+} ortvk_kparams_slice;
+
+typedef struct ortvk_kparams_split {
+    int64_t axis;
+    int64_t split[ORTVK_KMAX_OUTPUTS];
+    int count;            /* -1: equal parts */
+} ortvk_kparams_split;
+
+typedef struct ortvk_kparams_gemm {
+    bool matmul;          /* MatMul rather than Gemm */
+    bool trans_a, trans_b;
+    float alpha, beta;
+} ortvk_kparams_gemm;
+
+typedef struct ortvk_kparams_softmax {
+    int64_t axis;
+    bool coerce_2d;       /* opset < 13: flatten at axis */
+    bool log;             /* LogSoftmax */
+} ortvk_kparams_softmax;
+
+typedef struct ortvk_kparams_reduce {
+    int fn;               /* ORTVK_REDUCE_* */
+    int64_t axes[ORTVK_KMAX_RANK];
+    int count;            /* -1: all axes (or none, with noop_with_empty_axes) */
+    bool keepdims, noop_empty;
+} ortvk_kparams_reduce;
+
+enum { ORTVK_REDUCE_SUM, ORTVK_REDUCE_MEAN, ORTVK_REDUCE_MAX, ORTVK_REDUCE_MIN };
+
+typedef struct ortvk_kparams_pad {
+    int mode;             /* ORTVK_PAD_* */
+    int64_t pads[2 * ORTVK_KMAX_RANK];
+    int count;
+    float value;
+} ortvk_kparams_pad;
+
+enum { ORTVK_PAD_CONSTANT, ORTVK_PAD_REFLECT, ORTVK_PAD_EDGE };
+
+typedef struct ortvk_kparams_cast {
+    ONNXTensorElementDataType to;
+} ortvk_kparams_cast;
+
+typedef union ortvk_kparams {
+    ortvk_kparams_unary unary;
+    ortvk_kparams_binary binary;
+    ortvk_kparams_conv conv;
+    ortvk_kparams_pool pool;
+    ortvk_kparams_batchnorm batchnorm;
+    ortvk_kparams_resize resize;
+    ortvk_kparams_reshape reshape;
+    ortvk_kparams_transpose transpose;
+    ortvk_kparams_concat concat;
+    ortvk_kparams_slice slice;
+    ortvk_kparams_split split;
+    ortvk_kparams_gemm gemm;
+    ortvk_kparams_softmax softmax;
+    ortvk_kparams_reduce reduce;
+    ortvk_kparams_pad pad;
+    ortvk_kparams_cast cast;
+} ortvk_kparams;
+
+/* ---- run time ------------------------------------------------------------------------------------------- */
+
+typedef struct ortvk_ktensor {
+    bool present;
+    ONNXTensorElementDataType type;
+    size_t rank;
+    int64_t dims[ORTVK_KMAX_RANK];
+    size_t count;             /* elements */
+    VkDeviceAddress address;  /* 0 when empty */
+    ortvk_buffer *buffer;     /* what `address` resolves to */
+    VkDeviceSize offset;
+} ortvk_ktensor;
+
+/* Every shader, in the order of the pipeline table (kernel_device.c). */
+typedef enum ortvk_shader {
+    ORTVK_SHADER_UNARY,
+    ORTVK_SHADER_BINARY,
+    ORTVK_SHADER_COPY,
+    ORTVK_SHADER_CONV,
+    ORTVK_SHADER_CONV_TRANSPOSE,
+    ORTVK_SHADER_POOL,
+    ORTVK_SHADER_BATCHNORM,
+    ORTVK_SHADER_RESIZE,
+    ORTVK_SHADER_REDUCE,
+    ORTVK_SHADER_GEMM,
+    ORTVK_SHADER_SOFTMAX,
+    ORTVK_SHADER_PAD,
+    ORTVK_SHADER_CAST,
+    ORTVK_SHADER_COUNT
+} ortvk_shader;
+
+#define ORTVK_KMAX_SCRATCH 8
+typedef struct ortvk_kscratch ortvk_kscratch;
+
+typedef struct ortvk_krun {
+    ortvk_kernel_device *kdev;
+    ortvk_device *device;
+    VkCommandBuffer cmd;
+    size_t n_in, n_out;
+    ortvk_ktensor in[ORTVK_KMAX_INPUTS];
+    ortvk_ktensor out[ORTVK_KMAX_OUTPUTS];
+    ortvk_kscratch *scratch;  /* buffers released once the GPU is done with the submission */
+    bool recorded;            /* a command is recorded: the next one needs a barrier */
+} ortvk_krun;
+
+/* Records a 1-D dispatch of `invocations` invocations (workgroups of 64, spread over x and y). The shader reads
+ * its index with ortvk_index() (shaders/common.glsl). A barrier orders it after earlier commands of the run. */
+OrtStatus *ortvk_krun_dispatch(ortvk_krun *run, ortvk_shader shader, const void *push, uint32_t push_size,
+                               uint64_t invocations);
+
+/* Records a buffer copy of `bytes` from src to dst (device addresses of ortvk memory). */
+OrtStatus *ortvk_krun_copy(ortvk_krun *run, VkDeviceAddress dst, VkDeviceAddress src, VkDeviceSize bytes);
+
+/* Records a fill of `bytes` (a multiple of 4) at `dst` with the 32-bit pattern `word`. */
+OrtStatus *ortvk_krun_fill(ortvk_krun *run, VkDeviceAddress dst, VkDeviceSize bytes, uint32_t word);
+
+/* A device buffer holding a copy of host `data` (`bytes`, a multiple of 4), recorded into the run's command
+ * buffer (no host wait): for tables computed per run. Released with the run's submission. */
+OrtStatus *ortvk_krun_upload(ortvk_krun *run, const void *data, size_t bytes, VkDeviceAddress *address);
+
+/* A scratch device buffer of `bytes` for intermediate results, released with the run's submission. */
+OrtStatus *ortvk_krun_scratch(ortvk_krun *run, size_t bytes, VkDeviceAddress *address);
+
+/* Helpers for shapes. */
+size_t ortvk_kcount(const int64_t *dims, size_t rank);
+/* Multidirectional broadcast of a and b into out; false when incompatible. */
+bool ortvk_kbroadcast(const int64_t *a, size_t ra, const int64_t *b, size_t rb, int64_t *out, size_t *rout);
+
+/* A strided view for the shaders: dims of the iteration space and each operand's element stride per dim.
+ * ortvk_kcoalesce merges dims that are contiguous for every operand and drops size-1 dims. */
+typedef struct ortvk_kstrides {
+    int rank;
+    int64_t dims[ORTVK_KMAX_RANK];
+    int64_t stride[4][ORTVK_KMAX_RANK]; /* up to 4 operands */
+} ortvk_kstrides;
+
+void ortvk_kcoalesce(ortvk_kstrides *s, int operands);
+/* Row-major strides of `dims`, with 0 where a dim is broadcast into `out_dims` (dims aligned to the right). */
+void ortvk_kbroadcast_strides(const int64_t *dims, size_t rank, size_t out_rank, const int64_t *out_dims,
+                              int64_t *strides);
+
+/* ---- ops ------------------------------------------------------------------------------------------------ */
+
+typedef struct ortvk_kop {
+    const char *op_type;
+    int min_opset, max_opset; /* schema versions this implementation follows */
+    const char *attributes;   /* space-separated names it understands; any other attribute refuses the node */
+    uint32_t host_inputs;     /* bit i: input i is read on the host at Compile (a constant shape, scale, bound),
+                                 never by the device: it is not copied into device memory */
+    /* GetCapability and Compile: checks everything the node's exact execution needs and fills `params`. */
+    bool (*prepare)(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len);
+    /* Compute: output types and shapes from the inputs' (run->in), into run->out. */
+    OrtStatus *(*shape)(const ortvk_kparams *params, ortvk_krun *run);
+    /* Compute: records the dispatches (outputs are allocated, none is empty). */
+    OrtStatus *(*record)(const ortvk_kparams *params, ortvk_krun *run);
+} ortvk_kop;
+
+/* Op tables of each family, terminated by an entry with op_type NULL. */
+extern const ortvk_kop ortvk_kops_elementwise[];
+extern const ortvk_kop ortvk_kops_conv[];
+extern const ortvk_kop ortvk_kops_pool[];
+extern const ortvk_kop ortvk_kops_resize[];
+extern const ortvk_kop ortvk_kops_layout[];
+extern const ortvk_kop ortvk_kops_math[];
+
+/* Pipeline lookup (created on first use). */
+OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, ortvk_shader shader, VkPipeline *pipeline,
+                                        VkPipelineLayout *layout);
+
+#endif

@@ -1,0 +1,677 @@
+/* Ops that move float elements without arithmetic: Reshape, Flatten, Squeeze, Unsqueeze (a copy under a new shape),
+ * Transpose, Concat, Slice, Split, Expand (strided copies), Pad (a gather with a constant) and Cast. Shapes, axes,
+ * starts/ends and pads must be constant: they are read on the host at Compile. */
+#include <string.h>
+
+#include "kernels/kernel_internal.h"
+
+static bool floats_only(const ortvk_knode *node, size_t n_data_in, char *why, size_t why_len)
+{
+    for (size_t i = 0; i < n_data_in && i < node->n_in; i++) {
+        if (!node->in[i].present || node->in[i].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT)
+            return ortvk_krefuse(why, why_len, "input %zu is not float", i);
+    }
+    for (size_t i = 0; i < node->n_out; i++) {
+        if (node->out[i].present && node->out[i].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT)
+            return ortvk_krefuse(why, why_len, "output %zu is not float", i);
+    }
+    return node->n_out > 0 || ortvk_krefuse(why, why_len, "no outputs");
+}
+
+/* Axis `a` of a rank-`r` tensor, negative counting from the end; false when out of [-r, r). */
+static bool norm_axis(int64_t a, size_t r, int64_t *out)
+{
+    if (a < 0) a += (int64_t)r;
+    if (a < 0 || a >= (int64_t)r) return false;
+    *out = a;
+    return true;
+}
+
+/* ---- the strided copy ----------------------------------------------------------------------------------- */
+
+typedef struct push_copy {
+    uint64_t src, dst;
+    uint32_t n, rank, words;
+    int32_t src_offset, dst_offset;
+    uint32_t dims[6];
+    int32_t sstride[6], dstride[6];
+} push_copy;
+
+/* Copies the elements of the iteration space `s` (stride[0]: source, stride[1]: destination, in elements) from
+ * src + src_off to dst + dst_off. A contiguous copy becomes a buffer copy. */
+static OrtStatus *strided_copy(ortvk_krun *run, VkDeviceAddress src, int64_t src_off, VkDeviceAddress dst,
+                               int64_t dst_off, ortvk_kstrides *s, size_t esize)
+{
+    size_t n = ortvk_kcount(s->dims, (size_t)s->rank);
+    if (n == 0) return NULL;
+    ortvk_kcoalesce(s, 2);
+    if (s->rank == 1 && s->stride[0][0] == 1 && s->stride[1][0] == 1)
+        return ortvk_krun_copy(run, dst + (VkDeviceAddress)dst_off * esize, src + (VkDeviceAddress)src_off * esize,
+                               n * esize);
+    if (s->rank > ORTVK_KMAX_SHADER_RANK) return ortvk_status(ORT_EP_FAIL, "a copy of rank %d", s->rank);
+    push_copy push = {
+        .src = src,
+        .dst = dst,
+        .n = (uint32_t)n,
+        .rank = (uint32_t)s->rank,
+        .words = (uint32_t)(esize / 4),
+        .src_offset = (int32_t)src_off,
+        .dst_offset = (int32_t)dst_off,
+    };
+    for (int k = 0; k < s->rank; k++) {
+        push.dims[k] = (uint32_t)s->dims[k];
+        push.sstride[k] = (int32_t)s->stride[0][k];
+        push.dstride[k] = (int32_t)s->stride[1][k];
+    }
+    return ortvk_krun_dispatch(run, ORTVK_SHADER_COPY, &push, sizeof(push), n);
+}
+
+static void row_major(const int64_t *dims, size_t rank, int64_t *strides)
+{
+    int64_t s = 1;
+    for (size_t i = rank; i-- > 0;) {
+        strides[i] = s;
+        s *= dims[i];
+    }
+}
+
+/* ---- Reshape, Flatten, Squeeze, Unsqueeze ----------------------------------------------------------------- */
+
+static bool reshape_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    ortvk_kparams_reshape *p = &params->reshape;
+    if (!floats_only(node, 1, why, why_len) || node->n_out != 1) return false;
+    const char *op = node->op_type;
+    size_t n = 0;
+    if (strcmp(op, "Reshape") == 0) {
+        p->kind = ORTVK_RESHAPE_RESHAPE;
+        int64_t allowzero = 0;
+        if (!ortvk_knode_int(node, "allowzero", 0, &allowzero)) return ortvk_krefuse(why, why_len, "allowzero");
+        p->allowzero = allowzero != 0;
+        if (node->n_in != 2 || !ortvk_knode_const_ints(node, 1, p->shape, ORTVK_KMAX_RANK, &n))
+            return ortvk_krefuse(why, why_len, "shape is not constant");
+        p->count = (int)n;
+    } else if (strcmp(op, "Flatten") == 0) {
+        p->kind = ORTVK_RESHAPE_FLATTEN;
+        if (!ortvk_knode_int(node, "axis", 1, &p->axis)) return ortvk_krefuse(why, why_len, "axis");
+    } else {
+        p->kind = strcmp(op, "Squeeze") == 0 ? ORTVK_RESHAPE_SQUEEZE : ORTVK_RESHAPE_UNSQUEEZE;
+        /* axes: an attribute before opset 13, an optional constant input from 13 on. */
+        if (node->opset < 13) {
+            if (!ortvk_knode_ints(node, "axes", p->shape, ORTVK_KMAX_RANK, &p->count))
+                return ortvk_krefuse(why, why_len, "axes");
+        } else if (node->n_in >= 2 && node->in[1].present) {
+            if (!ortvk_knode_const_ints(node, 1, p->shape, ORTVK_KMAX_RANK, &n))
+                return ortvk_krefuse(why, why_len, "axes are not constant");
+            p->count = (int)n;
+        } else {
+            p->count = -1;
+        }
+        if (p->kind == ORTVK_RESHAPE_UNSQUEEZE && p->count < 0) return ortvk_krefuse(why, why_len, "no axes");
+    }
+    return true;
+}
+
+static OrtStatus *reshape_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_kparams_reshape *p = &params->reshape;
+    const ortvk_ktensor *x = &run->in[0];
+    ortvk_ktensor *y = &run->out[0];
+    y->type = x->type;
+    switch (p->kind) {
+    case ORTVK_RESHAPE_RESHAPE: {
+        int infer = -1;
+        int64_t known = 1;
+        y->rank = (size_t)p->count;
+        for (int i = 0; i < p->count; i++) {
+            int64_t v = p->shape[i];
+            if (v == 0 && !p->allowzero) {
+                if ((size_t)i >= x->rank) return ortvk_status(ORT_INVALID_ARGUMENT, "Reshape: 0 beyond the input rank");
+                v = x->dims[i];
+            }
+            if (v == -1) {
+                if (infer >= 0) return ortvk_status(ORT_INVALID_ARGUMENT, "Reshape: two -1 dims");
+                infer = i;
+                continue;
+            }
+            if (v < 0) return ortvk_status(ORT_INVALID_ARGUMENT, "Reshape: dim %lld", (long long)v);
+            y->dims[i] = v;
+            known *= v;
+        }
+        if (infer >= 0) {
+            if (known == 0 || x->count % (size_t)known != 0)
+                return ortvk_status(ORT_INVALID_ARGUMENT, "Reshape: cannot infer the -1 dim");
+            y->dims[infer] = (int64_t)x->count / known;
+        }
+        break;
+    }
+    case ORTVK_RESHAPE_FLATTEN: {
+        int64_t axis = p->axis < 0 ? p->axis + (int64_t)x->rank : p->axis;
+        if (axis < 0 || axis > (int64_t)x->rank) return ortvk_status(ORT_INVALID_ARGUMENT, "Flatten: axis");
+        y->rank = 2;
+        y->dims[0] = (int64_t)ortvk_kcount(x->dims, (size_t)axis);
+        y->dims[1] = (int64_t)ortvk_kcount(x->dims + axis, x->rank - (size_t)axis);
+        break;
+    }
+    case ORTVK_RESHAPE_SQUEEZE: {
+        bool drop[ORTVK_KMAX_RANK] = {0};
+        for (int i = 0; i < p->count; i++) {
+            int64_t a;
+            if (!norm_axis(p->shape[i], x->rank, &a) || x->dims[a] != 1)
+                return ortvk_status(ORT_INVALID_ARGUMENT, "Squeeze: axis %lld", (long long)p->shape[i]);
+            drop[a] = true;
+        }
+        y->rank = 0;
+        for (size_t d = 0; d < x->rank; d++) {
+            if (p->count < 0 ? x->dims[d] == 1 : drop[d]) continue;
+            y->dims[y->rank++] = x->dims[d];
+        }
+        break;
+    }
+    case ORTVK_RESHAPE_UNSQUEEZE: {
+        size_t r = x->rank + (size_t)p->count;
+        if (r > ORTVK_KMAX_RANK) return ortvk_status(ORT_INVALID_ARGUMENT, "Unsqueeze: rank %zu", r);
+        bool one[ORTVK_KMAX_RANK] = {0};
+        for (int i = 0; i < p->count; i++) {
+            int64_t a;
+            if (!norm_axis(p->shape[i], r, &a) || one[a])
+                return ortvk_status(ORT_INVALID_ARGUMENT, "Unsqueeze: axis %lld", (long long)p->shape[i]);
+            one[a] = true;
+        }
+        size_t k = 0;
+        for (size_t d = 0; d < r; d++) y->dims[d] = one[d] ? 1 : x->dims[k++];
+        y->rank = r;
+        break;
+    }
+    default: break;
+    }
+    if (ortvk_kcount(y->dims, y->rank) != x->count)
+        return ortvk_status(ORT_INVALID_ARGUMENT, "%s: %zu elements into %zu", "reshape", x->count,
+                            ortvk_kcount(y->dims, y->rank));
+    return NULL;
+}
+
+static OrtStatus *reshape_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    (void)params;
+    return ortvk_krun_copy(run, run->out[0].address, run->in[0].address, run->in[0].count * sizeof(float));
+}
+
+/* ---- Transpose ------------------------------------------------------------------------------------------ */
+
+static bool transpose_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    ortvk_kparams_transpose *p = &params->transpose;
+    if (!floats_only(node, 1, why, why_len) || node->n_in != 1 || node->n_out != 1) return false;
+    if (!ortvk_knode_ints(node, "perm", p->perm, ORTVK_KMAX_RANK, &p->count))
+        return ortvk_krefuse(why, why_len, "perm");
+    int rank = node->in[0].rank;
+    if (rank < 0 || rank > ORTVK_KMAX_SHADER_RANK) return ortvk_krefuse(why, why_len, "rank %d", rank);
+    if (p->count >= 0 && p->count != rank) return ortvk_krefuse(why, why_len, "perm of %d for rank %d", p->count, rank);
+    return true;
+}
+
+static OrtStatus *transpose_perm(const ortvk_kparams_transpose *p, size_t rank, int64_t *perm)
+{
+    if (p->count >= 0 && (size_t)p->count != rank) return ortvk_status(ORT_INVALID_ARGUMENT, "Transpose: perm");
+    bool seen[ORTVK_KMAX_RANK] = {0};
+    for (size_t i = 0; i < rank; i++) {
+        int64_t a = p->count < 0 ? (int64_t)(rank - 1 - i) : p->perm[i];
+        if (!norm_axis(a, rank, &a) || seen[a]) return ortvk_status(ORT_INVALID_ARGUMENT, "Transpose: perm");
+        seen[a] = true;
+        perm[i] = a;
+    }
+    return NULL;
+}
+
+static OrtStatus *transpose_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_ktensor *x = &run->in[0];
+    ortvk_ktensor *y = &run->out[0];
+    int64_t perm[ORTVK_KMAX_RANK];
+    ORTVK_TRY(transpose_perm(&params->transpose, x->rank, perm));
+    y->type = x->type;
+    y->rank = x->rank;
+    for (size_t i = 0; i < x->rank; i++) y->dims[i] = x->dims[perm[i]];
+    return NULL;
+}
+
+static OrtStatus *transpose_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_ktensor *x = &run->in[0], *y = &run->out[0];
+    int64_t perm[ORTVK_KMAX_RANK], in_strides[ORTVK_KMAX_RANK];
+    ORTVK_TRY(transpose_perm(&params->transpose, x->rank, perm));
+    row_major(x->dims, x->rank, in_strides);
+    ortvk_kstrides s = {.rank = (int)y->rank};
+    memcpy(s.dims, y->dims, sizeof(y->dims));
+    row_major(y->dims, y->rank, s.stride[1]);
+    for (size_t i = 0; i < y->rank; i++) s.stride[0][i] = in_strides[perm[i]];
+    return strided_copy(run, x->address, 0, y->address, 0, &s, sizeof(float));
+}
+
+/* ---- Concat --------------------------------------------------------------------------------------------- */
+
+static bool concat_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    if (!floats_only(node, node->n_in, why, why_len) || node->n_in < 1 || node->n_out != 1) return false;
+    if (!ortvk_knode_has(node, "axis") || !ortvk_knode_int(node, "axis", 0, &params->concat.axis))
+        return ortvk_krefuse(why, why_len, "axis");
+    return true;
+}
+
+static OrtStatus *concat_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_ktensor *x = &run->in[0];
+    ortvk_ktensor *y = &run->out[0];
+    int64_t axis;
+    if (!norm_axis(params->concat.axis, x->rank, &axis)) return ortvk_status(ORT_INVALID_ARGUMENT, "Concat: axis");
+    y->type = x->type;
+    y->rank = x->rank;
+    memcpy(y->dims, x->dims, sizeof(x->dims));
+    y->dims[axis] = 0;
+    for (size_t k = 0; k < run->n_in; k++) {
+        const ortvk_ktensor *t = &run->in[k];
+        if (t->rank != x->rank) return ortvk_status(ORT_INVALID_ARGUMENT, "Concat: ranks differ");
+        for (size_t d = 0; d < x->rank; d++) {
+            if ((int64_t)d != axis && t->dims[d] != x->dims[d])
+                return ortvk_status(ORT_INVALID_ARGUMENT, "Concat: input %zu has dim %zu of %lld", k, d,
+                                    (long long)t->dims[d]);
+        }
+        y->dims[axis] += t->dims[axis];
+    }
+    return NULL;
+}
+
+static OrtStatus *concat_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_ktensor *y = &run->out[0];
+    int64_t axis;
+    if (!norm_axis(params->concat.axis, y->rank, &axis)) return ortvk_status(ORT_INVALID_ARGUMENT, "Concat: axis");
+    int64_t outer = (int64_t)ortvk_kcount(y->dims, (size_t)axis);
+    int64_t inner = (int64_t)ortvk_kcount(y->dims + axis + 1, y->rank - (size_t)axis - 1);
+    int64_t at = 0;
+    for (size_t k = 0; k < run->n_in; k++) {
+        const ortvk_ktensor *t = &run->in[k];
+        int64_t len = t->dims[axis] * inner;
+        ortvk_kstrides s = {.rank = 2, .dims = {outer, len}, .stride = {{len, 1}, {y->dims[axis] * inner, 1}}};
+        if (t->count > 0) ORTVK_TRY(strided_copy(run, t->address, 0, y->address, at, &s, sizeof(float)));
+        at += len;
+    }
+    return NULL;
+}
+
+/* ---- Slice ---------------------------------------------------------------------------------------------- */
+
+static bool slice_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    ortvk_kparams_slice *p = &params->slice;
+    if (!floats_only(node, 1, why, why_len) || node->n_out != 1 || node->n_in < 3 || node->n_in > 5)
+        return ortvk_krefuse(why, why_len, "inputs");
+    if (node->in[0].rank < 0 || node->in[0].rank > ORTVK_KMAX_SHADER_RANK)
+        return ortvk_krefuse(why, why_len, "rank %d", node->in[0].rank);
+    size_t ns = 0, ne = 0, na = 0, nt = 0;
+    if (!ortvk_knode_const_ints(node, 1, p->starts, ORTVK_KMAX_RANK, &ns) ||
+        !ortvk_knode_const_ints(node, 2, p->ends, ORTVK_KMAX_RANK, &ne) || ns != ne)
+        return ortvk_krefuse(why, why_len, "starts/ends are not constant");
+    p->count = (int)ns;
+    if (node->n_in > 3 && node->in[3].present) {
+        if (!ortvk_knode_const_ints(node, 3, p->axes, ORTVK_KMAX_RANK, &na) || na != ns)
+            return ortvk_krefuse(why, why_len, "axes are not constant");
+    } else {
+        for (size_t i = 0; i < ns; i++) p->axes[i] = (int64_t)i;
+    }
+    if (node->n_in > 4 && node->in[4].present) {
+        if (!ortvk_knode_const_ints(node, 4, p->steps, ORTVK_KMAX_RANK, &nt) || nt != ns)
+            return ortvk_krefuse(why, why_len, "steps are not constant");
+        for (size_t i = 0; i < ns; i++) {
+            if (p->steps[i] == 0) return ortvk_krefuse(why, why_len, "step 0");
+        }
+    } else {
+        for (size_t i = 0; i < ns; i++) p->steps[i] = 1;
+    }
+    return true;
+}
+
+/* Per input dim: first element, step and count (ONNX Slice clamping rules). */
+static OrtStatus *slice_plan(const ortvk_kparams_slice *p, const ortvk_ktensor *x, int64_t *start, int64_t *step,
+                             int64_t *len)
+{
+    bool seen[ORTVK_KMAX_RANK] = {0};
+    for (size_t d = 0; d < x->rank; d++) start[d] = 0, step[d] = 1, len[d] = x->dims[d];
+    for (int i = 0; i < p->count; i++) {
+        int64_t a;
+        if (!norm_axis(p->axes[i], x->rank, &a) || seen[a]) return ortvk_status(ORT_INVALID_ARGUMENT, "Slice: axes");
+        seen[a] = true;
+        int64_t dim = x->dims[a], s = p->starts[i], e = p->ends[i], t = p->steps[i];
+        if (s < 0) s += dim;
+        if (e < 0) e += dim;
+        if (t > 0) {
+            s = s < 0 ? 0 : (s > dim ? dim : s);
+            e = e < 0 ? 0 : (e > dim ? dim : e);
+            len[a] = e > s ? (e - s + t - 1) / t : 0;
+        } else {
+            s = s < 0 ? 0 : (s > dim - 1 ? dim - 1 : s);
+            e = e < -1 ? -1 : (e > dim - 1 ? dim - 1 : e);
+            len[a] = s > e ? (s - e - t - 1) / -t : 0;
+        }
+        start[a] = s;
+        step[a] = t;
+    }
+    return NULL;
+}
+
+static OrtStatus *slice_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_ktensor *x = &run->in[0];
+    ortvk_ktensor *y = &run->out[0];
+    int64_t start[ORTVK_KMAX_RANK], step[ORTVK_KMAX_RANK];
+    ORTVK_TRY(slice_plan(&params->slice, x, start, step, y->dims));
+    y->type = x->type;
+    y->rank = x->rank;
+    return NULL;
+}
+
+static OrtStatus *slice_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_ktensor *x = &run->in[0], *y = &run->out[0];
+    int64_t start[ORTVK_KMAX_RANK], step[ORTVK_KMAX_RANK], len[ORTVK_KMAX_RANK], in_strides[ORTVK_KMAX_RANK];
+    ORTVK_TRY(slice_plan(&params->slice, x, start, step, len));
+    row_major(x->dims, x->rank, in_strides);
+    ortvk_kstrides s = {.rank = (int)x->rank};
+    int64_t offset = 0;
+    for (size_t d = 0; d < x->rank; d++) {
+        s.dims[d] = len[d];
+        s.stride[0][d] = in_strides[d] * step[d];
+        offset += start[d] * in_strides[d];
+    }
+    row_major(y->dims, y->rank, s.stride[1]);
+    return strided_copy(run, x->address, offset, y->address, 0, &s, sizeof(float));
+}
+
+/* ---- Split ---------------------------------------------------------------------------------------------- */
+
+static bool split_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    ortvk_kparams_split *p = &params->split;
+    if (!floats_only(node, 1, why, why_len)) return false;
+    if (!ortvk_knode_int(node, "axis", 0, &p->axis)) return ortvk_krefuse(why, why_len, "axis");
+    p->count = -1;
+    if (node->opset < 13) {
+        if (!ortvk_knode_ints(node, "split", p->split, ORTVK_KMAX_OUTPUTS, &p->count))
+            return ortvk_krefuse(why, why_len, "split");
+    } else if (node->n_in >= 2 && node->in[1].present) {
+        size_t n = 0;
+        if (!ortvk_knode_const_ints(node, 1, p->split, ORTVK_KMAX_OUTPUTS, &n))
+            return ortvk_krefuse(why, why_len, "split is not constant");
+        p->count = (int)n;
+    }
+    int64_t num_outputs = 0;
+    if (!ortvk_knode_int(node, "num_outputs", 0, &num_outputs) ||
+        (num_outputs != 0 && num_outputs != (int64_t)node->n_out))
+        return ortvk_krefuse(why, why_len, "num_outputs");
+    if (p->count >= 0 && (size_t)p->count != node->n_out) return ortvk_krefuse(why, why_len, "split sizes");
+    return true;
+}
+
+static OrtStatus *split_sizes(const ortvk_kparams_split *p, const ortvk_ktensor *x, size_t n_out, int64_t *axis,
+                              int64_t *sizes)
+{
+    if (!norm_axis(p->axis, x->rank, axis)) return ortvk_status(ORT_INVALID_ARGUMENT, "Split: axis");
+    int64_t dim = x->dims[*axis], total = 0;
+    for (size_t i = 0; i < n_out; i++) {
+        if (p->count >= 0) {
+            sizes[i] = p->split[i];
+        } else {
+            /* Equal parts; opset 18's num_outputs makes the last one smaller when it does not divide. */
+            int64_t part = (dim + (int64_t)n_out - 1) / (int64_t)n_out;
+            sizes[i] = total + part > dim ? dim - total : part;
+        }
+        if (sizes[i] < 0) return ortvk_status(ORT_INVALID_ARGUMENT, "Split: size");
+        total += sizes[i];
+    }
+    if (total != dim) return ortvk_status(ORT_INVALID_ARGUMENT, "Split: sizes add up to %lld of %lld", (long long)total,
+                                          (long long)dim);
+    return NULL;
+}
+
+static OrtStatus *split_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_ktensor *x = &run->in[0];
+    int64_t axis, sizes[ORTVK_KMAX_OUTPUTS];
+    ORTVK_TRY(split_sizes(&params->split, x, run->n_out, &axis, sizes));
+    for (size_t i = 0; i < run->n_out; i++) {
+        ortvk_ktensor *y = &run->out[i];
+        y->type = x->type;
+        y->rank = x->rank;
+        memcpy(y->dims, x->dims, sizeof(x->dims));
+        y->dims[axis] = sizes[i];
+    }
+    return NULL;
+}
+
+static OrtStatus *split_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_ktensor *x = &run->in[0];
+    int64_t axis, sizes[ORTVK_KMAX_OUTPUTS];
+    ORTVK_TRY(split_sizes(&params->split, x, run->n_out, &axis, sizes));
+    int64_t outer = (int64_t)ortvk_kcount(x->dims, (size_t)axis);
+    int64_t inner = (int64_t)ortvk_kcount(x->dims + axis + 1, x->rank - (size_t)axis - 1);
+    int64_t at = 0;
+    for (size_t i = 0; i < run->n_out; i++) {
+        const ortvk_ktensor *y = &run->out[i];
+        int64_t len = sizes[i] * inner;
+        ortvk_kstrides s = {.rank = 2, .dims = {outer, len}, .stride = {{x->dims[axis] * inner, 1}, {len, 1}}};
+        if (y->present && y->count > 0) ORTVK_TRY(strided_copy(run, x->address, at, y->address, 0, &s, sizeof(float)));
+        at += len;
+    }
+    return NULL;
+}
+
+/* ---- Expand --------------------------------------------------------------------------------------------- */
+
+static bool expand_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    ortvk_kparams_reshape *p = &params->reshape;
+    if (!floats_only(node, 1, why, why_len) || node->n_in != 2 || node->n_out != 1) return false;
+    size_t n = 0;
+    if (!ortvk_knode_const_ints(node, 1, p->shape, ORTVK_KMAX_RANK, &n) || n > ORTVK_KMAX_SHADER_RANK)
+        return ortvk_krefuse(why, why_len, "shape is not constant");
+    if (node->in[0].rank < 0 || node->in[0].rank > ORTVK_KMAX_SHADER_RANK)
+        return ortvk_krefuse(why, why_len, "rank %d", node->in[0].rank);
+    p->count = (int)n;
+    return true;
+}
+
+static OrtStatus *expand_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_kparams_reshape *p = &params->reshape;
+    const ortvk_ktensor *x = &run->in[0];
+    ortvk_ktensor *y = &run->out[0];
+    y->type = x->type;
+    if (!ortvk_kbroadcast(x->dims, x->rank, p->shape, (size_t)p->count, y->dims, &y->rank))
+        return ortvk_status(ORT_INVALID_ARGUMENT, "Expand: shapes do not broadcast");
+    return NULL;
+}
+
+static OrtStatus *expand_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    (void)params;
+    const ortvk_ktensor *x = &run->in[0], *y = &run->out[0];
+    ortvk_kstrides s = {.rank = (int)y->rank};
+    memcpy(s.dims, y->dims, sizeof(y->dims));
+    ortvk_kbroadcast_strides(x->dims, x->rank, y->rank, y->dims, s.stride[0]);
+    row_major(y->dims, y->rank, s.stride[1]);
+    return strided_copy(run, x->address, 0, y->address, 0, &s, sizeof(float));
+}
+
+/* ---- Pad ------------------------------------------------------------------------------------------------ */
+
+static bool pad_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    ortvk_kparams_pad *p = &params->pad;
+    if (!floats_only(node, 1, why, why_len) || node->n_out != 1) return false;
+    int rank = node->in[0].rank;
+    if (rank < 0 || rank > ORTVK_KMAX_SHADER_RANK) return ortvk_krefuse(why, why_len, "rank %d", rank);
+    char mode[16];
+    if (!ortvk_knode_string(node, "mode", mode, sizeof(mode))) return ortvk_krefuse(why, why_len, "mode");
+    if (mode[0] == '\0' || strcmp(mode, "constant") == 0) p->mode = ORTVK_PAD_CONSTANT;
+    else if (strcmp(mode, "reflect") == 0) p->mode = ORTVK_PAD_REFLECT;
+    else if (strcmp(mode, "edge") == 0) p->mode = ORTVK_PAD_EDGE;
+    else return ortvk_krefuse(why, why_len, "mode %s", mode);
+    int64_t pads[2 * ORTVK_KMAX_RANK];
+    size_t n = 0;
+    if (node->opset < 11) {
+        int count = 0;
+        if (!ortvk_knode_ints(node, "pads", pads, 2 * ORTVK_KMAX_RANK, &count) || count != 2 * rank ||
+            !ortvk_knode_float(node, "value", 0.0f, &p->value))
+            return ortvk_krefuse(why, why_len, "pads or value");
+        n = (size_t)count;
+    } else {
+        if (node->n_in < 2 || !ortvk_knode_const_ints(node, 1, pads, 2 * ORTVK_KMAX_RANK, &n))
+            return ortvk_krefuse(why, why_len, "pads are not constant");
+        p->value = 0.0f;
+        if (node->n_in > 2 && node->in[2].present) {
+            size_t one = 0;
+            if (!ortvk_knode_const_floats(node, 2, &p->value, 1, &one) || one != 1)
+                return ortvk_krefuse(why, why_len, "constant_value is not a constant float scalar");
+        }
+    }
+    /* pads come as (begins..., ends...) over `axes` (opset 18) or all dims. */
+    int64_t axes[ORTVK_KMAX_RANK];
+    size_t na = n / 2;
+    if (node->n_in > 3 && node->in[3].present) {
+        if (!ortvk_knode_const_ints(node, 3, axes, ORTVK_KMAX_RANK, &na) || 2 * na != n)
+            return ortvk_krefuse(why, why_len, "axes are not constant");
+    } else {
+        if (n != 2 * (size_t)rank) return ortvk_krefuse(why, why_len, "%zu pads for rank %d", n, rank);
+        for (size_t i = 0; i < na; i++) axes[i] = (int64_t)i;
+    }
+    memset(p->pads, 0, sizeof(p->pads));
+    for (size_t i = 0; i < na; i++) {
+        int64_t a;
+        if (!norm_axis(axes[i], (size_t)rank, &a)) return ortvk_krefuse(why, why_len, "axis %lld", (long long)axes[i]);
+        p->pads[a] = pads[i];
+        p->pads[rank + a] = pads[na + i];
+    }
+    p->count = rank;
+    return true;
+}
+
+static OrtStatus *pad_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_kparams_pad *p = &params->pad;
+    const ortvk_ktensor *x = &run->in[0];
+    ortvk_ktensor *y = &run->out[0];
+    if ((int)x->rank != p->count) return ortvk_status(ORT_INVALID_ARGUMENT, "Pad: rank %zu", x->rank);
+    y->type = x->type;
+    y->rank = x->rank;
+    for (size_t d = 0; d < x->rank; d++) {
+        int64_t b = p->pads[d], e = p->pads[x->rank + d];
+        y->dims[d] = x->dims[d] + b + e;
+        if (y->dims[d] < 0) return ortvk_status(ORT_INVALID_ARGUMENT, "Pad: negative output dim");
+        /* Edge and reflect need input to copy from; reflect cannot fold more than once. */
+        if (p->mode != ORTVK_PAD_CONSTANT && y->dims[d] > 0 &&
+            (x->dims[d] == 0 || (p->mode == ORTVK_PAD_REFLECT && (b >= x->dims[d] || e >= x->dims[d]))))
+            return ortvk_status(ORT_INVALID_ARGUMENT, "Pad: pads too large for mode");
+    }
+    return NULL;
+}
+
+typedef struct push_pad {
+    uint64_t x, y;
+    uint32_t n, rank, mode;
+    float value;
+    uint32_t out_dims[6], in_dims[6];
+    int32_t begin[6];
+} push_pad;
+
+static OrtStatus *pad_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_kparams_pad *p = &params->pad;
+    const ortvk_ktensor *x = &run->in[0], *y = &run->out[0];
+    push_pad push = {
+        .x = x->count > 0 ? x->address : y->address,
+        .y = y->address,
+        .n = (uint32_t)y->count,
+        .rank = (uint32_t)x->rank,
+        .mode = (uint32_t)p->mode,
+        .value = p->value,
+    };
+    for (size_t d = 0; d < x->rank; d++) {
+        push.out_dims[d] = (uint32_t)y->dims[d];
+        push.in_dims[d] = (uint32_t)x->dims[d];
+        push.begin[d] = (int32_t)p->pads[d];
+    }
+    return ortvk_krun_dispatch(run, ORTVK_SHADER_PAD, &push, sizeof(push), y->count);
+}
+
+/* ---- Cast ----------------------------------------------------------------------------------------------- */
+
+static bool cast_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    if (node->n_in != 1 || node->n_out != 1) return ortvk_krefuse(why, why_len, "inputs");
+    int64_t to = 0, saturate = 1;
+    if (!ortvk_knode_int(node, "to", 0, &to) || !ortvk_knode_int(node, "saturate", 1, &saturate))
+        return ortvk_krefuse(why, why_len, "to");
+    ONNXTensorElementDataType from = node->in[0].type;
+    params->cast.to = (ONNXTensorElementDataType)to;
+    /* float <-> int32/int64 and int32 <-> int64, rounding as C casts do (what ORT's CPU EP does). Float to
+     * integer is only exact within the integer's range; casting NaN or out-of-range values is undefined in C and
+     * differs between implementations, so those models stay on the CPU EP: this EP claims Cast only where float
+     * is on the wider side or both sides are integers. */
+    bool f = from == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, i32 = from == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32,
+         i64 = from == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64;
+    bool tf = to == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, ti32 = to == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32,
+         ti64 = to == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64;
+    bool ok = (f && tf) || ((i32 || i64) && tf) || (i32 && ti64) || (i64 && ti32) || (i32 && ti32) || (i64 && ti64);
+    if (!ok) return ortvk_krefuse(why, why_len, "Cast %d to %lld", (int)from, (long long)to);
+    if (node->out[0].type != (ONNXTensorElementDataType)to) return ortvk_krefuse(why, why_len, "output type");
+    return true;
+}
+
+static OrtStatus *cast_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_ktensor *x = &run->in[0];
+    ortvk_ktensor *y = &run->out[0];
+    y->type = params->cast.to;
+    y->rank = x->rank;
+    memcpy(y->dims, x->dims, sizeof(x->dims));
+    return NULL;
+}
+
+typedef struct push_cast {
+    uint64_t x, y;
+    uint32_t n, mode;
+} push_cast;
+
+static OrtStatus *cast_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_ktensor *x = &run->in[0], *y = &run->out[0];
+    ONNXTensorElementDataType from = x->type, to = params->cast.to;
+    if (from == to) {
+        size_t size = from == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64 ? 8 : 4;
+        return ortvk_krun_copy(run, y->address, x->address, x->count * size);
+    }
+    uint32_t mode;
+    if (from == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32 && to == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) mode = 1;
+    else if (from == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64 && to == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) mode = 3;
+    else if (from == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32) mode = 4;
+    else mode = 5;
+    push_cast push = {.x = x->address, .y = y->address, .n = (uint32_t)x->count, .mode = mode};
+    return ortvk_krun_dispatch(run, ORTVK_SHADER_CAST, &push, sizeof(push), x->count);
+}
+
+const ortvk_kop ortvk_kops_layout[] = {
+    {"Reshape", 5, 21, "allowzero", 0x2, reshape_prepare, reshape_shape, reshape_record},
+    {"Flatten", 1, 21, "axis", 0, reshape_prepare, reshape_shape, reshape_record},
+    {"Squeeze", 1, 21, "axes", 0x2, reshape_prepare, reshape_shape, reshape_record},
+    {"Unsqueeze", 1, 21, "axes", 0x2, reshape_prepare, reshape_shape, reshape_record},
+    {"Transpose", 1, 21, "perm", 0, transpose_prepare, transpose_shape, transpose_record},
+    {"Concat", 4, 13, "axis", 0, concat_prepare, concat_shape, concat_record},
+    {"Slice", 10, 13, "", 0x1E, slice_prepare, slice_shape, slice_record},
+    {"Split", 2, 18, "axis num_outputs split", 0x2, split_prepare, split_shape, split_record},
+    {"Expand", 8, 13, "", 0x2, expand_prepare, expand_shape, expand_record},
+    {"Pad", 2, 21, "mode pads value", 0xE, pad_prepare, pad_shape, pad_record},
+    {"Cast", 6, 21, "saturate to", 0, cast_prepare, cast_shape, cast_record},
+    {NULL, 0, 0, NULL, 0, NULL, NULL, NULL},
+};

@@ -1,0 +1,394 @@
+/* MatMul (batched, numpy broadcasting of batch dims) and Gemm on float tensors; Softmax and LogSoftmax; ReduceSum,
+ * ReduceMean, ReduceMax and ReduceMin over constant axes that are contiguous once size-1 dims are set aside. */
+#include <string.h>
+
+#include "kernels/kernel_internal.h"
+
+static bool is_float(const ortvk_kvalue *v)
+{
+    return v->present && v->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+}
+
+/* ---- MatMul and Gemm ------------------------------------------------------------------------------------ */
+
+static bool gemm_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    ortvk_kparams_gemm *p = &params->gemm;
+    p->matmul = strcmp(node->op_type, "MatMul") == 0;
+    if (node->n_out != 1 || !is_float(&node->out[0])) return ortvk_krefuse(why, why_len, "output is not float");
+    if (p->matmul) {
+        if (node->n_in != 2 || !is_float(&node->in[0]) || !is_float(&node->in[1]))
+            return ortvk_krefuse(why, why_len, "inputs are not float");
+        /* The shader takes 3 batch dims (after coalescing, which only lowers the count). */
+        for (int i = 0; i < 2; i++) {
+            if (node->in[i].rank < 1 || node->in[i].rank > 5)
+                return ortvk_krefuse(why, why_len, "input %d of rank %d", i, node->in[i].rank);
+        }
+        p->alpha = 1.0f;
+        return true;
+    }
+    if (node->n_in < 2 || node->n_in > 3 || !is_float(&node->in[0]) || !is_float(&node->in[1]) ||
+        (node->n_in == 3 && node->in[2].present && !is_float(&node->in[2])))
+        return ortvk_krefuse(why, why_len, "inputs are not float");
+    int64_t ta = 0, tb = 0, broadcast = 1;
+    if (!ortvk_knode_int(node, "transA", 0, &ta) || !ortvk_knode_int(node, "transB", 0, &tb) ||
+        !ortvk_knode_float(node, "alpha", 1.0f, &p->alpha) || !ortvk_knode_float(node, "beta", 1.0f, &p->beta) ||
+        !ortvk_knode_int(node, "broadcast", 1, &broadcast) || broadcast != 1)
+        return ortvk_krefuse(why, why_len, "attributes");
+    p->trans_a = ta != 0;
+    p->trans_b = tb != 0;
+    return true;
+}
+
+typedef struct gemm_plan {
+    int64_t M, N, K;
+    int batch_rank;
+    int64_t batch[3], a_batch[3], b_batch[3];
+    int64_t a_sm, a_sk, b_sk, b_sn;
+    int64_t c_sm, c_sn;
+    bool has_c;
+    size_t out_rank;
+    int64_t out[ORTVK_KMAX_RANK];
+} gemm_plan;
+
+static OrtStatus *matmul_plan(const ortvk_ktensor *a, const ortvk_ktensor *b, gemm_plan *g)
+{
+    if (a->rank < 1 || b->rank < 1) return ortvk_status(ORT_INVALID_ARGUMENT, "MatMul of a scalar");
+    /* 1-D operands: A as (1, K) and B as (K, 1), the added dim dropped from the output. */
+    int64_t ad[ORTVK_KMAX_RANK + 1], bd[ORTVK_KMAX_RANK + 1];
+    size_t ar = a->rank, br = b->rank;
+    memcpy(ad, a->dims, ar * sizeof(int64_t));
+    memcpy(bd, b->dims, br * sizeof(int64_t));
+    if (ar == 1) ad[1] = ad[0], ad[0] = 1, ar = 2;
+    if (br == 1) bd[1] = 1, br = 2;
+    g->M = ad[ar - 2];
+    g->K = ad[ar - 1];
+    g->N = bd[br - 1];
+    if (bd[br - 2] != g->K) return ortvk_status(ORT_INVALID_ARGUMENT, "MatMul: inner dims %lld and %lld",
+                                                (long long)g->K, (long long)bd[br - 2]);
+    int64_t batch[ORTVK_KMAX_RANK];
+    size_t bat;
+    if (!ortvk_kbroadcast(ad, ar - 2, bd, br - 2, batch, &bat))
+        return ortvk_status(ORT_INVALID_ARGUMENT, "MatMul: batch dims do not broadcast");
+    ortvk_kstrides s = {.rank = (int)bat};
+    memcpy(s.dims, batch, bat * sizeof(int64_t));
+    int64_t sa[ORTVK_KMAX_RANK], sb[ORTVK_KMAX_RANK];
+    ortvk_kbroadcast_strides(ad, ar - 2, bat, batch, sa);
+    ortvk_kbroadcast_strides(bd, br - 2, bat, batch, sb);
+    for (size_t i = 0; i < bat; i++) {
+        s.stride[0][i] = sa[i] * g->M * g->K;
+        s.stride[1][i] = sb[i] * g->K * g->N;
+        s.stride[2][i] = 0;
+    }
+    /* The output's batch index is linear: coalesce with a row-major output stride as the third operand. */
+    int64_t o = 1;
+    for (size_t i = bat; i-- > 0;) s.stride[2][i] = o, o *= batch[i];
+    ortvk_kcoalesce(&s, 3);
+    if (s.rank > 3) return ortvk_status(ORT_EP_FAIL, "MatMul: %d batch dims after coalescing", s.rank);
+    g->batch_rank = s.rank;
+    for (int i = 0; i < s.rank; i++) {
+        g->batch[i] = s.dims[i];
+        g->a_batch[i] = s.stride[0][i];
+        g->b_batch[i] = s.stride[1][i];
+    }
+    g->a_sm = g->K, g->a_sk = 1, g->b_sk = g->N, g->b_sn = 1;
+    g->out_rank = 0;
+    for (size_t i = 0; i < bat; i++) g->out[g->out_rank++] = batch[i];
+    if (a->rank > 1) g->out[g->out_rank++] = g->M;
+    if (b->rank > 1) g->out[g->out_rank++] = g->N;
+    return NULL;
+}
+
+static OrtStatus *gemm_plan_for(const ortvk_kparams_gemm *p, ortvk_krun *run, gemm_plan *g)
+{
+    memset(g, 0, sizeof(*g));
+    const ortvk_ktensor *a = &run->in[0], *b = &run->in[1];
+    if (p->matmul) return matmul_plan(a, b, g);
+    if (a->rank != 2 || b->rank != 2) return ortvk_status(ORT_INVALID_ARGUMENT, "Gemm: inputs of rank 2 expected");
+    g->M = p->trans_a ? a->dims[1] : a->dims[0];
+    g->K = p->trans_a ? a->dims[0] : a->dims[1];
+    int64_t kb = p->trans_b ? b->dims[1] : b->dims[0];
+    g->N = p->trans_b ? b->dims[0] : b->dims[1];
+    if (kb != g->K) return ortvk_status(ORT_INVALID_ARGUMENT, "Gemm: inner dims %lld and %lld", (long long)g->K,
+                                        (long long)kb);
+    g->a_sm = p->trans_a ? 1 : a->dims[1];
+    g->a_sk = p->trans_a ? a->dims[1] : 1;
+    g->b_sk = p->trans_b ? 1 : b->dims[1];
+    g->b_sn = p->trans_b ? b->dims[1] : 1;
+    g->out_rank = 2;
+    g->out[0] = g->M;
+    g->out[1] = g->N;
+    const ortvk_ktensor *c = run->n_in > 2 && run->in[2].present ? &run->in[2] : NULL;
+    if (c != NULL && c->count > 0) {
+        /* C broadcasts unidirectionally to (M, N). */
+        int64_t full[2] = {g->M, g->N}, bc[2], strides[2];
+        size_t r;
+        if (c->rank > 2 || !ortvk_kbroadcast(full, 2, c->dims, c->rank, bc, &r) || bc[0] != g->M || bc[1] != g->N)
+            return ortvk_status(ORT_INVALID_ARGUMENT, "Gemm: C does not broadcast to (M, N)");
+        ortvk_kbroadcast_strides(c->dims, c->rank, 2, full, strides);
+        g->has_c = true;
+        g->c_sm = strides[0];
+        g->c_sn = strides[1];
+    }
+    return NULL;
+}
+
+static OrtStatus *gemm_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    gemm_plan g;
+    ORTVK_TRY(gemm_plan_for(&params->gemm, run, &g));
+    run->out[0].type = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+    run->out[0].rank = g.out_rank;
+    memcpy(run->out[0].dims, g.out, sizeof(g.out));
+    return NULL;
+}
+
+typedef struct push_gemm {
+    uint64_t a, b, c, y;
+    uint32_t M, N, K, batch_rank;
+    uint32_t batch_dims[3], a_batch[3], b_batch[3];
+    int32_t a_sm, a_sk, b_sk, b_sn;
+    int32_t c_sm, c_sn;
+    float alpha, beta;
+} push_gemm;
+
+static OrtStatus *gemm_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_kparams_gemm *p = &params->gemm;
+    gemm_plan g;
+    ORTVK_TRY(gemm_plan_for(p, run, &g));
+    push_gemm push = {
+        .a = run->in[0].address,
+        .b = run->in[1].address,
+        .c = g.has_c ? run->in[2].address : 0,
+        .y = run->out[0].address,
+        .M = (uint32_t)g.M,
+        .N = (uint32_t)g.N,
+        .K = (uint32_t)g.K,
+        .batch_rank = (uint32_t)g.batch_rank,
+        .a_sm = (int32_t)g.a_sm,
+        .a_sk = (int32_t)g.a_sk,
+        .b_sk = (int32_t)g.b_sk,
+        .b_sn = (int32_t)g.b_sn,
+        .c_sm = (int32_t)g.c_sm,
+        .c_sn = (int32_t)g.c_sn,
+        .alpha = p->alpha,
+        .beta = p->beta,
+    };
+    for (int i = 0; i < g.batch_rank; i++) {
+        push.batch_dims[i] = (uint32_t)g.batch[i];
+        push.a_batch[i] = (uint32_t)g.a_batch[i];
+        push.b_batch[i] = (uint32_t)g.b_batch[i];
+    }
+    if (g.K == 0) push.a = push.b = push.y; /* sums of nothing: never read */
+    return ortvk_krun_dispatch(run, ORTVK_SHADER_GEMM, &push, sizeof(push), run->out[0].count);
+}
+
+/* ---- Softmax, LogSoftmax -------------------------------------------------------------------------------- */
+
+static bool softmax_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    ortvk_kparams_softmax *p = &params->softmax;
+    if (node->n_in != 1 || node->n_out != 1 || !is_float(&node->in[0]) || !is_float(&node->out[0]))
+        return ortvk_krefuse(why, why_len, "not float");
+    p->log = strcmp(node->op_type, "LogSoftmax") == 0;
+    /* Before opset 13 the input is coerced to 2-D at `axis` (default 1); from 13 on it is one axis (default -1). */
+    p->coerce_2d = node->opset < 13;
+    if (!ortvk_knode_int(node, "axis", p->coerce_2d ? 1 : -1, &p->axis)) return ortvk_krefuse(why, why_len, "axis");
+    return true;
+}
+
+static OrtStatus *softmax_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    (void)params;
+    const ortvk_ktensor *x = &run->in[0];
+    run->out[0].type = x->type;
+    run->out[0].rank = x->rank;
+    memcpy(run->out[0].dims, x->dims, sizeof(x->dims));
+    return NULL;
+}
+
+typedef struct push_softmax {
+    uint64_t x, y;
+    uint32_t rows, len, inner, log;
+} push_softmax;
+
+static OrtStatus *softmax_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_kparams_softmax *p = &params->softmax;
+    const ortvk_ktensor *x = &run->in[0];
+    int64_t axis = p->axis < 0 ? p->axis + (int64_t)x->rank : p->axis;
+    if (axis < 0 || axis >= (int64_t)(x->rank > 0 ? x->rank : 1))
+        return ortvk_status(ORT_INVALID_ARGUMENT, "Softmax: axis %lld", (long long)p->axis);
+    size_t outer = ortvk_kcount(x->dims, (size_t)axis), len, inner;
+    if (p->coerce_2d) {
+        len = ortvk_kcount(x->dims + axis, x->rank - (size_t)axis);
+        inner = 1;
+    } else {
+        len = x->rank > 0 ? (size_t)x->dims[axis] : 1;
+        inner = ortvk_kcount(x->dims + axis + 1, x->rank > 0 ? x->rank - (size_t)axis - 1 : 0);
+    }
+    push_softmax push = {
+        .x = x->address,
+        .y = run->out[0].address,
+        .rows = (uint32_t)(outer * inner),
+        .len = (uint32_t)len,
+        .inner = (uint32_t)inner,
+        .log = p->log ? 1u : 0u,
+    };
+    return ortvk_krun_dispatch(run, ORTVK_SHADER_SOFTMAX, &push, sizeof(push), outer * inner);
+}
+
+/* ---- reductions ----------------------------------------------------------------------------------------- */
+
+static bool reduce_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    ortvk_kparams_reduce *p = &params->reduce;
+    const char *op = node->op_type;
+    p->fn = strcmp(op, "ReduceSum") == 0    ? ORTVK_REDUCE_SUM
+            : strcmp(op, "ReduceMean") == 0 ? ORTVK_REDUCE_MEAN
+            : strcmp(op, "ReduceMax") == 0  ? ORTVK_REDUCE_MAX
+                                            : ORTVK_REDUCE_MIN;
+    if (node->n_in < 1 || node->n_in > 2 || node->n_out != 1 || !is_float(&node->in[0]) || !is_float(&node->out[0]))
+        return ortvk_krefuse(why, why_len, "not float");
+    int64_t keepdims = 1, noop = 0;
+    if (!ortvk_knode_int(node, "keepdims", 1, &keepdims) || !ortvk_knode_int(node, "noop_with_empty_axes", 0, &noop))
+        return ortvk_krefuse(why, why_len, "keepdims");
+    p->keepdims = keepdims != 0;
+    p->noop_empty = noop != 0;
+    /* axes: an attribute until ReduceSum-13 / the others' opset 18 made it an optional constant input. */
+    bool input_axes = p->fn == ORTVK_REDUCE_SUM ? node->opset >= 13 : node->opset >= 18;
+    if (!input_axes) {
+        if (!ortvk_knode_ints(node, "axes", p->axes, ORTVK_KMAX_RANK, &p->count))
+            return ortvk_krefuse(why, why_len, "axes");
+        if (node->n_in != 1) return ortvk_krefuse(why, why_len, "axes input before its opset");
+    } else if (node->n_in == 2 && node->in[1].present) {
+        size_t n = 0;
+        if (!ortvk_knode_const_ints(node, 1, p->axes, ORTVK_KMAX_RANK, &n))
+            return ortvk_krefuse(why, why_len, "axes are not constant");
+        p->count = n == 0 ? -1 : (int)n;
+    } else {
+        p->count = -1;
+    }
+    if (p->count < 0 && p->noop_empty) p->count = 0; /* no axes: the identity */
+    return true;
+}
+
+/* The reduction as (outer, R, inner): reduced dims must be contiguous once size-1 dims are left out. */
+static OrtStatus *reduce_plan(const ortvk_kparams_reduce *p, const ortvk_ktensor *x, bool *reduced, size_t *outer,
+                              size_t *R, size_t *inner)
+{
+    memset(reduced, 0, ORTVK_KMAX_RANK * sizeof(bool));
+    if (p->count < 0) {
+        for (size_t d = 0; d < x->rank; d++) reduced[d] = true;
+    }
+    for (int i = 0; i < p->count; i++) {
+        int64_t a = p->axes[i] < 0 ? p->axes[i] + (int64_t)x->rank : p->axes[i];
+        if (a < 0 || a >= (int64_t)x->rank)
+            return ortvk_status(ORT_INVALID_ARGUMENT, "Reduce: axis %lld", (long long)p->axes[i]);
+        reduced[a] = true;
+    }
+    int first = -1, last = -1;
+    for (size_t d = 0; d < x->rank; d++) {
+        if (!reduced[d] || x->dims[d] == 1) continue;
+        if (first < 0) first = (int)d;
+        last = (int)d;
+    }
+    if (first < 0) {
+        *outer = x->count, *R = 1, *inner = 1;
+        return NULL;
+    }
+    for (int d = first; d <= last; d++) {
+        if (!reduced[d] && x->dims[d] != 1)
+            return ortvk_status(ORT_EP_FAIL, "Reduce: axes that are not contiguous");
+    }
+    *outer = ortvk_kcount(x->dims, (size_t)first);
+    *R = ortvk_kcount(x->dims + first, (size_t)(last - first + 1));
+    *inner = ortvk_kcount(x->dims + last + 1, x->rank - (size_t)last - 1);
+    return NULL;
+}
+
+static OrtStatus *reduce_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_kparams_reduce *p = &params->reduce;
+    const ortvk_ktensor *x = &run->in[0];
+    ortvk_ktensor *y = &run->out[0];
+    bool reduced[ORTVK_KMAX_RANK];
+    size_t outer, R, inner;
+    ORTVK_TRY(reduce_plan(p, x, reduced, &outer, &R, &inner));
+    y->type = x->type;
+    y->rank = 0;
+    for (size_t d = 0; d < x->rank; d++) {
+        if (!reduced[d]) y->dims[y->rank++] = x->dims[d];
+        else if (p->keepdims) y->dims[y->rank++] = 1;
+    }
+    if ((p->fn == ORTVK_REDUCE_MAX || p->fn == ORTVK_REDUCE_MIN) && R == 0 && outer * inner > 0)
+        return ortvk_status(ORT_INVALID_ARGUMENT, "ReduceMax/Min over an empty dim");
+    return NULL;
+}
+
+typedef struct push_reduce {
+    uint64_t x, y;
+    uint32_t outer, R, inner, fn;
+} push_reduce;
+
+static OrtStatus *reduce_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_kparams_reduce *p = &params->reduce;
+    const ortvk_ktensor *x = &run->in[0];
+    bool reduced[ORTVK_KMAX_RANK];
+    size_t outer, R, inner;
+    ORTVK_TRY(reduce_plan(p, x, reduced, &outer, &R, &inner));
+    push_reduce push = {
+        .x = x->count > 0 ? x->address : run->out[0].address,
+        .y = run->out[0].address,
+        .outer = (uint32_t)outer,
+        .R = (uint32_t)R,
+        .inner = (uint32_t)inner,
+        .fn = (uint32_t)p->fn,
+    };
+    return ortvk_krun_dispatch(run, ORTVK_SHADER_REDUCE, &push, sizeof(push), outer * inner);
+}
+
+/* Whether the node's constant axes are contiguous for its static rank (so reduce_plan cannot fail on them). */
+static bool reduce_prepare_checked(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    if (!reduce_prepare(node, params, why, why_len)) return false;
+    const ortvk_kparams_reduce *p = &params->reduce;
+    int rank = node->in[0].rank;
+    if (rank < 0) return ortvk_krefuse(why, why_len, "unknown rank");
+    if (p->count <= 0) return true;
+    bool reduced[ORTVK_KMAX_RANK] = {0};
+    for (int i = 0; i < p->count; i++) {
+        int64_t a = p->axes[i] < 0 ? p->axes[i] + rank : p->axes[i];
+        if (a < 0 || a >= rank) return ortvk_krefuse(why, why_len, "axis %lld", (long long)p->axes[i]);
+        reduced[a] = true;
+    }
+    /* Between the first and last reduced axis every kept dim must be statically 1. */
+    int first = -1, last = -1;
+    for (int d = 0; d < rank; d++) {
+        if (!reduced[d]) continue;
+        if (first < 0) first = d;
+        last = d;
+    }
+    for (int d = first; d <= last; d++) {
+        if (!reduced[d] && node->in[0].dims[d] != 1) return ortvk_krefuse(why, why_len, "axes are not contiguous");
+    }
+    return true;
+}
+
+const ortvk_kop ortvk_kops_math[] = {
+    {"MatMul", 1, 13, "", 0, gemm_prepare, gemm_shape, gemm_record},
+    {"Gemm", 7, 13, "alpha beta broadcast transA transB", 0, gemm_prepare, gemm_shape, gemm_record},
+    {"Softmax", 1, 13, "axis", 0, softmax_prepare, softmax_shape, softmax_record},
+    {"LogSoftmax", 1, 13, "axis", 0, softmax_prepare, softmax_shape, softmax_record},
+    {"ReduceSum", 1, 13, "axes keepdims noop_with_empty_axes", 0x2, reduce_prepare_checked, reduce_shape,
+     reduce_record},
+    {"ReduceMean", 1, 18, "axes keepdims noop_with_empty_axes", 0x2, reduce_prepare_checked, reduce_shape,
+     reduce_record},
+    {"ReduceMax", 1, 18, "axes keepdims noop_with_empty_axes", 0x2, reduce_prepare_checked, reduce_shape,
+     reduce_record},
+    {"ReduceMin", 1, 18, "axes keepdims noop_with_empty_axes", 0x2, reduce_prepare_checked, reduce_shape,
+     reduce_record},
+    {NULL, 0, 0, NULL, 0, NULL, NULL, NULL},
+};

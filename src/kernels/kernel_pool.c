@@ -1,0 +1,203 @@
+/* MaxPool and AveragePool over 1 to 3 spatial dims (kernel, strides, pads, auto_pad, ceil_mode, dilations for
+ * max, count_include_pad for average), and GlobalAveragePool / GlobalMaxPool as reductions over the spatial dims. */
+#include <string.h>
+
+#include "kernels/kernel_internal.h"
+
+static bool pool_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    ortvk_kparams_pool *p = &params->pool;
+    bool max = strcmp(node->op_type, "MaxPool") == 0;
+    p->kind = max ? ORTVK_POOL_MAX : ORTVK_POOL_AVERAGE;
+    if (node->n_in != 1 || node->in[0].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT)
+        return ortvk_krefuse(why, why_len, "input is not float");
+    /* MaxPool's optional Indices output is not computed. */
+    if (node->n_out < 1 || node->out[0].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT ||
+        (node->n_out > 1 && node->out[1].present))
+        return ortvk_krefuse(why, why_len, "outputs other than Y");
+    int rank = node->in[0].rank;
+    if (rank < 3 || rank > 5) return ortvk_krefuse(why, why_len, "input rank %d", rank);
+    int n = rank - 2;
+    p->spatial = n;
+    char auto_pad[32];
+    int64_t ceil_mode = 0, include = 0, storage = 0;
+    int count = 0;
+    int64_t v[6];
+    if (!ortvk_knode_string(node, "auto_pad", auto_pad, sizeof(auto_pad)) ||
+        !ortvk_knode_int(node, "ceil_mode", 0, &ceil_mode) ||
+        !ortvk_knode_int(node, "count_include_pad", 0, &include) ||
+        !ortvk_knode_int(node, "storage_order", 0, &storage))
+        return ortvk_krefuse(why, why_len, "attribute types");
+    if (auto_pad[0] == '\0' || strcmp(auto_pad, "NOTSET") == 0) p->auto_pad = ORTVK_AUTO_PAD_NOTSET;
+    else if (strcmp(auto_pad, "VALID") == 0) p->auto_pad = ORTVK_AUTO_PAD_VALID;
+    else if (strcmp(auto_pad, "SAME_UPPER") == 0) p->auto_pad = ORTVK_AUTO_PAD_SAME_UPPER;
+    else if (strcmp(auto_pad, "SAME_LOWER") == 0) p->auto_pad = ORTVK_AUTO_PAD_SAME_LOWER;
+    else return ortvk_krefuse(why, why_len, "auto_pad %s", auto_pad);
+    p->ceil_mode = ceil_mode != 0;
+    p->count_include_pad = include != 0;
+    /* With ceil_mode a window may reach past the padded input; implementations disagree on its divisor then. */
+    if (!max && p->ceil_mode && p->count_include_pad)
+        return ortvk_krefuse(why, why_len, "ceil_mode with count_include_pad");
+    if (!ortvk_knode_ints(node, "kernel_shape", p->kernel, 3, &count) || count != n)
+        return ortvk_krefuse(why, why_len, "kernel_shape");
+    if (!ortvk_knode_ints(node, "strides", v, 3, &count) || (count >= 0 && count != n))
+        return ortvk_krefuse(why, why_len, "strides");
+    for (int i = 0; i < n; i++) p->strides[i] = count < 0 ? 1 : v[i];
+    if (!ortvk_knode_ints(node, "dilations", v, 3, &count) || (count >= 0 && count != n))
+        return ortvk_krefuse(why, why_len, "dilations");
+    for (int i = 0; i < n; i++) p->dilations[i] = count < 0 ? 1 : v[i];
+    if (!ortvk_knode_ints(node, "pads", v, 6, &count) || (count >= 0 && count != 2 * n))
+        return ortvk_krefuse(why, why_len, "pads");
+    for (int i = 0; i < 2 * n; i++) p->pads[i] = count < 0 ? 0 : v[i];
+    for (int i = 0; i < n; i++) {
+        if (p->kernel[i] < 1 || p->strides[i] < 1 || p->dilations[i] < 1 || p->pads[i] < 0 || p->pads[n + i] < 0)
+            return ortvk_krefuse(why, why_len, "kernel, strides, dilations or pads out of range");
+        if (!max && p->dilations[i] != 1) return ortvk_krefuse(why, why_len, "AveragePool dilations");
+    }
+    return true;
+}
+
+/* Effective begin pad and output size of spatial dim d (ONNX MaxPool/AveragePool). */
+static OrtStatus *pool_dim(const ortvk_kparams_pool *p, int d, int64_t in, int64_t *pad_begin, int64_t *out)
+{
+    int n = p->spatial;
+    int64_t s = p->strides[d], dk = (p->kernel[d] - 1) * p->dilations[d] + 1;
+    int64_t pb = p->pads[d], pe = p->pads[n + d];
+    if (p->auto_pad == ORTVK_AUTO_PAD_VALID) {
+        pb = pe = 0;
+    } else if (p->auto_pad == ORTVK_AUTO_PAD_SAME_UPPER || p->auto_pad == ORTVK_AUTO_PAD_SAME_LOWER) {
+        int64_t target = (in + s - 1) / s;
+        int64_t total = (target - 1) * s + dk - in;
+        if (total < 0) total = 0;
+        pb = p->auto_pad == ORTVK_AUTO_PAD_SAME_UPPER ? total / 2 : total - total / 2;
+        *pad_begin = pb;
+        *out = target;
+        return NULL;
+    }
+    int64_t span = in + pb + pe - dk;
+    if (span < 0) return ortvk_status(ORT_INVALID_ARGUMENT, "pool: kernel larger than the padded input");
+    int64_t o = p->ceil_mode ? (span + s - 1) / s + 1 : span / s + 1;
+    /* ceil_mode: a last window that would start inside the end padding is dropped. */
+    if (p->ceil_mode && (o - 1) * s >= in + pb) o--;
+    *pad_begin = pb;
+    *out = o;
+    return NULL;
+}
+
+static OrtStatus *pool_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_kparams_pool *p = &params->pool;
+    const ortvk_ktensor *x = &run->in[0];
+    ortvk_ktensor *y = &run->out[0];
+    if (x->rank != (size_t)p->spatial + 2) return ortvk_status(ORT_INVALID_ARGUMENT, "pool: X of rank %zu", x->rank);
+    y->type = x->type;
+    y->rank = x->rank;
+    y->dims[0] = x->dims[0];
+    y->dims[1] = x->dims[1];
+    for (int d = 0; d < p->spatial; d++) {
+        int64_t pb;
+        ORTVK_TRY(pool_dim(p, d, x->dims[2 + d], &pb, &y->dims[2 + d]));
+    }
+    return NULL;
+}
+
+typedef struct push_pool {
+    uint64_t x, y;
+    uint32_t NC, ID, IH, IW, OD, OH, OW;
+    uint32_t KD, KH, KW, SD, SH, SW;
+    int32_t PD, PH, PW;
+    uint32_t DD, DH, DW;
+    uint32_t mode;
+} push_pool;
+
+static OrtStatus *pool_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_kparams_pool *p = &params->pool;
+    const ortvk_ktensor *x = &run->in[0], *y = &run->out[0];
+    /* Spatial dims right-aligned into (D, H, W); missing ones are 1 with a kernel of 1. */
+    uint32_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, dl[3] = {1, 1, 1};
+    int32_t pad[3] = {0, 0, 0};
+    int off = 3 - p->spatial;
+    for (int d = 0; d < p->spatial; d++) {
+        int64_t pb, o;
+        ORTVK_TRY(pool_dim(p, d, x->dims[2 + d], &pb, &o));
+        in[off + d] = (uint32_t)x->dims[2 + d];
+        out[off + d] = (uint32_t)o;
+        k[off + d] = (uint32_t)p->kernel[d];
+        s[off + d] = (uint32_t)p->strides[d];
+        dl[off + d] = (uint32_t)p->dilations[d];
+        pad[off + d] = (int32_t)pb;
+    }
+    push_pool push = {
+        .x = x->address,
+        .y = y->address,
+        .NC = (uint32_t)(x->dims[0] * x->dims[1]),
+        .ID = in[0], .IH = in[1], .IW = in[2],
+        .OD = out[0], .OH = out[1], .OW = out[2],
+        .KD = k[0], .KH = k[1], .KW = k[2],
+        .SD = s[0], .SH = s[1], .SW = s[2],
+        .PD = pad[0], .PH = pad[1], .PW = pad[2],
+        .DD = dl[0], .DH = dl[1], .DW = dl[2],
+        .mode = p->kind == ORTVK_POOL_MAX ? 0u : (p->count_include_pad ? 2u : 1u),
+    };
+    if (x->count == 0) return ortvk_status(ORT_INVALID_ARGUMENT, "pool: empty input with a non-empty output");
+    return ortvk_krun_dispatch(run, ORTVK_SHADER_POOL, &push, sizeof(push), y->count);
+}
+
+/* ---- global pools --------------------------------------------------------------------------------------- */
+
+static bool global_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    params->pool.kind = strcmp(node->op_type, "GlobalMaxPool") == 0 ? ORTVK_POOL_MAX : ORTVK_POOL_AVERAGE;
+    params->pool.global = true;
+    if (node->n_in != 1 || node->in[0].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT || node->n_out != 1 ||
+        node->out[0].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT)
+        return ortvk_krefuse(why, why_len, "not float");
+    if (node->in[0].rank >= 0 && node->in[0].rank < 2) return ortvk_krefuse(why, why_len, "rank %d", node->in[0].rank);
+    return true;
+}
+
+static OrtStatus *global_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    (void)params;
+    const ortvk_ktensor *x = &run->in[0];
+    ortvk_ktensor *y = &run->out[0];
+    if (x->rank < 2) return ortvk_status(ORT_INVALID_ARGUMENT, "global pool: X of rank %zu", x->rank);
+    y->type = x->type;
+    y->rank = x->rank;
+    y->dims[0] = x->dims[0];
+    y->dims[1] = x->dims[1];
+    for (size_t d = 2; d < x->rank; d++) y->dims[d] = 1;
+    return NULL;
+}
+
+typedef struct push_reduce {
+    uint64_t x, y;
+    uint32_t outer, R, inner, fn;
+} push_reduce;
+
+static OrtStatus *global_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_ktensor *x = &run->in[0], *y = &run->out[0];
+    uint32_t spatial = (uint32_t)ortvk_kcount(x->dims + 2, x->rank - 2);
+    if (spatial == 0) return ortvk_status(ORT_INVALID_ARGUMENT, "global pool over an empty input");
+    push_reduce push = {
+        .x = x->address,
+        .y = y->address,
+        .outer = (uint32_t)y->count,
+        .R = spatial,
+        .inner = 1,
+        .fn = params->pool.kind == ORTVK_POOL_MAX ? 2u : 1u,
+    };
+    return ortvk_krun_dispatch(run, ORTVK_SHADER_REDUCE, &push, sizeof(push), y->count);
+}
+
+const ortvk_kop ortvk_kops_pool[] = {
+    {"MaxPool", 8, 22, "auto_pad ceil_mode dilations kernel_shape pads storage_order strides", 0, pool_prepare,
+     pool_shape, pool_record},
+    {"AveragePool", 7, 22, "auto_pad ceil_mode count_include_pad dilations kernel_shape pads strides", 0,
+     pool_prepare, pool_shape, pool_record},
+    {"GlobalAveragePool", 1, 22, "", 0, global_prepare, global_shape, global_record},
+    {"GlobalMaxPool", 1, 22, "", 0, global_prepare, global_shape, global_record},
+    {NULL, 0, 0, NULL, 0, NULL, NULL, NULL},
+};

@@ -1,0 +1,222 @@
+/* Resize (opsets 10-19; also Upsample 9) in nearest and (n-)linear modes with the half_pixel, asymmetric,
+ * align_corners, pytorch_half_pixel and tf_half_pixel_for_nn coordinate transforms. The per-dim source indices and
+ * weights are computed on the host per run, in float exactly as ORT's CPU EP computes them, and uploaded as a
+ * table; the device only gathers and blends. Scales and sizes must be constant. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/kernel_internal.h"
+
+#define RESIZE_MAX_RANK 4
+
+static bool resize_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    ortvk_kparams_resize *p = &params->resize;
+    bool upsample = strcmp(node->op_type, "Upsample") == 0;
+    if (node->n_in < 1 || node->in[0].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT || node->n_out != 1 ||
+        node->out[0].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT)
+        return ortvk_krefuse(why, why_len, "not float");
+    int rank = node->in[0].rank;
+    if (rank < 1 || rank > RESIZE_MAX_RANK) return ortvk_krefuse(why, why_len, "rank %d", rank);
+    p->rank = rank;
+    char mode[32], coord[48], nearest[32];
+    if (!ortvk_knode_string(node, "mode", mode, sizeof(mode)) ||
+        !ortvk_knode_string(node, "coordinate_transformation_mode", coord, sizeof(coord)) ||
+        !ortvk_knode_string(node, "nearest_mode", nearest, sizeof(nearest)))
+        return ortvk_krefuse(why, why_len, "attribute types");
+    if (mode[0] == '\0' || strcmp(mode, "nearest") == 0) p->mode = ORTVK_RESIZE_NEAREST;
+    else if (strcmp(mode, "linear") == 0 || strcmp(mode, "bilinear") == 0) p->mode = ORTVK_RESIZE_LINEAR;
+    else return ortvk_krefuse(why, why_len, "mode %s", mode);
+    if (node->opset < 11) {
+        /* Resize-10 and Upsample: asymmetric coordinates, nearest rounds like ORT's "simple" mode. */
+        if (coord[0] != '\0' || nearest[0] != '\0') return ortvk_krefuse(why, why_len, "attributes of Resize-11");
+        p->coordinate = ORTVK_COORD_ASYMMETRIC;
+        p->nearest = ORTVK_NEAREST_SIMPLE;
+    } else {
+        if (coord[0] == '\0' || strcmp(coord, "half_pixel") == 0) p->coordinate = ORTVK_COORD_HALF_PIXEL;
+        else if (strcmp(coord, "asymmetric") == 0) p->coordinate = ORTVK_COORD_ASYMMETRIC;
+        else if (strcmp(coord, "align_corners") == 0) p->coordinate = ORTVK_COORD_ALIGN_CORNERS;
+        else if (strcmp(coord, "pytorch_half_pixel") == 0) p->coordinate = ORTVK_COORD_PYTORCH_HALF_PIXEL;
+        else if (strcmp(coord, "tf_half_pixel_for_nn") == 0) p->coordinate = ORTVK_COORD_TF_HALF_PIXEL_FOR_NN;
+        else return ortvk_krefuse(why, why_len, "coordinate_transformation_mode %s", coord);
+        if (nearest[0] == '\0' || strcmp(nearest, "round_prefer_floor") == 0)
+            p->nearest = ORTVK_NEAREST_ROUND_PREFER_FLOOR;
+        else if (strcmp(nearest, "round_prefer_ceil") == 0) p->nearest = ORTVK_NEAREST_ROUND_PREFER_CEIL;
+        else if (strcmp(nearest, "floor") == 0) p->nearest = ORTVK_NEAREST_FLOOR;
+        else if (strcmp(nearest, "ceil") == 0) p->nearest = ORTVK_NEAREST_CEIL;
+        else return ortvk_krefuse(why, why_len, "nearest_mode %s", nearest);
+    }
+    /* Opset 18 options, accepted only at their defaults. */
+    int64_t antialias = 0, exclude = 0;
+    char policy[32];
+    if (!ortvk_knode_int(node, "antialias", 0, &antialias) || antialias != 0 ||
+        !ortvk_knode_int(node, "exclude_outside", 0, &exclude) || exclude != 0 ||
+        !ortvk_knode_string(node, "keep_aspect_ratio_policy", policy, sizeof(policy)) ||
+        (policy[0] != '\0' && strcmp(policy, "stretch") != 0) || ortvk_knode_has(node, "axes"))
+        return ortvk_krefuse(why, why_len, "antialias, exclude_outside, keep_aspect_ratio_policy or axes");
+    if (upsample || node->opset < 11) {
+        /* (X, scales) for Resize-10 and Upsample-9; Upsample-7 had a scales attribute. */
+        int count = 0;
+        if (ortvk_knode_floats(node, "scales", p->scales, ORTVK_KMAX_RANK, &count) && count == rank) {
+            if (node->n_in != 1) return ortvk_krefuse(why, why_len, "scales twice");
+        } else {
+            size_t n = 0;
+            if (node->n_in != 2 || !ortvk_knode_const_floats(node, 1, p->scales, ORTVK_KMAX_RANK, &n) ||
+                n != (size_t)rank)
+                return ortvk_krefuse(why, why_len, "scales are not constant");
+        }
+        p->has_scales = true;
+        return true;
+    }
+    /* Resize-11+: (X, roi, scales, sizes); roi only matters for tf_crop_and_resize (refused above). */
+    size_t n = 0;
+    if (node->n_in >= 3 && node->in[2].present && ortvk_knode_const_floats(node, 2, p->scales, ORTVK_KMAX_RANK, &n) &&
+        n == (size_t)rank) {
+        p->has_scales = true;
+        if (node->n_in >= 4 && node->in[3].present) return ortvk_krefuse(why, why_len, "both scales and sizes");
+        return true;
+    }
+    if (n != 0) return ortvk_krefuse(why, why_len, "scales of %zu values for rank %d", n, rank);
+    if (node->n_in >= 3 && node->in[2].present && node->in[2].constant == NULL)
+        return ortvk_krefuse(why, why_len, "scales are not constant");
+    if (node->n_in < 4 || !node->in[3].present || !ortvk_knode_const_ints(node, 3, p->sizes, ORTVK_KMAX_RANK, &n) ||
+        n != (size_t)rank)
+        return ortvk_krefuse(why, why_len, "neither constant scales nor constant sizes");
+    p->has_scales = false;
+    return true;
+}
+
+/* Output dims and the per-dim scale ORT uses in its coordinate transforms. */
+static OrtStatus *resize_plan(const ortvk_kparams_resize *p, const ortvk_ktensor *x, int64_t *out, float *scale)
+{
+    if ((int)x->rank != p->rank) return ortvk_status(ORT_INVALID_ARGUMENT, "Resize: X of rank %zu", x->rank);
+    for (int d = 0; d < p->rank; d++) {
+        if (p->has_scales) {
+            if (!(p->scales[d] > 0.0f)) return ortvk_status(ORT_INVALID_ARGUMENT, "Resize: scale %g", p->scales[d]);
+            scale[d] = p->scales[d];
+            out[d] = (int64_t)(p->scales[d] * (float)x->dims[d]);
+        } else {
+            if (p->sizes[d] < 0) return ortvk_status(ORT_INVALID_ARGUMENT, "Resize: negative size");
+            out[d] = p->sizes[d];
+            scale[d] = x->dims[d] == 0 ? 1.0f : (float)p->sizes[d] / (float)x->dims[d];
+        }
+    }
+    return NULL;
+}
+
+static OrtStatus *resize_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_ktensor *x = &run->in[0];
+    ortvk_ktensor *y = &run->out[0];
+    float scale[ORTVK_KMAX_RANK];
+    ORTVK_TRY(resize_plan(&params->resize, x, y->dims, scale));
+    y->type = x->type;
+    y->rank = x->rank;
+    return NULL;
+}
+
+/* ORT's get_original_coordinate, in float. */
+static float original(int coordinate, float x, float scale, float out_len, float in_len)
+{
+    switch (coordinate) {
+    case ORTVK_COORD_HALF_PIXEL: return ((x + 0.5f) / scale) - 0.5f;
+    case ORTVK_COORD_PYTORCH_HALF_PIXEL: return out_len > 1 ? (x + 0.5f) / scale - 0.5f : 0.0f;
+    case ORTVK_COORD_TF_HALF_PIXEL_FOR_NN: return (x + 0.5f) / scale;
+    case ORTVK_COORD_ALIGN_CORNERS: return out_len == 1 ? 0.0f : x * (in_len - 1) / (out_len - 1);
+    default: return x / scale; /* asymmetric */
+    }
+}
+
+/* ORT's get_nearest_pixel. */
+static int64_t nearest_pixel(int mode, float x, bool downsampling)
+{
+    switch (mode) {
+    case ORTVK_NEAREST_ROUND_PREFER_CEIL:
+        if (x == (float)(int64_t)x + 0.5f) return (int64_t)ceilf(x);
+        return (int64_t)roundf(x);
+    case ORTVK_NEAREST_FLOOR: return (int64_t)floorf(x);
+    case ORTVK_NEAREST_CEIL: return (int64_t)ceilf(x);
+    case ORTVK_NEAREST_SIMPLE: return downsampling ? (int64_t)ceilf(x) : (int64_t)x;
+    default: /* round_prefer_floor */
+        if (x == (float)(int64_t)x + 0.5f) return (int64_t)x;
+        return (int64_t)roundf(x);
+    }
+}
+
+typedef struct entry {
+    uint32_t i0, i1;
+    float w0, w1;
+} entry;
+
+typedef struct push_resize {
+    uint64_t x, y, table;
+    uint32_t n, rank, interp;
+    uint32_t in_dims[4], out_dims[4], offset[4];
+} push_resize;
+
+static OrtStatus *resize_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_kparams_resize *p = &params->resize;
+    const ortvk_ktensor *x = &run->in[0], *y = &run->out[0];
+    int64_t out[ORTVK_KMAX_RANK];
+    float scale[ORTVK_KMAX_RANK];
+    ORTVK_TRY(resize_plan(p, x, out, scale));
+    if (x->count == 0) return ortvk_status(ORT_INVALID_ARGUMENT, "Resize of an empty input to a non-empty output");
+    size_t entries = 0;
+    for (int d = 0; d < p->rank; d++) entries += (size_t)out[d];
+    entry *table = calloc(entries, sizeof(*table));
+    if (table == NULL) return ortvk_status(ORT_FAIL, "out of host memory for a Resize table");
+    push_resize push = {.x = x->address, .y = y->address, .n = (uint32_t)y->count, .rank = (uint32_t)p->rank};
+    size_t at = 0;
+    for (int d = 0; d < p->rank; d++) {
+        int64_t in_len = x->dims[d], out_len = out[d];
+        push.in_dims[d] = (uint32_t)in_len;
+        push.out_dims[d] = (uint32_t)out_len;
+        push.offset[d] = (uint32_t)at;
+        /* A dim mapped onto itself needs no interpolation (ORT's linear kernels only blend resized dims). */
+        bool identity = in_len == out_len && scale[d] == 1.0f;
+        bool linear = p->mode == ORTVK_RESIZE_LINEAR && !identity;
+        if (linear) push.interp |= 1u << (p->rank - 1 - d);
+        for (int64_t o = 0; o < out_len; o++, at++) {
+            entry *e = &table[at];
+            float c = original(p->coordinate, (float)o, scale[d], (float)out_len, (float)in_len);
+            if (identity) {
+                e->i0 = e->i1 = (uint32_t)o;
+                e->w0 = 1.0f;
+            } else if (!linear) {
+                int64_t i = nearest_pixel(p->nearest, c, scale[d] < 1.0f);
+                if (i < 0) i = 0;
+                if (i > in_len - 1) i = in_len - 1;
+                e->i0 = e->i1 = (uint32_t)i;
+                e->w0 = 1.0f;
+            } else {
+                /* ORT's linear: clamp into the input, neighbours i1 = floor, i2 = i1 + 1 (clamped), and weights
+                 * |c - i2| for i1 and |c - i1| for i2; 0.5 each when both are the same pixel. */
+                c = fmaxf(0.0f, fminf(c, (float)(in_len - 1)));
+                int64_t i1 = (int64_t)c;
+                if (i1 > in_len - 1) i1 = in_len - 1;
+                int64_t i2 = i1 + 1 < in_len ? i1 + 1 : in_len - 1;
+                float d1 = fabsf(c - (float)i1), d2 = fabsf(c - (float)i2);
+                if (i1 == i2) d1 = d2 = 0.5f;
+                e->i0 = (uint32_t)i1;
+                e->i1 = (uint32_t)i2;
+                e->w0 = d2;
+                e->w1 = d1;
+            }
+        }
+    }
+    OrtStatus *status = ortvk_krun_upload(run, table, entries * sizeof(*table), &push.table);
+    free(table);
+    ORTVK_TRY(status);
+    return ortvk_krun_dispatch(run, ORTVK_SHADER_RESIZE, &push, sizeof(push), y->count);
+}
+
+const ortvk_kop ortvk_kops_resize[] = {
+    {"Resize", 10, 19,
+     "antialias coordinate_transformation_mode cubic_coeff_a exclude_outside extrapolation_value "
+     "keep_aspect_ratio_policy mode nearest_mode",
+     0xE, resize_prepare, resize_shape, resize_record},
+    {"Upsample", 9, 9, "mode", 0x2, resize_prepare, resize_shape, resize_record},
+    {NULL, 0, 0, NULL, 0, NULL, NULL, NULL},
+};

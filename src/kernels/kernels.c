@@ -1,0 +1,579 @@
+/* The kernels' driver: finds the op implementation of a node (GetCapability, Compile), and runs a compiled node
+ * once per Compute — input shapes from ORT, output shapes on the host, outputs from ORT's allocator, then one
+ * command buffer of dispatches submitted on the stream without waiting. Also the recording helpers ops share. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/kernel_internal.h"
+#include "ort/ort_tensor.h"
+#include "vk/vk_memory.h"
+#include "vk/vk_transfer.h"
+
+/* A constant initializer input, copied into device memory at Compile. */
+typedef struct kconst {
+    ortvk_ktensor view;   /* what a run sees as the input */
+    ortvk_buffer *buffer; /* owned */
+} kconst;
+
+struct ortvk_kernel {
+    ortvk_kernel_device *kdev; /* holds a reference */
+    const ortvk_kop *op;
+    ortvk_kparams params;
+    size_t n_in, n_out;
+    /* The fused node ORT runs has the distinct, present, non-constant inputs and the used outputs of the original
+     * node, in an order of ORT's choosing: for each of the node's inputs and outputs, its index there (-1: none). */
+    int in_map[ORTVK_KMAX_INPUTS];
+    int out_map[ORTVK_KMAX_OUTPUTS];
+    kconst *consts[ORTVK_KMAX_INPUTS]; /* constant inputs the device reads; NULL for the others */
+    char op_type[32];
+};
+
+static const ortvk_kop *const families[] = {
+    ortvk_kops_elementwise, ortvk_kops_conv, ortvk_kops_pool, ortvk_kops_resize, ortvk_kops_layout, ortvk_kops_math,
+};
+
+/* Whether `name` is a word of the space-separated `list`. */
+static bool listed(const char *list, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = list; p != NULL && *p != '\0';) {
+        const char *end = strchr(p, ' ');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n == len && strncmp(p, name, n) == 0) return true;
+        p = end ? end + 1 : NULL;
+    }
+    return false;
+}
+
+/* The op implementation for `node`, with its parameters, or NULL (with `why`). */
+static const ortvk_kop *find_op(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    if (node->domain[0] != '\0' && strcmp(node->domain, "ai.onnx") != 0) {
+        ortvk_krefuse(why, why_len, "domain %s", node->domain);
+        return NULL;
+    }
+    bool known = false;
+    for (size_t f = 0; f < sizeof(families) / sizeof(families[0]); f++) {
+        for (const ortvk_kop *op = families[f]; op->op_type != NULL; op++) {
+            if (strcmp(op->op_type, node->op_type) != 0) continue;
+            known = true;
+            if (node->opset < op->min_opset || node->opset > op->max_opset) continue;
+            for (size_t a = 0; a < node->n_attrs; a++) {
+                if (!listed(op->attributes, node->attrs[a].name)) {
+                    ortvk_krefuse(why, why_len, "attribute %s", node->attrs[a].name);
+                    return NULL;
+                }
+            }
+            memset(params, 0, sizeof(*params));
+            if (!op->prepare(node, params, why, why_len)) return NULL;
+            return op;
+        }
+    }
+    ortvk_krefuse(why, why_len, known ? "opset %d" : "no kernel", node->opset);
+    return NULL;
+}
+
+bool ortvk_kernel_supported(const OrtNode *node, char *why, size_t why_len)
+{
+    ortvk_knode *k = malloc(sizeof(*k));
+    ortvk_kparams *params = malloc(sizeof(*params));
+    bool ok = k != NULL && params != NULL && ortvk_knode_read(node, k, why, why_len) &&
+              find_op(k, params, why, why_len) != NULL;
+    free(k);
+    free(params);
+    return ok;
+}
+
+/* Index of the value named `name` among `infos`, or -1. */
+static int index_of(const OrtValueInfo *const *infos, size_t count, const char *name)
+{
+    for (size_t i = 0; i < count; i++) {
+        const char *n = NULL;
+        if (infos[i] == NULL) continue;
+        OrtStatus *status = ortvk_ort->GetValueInfoName(infos[i], &n);
+        if (status != NULL) {
+            ortvk_ort->ReleaseStatus(status);
+            continue;
+        }
+        if (n != NULL && strcmp(n, name) == 0) return (int)i;
+    }
+    return -1;
+}
+
+static OrtStatus *map_fused(ortvk_kernel *kernel, const ortvk_knode *k, const OrtNode *fused)
+{
+    size_t n_in = 0, n_out = 0;
+    ORTVK_TRY(ortvk_ort->Node_GetNumInputs(fused, &n_in));
+    ORTVK_TRY(ortvk_ort->Node_GetNumOutputs(fused, &n_out));
+    const OrtValueInfo **ins = calloc(n_in + 1, sizeof(*ins)), **outs = calloc(n_out + 1, sizeof(*outs));
+    OrtStatus *status = NULL;
+    if (ins == NULL || outs == NULL) {
+        status = ortvk_status(ORT_FAIL, "out of host memory compiling %s", k->name);
+        goto out;
+    }
+    if (n_in > 0 && (status = ortvk_ort->Node_GetInputs(fused, ins, n_in)) != NULL) goto out;
+    if (n_out > 0 && (status = ortvk_ort->Node_GetOutputs(fused, outs, n_out)) != NULL) goto out;
+    for (size_t i = 0; i < k->n_in && status == NULL; i++) {
+        bool runtime = k->in[i].present && k->in[i].constant == NULL;
+        kernel->in_map[i] = runtime ? index_of(ins, n_in, k->in[i].name) : -1;
+        /* ORT drops constant initializers from the fused node's inputs (drop_constant_initializers): every other
+         * present input must be there. */
+        if (runtime && kernel->in_map[i] < 0)
+            status = ortvk_status(ORT_EP_FAIL, "%s (%s): input %s is not an input of the fused node", k->name,
+                                  k->op_type, k->in[i].name);
+    }
+    for (size_t i = 0; i < k->n_out; i++)
+        kernel->out_map[i] = k->out[i].present ? index_of(outs, n_out, k->out[i].name) : -1;
+out:
+    free(ins);
+    free(outs);
+    return status;
+}
+
+/* Copies constant input `index` into a device buffer through `stream` (a host wait: Compile is before any run).
+ * ORT keeps initializers of a fused node in host memory, so the device needs its own copy. */
+static OrtStatus *upload_const(ortvk_kernel *kernel, ortvk_stream *stream, const ortvk_knode *k, size_t index)
+{
+    const OrtValue *value = k->in[index].constant;
+    kconst *c = calloc(1, sizeof(*c));
+    if (c == NULL) return ortvk_status(ORT_FAIL, "out of host memory compiling %s", k->name);
+    kernel->consts[index] = c;
+    ortvk_ktensor *t = &c->view;
+    const int64_t *dims = NULL;
+    ORTVK_TRY(ortvk_ort->GetTensorElementTypeAndShapeDataReference(value, &t->type, &dims, &t->rank));
+    if (t->rank > ORTVK_KMAX_RANK) return ortvk_status(ORT_EP_FAIL, "%s: constant of rank %zu", k->name, t->rank);
+    if (t->rank > 0) memcpy(t->dims, dims, t->rank * sizeof(int64_t));
+    t->present = true;
+    t->count = ortvk_kcount(t->dims, t->rank);
+    size_t bytes = t->count * ortvk_element_size(t->type);
+    if (bytes == 0) return NULL;
+    const void *data = NULL;
+    ORTVK_TRY(ortvk_ort->GetTensorData(value, &data));
+    ORTVK_TRY(ortvk_buffer_allocate(stream->device, bytes, &c->buffer));
+    t->buffer = c->buffer;
+    t->address = c->buffer->address;
+    ortvk_copy_end dst = {.buffer = c->buffer}, src = {.host = (void *)data};
+    return ortvk_transfer_copy(stream, dst, src, bytes, true);
+}
+
+static void free_consts(ortvk_kernel *kernel)
+{
+    for (size_t i = 0; i < ORTVK_KMAX_INPUTS; i++) {
+        if (kernel->consts[i] == NULL) continue;
+        ortvk_buffer_release_after_work(kernel->consts[i]->buffer);
+        free(kernel->consts[i]);
+        kernel->consts[i] = NULL;
+    }
+}
+
+OrtStatus *ortvk_kernel_create(ortvk_kernel_device *kdev, ortvk_stream *stream, const OrtNode *node,
+                               const OrtNode *fused, ortvk_kernel **out)
+{
+    *out = NULL;
+    char why[256] = "";
+    ortvk_knode *k = malloc(sizeof(*k));
+    ortvk_kernel *kernel = calloc(1, sizeof(*kernel));
+    OrtStatus *status = NULL;
+    if (k == NULL || kernel == NULL) {
+        status = ortvk_status(ORT_FAIL, "out of host memory compiling a node");
+        goto fail;
+    }
+    if (!ortvk_knode_read(node, k, why, sizeof(why)) ||
+        (kernel->op = find_op(k, &kernel->params, why, sizeof(why))) == NULL) {
+        /* GetCapability accepted this node: a refusal now means ORT changed it in between. */
+        status = ortvk_status(ORT_EP_FAIL, "compiling node %s (%s): %s", k->name, k->op_type, why);
+        goto fail;
+    }
+    status = map_fused(kernel, k, fused);
+    for (size_t i = 0; i < k->n_in && status == NULL; i++) {
+        if (k->in[i].present && k->in[i].constant != NULL && !(kernel->op->host_inputs & (1u << i)))
+            status = upload_const(kernel, stream, k, i);
+    }
+    if (status != NULL) goto fail;
+    kernel->n_in = k->n_in;
+    kernel->n_out = k->n_out;
+    snprintf(kernel->op_type, sizeof(kernel->op_type), "%s", k->op_type);
+    ortvk_kernel_device_ref(kdev);
+    kernel->kdev = kdev;
+    free(k);
+    *out = kernel;
+    return NULL;
+fail:
+    if (kernel != NULL) free_consts(kernel);
+    free(k);
+    free(kernel);
+    return status;
+}
+
+void ortvk_kernel_destroy(ortvk_kernel *kernel)
+{
+    if (kernel == NULL) return;
+    free_consts(kernel);
+    ortvk_kernel_device_put(kernel->kdev);
+    free(kernel);
+}
+
+const char *ortvk_kernel_op_type(const ortvk_kernel *kernel)
+{
+    return kernel->op_type;
+}
+
+/* ---- one run -------------------------------------------------------------------------------------------- */
+
+size_t ortvk_kcount(const int64_t *dims, size_t rank)
+{
+    size_t n = 1;
+    for (size_t i = 0; i < rank; i++) n *= (size_t)dims[i];
+    return n;
+}
+
+/* Fills a tensor view from an ORT value: in ortvk memory, or in host memory (then `host` is set and the data is
+ * staged into device memory once the run records; see stage_host_inputs). */
+static OrtStatus *view(ortvk_krun *run, const OrtValue *value, ortvk_ktensor *t, const void **host, const char *what,
+                       size_t index)
+{
+    const int64_t *dims = NULL;
+    size_t rank = 0;
+    ORTVK_TRY(ortvk_ort->GetTensorElementTypeAndShapeDataReference(value, &t->type, &dims, &rank));
+    if (rank > ORTVK_KMAX_RANK) return ortvk_status(ORT_EP_FAIL, "%s %zu has rank %zu", what, index, rank);
+    t->present = true;
+    t->rank = rank;
+    if (rank > 0) memcpy(t->dims, dims, rank * sizeof(int64_t));
+    t->count = ortvk_kcount(t->dims, rank);
+    size_t bytes = t->count * ortvk_element_size(t->type);
+    if (t->count == 0) return NULL;
+    void *data = NULL;
+    ORTVK_TRY(ortvk_ort->GetTensorMutableData((OrtValue *)value, &data));
+    t->buffer = ortvk_device_resolve(run->device, data, bytes, &t->offset);
+    if (t->buffer != NULL) {
+        t->address = (VkDeviceAddress)(uintptr_t)data;
+        return NULL;
+    }
+    const OrtMemoryInfo *where = NULL;
+    OrtMemoryInfoDeviceType device = OrtMemoryInfoDeviceType_GPU;
+    const char *memory = "?";
+    ORTVK_TRY(ortvk_ort->GetTensorMemoryInfo(value, &where));
+    ortvk_ort->MemoryInfoGetDeviceType(where, &device);
+    if (device == OrtMemoryInfoDeviceType_CPU && host != NULL) {
+        *host = data;
+        return NULL;
+    }
+    OrtStatus *status = ortvk_ort->MemoryInfoGetName(where, &memory);
+    if (status != NULL) ortvk_ort->ReleaseStatus(status);
+    return ortvk_status(ORT_EP_FAIL, "%s %zu (%p, %zu bytes, memory \"%s\") is not in ortvk memory of device %u", what,
+                        index, data, bytes, memory, run->device->index);
+}
+
+/* ORT 1.24 and 1.30 run the MemcpyFromHost they insert before a plugin EP's node on the CPU EP, which leaves its
+ * output in host memory (microsoft/onnxruntime#27272). Such an input is complete when Compute is called (the CPU
+ * EP is synchronous), so the run copies it into device memory at record time, ahead of its dispatches. */
+static OrtStatus *stage_host_inputs(ortvk_krun *run, const void *const *host)
+{
+    for (size_t i = 0; i < run->n_in; i++) {
+        ortvk_ktensor *t = &run->in[i];
+        if (host[i] == NULL) continue;
+        size_t bytes = t->count * ortvk_element_size(t->type);
+        ORTVK_TRY(ortvk_krun_upload(run, host[i], bytes, &t->address));
+        t->buffer = ortvk_device_resolve(run->device, (const void *)(uintptr_t)t->address, bytes, &t->offset);
+    }
+    return NULL;
+}
+
+/* Imported opaque-FD memory belongs to VK_QUEUE_FAMILY_EXTERNAL between uses (see vk_transfer.c): acquire it
+ * before the run's commands and release it after them. */
+static void ownership(ortvk_krun *run, bool acquire)
+{
+    const ortvk_buffer *seen[ORTVK_KMAX_INPUTS + ORTVK_KMAX_OUTPUTS];
+    size_t n_seen = 0;
+    for (size_t i = 0; i < run->n_in + run->n_out; i++) {
+        const ortvk_ktensor *t = i < run->n_in ? &run->in[i] : &run->out[i - run->n_in];
+        if (t->buffer == NULL || t->buffer->kind != ORTVK_BUFFER_OPAQUE_FD) continue;
+        bool dup = false;
+        for (size_t j = 0; j < n_seen && !dup; j++) dup = seen[j] == t->buffer;
+        if (dup) continue;
+        seen[n_seen++] = t->buffer;
+        uint32_t ours = run->device->caps.queue_family;
+        VkBufferMemoryBarrier b = {
+            .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
+            .srcAccessMask = acquire ? 0 : VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+            .dstAccessMask = acquire ? VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                           VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT
+                                     : 0,
+            .srcQueueFamilyIndex = acquire ? VK_QUEUE_FAMILY_EXTERNAL : ours,
+            .dstQueueFamilyIndex = acquire ? ours : VK_QUEUE_FAMILY_EXTERNAL,
+            .buffer = t->buffer->vk,
+            .offset = 0,
+            .size = VK_WHOLE_SIZE,
+        };
+        VkPipelineStageFlags work = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+        vkCmdPipelineBarrier(run->cmd, acquire ? VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT : work,
+                             acquire ? work : VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 1, &b, 0, NULL);
+    }
+}
+
+struct ortvk_kscratch {
+    size_t count;
+    ortvk_buffer *buffers[ORTVK_KMAX_SCRATCH];
+};
+
+static void release_scratch(void *owner)
+{
+    ortvk_kscratch *list = owner;
+    for (size_t i = 0; i < list->count; i++) ortvk_buffer_destroy(list->buffers[i]);
+    free(list);
+}
+
+OrtStatus *ortvk_kernel_run(ortvk_kernel *kernel, ortvk_stream *stream, OrtKernelContext *context)
+{
+    ortvk_krun *run = calloc(1, sizeof(*run));
+    if (run == NULL) return ortvk_status(ORT_FAIL, "out of host memory running %s", kernel->op_type);
+    run->kdev = kernel->kdev;
+    run->device = stream->device;
+    run->n_in = kernel->n_in;
+    run->n_out = kernel->n_out;
+    OrtStatus *status = NULL;
+    const void *host[ORTVK_KMAX_INPUTS] = {0};
+    for (size_t i = 0; i < kernel->n_in && status == NULL; i++) {
+        if (kernel->consts[i] != NULL) run->in[i] = kernel->consts[i]->view;
+        if (kernel->in_map[i] < 0) continue;
+        const OrtValue *value = NULL;
+        status = ortvk_ort->KernelContext_GetInput(context, (size_t)kernel->in_map[i], &value);
+        if (status == NULL && value != NULL) status = view(run, value, &run->in[i], &host[i], "input", i);
+    }
+    if (status == NULL) status = kernel->op->shape(&kernel->params, run);
+    bool any = false;
+    for (size_t i = 0; i < kernel->n_out && status == NULL; i++) {
+        ortvk_ktensor *t = &run->out[i];
+        if (kernel->out_map[i] < 0) {
+            t->present = false; /* nobody reads it: not computed */
+            continue;
+        }
+        OrtValue *value = NULL;
+        status = ortvk_ort->KernelContext_GetOutput(context, (size_t)kernel->out_map[i], t->dims, t->rank, &value);
+        if (status == NULL) {
+            ONNXTensorElementDataType want = t->type;
+            status = view(run, value, t, NULL, "output", i);
+            if (status == NULL && t->type != want)
+                status = ortvk_status(ORT_EP_FAIL, "%s: output %zu is %s, expected %s", kernel->op_type, i,
+                                      ortvk_element_name(t->type), ortvk_element_name(want));
+            any = any || t->count > 0;
+        }
+    }
+    if (status != NULL || !any) {
+        free(run);
+        return status;
+    }
+
+    status = ortvk_stream_begin(stream, &run->cmd);
+    if (status != NULL) {
+        free(run);
+        return status;
+    }
+    ownership(run, true);
+    status = stage_host_inputs(run, host);
+    if (status == NULL) status = kernel->op->record(&kernel->params, run);
+    ownership(run, false);
+    /* Submitted even when recording failed part way: the commands recorded so far are valid, and submission is
+     * what returns the command buffer and releases the scratch buffers once the GPU is done with them. */
+    ortvk_retire retire = {0};
+    if (run->scratch != NULL) retire = (ortvk_retire){.release = release_scratch, .owner = run->scratch};
+    OrtStatus *submit = ortvk_stream_submit(stream, run->cmd, NULL, 0, NULL, 0, retire, NULL);
+    free(run);
+    if (status != NULL) {
+        if (submit != NULL) ortvk_ort->ReleaseStatus(submit);
+        return status;
+    }
+    return submit;
+}
+
+/* ---- recording helpers ---------------------------------------------------------------------------------- */
+
+/* Orders the next command after everything recorded so far in this run (reads and writes, shaders and copies). */
+static void barrier(ortvk_krun *run)
+{
+    if (!run->recorded) return;
+    VkMemoryBarrier b = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+        .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+        .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                         VK_ACCESS_TRANSFER_WRITE_BIT,
+    };
+    VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+    vkCmdPipelineBarrier(run->cmd, stages, stages, 0, 1, &b, 0, NULL, 0, NULL);
+}
+
+#define WORKGROUP 64u
+#define MAX_GROUPS 65535u
+
+OrtStatus *ortvk_krun_dispatch(ortvk_krun *run, ortvk_shader shader, const void *push, uint32_t push_size,
+                               uint64_t invocations)
+{
+    if (invocations == 0) return NULL;
+    uint64_t groups = (invocations + WORKGROUP - 1) / WORKGROUP;
+    uint64_t gx = groups < MAX_GROUPS ? groups : MAX_GROUPS;
+    uint64_t gy = (groups + gx - 1) / gx;
+    if (invocations > UINT32_MAX || gy > MAX_GROUPS)
+        return ortvk_status(ORT_EP_FAIL, "a dispatch of %llu invocations is too large",
+                            (unsigned long long)invocations);
+    VkPipeline pipeline;
+    VkPipelineLayout layout;
+    ORTVK_TRY(ortvk_kernel_device_pipeline(run->kdev, shader, &pipeline, &layout));
+    barrier(run);
+    vkCmdBindPipeline(run->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    vkCmdPushConstants(run->cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, (push_size + 3) & ~3u, push);
+    vkCmdDispatch(run->cmd, (uint32_t)gx, (uint32_t)gy, 1);
+    run->recorded = true;
+    return NULL;
+}
+
+static OrtStatus *resolve(ortvk_krun *run, VkDeviceAddress address, VkDeviceSize bytes, ortvk_buffer **buffer,
+                          VkDeviceSize *offset)
+{
+    *buffer = ortvk_device_resolve(run->device, (const void *)(uintptr_t)address, bytes, offset);
+    if (*buffer == NULL)
+        return ortvk_status(ORT_EP_FAIL, "address 0x%llx (%llu bytes) is not ortvk memory",
+                            (unsigned long long)address, (unsigned long long)bytes);
+    return NULL;
+}
+
+OrtStatus *ortvk_krun_copy(ortvk_krun *run, VkDeviceAddress dst, VkDeviceAddress src, VkDeviceSize bytes)
+{
+    if (bytes == 0) return NULL;
+    ortvk_buffer *from, *to;
+    VkDeviceSize from_offset, to_offset;
+    ORTVK_TRY(resolve(run, src, bytes, &from, &from_offset));
+    ORTVK_TRY(resolve(run, dst, bytes, &to, &to_offset));
+    barrier(run);
+    VkBufferCopy region = {.srcOffset = from_offset, .dstOffset = to_offset, .size = bytes};
+    vkCmdCopyBuffer(run->cmd, from->vk, to->vk, 1, &region);
+    run->recorded = true;
+    return NULL;
+}
+
+OrtStatus *ortvk_krun_fill(ortvk_krun *run, VkDeviceAddress dst, VkDeviceSize bytes, uint32_t word)
+{
+    if (bytes == 0) return NULL;
+    ortvk_buffer *to;
+    VkDeviceSize offset;
+    ORTVK_TRY(resolve(run, dst, bytes, &to, &offset));
+    barrier(run);
+    vkCmdFillBuffer(run->cmd, to->vk, offset, bytes, word);
+    run->recorded = true;
+    return NULL;
+}
+
+OrtStatus *ortvk_krun_scratch(ortvk_krun *run, size_t bytes, VkDeviceAddress *address)
+{
+    if (run->scratch == NULL && (run->scratch = calloc(1, sizeof(*run->scratch))) == NULL)
+        return ortvk_status(ORT_FAIL, "out of host memory for a scratch buffer");
+    if (run->scratch->count == ORTVK_KMAX_SCRATCH)
+        return ortvk_status(ORT_EP_FAIL, "too many scratch buffers in a run");
+    ortvk_buffer *buffer = NULL;
+    ORTVK_TRY(ortvk_buffer_allocate(run->device, bytes, &buffer));
+    run->scratch->buffers[run->scratch->count++] = buffer;
+    *address = buffer->address;
+    return NULL;
+}
+
+/* vkCmdUpdateBuffer takes at most 65536 bytes per call, and keeps a copy in the command buffer: fine for tables
+ * and small tensors; larger data goes through a staging buffer. */
+#define UPDATE_CHUNK 65536u
+#define UPDATE_MAX (4u * UPDATE_CHUNK)
+
+OrtStatus *ortvk_krun_upload(ortvk_krun *run, const void *data, size_t bytes, VkDeviceAddress *address)
+{
+    size_t padded = (bytes + 3) & ~(size_t)3;
+    ORTVK_TRY(ortvk_krun_scratch(run, padded, address));
+    ortvk_buffer *buffer = run->scratch->buffers[run->scratch->count - 1];
+    if (padded > UPDATE_MAX) {
+        if (run->scratch->count == ORTVK_KMAX_SCRATCH)
+            return ortvk_status(ORT_EP_FAIL, "too many scratch buffers in a run");
+        ortvk_buffer *staging = NULL;
+        ORTVK_TRY(ortvk_buffer_allocate_staging(run->device, bytes, &staging));
+        run->scratch->buffers[run->scratch->count++] = staging;
+        memcpy(staging->mapped, data, bytes);
+        barrier(run);
+        VkBufferCopy region = {.srcOffset = 0, .dstOffset = 0, .size = bytes};
+        vkCmdCopyBuffer(run->cmd, staging->vk, buffer->vk, 1, &region);
+        run->recorded = true;
+        return NULL;
+    }
+    barrier(run);
+    for (size_t at = 0; at < padded; at += UPDATE_CHUNK) {
+        size_t n = padded - at < UPDATE_CHUNK ? padded - at : UPDATE_CHUNK;
+        if (at + n <= bytes) {
+            vkCmdUpdateBuffer(run->cmd, buffer->vk, at, n, (const uint8_t *)data + at);
+        } else { /* the last chunk, padded to 4 bytes */
+            uint8_t tail[UPDATE_CHUNK];
+            memset(tail, 0, n);
+            memcpy(tail, (const uint8_t *)data + at, bytes - at);
+            vkCmdUpdateBuffer(run->cmd, buffer->vk, at, n, tail);
+        }
+    }
+    run->recorded = true;
+    return NULL;
+}
+
+/* ---- shapes --------------------------------------------------------------------------------------------- */
+
+bool ortvk_kbroadcast(const int64_t *a, size_t ra, const int64_t *b, size_t rb, int64_t *out, size_t *rout)
+{
+    size_t r = ra > rb ? ra : rb;
+    for (size_t i = 0; i < r; i++) {
+        int64_t da = i < r - ra ? 1 : a[i - (r - ra)];
+        int64_t db = i < r - rb ? 1 : b[i - (r - rb)];
+        if (da == db || db == 1) out[i] = da;
+        else if (da == 1) out[i] = db;
+        else return false;
+    }
+    *rout = r;
+    return true;
+}
+
+void ortvk_kbroadcast_strides(const int64_t *dims, size_t rank, size_t out_rank, const int64_t *out_dims,
+                              int64_t *strides)
+{
+    int64_t s = 1;
+    for (size_t i = out_rank; i-- > 0;) {
+        size_t k = i + rank - out_rank; /* the operand's dim aligned with output dim i */
+        if (i < out_rank - rank) {
+            strides[i] = 0;
+        } else {
+            strides[i] = dims[k] == 1 && out_dims[i] != 1 ? 0 : s;
+            s *= dims[k];
+        }
+    }
+}
+
+void ortvk_kcoalesce(ortvk_kstrides *s, int operands)
+{
+    /* Drop size-1 dims (their coordinate is always 0). */
+    int r = 0;
+    for (int i = 0; i < s->rank; i++) {
+        if (s->dims[i] == 1) continue;
+        s->dims[r] = s->dims[i];
+        for (int o = 0; o < operands; o++) s->stride[o][r] = s->stride[o][i];
+        r++;
+    }
+    s->rank = r;
+    /* Merge dim i into dim i + 1 when every operand steps over dim i + 1 exactly once per step of dim i. */
+    int w = 0;
+    for (int i = 1; i < s->rank; i++) {
+        bool merge = true;
+        for (int o = 0; o < operands && merge; o++) merge = s->stride[o][w] == s->stride[o][i] * s->dims[i];
+        if (merge) {
+            s->dims[w] *= s->dims[i];
+            for (int o = 0; o < operands; o++) s->stride[o][w] = s->stride[o][i];
+        } else {
+            w++;
+            s->dims[w] = s->dims[i];
+            for (int o = 0; o < operands; o++) s->stride[o][w] = s->stride[o][i];
+        }
+    }
+    s->rank = s->rank > 0 ? w + 1 : 0;
+    if (s->rank == 0) { /* a scalar: one element */
+        s->rank = 1;
+        s->dims[0] = 1;
+        for (int o = 0; o < operands; o++) s->stride[o][0] = 1;
+    }
+}

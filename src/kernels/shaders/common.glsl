@@ -1,0 +1,183 @@
+// Shared by every ortvk kernel shader: tensor access through buffer device addresses (push constants carry them
+// as uvec2), the invocation index of ortvk_krun_dispatch's 1-D grid, and float math with accuracy of its own.
+//
+// Why our own exp/log/tanh/erf: Vulkan lets exp() and log() be off by 3 ULP plus an absolute 2^-21 near 1, and
+// tanh() inherits the error of its sinh/cosh formula, so a driver may miss ONNX's tolerance (atol 1e-7) for small
+// results. These use only +, -, *, /, which Vulkan rounds (nearly) exactly; `precise` keeps compilers from
+// reassociating the range reductions (lavapipe did, costing exp 34 ULP). tests/ort/test_kernels_math.c measures
+// them over their whole ranges: exp, log, tanh, sigmoid, elu within 1 ULP, erf 3.5, pow 13.
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_buffer_reference_uvec2 : require
+
+layout(local_size_x = 64) in;
+
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer Floats { float v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer Words { uint v[]; };
+
+// Matches ortvk_krun_dispatch: workgroups of 64 over x, then y.
+uint ortvk_index()
+{
+    return (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * 64u + gl_LocalInvocationID.x;
+}
+
+#define ORTVK_INF uintBitsToFloat(0x7f800000u)
+#define ORTVK_NAN uintBitsToFloat(0x7fc00000u)
+
+bool ortvk_isnan(float x) { return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u; }
+
+// e^x: x = n ln2 + r with ln2 split in two parts (Cody-Waite), a degree-6 polynomial for e^r on |r| <= ln2/2.
+float ortvk_exp(float x)
+{
+    if (ortvk_isnan(x)) return x;
+    if (x > 88.72283935546875) return ORTVK_INF;
+    if (x < -87.33654475) return 0.0; // below FLT_MIN: devices may flush denormals anyway
+    float n = floor(x * 1.44269504088896341 + 0.5);
+    // precise: the reduction only works evaluated as written (no reassociation, no n * (C1 + C2)).
+    precise float r = x - n * 0.693359375;
+    r = r - n * -2.12194440e-4;
+    float z = r * r;
+    float p = 1.9875691500e-4;
+    p = p * r + 1.3981999507e-3;
+    p = p * r + 8.3334519073e-3;
+    p = p * r + 4.1665795894e-2;
+    p = p * r + 1.6666665459e-1;
+    p = p * r + 5.0000001201e-1;
+    p = p * z + r + 1.0;
+    int e = int(n);
+    // 2^128 does not exist: scale in two steps so that e^88.7 (just below FLT_MAX) survives.
+    if (e > 127) return ldexp(p * 2.0, e - 1);
+    return ldexp(p, e);
+}
+
+// e^x - 1 without the cancellation near 0 (Elu, Selu): a Taylor polynomial for |x| < 0.35.
+float ortvk_expm1(float x)
+{
+    if (abs(x) >= 0.35) return ortvk_exp(x) - 1.0;
+    float p = 1.0 / 5040.0;
+    p = p * x + 1.0 / 720.0;
+    p = p * x + 1.0 / 120.0;
+    p = p * x + 1.0 / 24.0;
+    p = p * x + 1.0 / 6.0;
+    p = p * x + 0.5;
+    return (p * x + 1.0) * x;
+}
+
+// ln x: x = m 2^e with m in [sqrt(1/2), sqrt(2)), a degree-9 polynomial for ln(1 + (m - 1)).
+float ortvk_log(float x)
+{
+    if (ortvk_isnan(x) || x < 0.0) return ORTVK_NAN;
+    if (x == 0.0) return -ORTVK_INF;
+    if (x == ORTVK_INF) return ORTVK_INF;
+    int e;
+    float m = frexp(x, e);
+    if (m < 0.70710678118654752440) {
+        e -= 1;
+        m = m + m - 1.0;
+    } else {
+        m = m - 1.0;
+    }
+    precise float z = m * m;
+    precise float y = 7.0376836292e-2;
+    y = y * m - 1.1514610310e-1;
+    y = y * m + 1.1676998740e-1;
+    y = y * m - 1.2420140846e-1;
+    y = y * m + 1.4249322787e-1;
+    y = y * m - 1.6668057665e-1;
+    y = y * m + 2.0000714765e-1;
+    y = y * m - 2.4999993993e-1;
+    y = y * m + 3.3333331174e-1;
+    y = y * m * z;
+    float fe = float(e);
+    y += -2.12194440e-4 * fe;
+    y += -0.5 * z;
+    precise float r = m + y;
+    return r + 0.693359375 * fe;
+}
+
+// ln(1 + x) for small x: ln(u) * x / (u - 1) with u = 1 + x corrects the rounding of u (Goldberg's trick).
+float ortvk_log1p(float x)
+{
+    precise float u = 1.0 + x;
+    if (u == 1.0) return x;
+    precise float d = u - 1.0;
+    return ortvk_log(u) * (x / d);
+}
+
+// tanh: an odd polynomial near 0 (where 1 - e^-2x would cancel), 1 - 2 / (e^2|x| + 1) elsewhere.
+float ortvk_tanh(float x)
+{
+    if (ortvk_isnan(x)) return x;
+    float a = abs(x);
+    if (a < 0.625) {
+        float z = x * x;
+        float p = -5.70498872745e-3;
+        p = p * z + 2.06390887954e-2;
+        p = p * z - 5.37397155531e-2;
+        p = p * z + 1.33314422036e-1;
+        p = p * z - 3.33332819422e-1;
+        return p * z * x + x;
+    }
+    if (a > 9.0) return sign(x);
+    float t = 1.0 - 2.0 / (ortvk_exp(2.0 * a) + 1.0);
+    return x < 0.0 ? -t : t;
+}
+
+float ortvk_sigmoid(float x)
+{
+    if (ortvk_isnan(x)) return x;
+    // For x < 0, e^x / (1 + e^x) keeps the relative accuracy of tiny results.
+    if (x >= 0.0) return 1.0 / (1.0 + ortvk_exp(-x));
+    float e = ortvk_exp(x);
+    return e / (1.0 + e);
+}
+
+// erf: its Maclaurin series for |x| < 2 (every term is accurate; the largest partial sum is 2.4 at x = 2),
+// 1 - erfc(x) from erfc's continued fraction (evaluated backwards) for 2 <= |x| < 4, and 1 beyond.
+float ortvk_erf(float x)
+{
+    if (ortvk_isnan(x)) return x;
+    float a = abs(x);
+    float r;
+    if (a < 2.0) {
+        float z = a * a;
+        float term = a, sum = a;
+        for (int n = 1; n < 40; n++) {
+            term *= -z / float(n);
+            float add = term / float(2 * n + 1);
+            sum += add;
+            if (abs(add) < 1e-9 * abs(sum)) break;
+        }
+        r = sum * 1.12837916709551257; // 2 / sqrt(pi)
+    } else if (a < 4.0) {
+        float t = a;
+        for (int k = 40; k >= 1; k--) t = a + (float(k) * 0.5) / t;
+        r = 1.0 - ortvk_exp(-a * a) * 0.564189583547756287 / t; // 1 / sqrt(pi)
+    } else {
+        r = 1.0;
+    }
+    return x < 0.0 ? -r : r;
+}
+
+bool ortvk_is_integer(float y) { return floor(y) == y && abs(y) < 16777216.0; }
+
+// x^y as ONNX (numpy) defines it for floats, including negative bases with integral exponents.
+float ortvk_pow(float x, float y)
+{
+    if (y == 0.0) return 1.0;
+    if (x == 1.0) return 1.0;
+    if (ortvk_isnan(x) || ortvk_isnan(y)) return ORTVK_NAN;
+    // Small integral exponents multiply exactly like the reference does (x*x, x*x*x).
+    if (y == 1.0) return x;
+    if (y == 2.0) return x * x;
+    if (y == 3.0) return x * x * x;
+    if (y == 0.5 && x >= 0.0) return sqrt(x);
+    bool odd = ortvk_is_integer(y) && mod(abs(y), 2.0) == 1.0;
+    if (x == 0.0) {
+        if (y > 0.0) return odd ? x : 0.0;
+        return odd && floatBitsToUint(x) != 0u ? -ORTVK_INF : ORTVK_INF;
+    }
+    if (x < 0.0 && !ortvk_is_integer(y)) return ORTVK_NAN;
+    float l = ortvk_log(abs(x));
+    float r = ortvk_exp(y * l);
+    return x < 0.0 && odd ? -r : r;
+}

@@ -1,0 +1,43 @@
+// Element-wise functions of two float tensors with ONNX multidirectional broadcasting: the host coalesces the
+// shapes into at most 6 dims and gives each operand's element strides (0 where it is broadcast).
+#version 460
+#include "common.glsl"
+
+layout(push_constant) uniform Push {
+    uvec2 a, b, c;
+    uint n, fn, rank;
+    uint dims[6];
+    uint sa[6];
+    uint sb[6];
+} p;
+
+float apply(float x, float y)
+{
+    switch (p.fn) {
+    case 0u: return x + y;
+    case 1u: return x - y;
+    case 2u: return x * y;
+    case 3u: return x / y;
+    case 4u: return ortvk_pow(x, y);
+    case 5u: return x < 0.0 ? x * y : x;      // PRelu (slope broadcast like b)
+    case 6u: return ortvk_isnan(x) || ortvk_isnan(y) ? ORTVK_NAN : max(x, y);
+    case 7u: return ortvk_isnan(x) || ortvk_isnan(y) ? ORTVK_NAN : min(x, y);
+    }
+    return ORTVK_NAN;
+}
+
+void main()
+{
+    uint i = ortvk_index();
+    if (i >= p.n) return;
+    uint ia = 0u, ib = 0u, r = i;
+    for (int k = int(p.rank) - 1; k >= 0; k--) {
+        uint d = p.dims[k];
+        uint q = r / d;
+        uint c = r - q * d;
+        r = q;
+        ia += c * p.sa[k];
+        ib += c * p.sb[k];
+    }
+    Floats(p.c).v[i] = apply(Floats(p.a).v[ia], Floats(p.b).v[ib]);
+}

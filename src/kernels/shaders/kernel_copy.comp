@@ -1,0 +1,35 @@
+// Strided copy of elements of 1 or 2 32-bit words: dst[dst_offset + sum c_k dstride_k] = src[src_offset +
+// sum c_k sstride_k] over the coordinates c of `dims`. Transpose, Slice, Split, Concat and Expand are all this.
+#version 460
+#include "common.glsl"
+
+layout(push_constant) uniform Push {
+    uvec2 src, dst;
+    uint n, rank, words;
+    int src_offset, dst_offset;
+    uint dims[6];
+    int sstride[6];
+    int dstride[6];
+} p;
+
+void main()
+{
+    uint i = ortvk_index();
+    if (i >= p.n) return;
+    int si = p.src_offset, di = p.dst_offset;
+    uint r = i;
+    for (int k = int(p.rank) - 1; k >= 0; k--) {
+        uint d = p.dims[k];
+        uint q = r / d;
+        int c = int(r - q * d);
+        r = q;
+        si += c * p.sstride[k];
+        di += c * p.dstride[k];
+    }
+    if (p.words == 1u) {
+        Words(p.dst).v[di] = Words(p.src).v[si];
+    } else {
+        Words(p.dst).v[2 * di] = Words(p.src).v[2 * si];
+        Words(p.dst).v[2 * di + 1] = Words(p.src).v[2 * si + 1];
+    }
+}

@@ -1,0 +1,29 @@
+// Softmax and LogSoftmax along the middle dim of an (outer, len, inner) view, one invocation per row:
+// y = exp(x - max) / sum exp(x - max), or x - max - log(sum).
+#version 460
+#include "common.glsl"
+
+layout(push_constant) uniform Push {
+    uvec2 x, y;
+    uint rows, len, inner, log_;
+} p;
+
+void main()
+{
+    uint i = ortvk_index();
+    if (i >= p.rows) return;
+    uint o = i / p.inner, in_ = i % p.inner;
+    uint base = o * p.len * p.inner + in_;
+    Floats X = Floats(p.x);
+    Floats Y = Floats(p.y);
+    float mx = -ORTVK_INF;
+    for (uint k = 0u; k < p.len; k++) mx = max(mx, X.v[base + k * p.inner]);
+    float sum = 0.0;
+    for (uint k = 0u; k < p.len; k++) sum += ortvk_exp(X.v[base + k * p.inner] - mx);
+    if (p.log_ != 0u) {
+        float ls = ortvk_log(sum);
+        for (uint k = 0u; k < p.len; k++) Y.v[base + k * p.inner] = X.v[base + k * p.inner] - mx - ls;
+    } else {
+        for (uint k = 0u; k < p.len; k++) Y.v[base + k * p.inner] = ortvk_exp(X.v[base + k * p.inner] - mx) / sum;
+    }
+}

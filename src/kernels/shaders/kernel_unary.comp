@@ -1,0 +1,58 @@
+// Element-wise functions of one float tensor (ortvk_unary_fn picks which): y[i] = f(x[i]).
+#version 460
+#include "common.glsl"
+
+layout(push_constant) uniform Push {
+    uvec2 x, y;
+    uint n, fn;
+    float alpha, beta, gamma;
+    uvec2 lo, hi; // Clip: bounds computed on the device (scalar tensors), else 0 and alpha/beta hold them
+} p;
+
+// ln(1 + e^v): v itself above 20 (where e^v swamps the 1).
+float softplus(float v)
+{
+    if (v > 20.0) return v;
+    return ortvk_log1p(ortvk_exp(v));
+}
+
+float apply(float v)
+{
+    switch (p.fn) {
+    case 0u: return v;                                                     // copy
+    case 1u: return v < 0.0 ? 0.0 : v;                                     // Relu (NaN stays NaN)
+    case 2u: return v < 0.0 ? v * p.alpha : v;                             // LeakyRelu
+    case 3u: return ortvk_sigmoid(v);                                      // Sigmoid
+    case 4u: return max(0.0, min(1.0, p.alpha * v + p.beta));              // HardSigmoid
+    case 5u: return v * max(0.0, min(1.0, v * (1.0 / 6.0) + 0.5));        // HardSwish
+    case 6u: return ortvk_tanh(v);                                         // Tanh
+    case 7u: return ortvk_exp(v);                                          // Exp
+    case 8u: return ortvk_log(v);                                          // Log
+    case 9u: return abs(v);                                                // Abs
+    case 10u: return -v;                                                   // Neg
+    case 11u: return v < 0.0 ? ORTVK_NAN : sqrt(v);                        // Sqrt
+    case 12u: return ortvk_erf(v);                                         // Erf
+    case 13u: return ortvk_isnan(v) ? v : min(max(v, p.alpha), p.beta);    // Clip (NaN stays NaN)
+    case 14u: return 1.0 / v;                                              // Reciprocal
+    case 15u: return floor(v);                                             // Floor
+    case 16u: return ceil(v);                                              // Ceil
+    case 17u: return v < 0.0 ? p.alpha * ortvk_expm1(v) : v;               // Elu
+    case 18u: return softplus(v);                                          // Softplus
+    case 19u: return v <= 0.0 ? p.gamma * (p.alpha * ortvk_expm1(v)) : p.gamma * v; // Selu
+    }
+    return ORTVK_NAN;
+}
+
+void main()
+{
+    uint i = ortvk_index();
+    if (i >= p.n) return;
+    float v = Floats(p.x).v[i];
+    if (p.fn == 13u && (p.lo != uvec2(0u) || p.hi != uvec2(0u))) {
+        float lo = p.lo != uvec2(0u) ? Floats(p.lo).v[0] : p.alpha;
+        float hi = p.hi != uvec2(0u) ? Floats(p.hi).v[0] : p.beta;
+        Floats(p.y).v[i] = ortvk_isnan(v) ? v : min(max(v, lo), hi);
+        return;
+    }
+    Floats(p.y).v[i] = apply(v);
+}

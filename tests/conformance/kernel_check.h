@@ -1,0 +1,41 @@
+/* Helpers of the kernel tests (the ONNX conformance runner and the real-model test): sessions with ortvk in strict
+ * placement mode, which EP each node went to, host copies of outputs, and ONNX backend-test comparisons. */
+#ifndef ORTVK_TESTS_KERNEL_CHECK_H
+#define ORTVK_TESTS_KERNEL_CHECK_H
+
+#include <stdbool.h>
+
+#include "test_util.h"
+
+/* A session for `model`: with ortvk appended on `device`, or ORT's CPU EP alone when `device` is NULL. `strict`
+ * sets session.disable_cpu_ep_fallback = 1 (creation fails when any node would fall back to the CPU EP); `record`
+ * sets session.record_ep_graph_assignment_info = 1. On failure returns NULL with *error set (release it). */
+OrtSession *kc_session(ortapp *app, const OrtEpDevice *device, const uint8_t *model, size_t len, bool strict,
+                       bool record, OrtStatus **error);
+
+/* Which EP runs each node of a session created with `record`: counts of the model's nodes on ortvk and on other
+ * EPs (ORT's Memcpy nodes left out), and their op types as " Op1 Op2 ..." (each listed once) in `on_ortvk` and
+ * `elsewhere` (may be NULL). 0 on success. */
+int kc_assignment(ortapp *app, OrtSession *session, size_t *n_ortvk, size_t *n_other, char *on_ortvk,
+                  size_t on_ortvk_len, char *elsewhere, size_t elsewhere_len);
+
+/* A host copy (malloc'd) of a tensor's data, wherever ORT put it. NULL on failure (the reason printed). */
+void *kc_host_data(ortapp *app, OrtValue *value, size_t *bytes);
+
+/* ONNX backend-test comparison of `got` (of `expected`'s type and size) with `expected`: floating types within
+ * |got - expected| <= atol + rtol * |expected| (NaN matches NaN), the others exactly. 0 when they match; else
+ * `why` says where. */
+int kc_compare(const onnx_tensor *expected, const void *got, double rtol, double atol, char *why, size_t why_len);
+
+/* A copy of the serialized ModelProto `model` in which the graph inputs named `names[i]` become initializers
+ * holding the serialized TensorProtos `tensors[i]` (as libonnx-testdata stores them, e.g. input_1.pb): their
+ * values become constants of the graph, which is how real models carry shapes, scales and pads. *out is malloc'd.
+ * 0 on success. */
+int kc_freeze_inputs(const uint8_t *model, size_t len, const char *const *names, const uint8_t *const *tensors,
+                     const size_t *tensor_lens, int count, uint8_t **out, size_t *out_len);
+
+/* Float16 and bfloat16 bit patterns as floats. */
+float kc_half_to_float(uint16_t h);
+float kc_bfloat_to_float(uint16_t h);
+
+#endif

@@ -3,7 +3,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps build test check asan demo info clean
+.PHONY: all deps build test check asan demo info clean fuzz fuzz-long tsan
 
 all: build
 
@@ -16,8 +16,10 @@ $(BUILD)/CMakeCache.txt:
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The whole suite: the regular build, then the same tests under AddressSanitizer and UndefinedBehaviorSanitizer.
-test: check asan
+# The whole suite: the regular build (valgrind_* included), then the same tests under AddressSanitizer and
+# UndefinedBehaviorSanitizer, then the hardening builds: a bounded libFuzzer session and the thread tests under
+# ThreadSanitizer (docs/reliability.md).
+test: check asan fuzz tsan
 
 check: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
@@ -34,5 +36,34 @@ asan: deps
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
 
+# ---- hardening builds (docs/reliability.md): clang, each in its own build directory ------------------------------
+FUZZ_BUILD ?= build-fuzz
+TSAN_BUILD ?= build-tsan
+FUZZ_SECONDS ?= 600
+
+$(FUZZ_BUILD)/CMakeCache.txt:
+	CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DORTVK_FUZZ=ON
+
+# libFuzzer on the importer: 60 s on a scratch copy of tests/fuzz/corpus, plus a check that the corpus is current.
+fuzz: deps $(FUZZ_BUILD)/CMakeCache.txt
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_import fuzz_make_seeds
+	ctest --test-dir $(FUZZ_BUILD) --output-on-failure -R '^fuzz_'
+
+# A longer session by hand: make fuzz-long FUZZ_SECONDS=600 (crash inputs land in $(FUZZ_BUILD)/tests).
+fuzz-long: deps $(FUZZ_BUILD)/CMakeCache.txt
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_import
+	cd $(FUZZ_BUILD)/tests && ORTVK_VALIDATION=1 ORT_DISABLE_TELEMETRY=1 ORTVK_EP_LIBRARY=$(abspath $(FUZZ_BUILD))/libortvk.so \
+	  ORTVK_ORT_LIBRARY=$(CURDIR)/.cache/ort/1.30.0/libonnxruntime.so.1 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+	  sh $(CURDIR)/tests/fuzz/run_smoke.sh ../fuzz_import $(CURDIR)/tests/fuzz/corpus $(FUZZ_SECONDS)
+
+$(TSAN_BUILD)/CMakeCache.txt:
+	CC=clang cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DORTVK_TSAN=ON
+
+# ThreadSanitizer on the thread tests only (ONNX Runtime and lavapipe are not instrumented: tests/tsan.supp).
+tsan: deps $(TSAN_BUILD)/CMakeCache.txt
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target test_concurrency test_host_timeline
+	ctest --test-dir $(TSAN_BUILD) --output-on-failure -R '^(test_concurrency@|test_host_timeline$$)'
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(TSAN_BUILD)

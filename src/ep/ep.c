@@ -102,7 +102,10 @@ static OrtStatus *own_stream(ortvk_ep *ep, ortvk_stream **out)
 {
     OrtStatus *status = NULL;
     pthread_mutex_lock(&ep->lock);
-    if (ep->own_stream == NULL) status = ortvk_stream_create(ep->device, ep->host_timeout_ms, &ep->own_stream);
+    if (ep->own_stream == NULL) {
+        status = ortvk_stream_create(ep->device, ep->host_timeout_ms, &ep->own_stream);
+        if (status == NULL) ep->own_stream->owner = ep;
+    }
     *out = ep->own_stream;
     pthread_mutex_unlock(&ep->lock);
     return status;
@@ -292,7 +295,20 @@ static OrtStatus *ORT_API_CALL ep_create_stream(OrtEp *base, const OrtMemoryDevi
     if (device == NULL) return NULL; /* not our memory: no stream */
     ortvk_stream *stream = NULL;
     ORTVK_TRY(ortvk_stream_create(device, ep->host_timeout_ms, &stream));
+    stream->owner = ep;
     *out = &stream->base;
+    return NULL;
+}
+
+/* The start of Run. An application that queued WaitSemaphore on its own stream but did not hand that stream to Run
+ * (RunOptionsSetSyncStream) still expects the run to see what it waited for: the session's streams are ordered
+ * after everything submitted to the device's streams before the run began (their next submission waits for it
+ * on the GPU; nothing waits on the host). A run on the application's stream is ordered by the stream itself. */
+static OrtStatus *ORT_API_CALL ep_on_run_start(OrtEp *base, const OrtRunOptions *run_options)
+{
+    (void)run_options;
+    ortvk_ep *ep = ep_cast(base);
+    ortvk_device_order_streams_of(ep->device, ep);
     return NULL;
 }
 
@@ -366,6 +382,7 @@ OrtStatus *ortvk_ep_create(ortvk_factory *factory, ortvk_device *const *candidat
         .GetCapability = ep_get_capability,
         .Compile = ep_compile,
         .ReleaseNodeComputeInfos = ep_release_compute_infos,
+        .OnRunStart = ep_on_run_start,
         .OnRunEnd = ep_on_run_end,
         .CreateSyncStreamForDevice = ep_create_stream,
     };

@@ -316,7 +316,38 @@ OrtStatus *ortvk_stream_begin(ortvk_stream *stream, VkCommandBuffer *out)
     return NULL;
 }
 
-#define MAX_POINTS 16
+/* The last submitted value of every other stream of the device, appended to `points` (a growable array). Called
+ * without the stream's own lock: the lock order is the device's stream list, then a stream. */
+static bool collect_device_tails(ortvk_stream *stream, ortvk_semaphore_point **points, size_t *count,
+                                 size_t *capacity)
+{
+    ortvk_device *device = stream->device;
+    bool ok = true;
+    pthread_mutex_lock(&device->streams_lock);
+    for (size_t i = 0; i < device->stream_count && ok; i++) {
+        if (device->streams[i] == stream) continue;
+        ortvk_semaphore_point tail = ortvk_stream_tail(device->streams[i]);
+        if (tail.value == 0) continue;
+        ok = reserve((void **)points, capacity, *count, 1, sizeof(**points));
+        if (ok) (*points)[(*count)++] = tail;
+    }
+    pthread_mutex_unlock(&device->streams_lock);
+    return ok;
+}
+
+void ortvk_stream_order_after_device(ortvk_stream *stream)
+{
+    atomic_store(&stream->order_after_device, true);
+}
+
+void ortvk_device_order_streams_of(ortvk_device *device, const void *owner)
+{
+    pthread_mutex_lock(&device->streams_lock);
+    for (size_t i = 0; i < device->stream_count; i++) {
+        if (device->streams[i]->owner == owner) ortvk_stream_order_after_device(device->streams[i]);
+    }
+    pthread_mutex_unlock(&device->streams_lock);
+}
 
 OrtStatus *ortvk_stream_submit(ortvk_stream *stream, VkCommandBuffer commands, const ortvk_semaphore_point *waits,
                                size_t wait_count, const ortvk_semaphore_point *signals, size_t signal_count,
@@ -336,32 +367,37 @@ OrtStatus *ortvk_stream_submit(ortvk_stream *stream, VkCommandBuffer commands, c
         }
     }
 
+    /* Every semaphore this submission waits for: the stream's own last value, the other streams' when asked to
+     * (ortvk_stream_order_after_device), pending cross-stream waits, and the caller's. */
+    ortvk_semaphore_point *wait_points = NULL;
+    size_t wait_total = 0, wait_capacity = 0;
+    bool ok = true;
+    if (atomic_exchange(&stream->order_after_device, false))
+        ok = collect_device_tails(stream, &wait_points, &wait_total, &wait_capacity);
+
     pthread_mutex_lock(&stream->lock);
-    size_t pending = stream->wait_count;
-    if (wait_count + pending + 1 > MAX_POINTS || signal_count + 1 > MAX_POINTS ||
+    ok = ok && reserve((void **)&wait_points, &wait_capacity, wait_total, stream->wait_count + wait_count + 1,
+                       sizeof(*wait_points));
+    size_t semaphores = wait_total + stream->wait_count + wait_count + 1 + signal_count + 1;
+    VkSemaphore *handles = ok ? malloc(semaphores * sizeof(*handles)) : NULL;
+    uint64_t *values = handles ? malloc(semaphores * sizeof(*values)) : NULL;
+    VkPipelineStageFlags *stages = values ? malloc(semaphores * sizeof(*stages)) : NULL;
+    if (stages == NULL ||
         !reserve((void **)&stream->retired, &stream->retired_capacity, stream->retired_count, 1,
                  sizeof(*stream->retired))) {
-        status = ortvk_status(ORT_FAIL, "too many semaphores (%zu waits, %zu signals) or no host memory",
-                              wait_count + pending, signal_count);
+        status = ortvk_status(ORT_FAIL, "out of host memory submitting %zu semaphores", semaphores);
         goto out;
     }
-    VkSemaphore wait_sems[MAX_POINTS], signal_sems[MAX_POINTS];
-    uint64_t wait_values[MAX_POINTS], signal_values[MAX_POINTS];
-    VkPipelineStageFlags stages[MAX_POINTS];
-    size_t n = 0;
-    if (stream->submitted > 0) {
-        wait_sems[n] = stream->timeline;
-        wait_values[n++] = stream->submitted;
+    if (stream->submitted > 0) wait_points[wait_total++] = (ortvk_semaphore_point){stream->timeline, stream->submitted};
+    for (size_t i = 0; i < stream->wait_count; i++) wait_points[wait_total++] = stream->waits[i];
+    for (size_t i = 0; i < wait_count; i++) wait_points[wait_total++] = waits[i];
+    VkSemaphore *wait_sems = handles, *signal_sems = handles + wait_total;
+    uint64_t *wait_values = values, *signal_values = values + wait_total;
+    for (size_t i = 0; i < wait_total; i++) {
+        wait_sems[i] = wait_points[i].semaphore;
+        wait_values[i] = wait_points[i].value;
+        stages[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
     }
-    for (size_t i = 0; i < pending; i++, n++) {
-        wait_sems[n] = stream->waits[i].semaphore;
-        wait_values[n] = stream->waits[i].value;
-    }
-    for (size_t i = 0; i < wait_count; i++, n++) {
-        wait_sems[n] = waits[i].semaphore;
-        wait_values[n] = waits[i].value;
-    }
-    for (size_t i = 0; i < n; i++) stages[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
     uint64_t next = stream->submitted + 1;
     signal_sems[0] = stream->timeline;
     signal_values[0] = next;
@@ -371,7 +407,7 @@ OrtStatus *ortvk_stream_submit(ortvk_stream *stream, VkCommandBuffer commands, c
     }
     VkTimelineSemaphoreSubmitInfo timeline = {
         .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
-        .waitSemaphoreValueCount = (uint32_t)n,
+        .waitSemaphoreValueCount = (uint32_t)wait_total,
         .pWaitSemaphoreValues = wait_values,
         .signalSemaphoreValueCount = (uint32_t)(signal_count + 1),
         .pSignalSemaphoreValues = signal_values,
@@ -379,7 +415,7 @@ OrtStatus *ortvk_stream_submit(ortvk_stream *stream, VkCommandBuffer commands, c
     VkSubmitInfo submit = {
         .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
         .pNext = &timeline,
-        .waitSemaphoreCount = (uint32_t)n,
+        .waitSemaphoreCount = (uint32_t)wait_total,
         .pWaitSemaphores = wait_sems,
         .pWaitDstStageMask = stages,
         .commandBufferCount = commands != VK_NULL_HANDLE ? 1 : 0,
@@ -400,6 +436,10 @@ OrtStatus *ortvk_stream_submit(ortvk_stream *stream, VkCommandBuffer commands, c
 out:
     if (commands != VK_NULL_HANDLE) vkFreeCommandBuffers(device->vk, stream->pool, 1, &commands);
     pthread_mutex_unlock(&stream->lock);
+    free(wait_points);
+    free(handles);
+    free(values);
+    free(stages);
     release_retire(&retire);
     return status;
 }
@@ -407,11 +447,10 @@ out:
 OrtStatus *ortvk_stream_add_wait(ortvk_stream *stream, ortvk_semaphore_point point)
 {
     pthread_mutex_lock(&stream->lock);
-    bool ok = stream->wait_count + 1 < MAX_POINTS - 2 &&
-              reserve((void **)&stream->waits, &stream->wait_capacity, stream->wait_count, 1, sizeof(*stream->waits));
+    bool ok = reserve((void **)&stream->waits, &stream->wait_capacity, stream->wait_count, 1, sizeof(*stream->waits));
     if (ok) stream->waits[stream->wait_count++] = point;
     pthread_mutex_unlock(&stream->lock);
-    if (!ok) return ortvk_status(ORT_FAIL, "too many pending cross-stream waits on one stream");
+    if (!ok) return ortvk_status(ORT_FAIL, "out of host memory queuing a cross-stream wait");
     return NULL;
 }
 
@@ -618,8 +657,12 @@ OrtStatus *ortvk_stream_signal_host_timeline(ortvk_stream *stream, ortvk_host_ti
     ortvk_host_job *job = new_job(ORTVK_HOST_JOB_SIGNAL, timeline, value, NULL, NULL);
     if (job == NULL) return ortvk_status(ORT_FAIL, "out of host memory queuing a host timeline signal");
     pthread_mutex_lock(&stream->host_order); /* see ortvk_stream_wait_host_timeline */
+    OrtStatus *status = NULL;
+    /* Work of other streams this signal must follow joins the stream's timeline through an empty submission. */
+    if (atomic_load(&stream->order_after_device))
+        status = ortvk_stream_submit(stream, VK_NULL_HANDLE, NULL, 0, NULL, 0, (ortvk_retire){0}, NULL);
     pthread_mutex_lock(&stream->lock);
-    OrtStatus *status = start_thread(stream);
+    if (status == NULL) status = start_thread(stream);
     job->gpu_value = stream->submitted;
     if (status == NULL) {
         job->release = release;

@@ -46,6 +46,8 @@ typedef struct ortvk_host_job {
 struct ortvk_stream {
     OrtSyncStreamImpl base;      /* first: ORT hands us this pointer */
     ortvk_device *device;        /* holds a reference */
+    const void *owner;           /* the OrtEp whose session stream this is; NULL for an application's stream */
+    atomic_bool order_after_device; /* the next submission also waits for every other stream's last value */
     ortvk_stream_info info;      /* what GetHandle returns (include/ortvk.h) */
 
     /* Held across a whole host timeline wait (bridge value, its submission, its job) or signal (stream value, its
@@ -87,6 +89,13 @@ OrtStatus *ortvk_stream_begin(ortvk_stream *stream, VkCommandBuffer *out);
 OrtStatus *ortvk_stream_submit(ortvk_stream *stream, VkCommandBuffer commands, const ortvk_semaphore_point *waits,
                                size_t wait_count, const ortvk_semaphore_point *signals, size_t signal_count,
                                ortvk_retire retire, uint64_t *value);
+
+/* Makes the next submission also wait for everything submitted so far to every other stream of the device. */
+void ortvk_stream_order_after_device(ortvk_stream *stream);
+
+/* ortvk_stream_order_after_device for every stream of `device` whose owner is `owner`: how a run of an EP is ordered
+ * after an application's WaitSemaphore on a stream it did not pass to Run (docs/design.md, "Runs"). */
+void ortvk_device_order_streams_of(ortvk_device *device, const void *owner);
 
 /* Makes the next submission wait for `point` (another stream's timeline, for notifications). */
 OrtStatus *ortvk_stream_add_wait(ortvk_stream *stream, ortvk_semaphore_point point);

@@ -152,17 +152,9 @@ static OrtStatus *sync_stream(ortvk_data_transfer *t, ortvk_device *device, ortv
     ortvk_stream *stream = t->sync[device->index];
     pthread_mutex_unlock(&t->lock);
     if (status != NULL) return status;
-
-    pthread_mutex_lock(&device->streams_lock);
-    for (size_t i = 0; i < device->stream_count && status == NULL; i++) {
-        ortvk_stream *other = device->streams[i];
-        if (other == stream) continue;
-        ortvk_semaphore_point tail = ortvk_stream_tail(other);
-        if (tail.value > 0) status = ortvk_stream_add_wait(stream, tail);
-    }
-    pthread_mutex_unlock(&device->streams_lock);
+    ortvk_stream_order_after_device(stream);
     *out = stream;
-    return status;
+    return NULL;
 }
 
 static OrtStatus *copy_one(ortvk_data_transfer *t, const OrtValue *src, OrtValue *dst, OrtSyncStream *ort_stream)

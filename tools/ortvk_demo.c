@@ -235,22 +235,14 @@ static void *produce(void *arg)
 
 /* ---- small helpers ------------------------------------------------------------------------------------------ */
 
-/* The name of a session input or output. ort_abi.h, ortvk's stand-in for onnxruntime_c_api.h (Debian ships no
- * ORT headers), declares only the OrtApi slots ortvk itself calls; SessionGetInputName and SessionGetOutputName
- * are slots 36 and 37. An application with ORT's header simply calls app.api->SessionGetOutputName(...). */
-#define SLOT_SESSION_GET_INPUT_NAME 36
-#define SLOT_SESSION_GET_OUTPUT_NAME 37
-typedef OrtStatus *(*session_get_name_fn)(const OrtSession *session, size_t index, OrtAllocator *allocator,
-                                          char **value);
-static void session_io_name(OrtSession *session, int slot, char *out, size_t out_len)
+/* The name of the session's first input or output. */
+static void session_io_name(OrtSession *session, bool input, char *out, size_t out_len)
 {
-    session_get_name_fn get_name;
-    memcpy(&get_name, (const char *)app.api + slot * sizeof(void *), sizeof(get_name));
     OrtAllocator *allocator;
     char *name;
     ORT_CHECK(app.api->GetAllocatorWithDefaultOptions(&allocator));
-    ort_check(get_name(session, 0, allocator, &name),
-              slot == SLOT_SESSION_GET_INPUT_NAME ? "SessionGetInputName" : "SessionGetOutputName");
+    if (input) ORT_CHECK(app.api->SessionGetInputName(session, 0, allocator, &name));
+    else ORT_CHECK(app.api->SessionGetOutputName(session, 0, allocator, &name));
     snprintf(out, out_len, "%s", name);
     ORT_CHECK(app.api->AllocatorFree(allocator, name));
 }
@@ -387,8 +379,8 @@ int main(int argc, char **argv)
     ORT_CHECK(app.api->SessionOptionsAppendExecutionProvider_V2(session_options, app.env, &device, 1, NULL, NULL, 0));
     ORT_CHECK(app.api->CreateSession(app.env, opt.model, session_options, &session));
     char input_name[256], output_name[256];
-    session_io_name(session, SLOT_SESSION_GET_INPUT_NAME, input_name, sizeof(input_name));
-    session_io_name(session, SLOT_SESSION_GET_OUTPUT_NAME, output_name, sizeof(output_name));
+    session_io_name(session, true, input_name, sizeof(input_name));
+    session_io_name(session, false, output_name, sizeof(output_name));
     printf("model: %s (input \"%s\" [1,3,%u,%u], output \"%s\" [1,1,%u,%u])\n", opt.model, input_name, H, W,
            output_name, H, W);
 

@@ -181,22 +181,15 @@ static int load_model(bench *b)
     return 0;
 }
 
-/* OrtApi::SessionGetInputName and SessionGetOutputName (slots 36 and 37 of ORT's stable C ABI; ortvk's ORT
- * declarations leave them unnamed because ortvk itself never calls them). */
-typedef OrtStatus *(*session_io_name_fn)(const OrtSession *session, size_t index, OrtAllocator *allocator,
-                                         char **value);
-
+/* The name of the session's first input or output. */
 static int session_io_name(bench *b, bool input, char *out, size_t len)
 {
-    session_io_name_fn get_name;
-    void *slot = b->app.api->unused_32_38[input ? 36 - 32 : 37 - 32];
-    memcpy(&get_name, &slot, sizeof(get_name));
     OrtAllocator *allocator = NULL;
     char *name = NULL;
     if (BENCH_ORT(b, b->app.api->GetAllocatorWithDefaultOptions(&allocator))) return -1;
-    if (bench_ort_failed(b, get_name(b->session, 0, allocator, &name),
-                         input ? "SessionGetInputName(0)" : "SessionGetOutputName(0)"))
-        return -1;
+    OrtStatus *status = input ? b->app.api->SessionGetInputName(b->session, 0, allocator, &name)
+                              : b->app.api->SessionGetOutputName(b->session, 0, allocator, &name);
+    if (bench_ort_failed(b, status, input ? "SessionGetInputName(0)" : "SessionGetOutputName(0)")) return -1;
     snprintf(out, len, "%s", name);
     BENCH_ORT(b, b->app.api->AllocatorFree(allocator, name));
     return 0;

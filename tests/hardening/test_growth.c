@@ -37,16 +37,6 @@ static long cycles_from_env(void)
     return n > WARMUP ? n : WARMUP + 1;
 }
 
-static int count_fds(void)
-{
-    DIR *dir = opendir("/proc/self/fd");
-    if (dir == NULL) return -1;
-    int n = 0;
-    for (struct dirent *e = readdir(dir); e != NULL; e = readdir(dir)) n += e->d_name[0] != '.';
-    closedir(dir);
-    return n - 1;
-}
-
 static long rss_kib(void)
 {
     FILE *f = fopen("/proc/self/status", "r");
@@ -85,12 +75,12 @@ static void phase(ctx *c, const char *name, cycle_fn cycle, void *state)
     for (; i < WARMUP; i++) {
         if (cycle(c, state, i) != 0) break;
     }
-    int fds_before = count_fds();
+    int fds_before = test_open_fds();
     long rss_before = rss_kib();
     for (; i < c->cycles && test_failures == 0; i++) {
         if (cycle(c, state, i) != 0) break;
     }
-    int fds_after = count_fds();
+    int fds_after = test_open_fds();
     long rss_after = rss_kib();
     double seconds = now_s() - t0;
     printf("%s: %ld cycles in %.1f s (%.1f us each); open fds %d -> %d; VmRSS %ld -> %ld KiB (%+ld KiB) after the "
@@ -194,7 +184,7 @@ int main(void)
     ORT_OK(&app, app.api->CreateSyncStreamForEpDevice(c.device, NULL, &c.stream));
     if (!CHECK(c.importer != NULL && c.stream != NULL, "an importer and a stream")) return test_finish(&app, "test_growth");
 
-    int fds_start = count_fds();
+    int fds_start = test_open_fds();
     long rss_start = rss_kib();
 
     bool can = false;
@@ -241,6 +231,6 @@ int main(void)
     app.api->ReleaseSyncStream(c.stream);
     app.interop->ReleaseExternalResourceImporter(c.importer);
     printf("whole test: open fds %d -> %d, VmRSS %ld -> %ld KiB (after releasing the stream and importer)\n", fds_start,
-           count_fds(), rss_start, rss_kib());
+           test_open_fds(), rss_start, rss_kib());
     return test_finish(&app, "test_growth");
 }

@@ -68,16 +68,6 @@ static const char *fmt(const char *format, ...)
     return s;
 }
 
-static int count_fds(void)
-{
-    DIR *dir = opendir("/proc/self/fd");
-    if (dir == NULL) return -1;
-    int n = 0;
-    for (struct dirent *e; (e = readdir(dir)) != NULL;) n += e->d_name[0] != '.';
-    closedir(dir);
-    return n;
-}
-
 static void print_fds(const char *when)
 {
     DIR *dir = opendir("/proc/self/fd");
@@ -290,7 +280,7 @@ int main(void)
         printf("note: no vk_producer buffer; its case is skipped\n");
     }
 
-    const int fds_before = count_fds();
+    const int fds_before = test_open_fds();
 
     /* ---- fixtures ---------------------------------------------------------------------------------------- */
     int pipe_fds[2] = {-1, -1}, sockets[2] = {-1, -1};
@@ -541,7 +531,7 @@ int main(void)
     close(small_file), close(directory), close(wrong_size), close(wrong_magic), close(unsealed);
     if (exported >= 0) close(exported);
 
-    const int fds_after = count_fds();
+    const int fds_after = test_open_fds();
     printf("open file descriptors: %d before the table, %d after\n", fds_before, fds_after);
     if (!CHECK(fds_before == fds_after, "no file descriptor leaked (%d before, %d after)", fds_before, fds_after))
         print_fds("after the table");

@@ -52,16 +52,6 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int count_fds(void)
-{
-    DIR *dir = opendir("/proc/self/fd");
-    if (dir == NULL) return -1;
-    int n = 0;
-    for (struct dirent *e; (e = readdir(dir)) != NULL;) n += e->d_name[0] != '.';
-    closedir(dir);
-    return n;
-}
-
 /* ---- helpers ------------------------------------------------------------------------------------------- */
 
 static OrtExternalResourceImporter *new_importer(fixture *f)
@@ -256,7 +246,7 @@ static void many_imports(fixture *f, bool from_host)
         host = test_page_alloc(sizeof(f->expected), &host_size);
         memcpy(host, f->expected, sizeof(f->expected));
     }
-    int fds = count_fds();
+    int fds = test_open_fds();
     OrtExternalResourceImporter *importer = new_importer(f);
     enum { ITEMS = IMPORTS * 3 };
     OrtExternalMemoryHandle *handles[IMPORTS];
@@ -273,7 +263,7 @@ static void many_imports(fixture *f, bool from_host)
     }
     CHECK(made == IMPORTS, "(c) %zu of %d imports of one allocation", made, IMPORTS);
     f->app->interop->ReleaseExternalResourceImporter(importer);
-    int fds_held = count_fds();
+    int fds_held = test_open_fds();
 
     /* Handles and views, all mixed: 0..IMPORTS-1 are handles, then each import's two views. */
     size_t order[ITEMS];
@@ -300,7 +290,7 @@ static void many_imports(fixture *f, bool from_host)
             }
         }
     }
-    int fds_after = count_fds();
+    int fds_after = test_open_fds();
     CHECK(fds_after == fds, "(c) every import's fd is closed again: %d before, %d after", fds, fds_after);
     free(host);
     printf("%s (c) %d imports of one %s x 2 views released interleaved (%zu spot checks); fds %d -> %d while held "
@@ -488,10 +478,10 @@ static void release_orders(fixture *f)
     for (size_t i = 0; i < sizeof(orders) / sizeof(orders[0]); i++) {
         world w;
         int failures = test_failures;
-        int fds = count_fds();
+        int fds = test_open_fds();
         bool built = world_build(f, &w);
         world_release(f, &w, orders[i].order);
-        int fds_after = count_fds();
+        int fds_after = test_open_fds();
         CHECK(fds_after == fds, "(e) %s: %d fds before, %d after", orders[i].words, fds, fds_after);
         printf("%s (e) %s\n", built ? verdict(failures) : "FAIL", orders[i].words);
     }
@@ -561,7 +551,7 @@ int main(void)
         world_build(&f, &w);
         world_release(&f, &w, "THSIP");
     }
-    int fds = count_fds();
+    int fds = test_open_fds();
     printf("random seed 0x%llx\n", (unsigned long long)rng_state);
 
     importer_first(&f);
@@ -571,7 +561,7 @@ int main(void)
     pending_wait(&f);
     release_orders(&f);
 
-    int fds_after = count_fds();
+    int fds_after = test_open_fds();
     printf("open file descriptors: %d before (a)-(e), %d after\n", fds, fds_after);
     CHECK(fds_after == fds, "no file descriptor leaked over (a)-(e): %d before, %d after", fds, fds_after);
     vk_producer_buffer_destroy(f.buffer);

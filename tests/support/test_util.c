@@ -1,6 +1,7 @@
 /* Test helpers: failure accounting, ORT status checks, sessions with ortvk and device tensors. */
 #include "test_util.h"
 
+#include <dirent.h>
 #include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
@@ -162,4 +163,14 @@ void *test_page_alloc(size_t bytes, size_t *rounded)
     if (p) memset(p, 0, size);
     if (rounded) *rounded = size;
     return p;
+}
+
+int test_open_fds(void)
+{
+    DIR *dir = opendir("/proc/self/fd");
+    if (dir == NULL) return -1;
+    int n = 0;
+    for (struct dirent *e = readdir(dir); e != NULL; e = readdir(dir)) n += e->d_name[0] != '.';
+    closedir(dir);
+    return n - 1; /* not counting the directory's own descriptor */
 }

@@ -55,6 +55,9 @@ OrtValue *test_host_tensor(ortapp *app, float *data, size_t count, int rank, con
 /* Copies with ORT's CopyTensors (env-level; `stream` may be NULL). */
 OrtStatus *test_copy(ortapp *app, OrtValue *src, OrtValue *dst, OrtSyncStream *stream);
 
+/* How many file descriptors the process has open (from /proc/self/fd), or -1. */
+int test_open_fds(void);
+
 /* A page-aligned host allocation of at least `bytes`, zeroed. */
 void *test_page_alloc(size_t bytes, size_t *rounded);
 

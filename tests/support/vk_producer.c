@@ -507,6 +507,49 @@ static int vk_producer_timeline_create(vk_producer *p, bool exportable, VkSemaph
     return vk_producer_check(vkCreateSemaphore(p->device, &info, NULL, out), "vkCreateSemaphore");
 }
 
+/* A compute pipeline (and its layout) over the producer's one storage-buffer set, with `push_size` bytes of push
+ * constants, from embedded SPIR-V. */
+static int vk_producer_compute_pipeline(vk_producer *p, const uint32_t *spirv, size_t spirv_size, uint32_t push_size,
+                                        VkPipelineLayout *layout, VkPipeline *pipeline)
+{
+    VkPushConstantRange range = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .size = push_size};
+    VkPipelineLayoutCreateInfo layout_info = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .setLayoutCount = 1,
+        .pSetLayouts = &p->set_layout,
+        .pushConstantRangeCount = 1,
+        .pPushConstantRanges = &range,
+    };
+    int err = vk_producer_check(vkCreatePipelineLayout(p->device, &layout_info, NULL, layout),
+                                "vkCreatePipelineLayout");
+    if (err)
+        return err;
+    VkShaderModuleCreateInfo module_info = {
+        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+        .codeSize = spirv_size,
+        .pCode = spirv,
+    };
+    VkShaderModule module;
+    err = vk_producer_check(vkCreateShaderModule(p->device, &module_info, NULL, &module), "vkCreateShaderModule");
+    if (err)
+        return err;
+    VkComputePipelineCreateInfo pipe_info = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage =
+            {
+                .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                .module = module,
+                .pName = "main",
+            },
+        .layout = *layout,
+    };
+    err = vk_producer_check(vkCreateComputePipelines(p->device, VK_NULL_HANDLE, 1, &pipe_info, NULL, pipeline),
+                            "vkCreateComputePipelines");
+    vkDestroyShaderModule(p->device, module, NULL);
+    return err;
+}
+
 static int vk_producer_pipeline_create(vk_producer *p)
 {
     VkDescriptorSetLayoutBinding binding = {
@@ -524,45 +567,8 @@ static int vk_producer_pipeline_create(vk_producer *p)
                                 "vkCreateDescriptorSetLayout");
     if (err)
         return err;
-    VkPushConstantRange range = {
-        .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
-        .size = sizeof(struct vk_producer_push),
-    };
-    VkPipelineLayoutCreateInfo layout_info = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
-        .setLayoutCount = 1,
-        .pSetLayouts = &p->set_layout,
-        .pushConstantRangeCount = 1,
-        .pPushConstantRanges = &range,
-    };
-    err = vk_producer_check(vkCreatePipelineLayout(p->device, &layout_info, NULL, &p->pipe_layout),
-                            "vkCreatePipelineLayout");
-    if (err)
-        return err;
-    VkShaderModuleCreateInfo module_info = {
-        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-        .codeSize = sizeof(vk_producer_fill_spv),
-        .pCode = vk_producer_fill_spv,
-    };
-    VkShaderModule module;
-    err = vk_producer_check(vkCreateShaderModule(p->device, &module_info, NULL, &module), "vkCreateShaderModule");
-    if (err)
-        return err;
-    VkComputePipelineCreateInfo pipe_info = {
-        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-        .stage =
-            {
-                .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-                .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-                .module = module,
-                .pName = "main",
-            },
-        .layout = p->pipe_layout,
-    };
-    err = vk_producer_check(vkCreateComputePipelines(p->device, VK_NULL_HANDLE, 1, &pipe_info, NULL, &p->pipeline),
-                            "vkCreateComputePipelines");
-    vkDestroyShaderModule(p->device, module, NULL);
-    return err;
+    return vk_producer_compute_pipeline(p, vk_producer_fill_spv, sizeof(vk_producer_fill_spv),
+                                        sizeof(struct vk_producer_push), &p->pipe_layout, &p->pipeline);
 }
 
 static int vk_producer_commands_create(vk_producer *p)
@@ -1305,46 +1311,8 @@ _Static_assert(sizeof(struct vk_producer_text_push) == 112, "producer_text.comp'
 
 static int vk_producer_text_pipeline_create(vk_producer *p)
 {
-    VkPushConstantRange range = {
-        .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
-        .size = sizeof(struct vk_producer_text_push),
-    };
-    VkPipelineLayoutCreateInfo layout_info = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
-        .setLayoutCount = 1,
-        .pSetLayouts = &p->set_layout,
-        .pushConstantRangeCount = 1,
-        .pPushConstantRanges = &range,
-    };
-    int err = vk_producer_check(vkCreatePipelineLayout(p->device, &layout_info, NULL, &p->text_layout),
-                                "vkCreatePipelineLayout");
-    if (err)
-        return err;
-    VkShaderModuleCreateInfo module_info = {
-        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-        .codeSize = sizeof(vk_producer_text_spv),
-        .pCode = vk_producer_text_spv,
-    };
-    VkShaderModule module;
-    err = vk_producer_check(vkCreateShaderModule(p->device, &module_info, NULL, &module), "vkCreateShaderModule");
-    if (err)
-        return err;
-    VkComputePipelineCreateInfo pipe_info = {
-        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-        .stage =
-            {
-                .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-                .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-                .module = module,
-                .pName = "main",
-            },
-        .layout = p->text_layout,
-    };
-    err = vk_producer_check(
-        vkCreateComputePipelines(p->device, VK_NULL_HANDLE, 1, &pipe_info, NULL, &p->text_pipeline),
-        "vkCreateComputePipelines");
-    vkDestroyShaderModule(p->device, module, NULL);
-    return err;
+    return vk_producer_compute_pipeline(p, vk_producer_text_spv, sizeof(vk_producer_text_spv),
+                                        sizeof(struct vk_producer_text_push), &p->text_layout, &p->text_pipeline);
 }
 
 /* The ASCII code the shader draws for c (a-z as A-Z; its font has 0-9, A-Z and the

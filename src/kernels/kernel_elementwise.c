@@ -123,7 +123,7 @@ static bool dropout_prepare(const ortvk_knode *node, ortvk_kparams *params, char
     return true;
 }
 
-static OrtStatus *same_shape(const ortvk_kparams *params, ortvk_krun *run)
+OrtStatus *ortvk_kshape_same(const ortvk_kparams *params, ortvk_krun *run)
 {
     (void)params;
     const ortvk_ktensor *x = &run->in[0];
@@ -238,7 +238,7 @@ static OrtStatus *binary_record(const ortvk_kparams *params, ortvk_krun *run)
     return ortvk_krun_dispatch(run, ORTVK_SHADER_BINARY, &push, sizeof(push), c->count);
 }
 
-#define UNARY(name, lo, hi, attrs) {name, lo, hi, attrs, 0x6, unary_prepare, same_shape, unary_record}
+#define UNARY(name, lo, hi, attrs) {name, lo, hi, attrs, 0x6, unary_prepare, ortvk_kshape_same, unary_record}
 #define BINARY(name, lo, hi) {name, lo, hi, "", 0, binary_prepare, binary_shape, binary_record}
 
 /* Opset ranges: the schema versions whose semantics these follow (later ones only added types). */
@@ -263,7 +263,7 @@ const ortvk_kop ortvk_kops_elementwise[] = {
     UNARY("Softplus", 1, 22, ""),
     UNARY("Selu", 6, 22, "alpha gamma"),
     UNARY("Identity", 1, 21, ""),
-    {"Dropout", 7, 22, "ratio seed", 0x6, dropout_prepare, same_shape, unary_record},
+    {"Dropout", 7, 22, "ratio seed", 0x6, dropout_prepare, ortvk_kshape_same, unary_record},
     BINARY("Add", 7, 14),
     BINARY("Sub", 7, 14),
     BINARY("Mul", 7, 14),

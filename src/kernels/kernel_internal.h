@@ -302,6 +302,9 @@ OrtStatus *ortvk_krun_dispatch(ortvk_krun *run, ortvk_shader shader, const void 
 /* Records a buffer copy of `bytes` from src to dst (device addresses of ortvk memory). */
 OrtStatus *ortvk_krun_copy(ortvk_krun *run, VkDeviceAddress dst, VkDeviceAddress src, VkDeviceSize bytes);
 
+/* An op's shape function when the output has the input's type and shape (unary ops, Softmax). */
+OrtStatus *ortvk_kshape_same(const ortvk_kparams *params, ortvk_krun *run);
+
 /* Records a fill of `bytes` (a multiple of 4) at `dst` with the 32-bit pattern `word`. */
 OrtStatus *ortvk_krun_fill(ortvk_krun *run, VkDeviceAddress dst, VkDeviceSize bytes, uint32_t word);
 

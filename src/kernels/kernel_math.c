@@ -198,15 +198,6 @@ static bool softmax_prepare(const ortvk_knode *node, ortvk_kparams *params, char
     return true;
 }
 
-static OrtStatus *softmax_shape(const ortvk_kparams *params, ortvk_krun *run)
-{
-    (void)params;
-    const ortvk_ktensor *x = &run->in[0];
-    run->out[0].type = x->type;
-    run->out[0].rank = x->rank;
-    memcpy(run->out[0].dims, x->dims, sizeof(x->dims));
-    return NULL;
-}
 
 typedef struct push_softmax {
     uint64_t x, y;
@@ -380,8 +371,8 @@ static bool reduce_prepare_checked(const ortvk_knode *node, ortvk_kparams *param
 const ortvk_kop ortvk_kops_math[] = {
     {"MatMul", 1, 13, "", 0, gemm_prepare, gemm_shape, gemm_record},
     {"Gemm", 7, 13, "alpha beta broadcast transA transB", 0, gemm_prepare, gemm_shape, gemm_record},
-    {"Softmax", 1, 13, "axis", 0, softmax_prepare, softmax_shape, softmax_record},
-    {"LogSoftmax", 1, 13, "axis", 0, softmax_prepare, softmax_shape, softmax_record},
+    {"Softmax", 1, 13, "axis", 0, softmax_prepare, ortvk_kshape_same, softmax_record},
+    {"LogSoftmax", 1, 13, "axis", 0, softmax_prepare, ortvk_kshape_same, softmax_record},
     {"ReduceSum", 1, 13, "axes keepdims noop_with_empty_axes", 0x2, reduce_prepare_checked, reduce_shape,
      reduce_record},
     {"ReduceMean", 1, 18, "axes keepdims noop_with_empty_axes", 0x2, reduce_prepare_checked, reduce_shape,

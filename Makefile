@@ -25,7 +25,6 @@ check: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 demo: build
-	./scripts/fetch-models.sh
 	$(BUILD)/ortvk-demo
 
 info: build

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything `make build`, `make test` and `make demo` need on Debian 12 (as root, or with sudo),
-# then fetches the ONNX Runtime libraries. Cheap when everything is already there.
+# then fetches the ONNX Runtime libraries and the real models. Cheap when everything is already there.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -24,3 +24,4 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 "$root/scripts/fetch-ort.sh"
+"$root/scripts/fetch-models.sh"

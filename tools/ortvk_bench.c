@@ -32,6 +32,9 @@ static void usage(FILE *to)
             "  --model PATH     run this ONNX model (one float input [1,3,H,W], float output) instead of the\n"
             "                   built-in z = Relu(x); e.g. .cache/models/ch_PP-OCRv4_det_infer.onnx with sizes\n"
             "                   that are multiples of 32\n"
+            "  --compare-model PATH  instead: this model on ortvk and on ORT's CPU EP, side by side (e.g. the\n"
+            "                   PP-OCRv4 detector); --compare-sizes LIST (default 640x640,960x544),\n"
+            "                   --compare-frames N (default 3)\n"
             "  --device INDEX   ortvk EP device to use (default 0, the most capable; see ortvk-info)\n"
             "  --threads N      ORT intra-op threads (default 1: the model's compute runs on the app thread)\n"
             "  --delay-ms N     the non-blocking proof's producer delay (default 50)\n"
@@ -55,12 +58,12 @@ static bool parse_int(const char *text, int min, int max, int *out)
     return true;
 }
 
-static bool parse_sizes(const char *text, bench_options *o)
+static bool parse_sizes(const char *text, bench_size *sizes, int *count)
 {
-    o->size_count = 0;
+    *count = 0;
     const char *p = text;
     while (*p) {
-        if (o->size_count == BENCH_MAX_SIZES) return false;
+        if (*count == BENCH_MAX_SIZES) return false;
         char *end;
         long w = strtol(p, &end, 10);
         if (end == p || (*end != 'x' && *end != 'X')) return false;
@@ -68,15 +71,16 @@ static bool parse_sizes(const char *text, bench_options *o)
         long h = strtol(p, &end, 10);
         if (end == p || (*end != ',' && *end != '\0')) return false;
         if (w < 1 || h < 1 || w > 16384 || h > 16384) return false;
-        o->sizes[o->size_count++] = (bench_size){(int)w, (int)h};
+        sizes[(*count)++] = (bench_size){(int)w, (int)h};
         p = *end == ',' ? end + 1 : end;
     }
-    return o->size_count > 0;
+    return *count > 0;
 }
 
 static int parse_args(int argc, char **argv, bench_options *o, const char **ort_path, const char **ep_path)
 {
-    *o = (bench_options){.iterations = 200, .frames = 30, .warmup_frames = 2, .threads = 1, .delay_ms = 50};
+    *o = (bench_options){.iterations = 200, .frames = 30, .warmup_frames = 2, .threads = 1, .delay_ms = 50,
+                         .compare_sizes = {{640, 640}, {960, 544}}, .compare_size_count = 2, .compare_frames = 3};
     memcpy(o->sizes, default_sizes, sizeof(default_sizes));
     o->size_count = (int)(sizeof(default_sizes) / sizeof(default_sizes[0]));
     for (int i = 1; i < argc; i++) {
@@ -93,8 +97,10 @@ static int parse_args(int argc, char **argv, bench_options *o, const char **ort_
             o->host_timeline = true;
             continue;
         }
-        static const char *const with_value[] = {"--iterations", "--frames", "--warmup", "--sizes", "--model",
-                                                 "--device", "--threads", "--delay-ms", "--ort", "--ep"};
+        static const char *const with_value[] = {"--iterations", "--frames",         "--warmup",        "--sizes",
+                                                 "--model",      "--device",         "--threads",       "--delay-ms",
+                                                 "--ort",        "--ep",             "--compare-model", "--compare-sizes",
+                                                 "--compare-frames"};
         bool known = false;
         for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++) known |= strcmp(a, with_value[k]) == 0;
         if (!known || i + 1 >= argc) {
@@ -106,7 +112,10 @@ static int parse_args(int argc, char **argv, bench_options *o, const char **ort_
         if (strcmp(a, "--iterations") == 0) ok = parse_int(v, 1, 10000000, &o->iterations);
         else if (strcmp(a, "--frames") == 0) ok = parse_int(v, 1, 1000000, &o->frames);
         else if (strcmp(a, "--warmup") == 0) ok = parse_int(v, 0, 1000000, &o->warmup_frames);
-        else if (strcmp(a, "--sizes") == 0) ok = parse_sizes(v, o);
+        else if (strcmp(a, "--sizes") == 0) ok = parse_sizes(v, o->sizes, &o->size_count);
+        else if (strcmp(a, "--compare-sizes") == 0) ok = parse_sizes(v, o->compare_sizes, &o->compare_size_count);
+        else if (strcmp(a, "--compare-frames") == 0) ok = parse_int(v, 1, 1000000, &o->compare_frames);
+        else if (strcmp(a, "--compare-model") == 0) o->compare_model = v;
         else if (strcmp(a, "--model") == 0) o->model_path = v;
         else if (strcmp(a, "--device") == 0) ok = parse_int(v, 0, 1000, &o->device_index);
         else if (strcmp(a, "--threads") == 0) ok = parse_int(v, 0, 1024, &o->threads);
@@ -298,6 +307,7 @@ int main(int argc, char **argv)
     static bench b; /* large: results live in it */
     const char *ort_path = NULL, *ep_path = NULL;
     if (parse_args(argc, argv, &b.opt, &ort_path, &ep_path) != 0) return 2;
+    if (b.opt.compare_model != NULL) return bench_model_compare(&b.opt, ort_path, ep_path);
     int rc = setup(&b, ort_path, ep_path);
     int errors = 0;
     if (rc == 0) {

@@ -35,7 +35,15 @@ typedef struct bench_options {
     int delay_ms;           /* the non-blocking proof's producer delay */
     bool host_timeline;     /* frame path: use the host timeline even where Vulkan timeline FDs import */
     bool json;
+    const char *compare_model; /* --compare-model: only the model comparison runs */
+    bench_size compare_sizes[BENCH_MAX_SIZES];
+    int compare_size_count;
+    int compare_frames;
 } bench_options;
+
+/* --compare-model: the model on ortvk and on ORT's CPU EP, side by side (tools/bench/bench_model.c). 0 when it ran,
+ * 77 when ONNX Runtime cannot be loaded, else 1. */
+int bench_model_compare(const bench_options *opt, const char *ort_path, const char *ep_path);
 
 /* ---- timing and statistics ----------------------------------------------------------------------------- */
 

@@ -29,13 +29,20 @@ section "ortvk EP devices (ORT 1.30.0)"
 ./build-gpu/ortvk-info
 
 section "ctest (validation layer on), default device"
-timeout 300 ctest --test-dir build-gpu --output-on-failure -j 4 -E "bench_smoke|fuzz" 2>&1 | tail -40
+timeout 240 ctest --test-dir build-gpu --output-on-failure -j 4 -LE valgrind -E "bench_smoke|run_conformance" 2>&1 | tail -40
 
 section "Vulkan timeline semaphore FD import"
 ctest --test-dir build-gpu -R "vk_timeline|interop" -V 2>&1 | grep -E "SKIP|PASS|FAIL|timeline" | head -20
 
-section "benchmarks"
+section "benchmarks: import, frame path, semaphores"
 ORTVK_VALIDATION=0 timeout 150 ./build-gpu/ortvk-bench 2>&1 | tail -60
+
+section "benchmark: the PP-OCRv4 detector on ortvk against ORT's CPU EP (640x640, 960x544)"
+ORTVK_VALIDATION=0 timeout 120 ./build-gpu/ortvk-bench --compare-model .cache/models/ch_PP-OCRv4_det_infer.onnx \
+  --compare-frames 5 --threads "$(nproc)" 2>&1 | tail -10
+
+section "demo"
+ORTVK_VALIDATION=0 timeout 60 ./build-gpu/ortvk-demo --size 640x640 --out build-gpu/demo-out 2>&1 | tail -25
 
 section "done"
 echo "gpu-check finished in $(( $(date +%s) - start ))s"

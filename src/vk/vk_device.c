@@ -359,6 +359,7 @@ OrtStatus *ortvk_device_create(ortvk_instance *instance, VkPhysicalDevice physic
     pthread_mutex_init(&device->address_lock, NULL);
     pthread_mutex_init(&device->streams_lock, NULL);
     pthread_mutex_init(&device->staging_lock, NULL);
+    pthread_mutex_init(&device->host_lock, NULL);
     ortvk_instance_ref(instance);
     device->instance = instance;
     *out = device;
@@ -381,6 +382,8 @@ void ortvk_device_unref(ortvk_device *device)
     pthread_mutex_destroy(&device->address_lock);
     pthread_mutex_destroy(&device->streams_lock);
     pthread_mutex_destroy(&device->staging_lock);
+    pthread_mutex_destroy(&device->host_lock);
+    free(device->host_imports);
     free(device->ranges);
     free(device->streams);
     ortvk_instance_unref(device->instance);

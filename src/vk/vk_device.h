@@ -92,6 +92,11 @@ typedef struct ortvk_device {
     ortvk_buffer *staging[ORTVK_STAGING_CACHE];
     size_t staging_count;
 
+    /* Live host-allocation imports, to share a buffer between imports of one range. */
+    pthread_mutex_t host_lock;
+    ortvk_buffer **host_imports;
+    size_t host_count, host_capacity;
+
     /* What the data transfer moved (include/ortvk.h); updated with atomic adds. */
     ortvk_transfer_stats transfer_stats;
 

@@ -46,6 +46,7 @@ static OrtStatus *buffer_create(ortvk_device *device, VkDeviceSize size, const b
                                             (unsigned long long)size);
     buffer->kind = source->kind;
     buffer->size = size;
+    atomic_init(&buffer->refs, 1);
     OrtStatus *status = NULL;
     VkResult r;
 
@@ -168,6 +169,7 @@ OrtStatus *ortvk_buffer_allocate_staging(ortvk_device *device, VkDeviceSize size
     for (size_t i = 0; i < device->staging_count; i++) {
         if (device->staging[i]->size == want) {
             *out = device->staging[i];
+            atomic_store(&(*out)->refs, 1);
             device->staging[i] = device->staging[--device->staging_count];
             pthread_mutex_unlock(&device->staging_lock);
             ortvk_device_ref(device); /* cached buffers hold no reference: take it back */
@@ -285,6 +287,19 @@ OrtStatus *ortvk_buffer_import_host(ortvk_device *device, void *pointer, VkDevic
                             "desc->size_bytes %llu is not a multiple of the device's %llu-byte host pointer alignment",
                             (unsigned long long)size, (unsigned long long)align);
     }
+    /* An import of this very range that is still alive is shared (a dying one, refs already 0, is not). */
+    pthread_mutex_lock(&device->host_lock);
+    for (size_t i = 0; i < device->host_count && *out == NULL; i++) {
+        ortvk_buffer *b = device->host_imports[i];
+        if (b->host_pointer != pointer || b->size != size) continue;
+        int refs = atomic_load(&b->refs);
+        while (refs > 0 && !atomic_compare_exchange_weak(&b->refs, &refs, refs + 1)) {
+        }
+        if (refs > 0) *out = b;
+    }
+    pthread_mutex_unlock(&device->host_lock);
+    if (*out != NULL) return NULL;
+
     VkMemoryHostPointerPropertiesEXT props = {.sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT};
     VkResult r = device->GetMemoryHostPointerPropertiesEXT(
         device->vk, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, pointer, &props);
@@ -302,13 +317,34 @@ OrtStatus *ortvk_buffer_import_host(ortvk_device *device, void *pointer, VkDevic
         .import_info = &import,
         .memory_type_bits = props.memoryTypeBits,
     };
-    return buffer_create(device, size, &source, out);
+    ORTVK_TRY(buffer_create(device, size, &source, out));
+    (*out)->host_pointer = pointer;
+    pthread_mutex_lock(&device->host_lock);
+    bool listed = device->host_count < device->host_capacity;
+    if (!listed) {
+        size_t capacity = device->host_capacity ? device->host_capacity * 2 : 16;
+        ortvk_buffer **grown = realloc(device->host_imports, capacity * sizeof(*grown));
+        if (grown != NULL) device->host_imports = grown, device->host_capacity = capacity, listed = true;
+    }
+    if (listed) device->host_imports[device->host_count++] = *out;
+    pthread_mutex_unlock(&device->host_lock);
+    return NULL; /* unlisted (out of host memory), the import still works; it is just not shared */
 }
 
 void ortvk_buffer_destroy(ortvk_buffer *buffer)
 {
-    if (buffer == NULL) return;
+    if (buffer == NULL || atomic_fetch_sub(&buffer->refs, 1) != 1) return;
     ortvk_device *device = buffer->device;
+    if (buffer->kind == ORTVK_BUFFER_HOST) {
+        pthread_mutex_lock(&device->host_lock);
+        for (size_t i = 0; i < device->host_count; i++) {
+            if (device->host_imports[i] == buffer) {
+                device->host_imports[i] = device->host_imports[--device->host_count];
+                break;
+            }
+        }
+        pthread_mutex_unlock(&device->host_lock);
+    }
     if (buffer->kind == ORTVK_BUFFER_STAGING) {
         pthread_mutex_lock(&device->staging_lock);
         bool kept = device->staging_count < ORTVK_STAGING_CACHE;

@@ -21,6 +21,8 @@ struct ortvk_buffer {
     VkDeviceSize size;          /* bytes the buffer covers, from memory offset 0 */
     VkDeviceAddress address;    /* 0 for staging buffers */
     void *mapped;               /* staging buffers only */
+    void *host_pointer;         /* ORTVK_BUFFER_HOST: the imported address */
+    atomic_int refs;            /* imports of one host range share one buffer (see ortvk_buffer_import_host) */
 };
 
 OrtStatus *ortvk_buffer_allocate(ortvk_device *device, VkDeviceSize size, ortvk_buffer **out);
@@ -29,7 +31,10 @@ OrtStatus *ortvk_buffer_allocate_staging(ortvk_device *device, VkDeviceSize size
 /* Imports `fd` (not consumed: ortvk imports a duplicate) covering `size` bytes. */
 OrtStatus *ortvk_buffer_import_fd(ortvk_device *device, int fd, VkDeviceSize size, ortvk_buffer **out);
 
-/* Imports the host range [pointer, pointer + size); both must be aligned to caps.host_pointer_alignment. */
+/* Imports the host range [pointer, pointer + size); both must be aligned to caps.host_pointer_alignment. A range
+ * imported already (same address, same size) gives the same buffer with one more reference: on drivers whose device
+ * address of host memory is the host address (lavapipe) two buffers would otherwise share an address, and a tensor
+ * pointer could resolve to the other import's buffer while it is being freed. */
 OrtStatus *ortvk_buffer_import_host(ortvk_device *device, void *pointer, VkDeviceSize size, ortvk_buffer **out);
 
 /* Frees the buffer; a staging buffer goes back to its device's cache instead while there is room. */

@@ -107,15 +107,7 @@ static OrtStatus *conv_dim(const ortvk_kparams_conv *p, int d, int64_t in, int64
 {
     int64_t s = p->strides[d], dk = (k - 1) * p->dilations[d] + 1;
     int64_t pb = p->pads[d], pe = p->pads[2 + d];
-    if (p->auto_pad == ORTVK_AUTO_PAD_VALID) {
-        pb = pe = 0;
-    } else if (p->auto_pad == ORTVK_AUTO_PAD_SAME_UPPER || p->auto_pad == ORTVK_AUTO_PAD_SAME_LOWER) {
-        int64_t target = (in + s - 1) / s;
-        int64_t total = (target - 1) * s + dk - in;
-        if (total < 0) total = 0;
-        pb = p->auto_pad == ORTVK_AUTO_PAD_SAME_UPPER ? total / 2 : total - total / 2;
-        pe = total - pb;
-    }
+    ortvk_kauto_pad(p->auto_pad, in, s, dk, &pb, &pe);
     if (in + pb + pe < dk) return ortvk_status(ORT_INVALID_ARGUMENT, "Conv: kernel larger than the padded input");
     *pad_begin = pb;
     *out = (in + pb + pe - dk) / s + 1;

@@ -302,6 +302,22 @@ OrtStatus *ortvk_krun_dispatch(ortvk_krun *run, ortvk_shader shader, const void 
 /* Records a buffer copy of `bytes` from src to dst (device addresses of ortvk memory). */
 OrtStatus *ortvk_krun_copy(ortvk_krun *run, VkDeviceAddress dst, VkDeviceAddress src, VkDeviceSize bytes);
 
+/* ONNX auto_pad for one spatial dim of Conv, ConvTranspose's input side and pooling: *pb and *pe hold the explicit
+ * pads and become 0 for VALID, or split the padding SAME_UPPER/SAME_LOWER need to make ceil(in / stride) outputs. */
+static inline void ortvk_kauto_pad(int auto_pad, int64_t in, int64_t stride, int64_t dilated_kernel, int64_t *pb,
+                                   int64_t *pe)
+{
+    if (auto_pad == ORTVK_AUTO_PAD_VALID) {
+        *pb = *pe = 0;
+    } else if (auto_pad == ORTVK_AUTO_PAD_SAME_UPPER || auto_pad == ORTVK_AUTO_PAD_SAME_LOWER) {
+        int64_t target = (in + stride - 1) / stride;
+        int64_t total = (target - 1) * stride + dilated_kernel - in;
+        if (total < 0) total = 0;
+        *pb = auto_pad == ORTVK_AUTO_PAD_SAME_UPPER ? total / 2 : total - total / 2;
+        *pe = total - *pb;
+    }
+}
+
 /* An op's shape function when the output has the input's type and shape (unary ops, Softmax). */
 OrtStatus *ortvk_kshape_same(const ortvk_kparams *params, ortvk_krun *run);
 

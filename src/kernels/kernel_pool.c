@@ -63,15 +63,10 @@ static OrtStatus *pool_dim(const ortvk_kparams_pool *p, int d, int64_t in, int64
     int n = p->spatial;
     int64_t s = p->strides[d], dk = (p->kernel[d] - 1) * p->dilations[d] + 1;
     int64_t pb = p->pads[d], pe = p->pads[n + d];
-    if (p->auto_pad == ORTVK_AUTO_PAD_VALID) {
-        pb = pe = 0;
-    } else if (p->auto_pad == ORTVK_AUTO_PAD_SAME_UPPER || p->auto_pad == ORTVK_AUTO_PAD_SAME_LOWER) {
-        int64_t target = (in + s - 1) / s;
-        int64_t total = (target - 1) * s + dk - in;
-        if (total < 0) total = 0;
-        pb = p->auto_pad == ORTVK_AUTO_PAD_SAME_UPPER ? total / 2 : total - total / 2;
+    ortvk_kauto_pad(p->auto_pad, in, s, dk, &pb, &pe);
+    if (p->auto_pad == ORTVK_AUTO_PAD_SAME_UPPER || p->auto_pad == ORTVK_AUTO_PAD_SAME_LOWER) {
         *pad_begin = pb;
-        *out = target;
+        *out = (in + s - 1) / s; /* SAME: ceil(in / stride), ceil_mode or not */
         return NULL;
     }
     int64_t span = in + pb + pe - dk;

@@ -102,10 +102,7 @@ static OrtStatus *own_stream(ortvk_ep *ep, ortvk_stream **out)
 {
     OrtStatus *status = NULL;
     pthread_mutex_lock(&ep->lock);
-    if (ep->own_stream == NULL) {
-        status = ortvk_stream_create(ep->device, ep->host_timeout_ms, &ep->own_stream);
-        if (status == NULL) ep->own_stream->owner = ep;
-    }
+    if (ep->own_stream == NULL) status = ortvk_stream_create(ep->device, ep->host_timeout_ms, ep, &ep->own_stream);
     *out = ep->own_stream;
     pthread_mutex_unlock(&ep->lock);
     return status;
@@ -294,8 +291,7 @@ static OrtStatus *ORT_API_CALL ep_create_stream(OrtEp *base, const OrtMemoryDevi
     ortvk_device *device = ortvk_device_for_memory(&ep->device, 1, memory);
     if (device == NULL) return NULL; /* not our memory: no stream */
     ortvk_stream *stream = NULL;
-    ORTVK_TRY(ortvk_stream_create(device, ep->host_timeout_ms, &stream));
-    stream->owner = ep;
+    ORTVK_TRY(ortvk_stream_create(device, ep->host_timeout_ms, ep, &stream));
     *out = &stream->base;
     return NULL;
 }

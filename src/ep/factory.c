@@ -335,7 +335,7 @@ static OrtStatus *ORT_API_CALL factory_create_stream(OrtEpFactory *base, const O
     const char *text = options ? ortvk_ort->GetKeyValue(options, ORTVK_STREAM_OPTION_HOST_WAIT_TIMEOUT_MS) : NULL;
     ORTVK_TRY(ortvk_parse_u64("stream option " ORTVK_STREAM_OPTION_HOST_WAIT_TIMEOUT_MS, text, UINT32_MAX, &timeout));
     ortvk_stream *stream = NULL;
-    ORTVK_TRY(ortvk_stream_create(device, timeout, &stream));
+    ORTVK_TRY(ortvk_stream_create(device, timeout, NULL, &stream));
     *out = &stream->base;
     return NULL;
 }

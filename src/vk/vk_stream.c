@@ -143,7 +143,8 @@ ortvk_stream *ortvk_stream_from_ort(OrtSyncStream *stream)
 
 /* ---- life ---------------------------------------------------------------------------------------------- */
 
-OrtStatus *ortvk_stream_create(ortvk_device *device, uint64_t host_timeout_ms, ortvk_stream **out)
+OrtStatus *ortvk_stream_create(ortvk_device *device, uint64_t host_timeout_ms, const void *owner,
+                               ortvk_stream **out)
 {
     *out = NULL;
     ortvk_stream *stream = calloc(1, sizeof(*stream));
@@ -161,6 +162,7 @@ OrtStatus *ortvk_stream_create(ortvk_device *device, uint64_t host_timeout_ms, o
     }
     status = create_timeline(device, &stream->timeline);
     if (status != NULL) goto err_timeline;
+    stream->owner = owner;
     status = ortvk_device_add_stream(device, stream);
     if (status != NULL) goto err_register;
 

@@ -74,7 +74,10 @@ struct ortvk_stream {
     char error[512];             /* failure from the helper thread, reported by the next stream call */
 };
 
-OrtStatus *ortvk_stream_create(ortvk_device *device, uint64_t host_timeout_ms, ortvk_stream **out);
+/* `owner` tags a session's streams (the OrtEp) for ortvk_device_order_streams_of; NULL for other streams. It is set
+ * before the stream becomes visible in the device's stream list. */
+OrtStatus *ortvk_stream_create(ortvk_device *device, uint64_t host_timeout_ms, const void *owner,
+                               ortvk_stream **out);
 void ortvk_stream_destroy(ortvk_stream *stream);
 
 /* The ortvk stream behind an ORT OrtSyncStream, or NULL when the stream is another EP's. */

@@ -148,7 +148,7 @@ static OrtStatus *sync_stream(ortvk_data_transfer *t, ortvk_device *device, ortv
 {
     OrtStatus *status = NULL;
     pthread_mutex_lock(&t->lock);
-    if (t->sync[device->index] == NULL) status = ortvk_stream_create(device, 0, &t->sync[device->index]);
+    if (t->sync[device->index] == NULL) status = ortvk_stream_create(device, 0, NULL, &t->sync[device->index]);
     ortvk_stream *stream = t->sync[device->index];
     pthread_mutex_unlock(&t->lock);
     if (status != NULL) return status;

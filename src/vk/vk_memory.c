@@ -62,6 +62,20 @@ static OrtStatus *buffer_create(ortvk_device *device, VkDeviceSize size, const b
         .usage = staging ? (VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT) : BUFFER_USAGE,
         .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
     };
+    /* Beyond the largest heap no buffer can exist: for an import that is a bad size_bytes, said as such, rather
+     * than whatever the driver makes of it. */
+    VkPhysicalDeviceMemoryProperties heaps;
+    vkGetPhysicalDeviceMemoryProperties(device->physical, &heaps);
+    VkDeviceSize largest = 0;
+    for (uint32_t i = 0; i < heaps.memoryHeapCount; i++)
+        if (heaps.memoryHeaps[i].size > largest) largest = heaps.memoryHeaps[i].size;
+    if (size > largest) {
+        status = ortvk_status(source->import_info ? ORT_INVALID_ARGUMENT : ORT_FAIL,
+                              "%s%llu bytes exceed the largest memory heap of device %u (%llu bytes)",
+                              source->import_info ? "desc->size_bytes " : "", (unsigned long long)size,
+                              device->index, (unsigned long long)largest);
+        goto err_buffer;
+    }
     r = vkCreateBuffer(device->vk, &info, NULL, &buffer->vk);
     if (r != VK_SUCCESS) {
         status = ortvk_status_vk(r, "vkCreateBuffer", "creating a %llu-byte buffer", (unsigned long long)size);
@@ -88,14 +102,12 @@ static OrtStatus *buffer_create(ortvk_device *device, VkDeviceSize size, const b
     }
     /* A size beyond the heap is invalid usage (VUID-vkAllocateMemory-pAllocateInfo-01713), not an allocation
      * failure: refuse it here. Imports reach this with any size_bytes an application passes. */
-    VkPhysicalDeviceMemoryProperties memory;
-    vkGetPhysicalDeviceMemoryProperties(device->physical, &memory);
-    VkDeviceSize heap_size = memory.memoryHeaps[memory.memoryTypes[type].heapIndex].size;
+    VkDeviceSize heap_size = heaps.memoryHeaps[heaps.memoryTypes[type].heapIndex].size;
     if (allocation_size > heap_size) {
         status = ortvk_status(source->import_info ? ORT_INVALID_ARGUMENT : ORT_FAIL,
                               "%llu bytes exceed the %llu-byte memory heap %u of device %u",
                               (unsigned long long)allocation_size, (unsigned long long)heap_size,
-                              memory.memoryTypes[type].heapIndex, device->index);
+                              heaps.memoryTypes[type].heapIndex, device->index);
         goto err_memory;
     }
     VkMemoryAllocateFlagsInfo flags = {

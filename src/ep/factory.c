@@ -1,6 +1,7 @@
 /* The library's two entry points and the OrtEpFactory they make: Vulkan devices found and ordered at creation,
  * offered to ORT as EP devices with their metadata, and the allocators, data transfer, streams, importers and
  * graphics interop ORT asks the factory for. */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -431,6 +432,11 @@ ORTVK_EXPORT OrtStatus *CreateEpFactories(const char *registered_name, const Ort
     (void)registered_name;
     OrtStatus *status = ortvk_ort_bind(base);
     if (status != NULL) return status;
+    /* Tensors, handles and streams may outlive UnregisterExecutionProviderLibrary (ORT unloads the library then):
+     * keep ortvk's code mapped so that their Release still has somewhere to go. */
+    Dl_info self;
+    if (dladdr((void *)&CreateEpFactories, &self) != 0 && self.dli_fname != NULL)
+        dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
     *factory_count = 0;
     if (max_factories < 1) return ortvk_status(ORT_INVALID_ARGUMENT, "max_factories is 0");
 

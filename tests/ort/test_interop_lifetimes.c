@@ -24,6 +24,7 @@ typedef struct fixture {
     vk_producer *producer;     /* NULL when its memory cannot be imported here */
     vk_producer_buffer *buffer;
     float expected[BUFFER_FLOATS]; /* what the producer's buffer holds */
+    bool unregistered;         /* ortvk was unregistered: no data transfer to read views back with */
 } fixture;
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
@@ -436,7 +437,8 @@ static bool world_build(fixture *f, world *w)
     return true;
 }
 
-/* Releases in the order the letters say: T tensors, H handles, S stream, I importer, P session. */
+/* Releases in the order the letters say: T tensors, H handles, S stream, I importer, P session, L the library
+ * (UnregisterExecutionProviderLibrary: ORT unloads libortvk, whose code must stay mapped for what is still alive). */
 static void world_release(fixture *f, world *w, const char *order)
 {
     for (const char *step = order; *step; step++) {
@@ -454,9 +456,14 @@ static void world_release(fixture *f, world *w, const char *order)
         case 'S': f->app->api->ReleaseSyncStream(w->stream), w->stream = NULL; break;
         case 'I': f->app->interop->ReleaseExternalResourceImporter(w->importer), w->importer = NULL; break;
         case 'P': f->app->api->ReleaseSession(w->session), w->session = NULL; break;
+        case 'L':
+            ORT_OK(f->app, f->app->api->UnregisterExecutionProviderLibrary(f->app->env, ORTVK_EP_NAME));
+            f->app->registered = false;
+            f->unregistered = true;
+            break;
         }
         /* Tensors still alive must still read right, whatever else is gone. */
-        if (w->out != NULL) read_check(f, w->out, E_COUNT, w->relu, w->stream, "(e) output view between releases");
+        if (w->out != NULL && !f->unregistered) read_check(f, w->out, E_COUNT, w->relu, w->stream, "(e) output view between releases");
     }
     ortvk_host_timeline_close(w->timeline);
     free(w->host);
@@ -485,6 +492,18 @@ static void release_orders(fixture *f)
         CHECK(fds_after == fds, "(e) %s: %d fds before, %d after", orders[i].words, fds, fds_after);
         printf("%s (e) %s\n", built ? verdict(failures) : "FAIL", orders[i].words);
     }
+
+    /* Last: the session, then the library itself, then the rest in a random order. ORT requires sessions to go
+     * before their EP's library; tensors, handles, streams and importers may outlive it. */
+    world w;
+    int failures = test_failures;
+    bool built = world_build(f, &w);
+    char order[8] = "PL";
+    size_t rest[4] = {0, 1, 2, 3};
+    shuffle(rest, 4);
+    for (size_t i = 0; i < 4; i++) order[2 + i] = "THSI"[rest[i]];
+    world_release(f, &w, order);
+    printf("%s (e) session -> library -> %s (random)\n", built ? verdict(failures) : "FAIL", order + 2);
 }
 
 /* ---- main ----------------------------------------------------------------------------------------------- */

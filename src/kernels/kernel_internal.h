@@ -318,6 +318,13 @@ static inline void ortvk_kauto_pad(int auto_pad, int64_t in, int64_t stride, int
     }
 }
 
+/* Push constants of ORTVK_SHADER_REDUCE (shaders/kernel_reduce.comp), used by the Reduce* ops and the global pools:
+ * y[o, i] = fn over r of x[o, r, i] on an (outer, R, inner) view; fn 0 sum, 1 mean, 2 max, 3 min. */
+typedef struct ortvk_kpush_reduce {
+    uint64_t x, y;
+    uint32_t outer, R, inner, fn;
+} ortvk_kpush_reduce;
+
 /* An op's shape function when the output has the input's type and shape (unary ops, Softmax). */
 OrtStatus *ortvk_kshape_same(const ortvk_kparams *params, ortvk_krun *run);
 

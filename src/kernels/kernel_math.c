@@ -198,7 +198,6 @@ static bool softmax_prepare(const ortvk_knode *node, ortvk_kparams *params, char
     return true;
 }
 
-
 typedef struct push_softmax {
     uint64_t x, y;
     uint32_t rows, len, inner, log;
@@ -318,11 +317,6 @@ static OrtStatus *reduce_shape(const ortvk_kparams *params, ortvk_krun *run)
     return NULL;
 }
 
-typedef struct push_reduce {
-    uint64_t x, y;
-    uint32_t outer, R, inner, fn;
-} push_reduce;
-
 static OrtStatus *reduce_record(const ortvk_kparams *params, ortvk_krun *run)
 {
     const ortvk_kparams_reduce *p = &params->reduce;
@@ -330,7 +324,7 @@ static OrtStatus *reduce_record(const ortvk_kparams *params, ortvk_krun *run)
     bool reduced[ORTVK_KMAX_RANK];
     size_t outer, R, inner;
     ORTVK_TRY(reduce_plan(p, x, reduced, &outer, &R, &inner));
-    push_reduce push = {
+    ortvk_kpush_reduce push = {
         .x = x->count > 0 ? x->address : run->out[0].address,
         .y = run->out[0].address,
         .outer = (uint32_t)outer,

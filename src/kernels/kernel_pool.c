@@ -166,17 +166,12 @@ static OrtStatus *global_shape(const ortvk_kparams *params, ortvk_krun *run)
     return NULL;
 }
 
-typedef struct push_reduce {
-    uint64_t x, y;
-    uint32_t outer, R, inner, fn;
-} push_reduce;
-
 static OrtStatus *global_record(const ortvk_kparams *params, ortvk_krun *run)
 {
     const ortvk_ktensor *x = &run->in[0], *y = &run->out[0];
     uint32_t spatial = (uint32_t)ortvk_kcount(x->dims + 2, x->rank - 2);
     if (spatial == 0) return ortvk_status(ORT_INVALID_ARGUMENT, "global pool over an empty input");
-    push_reduce push = {
+    ortvk_kpush_reduce push = {
         .x = x->address,
         .y = y->address,
         .outer = (uint32_t)y->count,

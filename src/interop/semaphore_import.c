@@ -260,9 +260,10 @@ OrtStatus *ortvk_semaphore_import_signal(ortvk_importer *importer, ortvk_semapho
                             "value %llu does not increase the %s (already signaled or queued: %llu)",
                             (unsigned long long)value, semaphore->kind->name, (unsigned long long)floor);
     }
-    /* "Once all work submitted before it completes": a run the application did not hand this stream went to the
-     * session's own stream, so the signal also waits for every other stream of the device. */
-    ortvk_stream_order_after_device(stream);
+    /* "Once all work submitted before it completes": a run the application did not hand this stream went to a
+     * session's own stream, so the signal also waits for the sessions' streams (not for other applications'
+     * streams: see ORTVK_ORDER_SESSIONS). */
+    ortvk_stream_order_after_device(stream, ORTVK_ORDER_SESSIONS);
     OrtStatus *status = semaphore->kind->signal(semaphore, stream, value);
     if (status != NULL) {
         pthread_mutex_lock(&semaphore->lock);

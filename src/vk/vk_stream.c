@@ -163,9 +163,6 @@ OrtStatus *ortvk_stream_create(ortvk_device *device, uint64_t host_timeout_ms, c
     status = create_timeline(device, &stream->timeline);
     if (status != NULL) goto err_timeline;
     stream->owner = owner;
-    status = ortvk_device_add_stream(device, stream);
-    if (status != NULL) goto err_register;
-
     stream->base.ort_version_supported = ORTVK_ORT_API_VERSION;
     stream->base.Release = stream_release;
     stream->base.GetHandle = stream_get_handle;
@@ -186,12 +183,18 @@ OrtStatus *ortvk_stream_create(ortvk_device *device, uint64_t host_timeout_ms, c
     pthread_mutex_init(&stream->lock, NULL);
     pthread_cond_init(&stream->jobs_changed, NULL);
     stream->host_timeout_ms = host_timeout_ms ? host_timeout_ms : ORTVK_DEFAULT_HOST_WAIT_TIMEOUT_MS;
-    ortvk_device_ref(device);
     stream->device = device;
+    /* Last: once listed, other threads order work after this stream and read its lock and timeline. */
+    status = ortvk_device_add_stream(device, stream);
+    if (status != NULL) goto err_register;
+    ortvk_device_ref(device);
     *out = stream;
     return NULL;
 
 err_register:
+    pthread_cond_destroy(&stream->jobs_changed);
+    pthread_mutex_destroy(&stream->lock);
+    pthread_mutex_destroy(&stream->host_order);
     vkDestroySemaphore(device->vk, stream->timeline, NULL);
 err_timeline:
     vkDestroyCommandPool(device->vk, stream->pool, NULL);
@@ -320,7 +323,7 @@ OrtStatus *ortvk_stream_begin(ortvk_stream *stream, VkCommandBuffer *out)
 
 /* The last submitted value of every other stream of the device, appended to `points` (a growable array). Called
  * without the stream's own lock: the lock order is the device's stream list, then a stream. */
-static bool collect_device_tails(ortvk_stream *stream, ortvk_semaphore_point **points, size_t *count,
+static bool collect_device_tails(ortvk_stream *stream, int order, ortvk_semaphore_point **points, size_t *count,
                                  size_t *capacity)
 {
     ortvk_device *device = stream->device;
@@ -328,6 +331,7 @@ static bool collect_device_tails(ortvk_stream *stream, ortvk_semaphore_point **p
     pthread_mutex_lock(&device->streams_lock);
     for (size_t i = 0; i < device->stream_count && ok; i++) {
         if (device->streams[i] == stream) continue;
+        if (order == ORTVK_ORDER_SESSIONS && device->streams[i]->owner == NULL) continue;
         ortvk_semaphore_point tail = ortvk_stream_tail(device->streams[i]);
         if (tail.value == 0) continue;
         ok = reserve((void **)points, capacity, *count, 1, sizeof(**points));
@@ -337,16 +341,18 @@ static bool collect_device_tails(ortvk_stream *stream, ortvk_semaphore_point **p
     return ok;
 }
 
-void ortvk_stream_order_after_device(ortvk_stream *stream)
+void ortvk_stream_order_after_device(ortvk_stream *stream, int order)
 {
-    atomic_store(&stream->order_after_device, true);
+    int current = atomic_load(&stream->order_after_device);
+    while (current < order && !atomic_compare_exchange_weak(&stream->order_after_device, &current, order)) {
+    }
 }
 
 void ortvk_device_order_streams_of(ortvk_device *device, const void *owner)
 {
     pthread_mutex_lock(&device->streams_lock);
     for (size_t i = 0; i < device->stream_count; i++) {
-        if (device->streams[i]->owner == owner) ortvk_stream_order_after_device(device->streams[i]);
+        if (device->streams[i]->owner == owner) ortvk_stream_order_after_device(device->streams[i], ORTVK_ORDER_ALL);
     }
     pthread_mutex_unlock(&device->streams_lock);
 }
@@ -374,8 +380,8 @@ OrtStatus *ortvk_stream_submit(ortvk_stream *stream, VkCommandBuffer commands, c
     ortvk_semaphore_point *wait_points = NULL;
     size_t wait_total = 0, wait_capacity = 0;
     bool ok = true;
-    if (atomic_exchange(&stream->order_after_device, false))
-        ok = collect_device_tails(stream, &wait_points, &wait_total, &wait_capacity);
+    int order = atomic_exchange(&stream->order_after_device, ORTVK_ORDER_NONE);
+    if (order != ORTVK_ORDER_NONE) ok = collect_device_tails(stream, order, &wait_points, &wait_total, &wait_capacity);
 
     pthread_mutex_lock(&stream->lock);
     ok = ok && reserve((void **)&wait_points, &wait_capacity, wait_total, stream->wait_count + wait_count + 1,
@@ -661,7 +667,7 @@ OrtStatus *ortvk_stream_signal_host_timeline(ortvk_stream *stream, ortvk_host_ti
     pthread_mutex_lock(&stream->host_order); /* see ortvk_stream_wait_host_timeline */
     OrtStatus *status = NULL;
     /* Work of other streams this signal must follow joins the stream's timeline through an empty submission. */
-    if (atomic_load(&stream->order_after_device))
+    if (atomic_load(&stream->order_after_device) != ORTVK_ORDER_NONE)
         status = ortvk_stream_submit(stream, VK_NULL_HANDLE, NULL, 0, NULL, 0, (ortvk_retire){0}, NULL);
     pthread_mutex_lock(&stream->lock);
     if (status == NULL) status = start_thread(stream);

@@ -47,7 +47,7 @@ struct ortvk_stream {
     OrtSyncStreamImpl base;      /* first: ORT hands us this pointer */
     ortvk_device *device;        /* holds a reference */
     const void *owner;           /* the OrtEp whose session stream this is; NULL for an application's stream */
-    atomic_bool order_after_device; /* the next submission also waits for every other stream's last value */
+    atomic_int order_after_device; /* ORTVK_ORDER_*: what the next submission also waits for */
     ortvk_stream_info info;      /* what GetHandle returns (include/ortvk.h) */
 
     /* Held across a whole host timeline wait (bridge value, its submission, its job) or signal (stream value, its
@@ -93,10 +93,20 @@ OrtStatus *ortvk_stream_submit(ortvk_stream *stream, VkCommandBuffer commands, c
                                size_t wait_count, const ortvk_semaphore_point *signals, size_t signal_count,
                                ortvk_retire retire, uint64_t *value);
 
-/* Makes the next submission also wait for everything submitted so far to every other stream of the device. */
-void ortvk_stream_order_after_device(ortvk_stream *stream);
+/* What a stream's next submission also waits for, besides its own earlier work. */
+enum {
+    ORTVK_ORDER_NONE = 0,
+    ORTVK_ORDER_SESSIONS = 1, /* the last value of every session's stream (streams with an owner) */
+    ORTVK_ORDER_ALL = 2,      /* the last value of every other stream of the device */
+};
 
-/* ortvk_stream_order_after_device for every stream of `device` whose owner is `owner`: how a run of an EP is ordered
+/* Makes the next submission also wait for what `order` names (the wider request wins). SignalSemaphore asks for
+ * ORTVK_ORDER_SESSIONS only: waiting for other applications' streams, which may hold waits on their producers,
+ * could close a cycle between two pipelines (each producer waiting for the other's output). */
+void ortvk_stream_order_after_device(ortvk_stream *stream, int order);
+
+/* ortvk_stream_order_after_device(ORTVK_ORDER_ALL) for every stream of `device` whose owner is `owner`: how a run of
+ * an EP is ordered
  * after an application's WaitSemaphore on a stream it did not pass to Run (docs/design.md, "Runs"). */
 void ortvk_device_order_streams_of(ortvk_device *device, const void *owner);
 

@@ -152,7 +152,7 @@ static OrtStatus *sync_stream(ortvk_data_transfer *t, ortvk_device *device, ortv
     ortvk_stream *stream = t->sync[device->index];
     pthread_mutex_unlock(&t->lock);
     if (status != NULL) return status;
-    ortvk_stream_order_after_device(stream);
+    ortvk_stream_order_after_device(stream, ORTVK_ORDER_ALL);
     *out = stream;
     return NULL;
 }

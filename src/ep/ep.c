@@ -80,7 +80,7 @@ static OrtStatus *ORT_API_CALL ep_get_capability(OrtEp *base, const OrtGraph *gr
     size_t claimed = 0;
     for (size_t i = 0; i < count && status == NULL; i++) {
         char why[256];
-        if (!ortvk_kernel_supported(nodes[i], why, sizeof(why))) {
+        if (!ortvk_kernel_supported(nodes[i], ep->device->caps.storage_16bit, why, sizeof(why))) {
             const char *name = "", *op = "";
             OrtStatus *ignored = ortvk_ort->Node_GetName(nodes[i], &name);
             if (ignored == NULL) ignored = ortvk_ort->Node_GetOperatorType(nodes[i], &op);

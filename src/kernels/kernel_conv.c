@@ -6,7 +6,7 @@
 
 static bool float_input(const ortvk_knode *node, size_t i)
 {
-    return i < node->n_in && node->in[i].present && node->in[i].type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+    return i < node->n_in && node->in[i].present && ortvk_kfloat(node->in[i].type);
 }
 
 static bool read_auto_pad(const ortvk_knode *node, int *out)
@@ -43,7 +43,7 @@ static bool conv_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
     if (node->n_in < 2 || node->n_in > 3 || !float_input(node, 0) || !float_input(node, 1) ||
         (node->n_in == 3 && node->in[2].present && !float_input(node, 2)))
         return ortvk_krefuse(why, why_len, "inputs are not X, W[, B] of float");
-    if (node->n_out != 1 || node->out[0].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT)
+    if (node->n_out != 1 || !ortvk_kfloat(node->out[0].type))
         return ortvk_krefuse(why, why_len, "output is not float");
     int rank = node->in[0].rank;
     if (rank != 3 && rank != 4) return ortvk_krefuse(why, why_len, "input rank %d (ortvk runs 1-D and 2-D)", rank);
@@ -175,7 +175,7 @@ static OrtStatus *conv_shape_common(const ortvk_kparams *params, ortvk_krun *run
     conv_geometry g;
     ORTVK_TRY(geometry(&params->conv, transpose, run, &g));
     ortvk_ktensor *y = &run->out[0];
-    y->type = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+    y->type = run->in[0].type;
     y->rank = run->in[0].rank;
     y->dims[0] = g.out[0];
     y->dims[1] = g.out[1];
@@ -259,7 +259,7 @@ static bool batchnorm_prepare(const ortvk_knode *node, ortvk_kparams *params, ch
         if (!float_input(node, i)) return ortvk_krefuse(why, why_len, "input %zu is not float", i);
     }
     /* Only Y: the running statistics outputs exist in training mode. */
-    if (node->n_out != 1 || node->out[0].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT)
+    if (node->n_out != 1 || !ortvk_kfloat(node->out[0].type))
         return ortvk_krefuse(why, why_len, "training outputs");
     int64_t training = 0, spatial = 1;
     if (!ortvk_knode_int(node, "training_mode", 0, &training) || training != 0)

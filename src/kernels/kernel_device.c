@@ -9,49 +9,89 @@
 static const uint32_t spv_unary[] =
 #include "kernel_unary.spv.h"
     ;
+static const uint32_t spv_unary_f16[] =
+#include "kernel_unary_f16.spv.h"
+    ;
 static const uint32_t spv_binary[] =
 #include "kernel_binary.spv.h"
+    ;
+static const uint32_t spv_binary_f16[] =
+#include "kernel_binary_f16.spv.h"
     ;
 static const uint32_t spv_copy[] =
 #include "kernel_copy.spv.h"
     ;
+static const uint32_t spv_copy_f16[] =
+#include "kernel_copy_f16.spv.h"
+    ;
 static const uint32_t spv_conv[] =
 #include "kernel_conv.spv.h"
+    ;
+static const uint32_t spv_conv_f16[] =
+#include "kernel_conv_f16.spv.h"
     ;
 static const uint32_t spv_conv_transpose[] =
 #include "kernel_conv_transpose.spv.h"
     ;
+static const uint32_t spv_conv_transpose_f16[] =
+#include "kernel_conv_transpose_f16.spv.h"
+    ;
 static const uint32_t spv_pool[] =
 #include "kernel_pool.spv.h"
+    ;
+static const uint32_t spv_pool_f16[] =
+#include "kernel_pool_f16.spv.h"
     ;
 static const uint32_t spv_batchnorm[] =
 #include "kernel_batchnorm.spv.h"
     ;
+static const uint32_t spv_batchnorm_f16[] =
+#include "kernel_batchnorm_f16.spv.h"
+    ;
 static const uint32_t spv_resize[] =
 #include "kernel_resize.spv.h"
+    ;
+static const uint32_t spv_resize_f16[] =
+#include "kernel_resize_f16.spv.h"
     ;
 static const uint32_t spv_reduce[] =
 #include "kernel_reduce.spv.h"
     ;
+static const uint32_t spv_reduce_f16[] =
+#include "kernel_reduce_f16.spv.h"
+    ;
 static const uint32_t spv_gemm[] =
 #include "kernel_gemm.spv.h"
+    ;
+static const uint32_t spv_gemm_f16[] =
+#include "kernel_gemm_f16.spv.h"
     ;
 static const uint32_t spv_softmax[] =
 #include "kernel_softmax.spv.h"
     ;
+static const uint32_t spv_softmax_f16[] =
+#include "kernel_softmax_f16.spv.h"
+    ;
 static const uint32_t spv_pad[] =
 #include "kernel_pad.spv.h"
+    ;
+static const uint32_t spv_pad_f16[] =
+#include "kernel_pad_f16.spv.h"
     ;
 static const uint32_t spv_cast[] =
 #include "kernel_cast.spv.h"
     ;
+static const uint32_t spv_cast_f16[] =
+#include "kernel_cast_f16.spv.h"
+    ;
 
+/* Each shader twice: [0] for float32 tensors, [1] compiled with ORTVK_F16 for float16 ones (shaders/common.glsl). */
 static const struct {
     const char *name;
-    const uint32_t *code;
-    size_t size;
+    const uint32_t *code[2];
+    size_t size[2];
 } shaders[ORTVK_SHADER_COUNT] = {
-#define SHADER(id, name, spv) [id] = {name, spv, sizeof(spv)}
+#define SHADER(id, name, spv) [id] = {name, {spv, spv##_f16}, {sizeof(spv), sizeof(spv##_f16)}}
     SHADER(ORTVK_SHADER_UNARY, "unary", spv_unary),
     SHADER(ORTVK_SHADER_BINARY, "binary", spv_binary),
     SHADER(ORTVK_SHADER_COPY, "copy", spv_copy),
@@ -85,7 +125,7 @@ struct ortvk_kernel_device {
     ortvk_device *device;      /* holds a reference */
     VkPipelineLayout layout;
     pthread_mutex_t lock;      /* guards pipeline creation */
-    VkPipeline pipelines[ORTVK_SHADER_COUNT];
+    VkPipeline pipelines[ORTVK_SHADER_COUNT][2]; /* [shader][float16] */
 };
 
 /* One entry per device with a live EP, so that sessions on a device share its pipelines. A process-wide list
@@ -164,7 +204,9 @@ void ortvk_kernel_device_put(ortvk_kernel_device *kdev)
     pthread_mutex_lock(&device->queue_lock);
     vkQueueWaitIdle(device->queue);
     for (int i = 0; i < ORTVK_SHADER_COUNT; i++) {
-        if (kdev->pipelines[i] != VK_NULL_HANDLE) vkDestroyPipeline(device->vk, kdev->pipelines[i], NULL);
+        for (int v = 0; v < 2; v++) {
+            if (kdev->pipelines[i][v] != VK_NULL_HANDLE) vkDestroyPipeline(device->vk, kdev->pipelines[i][v], NULL);
+        }
     }
     /* Seen with lavapipe (Mesa 22.3): the state of a pipeline it has run leaks (272 bytes, LeakSanitizer) when no
      * submission follows its vkDestroyPipeline before the device goes. One empty submission avoids it, and costs
@@ -178,18 +220,19 @@ void ortvk_kernel_device_put(ortvk_kernel_device *kdev)
     ortvk_device_unref(device);
 }
 
-OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, ortvk_shader shader, VkPipeline *pipeline,
-                                        VkPipelineLayout *layout)
+OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, ortvk_shader shader, bool float16,
+                                        VkPipeline *pipeline, VkPipelineLayout *layout)
 {
     OrtStatus *status = NULL;
     *layout = kdev->layout;
+    int v = float16 ? 1 : 0;
     pthread_mutex_lock(&kdev->lock);
-    if (kdev->pipelines[shader] == VK_NULL_HANDLE) {
+    if (kdev->pipelines[shader][v] == VK_NULL_HANDLE) {
         VkDevice vk = kdev->device->vk;
         VkShaderModuleCreateInfo module_info = {
             .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-            .codeSize = shaders[shader].size,
-            .pCode = shaders[shader].code,
+            .codeSize = shaders[shader].size[v],
+            .pCode = shaders[shader].code[v],
         };
         VkShaderModule module = VK_NULL_HANDLE;
         VkResult r = vkCreateShaderModule(vk, &module_info, NULL, &module);
@@ -202,16 +245,16 @@ OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, ortvk_shader 
                           .pName = "main"},
                 .layout = kdev->layout,
             };
-            r = vkCreateComputePipelines(vk, VK_NULL_HANDLE, 1, &info, NULL, &kdev->pipelines[shader]);
+            r = vkCreateComputePipelines(vk, VK_NULL_HANDLE, 1, &info, NULL, &kdev->pipelines[shader][v]);
             vkDestroyShaderModule(vk, module, NULL);
         }
         if (r != VK_SUCCESS) {
-            kdev->pipelines[shader] = VK_NULL_HANDLE;
-            status = ortvk_status_vk(r, "vkCreateComputePipelines", "creating the %s kernel's pipeline",
-                                     shaders[shader].name);
+            kdev->pipelines[shader][v] = VK_NULL_HANDLE;
+            status = ortvk_status_vk(r, "vkCreateComputePipelines", "creating the %s kernel's %s pipeline",
+                                     shaders[shader].name, float16 ? "float16" : "float32");
         }
     }
-    *pipeline = kdev->pipelines[shader];
+    *pipeline = kdev->pipelines[shader][v];
     pthread_mutex_unlock(&kdev->lock);
     return status;
 }

@@ -7,7 +7,7 @@
 
 static bool is_float(const ortvk_kvalue *v)
 {
-    return v->present && v->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+    return v->present && ortvk_kfloat(v->type);
 }
 
 /* Every present input and output is float, with `n_out` outputs. */
@@ -100,8 +100,8 @@ static bool unary_prepare(const ortvk_knode *node, ortvk_kparams *params, char *
 static bool dropout_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
 {
     params->unary.fn = ORTVK_UNARY_COPY;
-    if (node->n_in < 1 || node->in[0].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT || node->n_out < 1 ||
-        node->out[0].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT)
+    if (node->n_in < 1 || !ortvk_kfloat(node->in[0].type) || node->n_out < 1 ||
+        !ortvk_kfloat(node->out[0].type))
         return ortvk_krefuse(why, why_len, "not float");
     if (node->n_out > 1 && node->out[1].present) return ortvk_krefuse(why, why_len, "mask output");
     if (node->n_in > 2 && node->in[2].present) {
@@ -144,7 +144,8 @@ static OrtStatus *unary_record(const ortvk_kparams *params, ortvk_krun *run)
 {
     const ortvk_kparams_unary *p = &params->unary;
     if (p->fn == ORTVK_UNARY_COPY)
-        return ortvk_krun_copy(run, run->out[0].address, run->in[0].address, run->in[0].count * sizeof(float));
+        return ortvk_krun_copy(run, run->out[0].address, run->in[0].address,
+                               run->in[0].count * ortvk_element_size(run->in[0].type));
     push_unary push = {
         .x = run->in[0].address,
         .y = run->out[0].address,
@@ -158,8 +159,9 @@ static OrtStatus *unary_record(const ortvk_kparams *params, ortvk_krun *run)
     for (size_t k = 1; p->fn == ORTVK_UNARY_CLIP && k < run->n_in && k < 3; k++) {
         const ortvk_ktensor *b = &run->in[k];
         if (!b->present || b->address == 0) continue;
-        if (b->count != 1 || b->type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT)
-            return ortvk_status(ORT_INVALID_ARGUMENT, "Clip: %s is not one float", k == 1 ? "min" : "max");
+        if (b->count != 1 || b->type != run->in[0].type)
+            return ortvk_status(ORT_INVALID_ARGUMENT, "Clip: %s is not one value of the input's type",
+                                k == 1 ? "min" : "max");
         if (k == 1) push.lo = b->address;
         else push.hi = b->address;
     }

@@ -8,6 +8,7 @@
 
 #include "kernels/kernels.h"
 #include "ort/ort_status.h"
+#include "ort/ort_tensor.h"
 
 #define ORTVK_KMAX_RANK 8     /* tensors of higher rank are left to the CPU EP */
 #define ORTVK_KMAX_INPUTS 32  /* Concat's inputs included */
@@ -55,10 +56,18 @@ bool ortvk_knode_floats(const ortvk_knode *node, const char *name, float *out, s
 bool ortvk_knode_string(const ortvk_knode *node, const char *name, char *out, size_t max);
 bool ortvk_knode_has(const ortvk_knode *node, const char *name);
 
-/* A constant input's values: int64/int32 tensors as int64, float tensors as float. False when the input is not a
+/* A constant input's values: int64/int32 tensors as int64, float and float16 tensors as float. False when it is not a
  * constant initializer of a fitting type or has more than `max` elements. */
 bool ortvk_knode_const_ints(const ortvk_knode *node, size_t input, int64_t *out, size_t max, size_t *count);
 bool ortvk_knode_const_floats(const ortvk_knode *node, size_t input, float *out, size_t max, size_t *count);
+
+/* The float element types the kernels compute: float32, and float16 (stored as 16 bits, computed in float32 and
+ * rounded once per stored result) on devices with 16-bit storage. Every float tensor a node's device reads or
+ * writes has the same one of the two, except Cast's (kernels.c checks this for every op). */
+static inline bool ortvk_kfloat(ONNXTensorElementDataType type)
+{
+    return type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT || type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16;
+}
 
 /* "why" formatting: returns false so a check can `return refuse(...)`. */
 bool ortvk_krefuse(char *why, size_t why_len, const char *fmt, ...) ORTVK_PRINTF(3, 4);
@@ -290,6 +299,7 @@ typedef struct ortvk_krun {
     size_t n_in, n_out;
     ortvk_ktensor in[ORTVK_KMAX_INPUTS];
     ortvk_ktensor out[ORTVK_KMAX_OUTPUTS];
+    bool float16;             /* the node's float tensors are float16: dispatches use the shaders' float16 variant */
     ortvk_kscratch *scratch;  /* buffers released once the GPU is done with the submission */
     bool recorded;            /* a command is recorded: the next one needs a barrier */
 } ortvk_krun;
@@ -380,8 +390,8 @@ extern const ortvk_kop ortvk_kops_resize[];
 extern const ortvk_kop ortvk_kops_layout[];
 extern const ortvk_kop ortvk_kops_math[];
 
-/* Pipeline lookup (created on first use). */
-OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, ortvk_shader shader, VkPipeline *pipeline,
-                                        VkPipelineLayout *layout);
+/* Pipeline lookup (created on first use): the shader's float32 variant, or its float16 one. */
+OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, ortvk_shader shader, bool float16,
+                                        VkPipeline *pipeline, VkPipelineLayout *layout);
 
 #endif

@@ -8,11 +8,11 @@
 static bool floats_only(const ortvk_knode *node, size_t n_data_in, char *why, size_t why_len)
 {
     for (size_t i = 0; i < n_data_in && i < node->n_in; i++) {
-        if (!node->in[i].present || node->in[i].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT)
+        if (!node->in[i].present || !ortvk_kfloat(node->in[i].type))
             return ortvk_krefuse(why, why_len, "input %zu is not float", i);
     }
     for (size_t i = 0; i < node->n_out; i++) {
-        if (node->out[i].present && node->out[i].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT)
+        if (node->out[i].present && !ortvk_kfloat(node->out[i].type))
             return ortvk_krefuse(why, why_len, "output %zu is not float", i);
     }
     return node->n_out > 0 || ortvk_krefuse(why, why_len, "no outputs");
@@ -54,7 +54,7 @@ static OrtStatus *strided_copy(ortvk_krun *run, VkDeviceAddress src, int64_t src
         .dst = dst,
         .n = (uint32_t)n,
         .rank = (uint32_t)s->rank,
-        .words = (uint32_t)(esize / 4),
+        .words = (uint32_t)(esize / 4), /* 0: a 16-bit element (the float16 variant, chosen by the run) */
         .src_offset = (int32_t)src_off,
         .dst_offset = (int32_t)dst_off,
     };
@@ -194,7 +194,8 @@ static OrtStatus *reshape_shape(const ortvk_kparams *params, ortvk_krun *run)
 static OrtStatus *reshape_record(const ortvk_kparams *params, ortvk_krun *run)
 {
     (void)params;
-    return ortvk_krun_copy(run, run->out[0].address, run->in[0].address, run->in[0].count * sizeof(float));
+    return ortvk_krun_copy(run, run->out[0].address, run->in[0].address,
+                          run->in[0].count * ortvk_element_size(run->in[0].type));
 }
 
 /* ---- Transpose ------------------------------------------------------------------------------------------ */
@@ -246,7 +247,7 @@ static OrtStatus *transpose_record(const ortvk_kparams *params, ortvk_krun *run)
     memcpy(s.dims, y->dims, sizeof(y->dims));
     row_major(y->dims, y->rank, s.stride[1]);
     for (size_t i = 0; i < y->rank; i++) s.stride[0][i] = in_strides[perm[i]];
-    return strided_copy(run, x->address, 0, y->address, 0, &s, sizeof(float));
+    return strided_copy(run, x->address, 0, y->address, 0, &s, ortvk_element_size(x->type));
 }
 
 /* ---- Concat --------------------------------------------------------------------------------------------- */
@@ -294,7 +295,8 @@ static OrtStatus *concat_record(const ortvk_kparams *params, ortvk_krun *run)
         const ortvk_ktensor *t = &run->in[k];
         int64_t len = t->dims[axis] * inner;
         ortvk_kstrides s = {.rank = 2, .dims = {outer, len}, .stride = {{len, 1}, {y->dims[axis] * inner, 1}}};
-        if (t->count > 0) ORTVK_TRY(strided_copy(run, t->address, 0, y->address, at, &s, sizeof(float)));
+        if (t->count > 0)
+            ORTVK_TRY(strided_copy(run, t->address, 0, y->address, at, &s, ortvk_element_size(t->type)));
         at += len;
     }
     return NULL;
@@ -385,7 +387,7 @@ static OrtStatus *slice_record(const ortvk_kparams *params, ortvk_krun *run)
         offset += start[d] * in_strides[d];
     }
     row_major(y->dims, y->rank, s.stride[1]);
-    return strided_copy(run, x->address, offset, y->address, 0, &s, sizeof(float));
+    return strided_copy(run, x->address, offset, y->address, 0, &s, ortvk_element_size(x->type));
 }
 
 /* ---- Split ---------------------------------------------------------------------------------------------- */
@@ -461,7 +463,8 @@ static OrtStatus *split_record(const ortvk_kparams *params, ortvk_krun *run)
         const ortvk_ktensor *y = &run->out[i];
         int64_t len = sizes[i] * inner;
         ortvk_kstrides s = {.rank = 2, .dims = {outer, len}, .stride = {{x->dims[axis] * inner, 1}, {len, 1}}};
-        if (y->present && y->count > 0) ORTVK_TRY(strided_copy(run, x->address, at, y->address, 0, &s, sizeof(float)));
+        if (y->present && y->count > 0)
+            ORTVK_TRY(strided_copy(run, x->address, at, y->address, 0, &s, ortvk_element_size(x->type)));
         at += len;
     }
     return NULL;
@@ -501,7 +504,7 @@ static OrtStatus *expand_record(const ortvk_kparams *params, ortvk_krun *run)
     memcpy(s.dims, y->dims, sizeof(y->dims));
     ortvk_kbroadcast_strides(x->dims, x->rank, y->rank, y->dims, s.stride[0]);
     row_major(y->dims, y->rank, s.stride[1]);
-    return strided_copy(run, x->address, 0, y->address, 0, &s, sizeof(float));
+    return strided_copy(run, x->address, 0, y->address, 0, &s, ortvk_element_size(x->type));
 }
 
 /* ---- Pad ------------------------------------------------------------------------------------------------ */
@@ -615,15 +618,16 @@ static bool cast_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
         return ortvk_krefuse(why, why_len, "to");
     ONNXTensorElementDataType from = node->in[0].type;
     params->cast.to = (ONNXTensorElementDataType)to;
-    /* float <-> int32/int64 and int32 <-> int64, rounding as C casts do (what ORT's CPU EP does). Float to
-     * integer is only exact within the integer's range; casting NaN or out-of-range values is undefined in C and
-     * differs between implementations, so those models stay on the CPU EP: this EP claims Cast only where float
-     * is on the wider side or both sides are integers. */
+    /* int32/int64 -> float and int32 <-> int64, rounding as C casts do (what ORT's CPU EP does), and float <->
+     * float16 (to nearest even, NaN stays NaN, overflow to infinity: ORT's conversion). Float to integer is only
+     * exact within the integer's range; casting NaN or out-of-range values is undefined in C and differs between
+     * implementations, so those models stay on the CPU EP: this EP claims Cast only where float is on the wider
+     * side, both sides are integers, or both are floats. */
     bool f = from == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, i32 = from == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32,
-         i64 = from == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64;
+         i64 = from == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64, h = from == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16;
     bool tf = to == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, ti32 = to == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32,
-         ti64 = to == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64;
-    bool ok = (f && tf) || ((i32 || i64) && tf) || (i32 && ti64) || (i64 && ti32) || (i32 && ti32) || (i64 && ti64);
+         ti64 = to == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64, th = to == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16;
+    bool ok = ((f || h) && (tf || th)) || ((i32 || i64) && tf) || ((i32 || i64) && (ti32 || ti64));
     if (!ok) return ortvk_krefuse(why, why_len, "Cast %d to %lld", (int)from, (long long)to);
     if (node->out[0].type != (ONNXTensorElementDataType)to) return ortvk_krefuse(why, why_len, "output type");
     return true;
@@ -648,15 +652,14 @@ static OrtStatus *cast_record(const ortvk_kparams *params, ortvk_krun *run)
 {
     const ortvk_ktensor *x = &run->in[0], *y = &run->out[0];
     ONNXTensorElementDataType from = x->type, to = params->cast.to;
-    if (from == to) {
-        size_t size = from == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64 ? 8 : 4;
-        return ortvk_krun_copy(run, y->address, x->address, x->count * size);
-    }
+    if (from == to) return ortvk_krun_copy(run, y->address, x->address, x->count * ortvk_element_size(from));
     uint32_t mode;
     if (from == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32 && to == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) mode = 1;
     else if (from == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64 && to == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) mode = 3;
     else if (from == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32) mode = 4;
-    else mode = 5;
+    else if (from == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64) mode = 5;
+    else if (from == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) mode = 6; /* to float16: the run uses the float16 variant */
+    else mode = 7;                                                 /* float16 to float */
     push_cast push = {.x = x->address, .y = y->address, .n = (uint32_t)x->count, .mode = mode};
     return ortvk_krun_dispatch(run, ORTVK_SHADER_CAST, &push, sizeof(push), x->count);
 }

@@ -6,7 +6,7 @@
 
 static bool is_float(const ortvk_kvalue *v)
 {
-    return v->present && v->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+    return v->present && ortvk_kfloat(v->type);
 }
 
 /* ---- MatMul and Gemm ------------------------------------------------------------------------------------ */
@@ -137,7 +137,7 @@ static OrtStatus *gemm_shape(const ortvk_kparams *params, ortvk_krun *run)
 {
     gemm_plan g;
     ORTVK_TRY(gemm_plan_for(&params->gemm, run, &g));
-    run->out[0].type = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+    run->out[0].type = run->in[0].type;
     run->out[0].rank = g.out_rank;
     memcpy(run->out[0].dims, g.out, sizeof(g.out));
     return NULL;

@@ -217,12 +217,30 @@ bool ortvk_knode_const_ints(const ortvk_knode *node, size_t input, int64_t *out,
     return type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64 || type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32;
 }
 
+/* The float16 bit pattern `h` as a float (exact: every float16 value is a float). */
+static float half_to_float(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, bits;
+    if (e == 0) {
+        float f = (float)m * 0x1p-24f;
+        return sign ? -f : f;
+    }
+    bits = e == 31 ? sign | 0x7f800000u | (m << 13) : sign | ((e + 112u) << 23) | (m << 13);
+    float f;
+    memcpy(&f, &bits, sizeof(f));
+    return f;
+}
+
 bool ortvk_knode_const_floats(const ortvk_knode *node, size_t input, float *out, size_t max, size_t *count)
 {
     const void *data = NULL;
     ONNXTensorElementDataType type;
     if (!const_data(node, input, &data, count, &type) || *count > max) return false;
-    if (type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) return false;
-    if (*count > 0) memcpy(out, data, *count * sizeof(float));
+    if (type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) {
+        if (*count > 0) memcpy(out, data, *count * sizeof(float));
+        return true;
+    }
+    if (type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16) return false;
+    for (size_t i = 0; i < *count; i++) out[i] = half_to_float(((const uint16_t *)data)[i]);
     return true;
 }

@@ -9,10 +9,10 @@ static bool pool_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
     ortvk_kparams_pool *p = &params->pool;
     bool max = strcmp(node->op_type, "MaxPool") == 0;
     p->kind = max ? ORTVK_POOL_MAX : ORTVK_POOL_AVERAGE;
-    if (node->n_in != 1 || node->in[0].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT)
+    if (node->n_in != 1 || !ortvk_kfloat(node->in[0].type))
         return ortvk_krefuse(why, why_len, "input is not float");
     /* MaxPool's optional Indices output is not computed. */
-    if (node->n_out < 1 || node->out[0].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT ||
+    if (node->n_out < 1 || !ortvk_kfloat(node->out[0].type) ||
         (node->n_out > 1 && node->out[1].present))
         return ortvk_krefuse(why, why_len, "outputs other than Y");
     int rank = node->in[0].rank;
@@ -145,8 +145,8 @@ static bool global_prepare(const ortvk_knode *node, ortvk_kparams *params, char 
 {
     params->pool.kind = strcmp(node->op_type, "GlobalMaxPool") == 0 ? ORTVK_POOL_MAX : ORTVK_POOL_AVERAGE;
     params->pool.global = true;
-    if (node->n_in != 1 || node->in[0].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT || node->n_out != 1 ||
-        node->out[0].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT)
+    if (node->n_in != 1 || !ortvk_kfloat(node->in[0].type) || node->n_out != 1 ||
+        !ortvk_kfloat(node->out[0].type))
         return ortvk_krefuse(why, why_len, "not float");
     if (node->in[0].rank >= 0 && node->in[0].rank < 2) return ortvk_krefuse(why, why_len, "rank %d", node->in[0].rank);
     return true;

@@ -14,8 +14,8 @@ static bool resize_prepare(const ortvk_knode *node, ortvk_kparams *params, char 
 {
     ortvk_kparams_resize *p = &params->resize;
     bool upsample = strcmp(node->op_type, "Upsample") == 0;
-    if (node->n_in < 1 || node->in[0].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT || node->n_out != 1 ||
-        node->out[0].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT)
+    if (node->n_in < 1 || !ortvk_kfloat(node->in[0].type) || node->n_out != 1 ||
+        !ortvk_kfloat(node->out[0].type))
         return ortvk_krefuse(why, why_len, "not float");
     int rank = node->in[0].rank;
     if (rank < 1 || rank > RESIZE_MAX_RANK) return ortvk_krefuse(why, why_len, "rank %d", rank);

@@ -25,6 +25,7 @@ struct ortvk_kernel {
     int in_map[ORTVK_KMAX_INPUTS];
     int out_map[ORTVK_KMAX_OUTPUTS];
     kconst *consts[ORTVK_KMAX_INPUTS]; /* constant inputs the device reads; NULL for the others */
+    bool float16;                      /* runs the shaders' float16 variant */
     char op_type[32];
 };
 
@@ -73,12 +74,38 @@ static const ortvk_kop *find_op(const ortvk_knode *node, ortvk_kparams *params, 
     return NULL;
 }
 
-bool ortvk_kernel_supported(const OrtNode *node, char *why, size_t why_len)
+/* The float type of the tensors `op` reads on the device and writes: one of float and float16, never both (except
+ * Cast, whose input and output types are its job), and float16 only where the device has 16-bit storage. Sets
+ * *float16 when it is float16 (or, for Cast, when either side is). */
+static bool float_types(const ortvk_knode *node, const ortvk_kop *op, bool device_float16, bool *float16, char *why,
+                        size_t why_len)
+{
+    bool f32 = false, f16 = false;
+    for (size_t i = 0; i < node->n_in; i++) {
+        if (!node->in[i].present || (op->host_inputs & (1u << i))) continue;
+        f32 = f32 || node->in[i].type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+        f16 = f16 || node->in[i].type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16;
+    }
+    for (size_t i = 0; i < node->n_out; i++) {
+        if (!node->out[i].present) continue;
+        f32 = f32 || node->out[i].type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+        f16 = f16 || node->out[i].type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16;
+    }
+    *float16 = f16;
+    if (f16 && f32 && strcmp(node->op_type, "Cast") != 0) return ortvk_krefuse(why, why_len, "float and float16 mixed");
+    if (f16 && !device_float16) return ortvk_krefuse(why, why_len, "float16 (the device lacks 16-bit storage)");
+    return true;
+}
+
+bool ortvk_kernel_supported(const OrtNode *node, bool device_float16, char *why, size_t why_len)
 {
     ortvk_knode *k = malloc(sizeof(*k));
     ortvk_kparams *params = malloc(sizeof(*params));
+    const ortvk_kop *op = NULL;
+    bool float16 = false;
     bool ok = k != NULL && params != NULL && ortvk_knode_read(node, k, why, why_len) &&
-              find_op(k, params, why, why_len) != NULL;
+              (op = find_op(k, params, why, why_len)) != NULL &&
+              float_types(k, op, device_float16, &float16, why, why_len);
     free(k);
     free(params);
     return ok;
@@ -179,7 +206,8 @@ OrtStatus *ortvk_kernel_create(ortvk_kernel_device *kdev, ortvk_stream *stream, 
         goto fail;
     }
     if (!ortvk_knode_read(node, k, why, sizeof(why)) ||
-        (kernel->op = find_op(k, &kernel->params, why, sizeof(why))) == NULL) {
+        (kernel->op = find_op(k, &kernel->params, why, sizeof(why))) == NULL ||
+        !float_types(k, kernel->op, stream->device->caps.storage_16bit, &kernel->float16, why, sizeof(why))) {
         /* GetCapability accepted this node: a refusal now means ORT changed it in between. */
         status = ortvk_status(ORT_EP_FAIL, "compiling node %s (%s): %s", k->name, k->op_type, why);
         goto fail;
@@ -331,6 +359,7 @@ OrtStatus *ortvk_kernel_run(ortvk_kernel *kernel, ortvk_stream *stream, OrtKerne
     run->device = stream->device;
     run->n_in = kernel->n_in;
     run->n_out = kernel->n_out;
+    run->float16 = kernel->float16;
     OrtStatus *status = NULL;
     const void *host[ORTVK_KMAX_INPUTS] = {0};
     for (size_t i = 0; i < kernel->n_in && status == NULL; i++) {
@@ -417,7 +446,7 @@ OrtStatus *ortvk_krun_dispatch(ortvk_krun *run, ortvk_shader shader, const void 
                             (unsigned long long)invocations);
     VkPipeline pipeline;
     VkPipelineLayout layout;
-    ORTVK_TRY(ortvk_kernel_device_pipeline(run->kdev, shader, &pipeline, &layout));
+    ORTVK_TRY(ortvk_kernel_device_pipeline(run->kdev, shader, run->float16, &pipeline, &layout));
     barrier(run);
     vkCmdBindPipeline(run->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
     vkCmdPushConstants(run->cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, (push_size + 3) & ~3u, push);

@@ -18,8 +18,9 @@ void ortvk_kernel_device_put(ortvk_kernel_device *kdev);
 typedef struct ortvk_kernel ortvk_kernel;
 
 /* Whether ortvk runs `node` exactly as ONNX specifies it (types, attributes, constant inputs and opset all
- * checked). When not, `why` (may be NULL) says which check refused it. */
-bool ortvk_kernel_supported(const OrtNode *node, char *why, size_t why_len);
+ * checked) on a device with (`device_float16`) or without 16-bit storage. When not, `why` (may be NULL) says
+ * which check refused it. */
+bool ortvk_kernel_supported(const OrtNode *node, bool device_float16, char *why, size_t why_len);
 
 /* `fused` is the node ORT runs in place of `node` (its inputs and outputs are a subset of node's, reordered).
  * Constant inputs the device reads are copied into device memory through `stream`, waiting for the copy. */

@@ -234,14 +234,16 @@ bool ortvk_device_probe(VkPhysicalDevice physical, ortvk_device_caps *caps, char
     memcpy(caps->device_uuid, ids.deviceUUID, VK_UUID_SIZE);
     memcpy(caps->driver_uuid, ids.driverUUID, VK_UUID_SIZE);
 
-    VkPhysicalDeviceVulkan12Features f12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    VkPhysicalDeviceVulkan11Features f11 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+    VkPhysicalDeviceVulkan12Features f12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+                                            .pNext = &f11};
     VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &f12};
     vkGetPhysicalDeviceFeatures2(physical, &f2);
     if (!f12.timelineSemaphore || !f12.bufferDeviceAddress) {
         snprintf(why, why_len, "missing %s", !f12.timelineSemaphore ? "timelineSemaphore" : "bufferDeviceAddress");
         return false;
     }
-    caps->shader_float16 = f12.shaderFloat16;
+    caps->storage_16bit = f11.storageBuffer16BitAccess;
 
     uint32_t family_count = 0;
     vkGetPhysicalDeviceQueueFamilyProperties(physical, &family_count, NULL);
@@ -310,11 +312,15 @@ OrtStatus *ortvk_device_create(ortvk_instance *instance, VkPhysicalDevice physic
     if (caps->import_host_memory) extensions[extension_count++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
     if (caps->import_timeline_opaque_fd) extensions[extension_count++] = VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME;
 
+    VkPhysicalDeviceVulkan11Features f11 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES,
+        .storageBuffer16BitAccess = caps->storage_16bit ? VK_TRUE : VK_FALSE,
+    };
     VkPhysicalDeviceVulkan12Features f12 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+        .pNext = &f11,
         .timelineSemaphore = VK_TRUE,
         .bufferDeviceAddress = VK_TRUE,
-        .shaderFloat16 = caps->shader_float16 ? VK_TRUE : VK_FALSE,
     };
     float priority = 1.0f;
     VkDeviceQueueCreateInfo queue_info = {

@@ -48,7 +48,7 @@ typedef struct ortvk_device_caps {
     bool import_timeline_opaque_fd;      /* VK_KHR_external_semaphore_fd for timeline semaphores */
     uint32_t device_memory_type;         /* where ortvk allocates tensors and imports opaque FDs */
     uint32_t staging_memory_type;        /* host-visible, coherent: staging for host copies */
-    bool shader_float16;
+    bool storage_16bit;                  /* storageBuffer16BitAccess: the float16 kernels run */
 } ortvk_device_caps;
 
 /* Probes `physical`; returns false (with `why` filled) when ortvk cannot run on it. */

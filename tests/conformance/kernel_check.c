@@ -119,6 +119,23 @@ float kc_half_to_float(uint16_t h)
     return sign ? -f : f;
 }
 
+uint16_t kc_float_to_half(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof(x));
+    uint32_t sign = (x >> 16) & 0x8000u, a = x & 0x7fffffffu;
+    if (a > 0x7f800000u) return (uint16_t)(sign | 0x7e00u | ((a >> 13) & 0x3ffu));
+    if (a >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);
+    if (a >= 0x38800000u) {
+        uint32_t r = a - 0x38000000u, h = r >> 13, rest = r & 0x1fffu;
+        if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) h++;
+        return (uint16_t)(sign | h);
+    }
+    float scaled;
+    memcpy(&scaled, &a, sizeof(scaled));
+    return (uint16_t)(sign | (uint32_t)nearbyintf(scaled * 16777216.0f)); /* the default mode: ties to even */
+}
+
 float kc_bfloat_to_float(uint16_t h)
 {
     uint32_t bits = (uint32_t)h << 16;

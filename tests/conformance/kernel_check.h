@@ -34,8 +34,9 @@ int kc_compare(const onnx_tensor *expected, const void *got, double rtol, double
 int kc_freeze_inputs(const uint8_t *model, size_t len, const char *const *names, const uint8_t *const *tensors,
                      const size_t *tensor_lens, int count, uint8_t **out, size_t *out_len);
 
-/* Float16 and bfloat16 bit patterns as floats. */
+/* Float16 and bfloat16 bit patterns as floats, and a float rounded to the nearest float16 (ties to even). */
 float kc_half_to_float(uint16_t h);
+uint16_t kc_float_to_half(float f);
 float kc_bfloat_to_float(uint16_t h);
 
 #endif

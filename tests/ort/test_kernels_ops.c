@@ -2,7 +2,11 @@
  * node tests leave out and real models use — depthwise and grouped convolutions, dilations, SAME pads,
  * ConvTranspose with groups and output_padding, Resize as PP-OCR uses it, broadcasts of every shape class, batched
  * MatMul, layout ops, reductions — each run with every node on ortvk (session.disable_cpu_ep_fallback = 1) and
- * compared at ONNX's tolerances. A mixed model checks inputs that ORT hands over in host memory. */
+ * compared at ONNX's tolerances. A mixed model checks inputs that ORT hands over in host memory.
+ *
+ * With --float16 every case runs again with float16 tensors on ortvk (its shaders' float16 variant), against the
+ * CPU EP running the float32 model on the same values (each rounded to float16 first), within the rounding of one
+ * float16 result: ORT's CPU EP has no float16 kernels for most of these ops. */
 #include <math.h>
 #include <string.h>
 
@@ -10,15 +14,25 @@
 
 #define MAX_INPUTS 4
 
+/* Run with float16 tensors on ortvk (--float16). */
+static bool half_mode;
+
+/* Each case is built twice: model[0] with float tensors, run on the CPU EP (and on ortvk unless half_mode), and
+ * model[1] with float16 tensors (half_mode only), run on ortvk. */
 typedef struct op_case {
     const char *name;
-    onnx_model *model;
+    onnx_model *model[2];
     int n_inputs;
     const char *inputs[MAX_INPUTS];
     int rank[MAX_INPUTS];
     int64_t dims[MAX_INPUTS][6];
     bool strict; /* every node on ortvk */
 } op_case;
+
+/* A node of both models. */
+typedef struct node2 {
+    onnx_node *n[2];
+} node2;
 
 static uint32_t seed = 12345;
 
@@ -28,6 +42,13 @@ static float frand(void)
     return (float)((seed >> 8) & 0xffffff) / 16777216.0f * 2.0f - 1.0f;
 }
 
+/* A value of the element type the case runs with: rounded to float16 in half_mode, so that both models and the
+ * inputs of both sessions hold the same numbers. */
+static float value_of(float v)
+{
+    return half_mode ? kc_half_to_float(kc_float_to_half(v)) : v;
+}
+
 static size_t count_of(const int64_t *dims, int rank)
 {
     size_t n = 1;
@@ -35,26 +56,52 @@ static size_t count_of(const int64_t *dims, int rank)
     return n;
 }
 
+/* A float initializer of `values` in both models (float16 in the second). */
+static void add_floats(op_case *c, const char *name, int rank, const int64_t *dims, const float *values, size_t n)
+{
+    onnx_model_add_initializer(c->model[0], name, ONNX_FLOAT, rank, dims, values, n * sizeof(float));
+    if (!c->model[1]) return;
+    uint16_t *h = malloc(n * sizeof(uint16_t) + 2);
+    for (size_t i = 0; i < n; i++) h[i] = kc_float_to_half(values[i]);
+    onnx_model_add_initializer(c->model[1], name, ONNX_FLOAT16, rank, dims, h, n * sizeof(uint16_t));
+    free(h);
+}
+
 /* A float initializer of random values. */
-static void constant(onnx_model *m, const char *name, int rank, const int64_t *dims)
+static void constant(op_case *c, const char *name, int rank, const int64_t *dims)
 {
     size_t n = count_of(dims, rank);
     float *v = malloc(n * sizeof(float) + 1);
-    for (size_t i = 0; i < n; i++) v[i] = frand();
-    onnx_model_add_initializer(m, name, ONNX_FLOAT, rank, dims, v, n * sizeof(float));
+    for (size_t i = 0; i < n; i++) v[i] = value_of(frand());
+    add_floats(c, name, rank, dims, v, n);
     free(v);
 }
 
-static void const_ints(onnx_model *m, const char *name, int count, const int64_t *values)
+static void const_ints(op_case *c, const char *name, int count, const int64_t *values)
 {
     int64_t dims[1] = {count};
-    onnx_model_add_initializer(m, name, ONNX_INT64, 1, dims, values, (size_t)count * sizeof(int64_t));
+    for (int m = 0; m < 2; m++) {
+        if (c->model[m])
+            onnx_model_add_initializer(c->model[m], name, ONNX_INT64, 1, dims, values,
+                                       (size_t)count * sizeof(int64_t));
+    }
 }
 
-static void const_floats(onnx_model *m, const char *name, int count, const float *values)
+/* Constant values of the tensors' element type (a scalar when count is 1). */
+static void const_floats(op_case *c, const char *name, int count, const float *values)
 {
     int64_t dims[1] = {count};
-    onnx_model_add_initializer(m, name, ONNX_FLOAT, count == 1 ? 0 : 1, dims, values, (size_t)count * sizeof(float));
+    add_floats(c, name, count == 1 ? 0 : 1, dims, values, (size_t)count);
+}
+
+/* Float constants whatever the tensors' type (Resize's scales). */
+static void const_scales(op_case *c, const char *name, int count, const float *values)
+{
+    int64_t dims[1] = {count};
+    for (int m = 0; m < 2; m++) {
+        if (c->model[m])
+            onnx_model_add_initializer(c->model[m], name, ONNX_FLOAT, 1, dims, values, (size_t)count * sizeof(float));
+    }
 }
 
 /* A case with one float graph input "x" of `dims` and output "y" (shape left to ORT). */
@@ -62,14 +109,19 @@ static op_case *start(op_case *c, const char *name, int opset, int rank, const i
 {
     memset(c, 0, sizeof(*c));
     c->name = name;
-    c->model = onnx_model_new(opset);
+    c->model[0] = onnx_model_new(opset);
+    c->model[1] = half_mode ? onnx_model_new(opset) : NULL;
     c->strict = true;
     c->n_inputs = 1;
     c->inputs[0] = "x";
     c->rank[0] = rank;
     memcpy(c->dims[0], dims, (size_t)rank * sizeof(int64_t));
-    onnx_model_add_input(c->model, "x", ONNX_FLOAT, rank, dims);
-    onnx_model_add_output(c->model, "y", ONNX_FLOAT, -1, NULL);
+    for (int m = 0; m < 2; m++) {
+        if (!c->model[m]) continue;
+        int type = m == 0 ? ONNX_FLOAT : ONNX_FLOAT16;
+        onnx_model_add_input(c->model[m], "x", type, rank, dims);
+        onnx_model_add_output(c->model[m], "y", type, -1, NULL);
+    }
     return c;
 }
 
@@ -79,67 +131,135 @@ static void second_input(op_case *c, const char *name, int rank, const int64_t *
     c->rank[c->n_inputs] = rank;
     memcpy(c->dims[c->n_inputs], dims, (size_t)rank * sizeof(int64_t));
     c->n_inputs++;
-    onnx_model_add_input(c->model, name, ONNX_FLOAT, rank, dims);
+    for (int m = 0; m < 2; m++) {
+        if (c->model[m]) onnx_model_add_input(c->model[m], name, m == 0 ? ONNX_FLOAT : ONNX_FLOAT16, rank, dims);
+    }
 }
 
-static onnx_node *node(op_case *c, const char *op, int n_in, const char *const *in)
+static node2 node(op_case *c, const char *op, int n_in, const char *const *in)
 {
     const char *out[] = {"y"};
-    return onnx_model_add_node(c->model, op, in, n_in, out, 1);
+    node2 n = {{NULL, NULL}};
+    for (int m = 0; m < 2; m++) {
+        if (c->model[m]) n.n[m] = onnx_model_add_node(c->model[m], op, in, n_in, out, 1);
+    }
+    return n;
+}
+
+static void attr_int(node2 n, const char *name, int64_t v)
+{
+    for (int m = 0; m < 2; m++) onnx_node_attr_int(n.n[m], name, v);
+}
+
+static void attr_ints(node2 n, const char *name, const int64_t *v, int count)
+{
+    for (int m = 0; m < 2; m++) onnx_node_attr_ints(n.n[m], name, v, count);
+}
+
+static void attr_float(node2 n, const char *name, float v)
+{
+    for (int m = 0; m < 2; m++) onnx_node_attr_float(n.n[m], name, v);
+}
+
+static void attr_string(node2 n, const char *name, const char *v)
+{
+    for (int m = 0; m < 2; m++) onnx_node_attr_string(n.n[m], name, v);
+}
+
+/* A host tensor over `data` (float, or float16 bit patterns). */
+static OrtValue *host_tensor(ortapp *app, void *data, bool half, size_t count, int rank, const int64_t *dims)
+{
+    if (!half) return test_host_tensor(app, data, count, rank, dims);
+    OrtMemoryInfo *info = NULL;
+    OrtValue *value = NULL;
+    if (!ORT_OK(app, app->api->CreateCpuMemoryInfo(OrtDeviceAllocator, OrtMemTypeDefault, &info))) return NULL;
+    ORT_OK(app, app->api->CreateTensorWithDataAsOrtValue(info, data, count * sizeof(uint16_t), dims, (size_t)rank,
+                                                         ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16, &value));
+    app->api->ReleaseMemoryInfo(info);
+    return value;
 }
 
 static void run_case(ortapp *app, const OrtEpDevice *device, op_case *c)
 {
-    uint8_t *model = NULL;
-    size_t len = 0;
-    int rc = onnx_model_serialize(c->model, &model, &len);
-    onnx_model_free(c->model);
-    if (!CHECK(rc == ONNX_OK, "%s: model (%s)", c->name, onnx_strerror(rc))) return;
+    uint8_t *model = NULL, *model16 = NULL;
+    size_t len = 0, len16 = 0;
+    int rc = onnx_model_serialize(c->model[0], &model, &len);
+    if (rc == ONNX_OK && c->model[1]) rc = onnx_model_serialize(c->model[1], &model16, &len16);
+    for (int m = 0; m < 2; m++) onnx_model_free(c->model[m]);
+    if (!CHECK(rc == ONNX_OK, "%s: model (%s)", c->name, onnx_strerror(rc))) {
+        free(model);
+        free(model16);
+        return;
+    }
+    bool half = model16 != NULL;
     OrtStatus *error = NULL;
     OrtSession *cpu = kc_session(app, NULL, model, len, false, false, &error);
     if (!ORT_OK(app, error)) {
         free(model);
+        free(model16);
         return;
     }
-    OrtSession *vk = kc_session(app, device, model, len, c->strict, !c->strict, &error);
+    OrtSession *vk = kc_session(app, device, half ? model16 : model, half ? len16 : len, c->strict, !c->strict,
+                                &error);
     if (!CHECK(vk != NULL, "%s: session with ortvk%s: %s", c->name, c->strict ? " (strict)" : "",
                error ? app->api->GetErrorMessage(error) : "")) {
         if (error) app->api->ReleaseStatus(error);
         app->api->ReleaseSession(cpu);
         free(model);
+        free(model16);
         return;
     }
     if (!c->strict) {
+        /* With float16, ORT 1.24 runs the CPU node in float between Casts it inserts, under other node names:
+         * only ortvk's share is checked then. */
         size_t ours = 0, other = 0;
         kc_assignment(app, vk, &ours, &other, NULL, 0, NULL, 0);
-        CHECK(ours > 0 && other > 0, "%s: a mixed model (%zu nodes on ortvk, %zu elsewhere)", c->name, ours, other);
+        CHECK(ours > 0 && (other > 0 || half), "%s: a mixed model (%zu nodes on ortvk, %zu elsewhere)", c->name,
+              ours, other);
     }
-    OrtValue *inputs[MAX_INPUTS] = {0};
+    OrtValue *inputs[MAX_INPUTS] = {0}, *inputs16[MAX_INPUTS] = {0};
     float *data[MAX_INPUTS] = {0};
+    uint16_t *data16[MAX_INPUTS] = {0};
     for (int i = 0; i < c->n_inputs; i++) {
         size_t n = count_of(c->dims[i], c->rank[i]);
         data[i] = malloc(n * sizeof(float) + 4);
-        for (size_t k = 0; k < n; k++) data[i][k] = 2.0f * frand();
-        inputs[i] = test_host_tensor(app, data[i], n, c->rank[i], c->dims[i]);
+        data16[i] = malloc(n * sizeof(uint16_t) + 4);
+        for (size_t k = 0; k < n; k++) {
+            data[i][k] = value_of(2.0f * frand());
+            data16[i][k] = kc_float_to_half(data[i][k]);
+        }
+        inputs[i] = host_tensor(app, data[i], false, n, c->rank[i], c->dims[i]);
+        if (half) inputs16[i] = host_tensor(app, data16[i], true, n, c->rank[i], c->dims[i]);
     }
     const char *out_names[] = {"y"};
     OrtValue *want = NULL, *got = NULL;
     if (ORT_OK(app, app->api->Run(cpu, NULL, c->inputs, (const OrtValue *const *)inputs, (size_t)c->n_inputs,
                                   out_names, 1, &want)) &&
-        ORT_OK(app, app->api->Run(vk, NULL, c->inputs, (const OrtValue *const *)inputs, (size_t)c->n_inputs,
-                                  out_names, 1, &got))) {
+        ORT_OK(app, app->api->Run(vk, NULL, c->inputs, (const OrtValue *const *)(half ? inputs16 : inputs),
+                                  (size_t)c->n_inputs, out_names, 1, &got))) {
         size_t want_bytes = 0, got_bytes = 0;
         void *w = kc_host_data(app, want, &want_bytes), *g = kc_host_data(app, got, &got_bytes);
+        size_t n = want_bytes / sizeof(float);
+        if (half && g && CHECK(got_bytes == n * sizeof(uint16_t), "%s: float16 output of %zu bytes", c->name,
+                               got_bytes)) {
+            float *f = malloc(n * sizeof(float) + 4);
+            for (size_t i = 0; i < n; i++) f[i] = kc_half_to_float(((const uint16_t *)g)[i]);
+            free(g);
+            g = f;
+            got_bytes = n * sizeof(float);
+        }
         if (CHECK(w && g && want_bytes == got_bytes, "%s: outputs of %zu and %zu bytes", c->name, want_bytes,
                   got_bytes)) {
             onnx_tensor expected = {.elem_type = ONNX_FLOAT, .data = w, .data_bytes = want_bytes};
             char why[256];
             /* ONNX's rtol; the atol covers cancellation in long sums, whose rounding depends on the order of
              * summation, which differs between the EPs: ~1e-7 times the sum of the |terms| (576 terms of about 1
-             * give ~1e-5). A wrong index or pad is off by the size of the terms themselves. */
-            int bad = kc_compare(&expected, g, 1e-3, 1e-5, why, sizeof(why));
-            CHECK(bad == 0, "%s: %s", c->name, why);
-            if (!bad) printf("%-44s ok (%zu values)\n", c->name, want_bytes / sizeof(float));
+             * give ~1e-5). A wrong index or pad is off by the size of the terms themselves. A float16 result is
+             * the float result rounded once: half an ULP more, 2^-11 relative (or 2^-25 in the subnormals). */
+            double rtol = half ? 1e-3 + 0x1p-11 : 1e-3, atol = half ? 1e-5 + 0x1p-25 : 1e-5;
+            int bad = kc_compare(&expected, g, rtol, atol, why, sizeof(why));
+            CHECK(bad == 0, "%s%s: %s", c->name, half ? " (float16)" : "", why);
+            if (!bad) printf("%-44s ok (%zu values%s)\n", c->name, n, half ? ", float16" : "");
         }
         free(w);
         free(g);
@@ -148,11 +268,14 @@ static void run_case(ortapp *app, const OrtEpDevice *device, op_case *c)
     if (got) app->api->ReleaseValue(got);
     for (int i = 0; i < c->n_inputs; i++) {
         if (inputs[i]) app->api->ReleaseValue(inputs[i]);
+        if (inputs16[i]) app->api->ReleaseValue(inputs16[i]);
         free(data[i]);
+        free(data16[i]);
     }
     app->api->ReleaseSession(vk);
     app->api->ReleaseSession(cpu);
     free(model);
+    free(model16);
 }
 
 /* ---- the cases ------------------------------------------------------------------------------------------ */
@@ -164,16 +287,16 @@ static void conv(ortapp *app, const OrtEpDevice *device, const char *name, const
     op_case c;
     int rank = 4;
     start(&c, name, 13, rank, x);
-    constant(c.model, "w", rank, w);
+    constant(&c, "w", rank, w);
     int64_t b[1] = {w[0]};
-    if (bias) constant(c.model, "b", 1, b);
+    if (bias) constant(&c, "b", 1, b);
     const char *in[] = {"x", "w", "b"};
-    onnx_node *n = node(&c, "Conv", bias ? 3 : 2, in);
-    onnx_node_attr_int(n, "group", group);
-    if (strides) onnx_node_attr_ints(n, "strides", strides, 2);
-    if (dilations) onnx_node_attr_ints(n, "dilations", dilations, 2);
-    if (pads) onnx_node_attr_ints(n, "pads", pads, 4);
-    if (auto_pad) onnx_node_attr_string(n, "auto_pad", auto_pad);
+    node2 n = node(&c, "Conv", bias ? 3 : 2, in);
+    attr_int(n, "group", group);
+    if (strides) attr_ints(n, "strides", strides, 2);
+    if (dilations) attr_ints(n, "dilations", dilations, 2);
+    if (pads) attr_ints(n, "pads", pads, 4);
+    if (auto_pad) attr_string(n, "auto_pad", auto_pad);
     run_case(app, device, &c);
 }
 
@@ -183,15 +306,15 @@ static void conv_transpose(ortapp *app, const OrtEpDevice *device, const char *n
 {
     op_case c;
     start(&c, name, 13, 4, x);
-    constant(c.model, "w", 4, w);
+    constant(&c, "w", 4, w);
     int64_t b[1] = {w[1] * group};
-    constant(c.model, "b", 1, b);
+    constant(&c, "b", 1, b);
     const char *in[] = {"x", "w", "b"};
-    onnx_node *n = node(&c, "ConvTranspose", 3, in);
-    onnx_node_attr_int(n, "group", group);
-    onnx_node_attr_ints(n, "strides", strides, 2);
-    if (pads) onnx_node_attr_ints(n, "pads", pads, 4);
-    if (output_padding) onnx_node_attr_ints(n, "output_padding", output_padding, 2);
+    node2 n = node(&c, "ConvTranspose", 3, in);
+    attr_int(n, "group", group);
+    attr_ints(n, "strides", strides, 2);
+    if (pads) attr_ints(n, "pads", pads, 4);
+    if (output_padding) attr_ints(n, "output_padding", output_padding, 2);
     run_case(app, device, &c);
 }
 
@@ -201,12 +324,12 @@ static void resize(ortapp *app, const OrtEpDevice *device, const char *name, con
     op_case c;
     start(&c, name, 13, 4, x);
     const char *in[] = {"x", "", scales ? "scales" : "", sizes ? "sizes" : ""};
-    if (scales) const_floats(c.model, "scales", 4, scales);
-    if (sizes) const_ints(c.model, "sizes", 4, sizes);
-    onnx_node *n = node(&c, "Resize", sizes ? 4 : 3, in);
-    onnx_node_attr_string(n, "mode", mode);
-    onnx_node_attr_string(n, "coordinate_transformation_mode", coord);
-    if (nearest) onnx_node_attr_string(n, "nearest_mode", nearest);
+    if (scales) const_scales(&c, "scales", 4, scales);
+    if (sizes) const_ints(&c, "sizes", 4, sizes);
+    node2 n = node(&c, "Resize", sizes ? 4 : 3, in);
+    attr_string(n, "mode", mode);
+    attr_string(n, "coordinate_transformation_mode", coord);
+    if (nearest) attr_string(n, "nearest_mode", nearest);
     run_case(app, device, &c);
 }
 
@@ -215,7 +338,7 @@ static void binary(ortapp *app, const OrtEpDevice *device, const char *name, con
 {
     op_case c;
     start(&c, name, 13, ra, a);
-    if (b_constant) constant(c.model, "b", rb, b);
+    if (b_constant) constant(&c, "b", rb, b);
     else second_input(&c, "b", rb, b);
     const char *in[] = {"x", "b"};
     node(&c, op, 2, in);
@@ -228,17 +351,119 @@ static void unary(ortapp *app, const OrtEpDevice *device, const char *op, float 
     static const int64_t x[3] = {3, 17, 29};
     start(&c, op, 14, 3, x);
     const char *in[] = {"x"};
-    onnx_node *n = node(&c, op, 1, in);
-    if (alpha != 0) onnx_node_attr_float(n, "alpha", alpha);
-    if (beta != 0) onnx_node_attr_float(n, "beta", beta);
+    node2 n = node(&c, op, 1, in);
+    if (alpha != 0) attr_float(n, "alpha", alpha);
+    if (beta != 0) attr_float(n, "beta", beta);
     run_case(app, device, &c);
 }
 
-int main(void)
+/* ---- float16 conversions, bit for bit ------------------------------------------------------------------- */
+
+/* Cast(to = `to`) of `n` values `x` (of type `from`) on the CPU EP and on ortvk; the outputs must agree bit for bit
+ * (any NaN matching any NaN). */
+static void cast_exact(ortapp *app, const OrtEpDevice *device, const char *name, int from, int to, const void *x,
+                       size_t n)
 {
+    int64_t dims[1] = {(int64_t)n};
+    onnx_model *m = onnx_model_new(13);
+    onnx_model_add_input(m, "x", from, 1, dims);
+    onnx_model_add_output(m, "y", to, 1, dims);
+    const char *in[] = {"x"}, *out[] = {"y"};
+    onnx_node_attr_int(onnx_model_add_node(m, "Cast", in, 1, out, 1), "to", to);
+    uint8_t *model = NULL;
+    size_t len = 0;
+    int rc = onnx_model_serialize(m, &model, &len);
+    onnx_model_free(m);
+    if (!CHECK(rc == ONNX_OK, "%s: model", name)) return;
+    OrtStatus *error = NULL;
+    OrtSession *cpu = kc_session(app, NULL, model, len, false, false, &error);
+    OrtSession *vk = cpu ? kc_session(app, device, model, len, true, false, &error) : NULL;
+    if (!CHECK(vk != NULL, "%s: sessions: %s", name, error ? app->api->GetErrorMessage(error) : "")) {
+        if (error) app->api->ReleaseStatus(error);
+        if (cpu) app->api->ReleaseSession(cpu);
+        free(model);
+        return;
+    }
+    OrtValue *input = host_tensor(app, (void *)x, from == ONNX_FLOAT16, n, 1, dims);
+    const char *in_names[] = {"x"}, *out_names[] = {"y"};
+    OrtValue *want = NULL, *got = NULL;
+    if (ORT_OK(app, app->api->Run(cpu, NULL, in_names, (const OrtValue *const *)&input, 1, out_names, 1, &want)) &&
+        ORT_OK(app, app->api->Run(vk, NULL, in_names, (const OrtValue *const *)&input, 1, out_names, 1, &got))) {
+        size_t want_bytes = 0, got_bytes = 0;
+        uint8_t *w = kc_host_data(app, want, &want_bytes), *g = kc_host_data(app, got, &got_bytes);
+        size_t bad = 0, first = 0;
+        if (CHECK(w && g && want_bytes == got_bytes, "%s: outputs of %zu and %zu bytes", name, want_bytes,
+                  got_bytes)) {
+            size_t esize = onnx_elem_size(to);
+            for (size_t i = 0; i < n; i++) {
+                uint32_t a = 0, b = 0;
+                memcpy(&a, w + i * esize, esize);
+                memcpy(&b, g + i * esize, esize);
+                bool nan_a = to == ONNX_FLOAT16 ? (a & 0x7fffu) > 0x7c00u : (a & 0x7fffffffu) > 0x7f800000u;
+                bool nan_b = to == ONNX_FLOAT16 ? (b & 0x7fffu) > 0x7c00u : (b & 0x7fffffffu) > 0x7f800000u;
+                if (a != b && !(nan_a && nan_b) && bad++ == 0) first = i;
+            }
+            uint32_t a = 0, b = 0;
+            if (bad) {
+                memcpy(&a, w + first * esize, esize);
+                memcpy(&b, g + first * esize, esize);
+            }
+            CHECK(bad == 0, "%s: %zu of %zu values differ (first at %zu: CPU EP 0x%x, ortvk 0x%x)", name, bad, n,
+                  first, a, b);
+            if (!bad) printf("%-44s ok (%zu values, bit for bit)\n", name, n);
+        }
+        free(w);
+        free(g);
+    }
+    if (want) app->api->ReleaseValue(want);
+    if (got) app->api->ReleaseValue(got);
+    if (input) app->api->ReleaseValue(input);
+    app->api->ReleaseSession(vk);
+    app->api->ReleaseSession(cpu);
+    free(model);
+}
+
+/* Every float16 to float, and to float16 every float16 value, every midpoint between neighbours (ties to even) and
+ * the floats on either side of it, the overflow threshold, float subnormals and NaNs. */
+static void float16_conversions(ortapp *app, const OrtEpDevice *device)
+{
+    uint16_t *all = malloc(65536 * sizeof(uint16_t));
+    for (uint32_t h = 0; h < 65536; h++) all[h] = (uint16_t)h;
+    cast_exact(app, device, "Cast float16 -> float, all 65536", ONNX_FLOAT16, ONNX_FLOAT, all, 65536);
+    free(all);
+
+    size_t cap = 8 * 0x7c00 + 16, n = 0;
+    float *x = malloc(cap * sizeof(float));
+    for (uint32_t h = 0; h < 0x7c00; h++) {
+        float v = kc_half_to_float((uint16_t)h), next = kc_half_to_float((uint16_t)(h + 1));
+        float mid = h + 1 < 0x7c00 ? (v + next) * 0.5f : 65520.0f; /* exact: one more bit than float16 has */
+        float around[4] = {v, mid, nextafterf(mid, 0.0f), nextafterf(mid, INFINITY)};
+        for (int k = 0; k < 4; k++) {
+            x[n++] = around[k];
+            x[n++] = -around[k];
+        }
+    }
+    float special[] = {INFINITY, -INFINITY, NAN, -NAN, 1e-40f, -1e-40f, 1e30f, 65536.0f, 1e-8f, 2.98e-8f};
+    for (size_t k = 0; k < sizeof(special) / sizeof(special[0]); k++) x[n++] = special[k];
+    cast_exact(app, device, "Cast float -> float16, ties and edges", ONNX_FLOAT, ONNX_FLOAT16, x, n);
+    free(x);
+}
+
+int main(int argc, char **argv)
+{
+    half_mode = argc > 1 && strcmp(argv[1], "--float16") == 0;
     ortapp app;
     const OrtEpDevice *device;
     test_open(&app, &device);
+    if (half_mode) {
+        const char *types = app.api->GetKeyValue(app.api->EpDevice_EpMetadata(device), ORTVK_META_KERNEL_TYPES);
+        if (types == NULL || strstr(types, "float16") == NULL) {
+            printf("SKIP: ortvk runs no float16 kernels on this device (%s = %s: no 16-bit storage)\n",
+                   ORTVK_META_KERNEL_TYPES, types ? types : "absent");
+            return 77;
+        }
+        float16_conversions(&app, device);
+    }
 
     /* Convolutions as MobileNet/PP-LCNet-style backbones use them. */
     {
@@ -273,13 +498,13 @@ int main(void)
         op_case c;
         int64_t x[4] = {2, 5, 6, 7}, ch[1] = {5};
         start(&c, "BatchNormalization", 15, 4, x);
-        constant(c.model, "scale", 1, ch);
-        constant(c.model, "bias", 1, ch);
-        constant(c.model, "mean", 1, ch);
+        constant(&c, "scale", 1, ch);
+        constant(&c, "bias", 1, ch);
+        constant(&c, "mean", 1, ch);
         float var[5] = {0.5f, 1.0f, 2.0f, 0.1f, 3.0f};
-        const_floats(c.model, "var", 5, var);
+        const_floats(&c, "var", 5, var);
         const char *in[] = {"x", "scale", "bias", "mean", "var"};
-        onnx_node_attr_float(node(&c, "BatchNormalization", 5, in), "epsilon", 1e-3f);
+        attr_float(node(&c, "BatchNormalization", 5, in), "epsilon", 1e-3f);
         run_case(&app, device, &c);
     }
 
@@ -316,8 +541,8 @@ int main(void)
         int64_t x[2] = {7, 9};
         start(&c, "Clip [0, 6] (constant bounds)", 13, 2, x);
         float lo = 0.0f, hi = 6.0f;
-        const_floats(c.model, "lo", 1, &lo);
-        const_floats(c.model, "hi", 1, &hi);
+        const_floats(&c, "lo", 1, &lo);
+        const_floats(&c, "hi", 1, &hi);
         const char *in[] = {"x", "lo", "hi"};
         node(&c, "Clip", 3, in);
         run_case(&app, device, &c);
@@ -334,14 +559,14 @@ int main(void)
         op_case c;
         int64_t a[2] = {6, 4}, b[2] = {5, 6}, cc[1] = {5};
         start(&c, "Gemm transA transB alpha beta C[5]", 13, 2, a);
-        constant(c.model, "b", 2, b);
-        constant(c.model, "c", 1, cc);
+        constant(&c, "b", 2, b);
+        constant(&c, "c", 1, cc);
         const char *in[] = {"x", "b", "c"};
-        onnx_node *n = node(&c, "Gemm", 3, in);
-        onnx_node_attr_int(n, "transA", 1);
-        onnx_node_attr_int(n, "transB", 1);
-        onnx_node_attr_float(n, "alpha", 0.5f);
-        onnx_node_attr_float(n, "beta", 2.0f);
+        node2 n = node(&c, "Gemm", 3, in);
+        attr_int(n, "transA", 1);
+        attr_int(n, "transB", 1);
+        attr_float(n, "alpha", 0.5f);
+        attr_float(n, "beta", 2.0f);
         run_case(&app, device, &c);
     }
 
@@ -351,17 +576,17 @@ int main(void)
         int64_t x[4] = {2, 3, 4, 5}, perm[4] = {0, 2, 3, 1};
         start(&c, "Transpose [0,2,3,1]", 13, 4, x);
         const char *in[] = {"x"};
-        onnx_node_attr_ints(node(&c, "Transpose", 1, in), "perm", perm, 4);
+        attr_ints(node(&c, "Transpose", 1, in), "perm", perm, 4);
         run_case(&app, device, &c);
     }
     {
         op_case c;
         int64_t x[3] = {4, 10, 6}, st[2] = {8, 1}, en[2] = {-100, 5}, ax[2] = {1, 2}, sp[2] = {-3, 2};
         start(&c, "Slice negative step", 13, 3, x);
-        const_ints(c.model, "starts", 2, st);
-        const_ints(c.model, "ends", 2, en);
-        const_ints(c.model, "axes", 2, ax);
-        const_ints(c.model, "steps", 2, sp);
+        const_ints(&c, "starts", 2, st);
+        const_ints(&c, "ends", 2, en);
+        const_ints(&c, "axes", 2, ax);
+        const_ints(&c, "steps", 2, sp);
         const char *in[] = {"x", "starts", "ends", "axes", "steps"};
         node(&c, "Slice", 5, in);
         run_case(&app, device, &c);
@@ -370,9 +595,9 @@ int main(void)
         op_case c;
         int64_t x[4] = {1, 2, 5, 6}, pads[8] = {0, 0, 2, 1, 0, 0, 1, 3};
         start(&c, "Pad reflect", 13, 4, x);
-        const_ints(c.model, "pads", 8, pads);
+        const_ints(&c, "pads", 8, pads);
         const char *in[] = {"x", "pads"};
-        onnx_node_attr_string(node(&c, "Pad", 2, in), "mode", "reflect");
+        attr_string(node(&c, "Pad", 2, in), "mode", "reflect");
         run_case(&app, device, &c);
     }
     {
@@ -380,7 +605,7 @@ int main(void)
         int64_t x[4] = {1, 3, 6, 5}, axes[2] = {2, 3};
         start(&c, "ReduceMean axes [2,3] keepdims", 13, 4, x);
         const char *in[] = {"x"};
-        onnx_node_attr_ints(node(&c, "ReduceMean", 1, in), "axes", axes, 2);
+        attr_ints(node(&c, "ReduceMean", 1, in), "axes", axes, 2);
         run_case(&app, device, &c);
     }
     {
@@ -388,7 +613,7 @@ int main(void)
         int64_t x[3] = {3, 7, 11};
         start(&c, "Softmax axis 1", 13, 3, x);
         const char *in[] = {"x"};
-        onnx_node_attr_int(node(&c, "Softmax", 1, in), "axis", 1);
+        attr_int(node(&c, "Softmax", 1, in), "axis", 1);
         run_case(&app, device, &c);
     }
     {
@@ -399,7 +624,7 @@ int main(void)
         second_input(&c, "c", 4, z);
         second_input(&c, "d", 4, x);
         const char *in[] = {"x", "b", "c", "d"};
-        onnx_node_attr_int(node(&c, "Concat", 4, in), "axis", 1);
+        attr_int(node(&c, "Concat", 4, in), "axis", 1);
         run_case(&app, device, &c);
     }
 
@@ -411,10 +636,13 @@ int main(void)
         start(&c, "Relu -> Sin (CPU) -> Neg, 1 MiB host input", 13, 4, x);
         c.strict = false;
         const char *a[] = {"x"}, *ao[] = {"r"}, *b[] = {"r"}, *bo[] = {"s"}, *d[] = {"s"}, *dout[] = {"y"};
-        onnx_model_add_node(c.model, "Relu", a, 1, ao, 1);
-        onnx_model_add_node(c.model, "Sin", b, 1, bo, 1);
-        onnx_model_add_node(c.model, "Neg", d, 1, dout, 1);
+        for (int m = 0; m < 2; m++) {
+            if (!c.model[m]) continue;
+            onnx_model_add_node(c.model[m], "Relu", a, 1, ao, 1);
+            onnx_model_add_node(c.model[m], "Sin", b, 1, bo, 1);
+            onnx_model_add_node(c.model[m], "Neg", d, 1, dout, 1);
+        }
         run_case(&app, device, &c);
     }
-    return test_finish(&app, "test_kernels_ops");
+    return test_finish(&app, half_mode ? "test_kernels_ops --float16" : "test_kernels_ops");
 }

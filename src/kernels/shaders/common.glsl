@@ -8,11 +8,59 @@
 // them over their whole ranges: exp, log, tanh, sigmoid, elu within 1 ULP, erf 3.5, pow 13.
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_buffer_reference_uvec2 : require
+#ifdef ORTVK_F16
+#extension GL_EXT_shader_16bit_storage : require
+#endif
 
 layout(local_size_x = 64) in;
 
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Floats { float v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Words { uint v[]; };
+
+// float16 <-> float32 on bit patterns. Exact both ways for every value (float16 subnormals are float32 normals);
+// to float16 rounds to nearest even, like ONNX Runtime's CPU EP, with NaN kept NaN and overflow going to infinity.
+// Written out rather than left to the driver: Vulkan lets a conversion to float16 round either way.
+float ortvk_half_to_float(uint h)
+{
+    uint sign = (h & 0x8000u) << 16;
+    uint e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    if (e == 0u) {
+        float f = float(m) * 5.9604644775390625e-8; // m * 2^-24: zero or a subnormal, exact
+        return sign != 0u ? -f : f;
+    }
+    if (e == 31u) return uintBitsToFloat(sign | 0x7f800000u | (m << 13));
+    return uintBitsToFloat(sign | ((e + 112u) << 23) | (m << 13));
+}
+
+uint ortvk_float_to_half(float f)
+{
+    uint x = floatBitsToUint(f);
+    uint sign = (x >> 16) & 0x8000u;
+    uint a = x & 0x7fffffffu;
+    if (a > 0x7f800000u) return sign | 0x7e00u | ((a >> 13) & 0x3ffu); // NaN stays NaN (quiet)
+    if (a >= 0x477ff000u) return sign | 0x7c00u;                        // >= 65520 (max + half an ULP): inf
+    if (a >= 0x38800000u) {                                             // a normal float16 (>= 2^-14)
+        uint r = a - 0x38000000u;                                       // rebias the exponent (127 -> 15)
+        uint h = r >> 13, rest = r & 0x1fffu;
+        if (rest > 0x1000u || (rest == 0x1000u && (h & 1u) != 0u)) h += 1u; // a carry may reach the exponent
+        return sign | h;
+    }
+    // Zero or a float16 subnormal: the count of 2^-24 units, rounded to even (1024 is the smallest normal).
+    return sign | uint(roundEven(uintBitsToFloat(a) * 16777216.0));
+}
+
+// Tensor elements: ORTVK_GET reads element i of an Elems reference as a float, ORTVK_SET stores a float there.
+// The shaders are compiled twice: as written (float32 tensors) and with ORTVK_F16 defined (float16 tensors, read
+// and written through 16-bit storage, computed in float32 and rounded once per stored result).
+#ifdef ORTVK_F16
+layout(buffer_reference, std430, buffer_reference_align = 2) buffer Elems { uint16_t v[]; };
+#define ORTVK_GET(ref, i) ortvk_half_to_float(uint((ref).v[i]))
+#define ORTVK_SET(ref, i, x) ((ref).v[i] = uint16_t(ortvk_float_to_half(x)))
+#else
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer Elems { float v[]; };
+#define ORTVK_GET(ref, i) ((ref).v[i])
+#define ORTVK_SET(ref, i, x) ((ref).v[i] = (x))
+#endif
 
 // Matches ortvk_krun_dispatch: workgroups of 64 over x, then y.
 uint ortvk_index()

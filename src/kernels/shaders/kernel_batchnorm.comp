@@ -14,7 +14,7 @@ void main()
     uint i = ortvk_index();
     if (i >= p.n) return;
     uint c = (i / p.inner) % p.C;
-    float v = Floats(p.x).v[i];
-    float r = (v - Floats(p.mean).v[c]) / sqrt(Floats(p.var).v[c] + p.epsilon);
-    Floats(p.y).v[i] = r * Floats(p.scale).v[c] + Floats(p.bias).v[c];
+    float v = ORTVK_GET(Elems(p.x), i);
+    float r = (v - ORTVK_GET(Elems(p.mean), c)) / sqrt(ORTVK_GET(Elems(p.var), c) + p.epsilon);
+    ORTVK_SET(Elems(p.y), i, r * ORTVK_GET(Elems(p.scale), c) + ORTVK_GET(Elems(p.bias), c));
 }

@@ -39,5 +39,5 @@ void main()
         ia += c * p.sa[k];
         ib += c * p.sb[k];
     }
-    Floats(p.c).v[i] = apply(Floats(p.a).v[ia], Floats(p.b).v[ib]);
+    ORTVK_SET(Elems(p.c), i, apply(ORTVK_GET(Elems(p.a), ia), ORTVK_GET(Elems(p.b), ib)));
 }

@@ -1,11 +1,11 @@
 // Cast between float, int32 and int64 (int64 as two 32-bit words, little-endian), with the rounding of C casts:
-// float to integer truncates, integer to float rounds to nearest even.
+// float to integer truncates, integer to float rounds to nearest even. The float16 variant adds float <-> float16.
 #version 460
 #include "common.glsl"
 
 layout(push_constant) uniform Push {
     uvec2 x, y;
-    uint n, mode; // 0 f32->i32, 1 i32->f32, 2 f32->i64, 3 i64->f32, 4 i32->i64, 5 i64->i32
+    uint n, mode; // 0 f32->i32, 1 i32->f32, 2 f32->i64, 3 i64->f32, 4 i32->i64, 5 i64->i32, 6 f32->f16, 7 f16->f32
 } p;
 
 // Correctly rounded conversion of the 64-bit integer (hi, lo) to float.
@@ -65,7 +65,14 @@ void main()
         uint v = X.v[i];
         Y.v[2u * i] = v;
         Y.v[2u * i + 1u] = (v & 0x80000000u) != 0u ? 0xffffffffu : 0u;
-    } else {
+    } else if (p.mode == 5u) {
         Y.v[i] = X.v[2u * i];
     }
+#ifdef ORTVK_F16
+    else if (p.mode == 6u) {
+        ORTVK_SET(Elems(p.y), i, uintBitsToFloat(X.v[i]));
+    } else if (p.mode == 7u) {
+        Y.v[i] = floatBitsToUint(ORTVK_GET(Elems(p.x), i));
+    }
+#endif
 }

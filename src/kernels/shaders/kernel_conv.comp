@@ -25,8 +25,8 @@ void main()
     uint n = t / p.M;
     uint cg = p.C / p.G, mg = p.M / p.G;
     uint g = m / mg;
-    Floats X = Floats(p.x);
-    Floats Wt = Floats(p.w);
+    Elems X = Elems(p.x);
+    Elems Wt = Elems(p.w);
     float sum = 0.0;
     int ih0 = int(oh * p.SH) - p.PH, iw0 = int(ow * p.SW) - p.PW;
     for (uint c = 0u; c < cg; c++) {
@@ -40,10 +40,10 @@ void main()
             for (uint kw = 0u; kw < p.KW; kw++) {
                 int iw = iw0 + int(kw * p.DW);
                 if (iw < 0 || iw >= int(p.W)) continue;
-                sum += X.v[xrow + uint(iw)] * Wt.v[wrow + kw];
+                sum += ORTVK_GET(X, xrow + uint(iw)) * ORTVK_GET(Wt, wrow + kw);
             }
         }
     }
-    if (p.b != uvec2(0u)) sum += Floats(p.b).v[m];
-    Floats(p.y).v[i] = sum;
+    if (p.b != uvec2(0u)) sum += ORTVK_GET(Elems(p.b), m);
+    ORTVK_SET(Elems(p.y), i, sum);
 }

@@ -25,8 +25,8 @@ void main()
     uint n = t / p.M;
     uint cg = p.C / p.G, mg = p.M / p.G;
     uint g = m / mg, ml = m % mg;
-    Floats X = Floats(p.x);
-    Floats Wt = Floats(p.w);
+    Elems X = Elems(p.x);
+    Elems Wt = Elems(p.w);
     float sum = 0.0;
     for (uint c = 0u; c < cg; c++) {
         uint ci = g * cg + c;
@@ -40,11 +40,11 @@ void main()
                 if (tw < 0 || tw % int(p.SW) != 0) continue;
                 int iw = tw / int(p.SW);
                 if (iw >= int(p.W)) continue;
-                sum += X.v[((n * p.C + ci) * p.H + uint(ih)) * p.W + uint(iw)] *
-                       Wt.v[((ci * mg + ml) * p.KH + kh) * p.KW + kw];
+                sum += ORTVK_GET(X, ((n * p.C + ci) * p.H + uint(ih)) * p.W + uint(iw)) *
+                       ORTVK_GET(Wt, ((ci * mg + ml) * p.KH + kh) * p.KW + kw);
             }
         }
     }
-    if (p.b != uvec2(0u)) sum += Floats(p.b).v[m];
-    Floats(p.y).v[i] = sum;
+    if (p.b != uvec2(0u)) sum += ORTVK_GET(Elems(p.b), m);
+    ORTVK_SET(Elems(p.y), i, sum);
 }

@@ -1,5 +1,6 @@
-// Strided copy of elements of 1 or 2 32-bit words: dst[dst_offset + sum c_k dstride_k] = src[src_offset +
-// sum c_k sstride_k] over the coordinates c of `dims`. Transpose, Slice, Split, Concat and Expand are all this.
+// Strided copy of elements of 1 or 2 32-bit words (or of one 16-bit half, words = 0, in the float16 variant):
+// dst[dst_offset + sum c_k dstride_k] = src[src_offset + sum c_k sstride_k] over the coordinates c of `dims`.
+// Transpose, Slice, Split, Concat and Expand are all this.
 #version 460
 #include "common.glsl"
 
@@ -28,6 +29,10 @@ void main()
     }
     if (p.words == 1u) {
         Words(p.dst).v[di] = Words(p.src).v[si];
+    } else if (p.words == 0u) {
+#ifdef ORTVK_F16
+        Elems(p.dst).v[di] = Elems(p.src).v[si];
+#endif
     } else {
         Words(p.dst).v[2 * di] = Words(p.src).v[2 * si];
         Words(p.dst).v[2 * di + 1] = Words(p.src).v[2 * si + 1];

@@ -32,16 +32,16 @@ void main()
         ao += int(c * p.a_batch[d]);
         bo += int(c * p.b_batch[d]);
     }
-    Floats A = Floats(p.a);
-    Floats B = Floats(p.b);
+    Elems A = Elems(p.a);
+    Elems B = Elems(p.b);
     int ai = ao + int(m) * p.a_sm, bi = bo + int(n) * p.b_sn;
     float sum = 0.0;
     for (uint k = 0u; k < p.K; k++) {
-        sum += A.v[ai] * B.v[bi];
+        sum += ORTVK_GET(A, ai) * ORTVK_GET(B, bi);
         ai += p.a_sk;
         bi += p.b_sk;
     }
     if (p.alpha != 1.0) sum = p.alpha * sum;
-    if (p.c != uvec2(0u)) sum += p.beta * Floats(p.c).v[int(m) * p.c_sm + int(n) * p.c_sn];
-    Floats(p.y).v[i] = sum;
+    if (p.c != uvec2(0u)) sum += p.beta * ORTVK_GET(Elems(p.c), int(m) * p.c_sm + int(n) * p.c_sn);
+    ORTVK_SET(Elems(p.y), i, sum);
 }

@@ -36,5 +36,5 @@ void main()
         src += uint(c) * stride;
         stride *= p.in_dims[d];
     }
-    Floats(p.y).v[i] = outside ? p.value : Floats(p.x).v[src];
+    ORTVK_SET(Elems(p.y), i, outside ? p.value : ORTVK_GET(Elems(p.x), src));
 }

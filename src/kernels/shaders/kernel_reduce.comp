@@ -13,15 +13,15 @@ void main()
     uint i = ortvk_index();
     if (i >= p.outer * p.inner) return;
     uint o = i / p.inner, in_ = i % p.inner;
-    Floats X = Floats(p.x);
+    Elems X = Elems(p.x);
     uint base = o * p.R * p.inner + in_;
     float acc = p.fn == 2u ? -ORTVK_INF : (p.fn == 3u ? ORTVK_INF : 0.0);
     for (uint r = 0u; r < p.R; r++) {
-        float v = X.v[base + r * p.inner];
+        float v = ORTVK_GET(X, base + r * p.inner);
         if (p.fn <= 1u) acc += v;
         else if (ortvk_isnan(v) || ortvk_isnan(acc)) acc = ORTVK_NAN;
         else acc = p.fn == 2u ? max(acc, v) : min(acc, v);
     }
     if (p.fn == 1u) acc = acc / float(p.R);
-    Floats(p.y).v[i] = acc;
+    ORTVK_SET(Elems(p.y), i, acc);
 }

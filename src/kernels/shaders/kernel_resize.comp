@@ -30,7 +30,7 @@ void main()
         w0[d] = uintBitsToFloat(T.v[e + 2u]);
         w1[d] = uintBitsToFloat(T.v[e + 3u]);
     }
-    Floats X = Floats(p.x);
+    Elems X = Elems(p.x);
     float sum = 0.0;
     uint corners = 1u << p.rank;
     for (uint k = 0u; k < corners; k++) {
@@ -48,7 +48,7 @@ void main()
                 first = false;
             }
         }
-        sum += p.interp == 0u ? X.v[idx] : w * X.v[idx];
+        sum += p.interp == 0u ? ORTVK_GET(X, idx) : w * ORTVK_GET(X, idx);
     }
-    Floats(p.y).v[i] = sum;
+    ORTVK_SET(Elems(p.y), i, sum);
 }

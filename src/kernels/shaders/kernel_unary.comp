@@ -47,12 +47,12 @@ void main()
 {
     uint i = ortvk_index();
     if (i >= p.n) return;
-    float v = Floats(p.x).v[i];
+    float v = ORTVK_GET(Elems(p.x), i);
     if (p.fn == 13u && (p.lo != uvec2(0u) || p.hi != uvec2(0u))) {
-        float lo = p.lo != uvec2(0u) ? Floats(p.lo).v[0] : p.alpha;
-        float hi = p.hi != uvec2(0u) ? Floats(p.hi).v[0] : p.beta;
-        Floats(p.y).v[i] = ortvk_isnan(v) ? v : min(max(v, lo), hi);
+        float lo = p.lo != uvec2(0u) ? ORTVK_GET(Elems(p.lo), 0) : p.alpha;
+        float hi = p.hi != uvec2(0u) ? ORTVK_GET(Elems(p.hi), 0) : p.beta;
+        ORTVK_SET(Elems(p.y), i, ortvk_isnan(v) ? v : min(max(v, lo), hi));
         return;
     }
-    Floats(p.y).v[i] = apply(v);
+    ORTVK_SET(Elems(p.y), i, apply(v));
 }

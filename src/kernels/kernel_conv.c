@@ -1,5 +1,6 @@
-/* Conv and ConvTranspose (1-D and 2-D, groups, strides, dilations, pads and auto_pad, bias) as direct gathers,
- * and BatchNormalization in inference mode. Output sizes and pads follow the ONNX operator definitions. */
+/* Conv and ConvTranspose (1-D and 2-D, groups, strides, dilations, pads and auto_pad, bias) as direct sums blocked
+ * over output channels and columns, and BatchNormalization in inference mode. Output sizes and pads follow the ONNX
+ * operator definitions. */
 #include <string.h>
 
 #include "kernels/kernel_internal.h"
@@ -201,7 +202,23 @@ typedef struct push_conv {
     uint32_t KH, KW, SH, SW;
     int32_t PH, PW;
     uint32_t DH, DW, G;
+    uint32_t TM;                   /* output channels per invocation: 1, 2 or 4 of one group */
+    uint32_t step_h, step_w;       /* ConvTranspose: taps between those that reach one output */
+    int32_t di_h, di_w;            /* ConvTranspose: how far the input index moves from one such tap to the next */
 } push_conv;
+
+/* Output columns per invocation of the Conv shader (its TW). */
+#define CONV_COLUMNS 8
+
+static uint32_t gcd(uint32_t a, uint32_t b)
+{
+    while (b != 0) {
+        uint32_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
 
 static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *run, bool transpose)
 {
@@ -236,8 +253,19 @@ static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *ru
         push.C = 0;
         push.x = push.w = push.y;
     }
-    return ortvk_krun_dispatch(run, transpose ? ORTVK_SHADER_CONV_TRANSPOSE : ORTVK_SHADER_CONV, &push, sizeof(push),
-                               run->out[0].count);
+    /* Blocks of output channels that stay within one group. */
+    uint32_t group_channels = push.M / push.G;
+    push.TM = group_channels % 4 == 0 ? 4 : group_channels % 2 == 0 ? 2 : 1;
+    uint64_t blocks = (uint64_t)push.N * (push.M / push.TM) * push.OH;
+    if (!transpose) {
+        blocks *= (push.OW + CONV_COLUMNS - 1) / CONV_COLUMNS;
+        return ortvk_krun_dispatch(run, ORTVK_SHADER_CONV, &push, sizeof(push), blocks);
+    }
+    push.step_h = push.SH / gcd(push.SH, push.DH);
+    push.step_w = push.SW / gcd(push.SW, push.DW);
+    push.di_h = (int32_t)(push.step_h * push.DH / push.SH);
+    push.di_w = (int32_t)(push.step_w * push.DW / push.SW);
+    return ortvk_krun_dispatch(run, ORTVK_SHADER_CONV_TRANSPOSE, &push, sizeof(push), blocks * push.OW);
 }
 
 static OrtStatus *conv_record(const ortvk_kparams *params, ortvk_krun *run)

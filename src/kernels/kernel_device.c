@@ -125,7 +125,7 @@ struct ortvk_kernel_device {
     ortvk_device *device;      /* holds a reference */
     VkPipelineLayout layout;
     pthread_mutex_t lock;      /* guards pipeline creation */
-    VkPipeline pipelines[ORTVK_SHADER_COUNT][2]; /* [shader][float16] */
+    VkPipeline pipelines[ORTVK_SHADER_COUNT][2][ORTVK_KMAX_FN]; /* [shader][float16][fn] */
 };
 
 /* One entry per device with a live EP, so that sessions on a device share its pipelines. A process-wide list
@@ -205,7 +205,10 @@ void ortvk_kernel_device_put(ortvk_kernel_device *kdev)
     vkQueueWaitIdle(device->queue);
     for (int i = 0; i < ORTVK_SHADER_COUNT; i++) {
         for (int v = 0; v < 2; v++) {
-            if (kdev->pipelines[i][v] != VK_NULL_HANDLE) vkDestroyPipeline(device->vk, kdev->pipelines[i][v], NULL);
+            for (int f = 0; f < ORTVK_KMAX_FN; f++) {
+                if (kdev->pipelines[i][v][f] != VK_NULL_HANDLE)
+                    vkDestroyPipeline(device->vk, kdev->pipelines[i][v][f], NULL);
+            }
         }
     }
     /* Seen with lavapipe (Mesa 22.3): the state of a pipeline it has run leaks (272 bytes, LeakSanitizer) when no
@@ -220,14 +223,18 @@ void ortvk_kernel_device_put(ortvk_kernel_device *kdev)
     ortvk_device_unref(device);
 }
 
-OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, ortvk_shader shader, bool float16,
+OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, ortvk_shader shader, bool float16, uint32_t fn,
                                         VkPipeline *pipeline, VkPipelineLayout *layout)
 {
     OrtStatus *status = NULL;
     *layout = kdev->layout;
+    *pipeline = VK_NULL_HANDLE;
+    if (fn >= ORTVK_KMAX_FN)
+        return ortvk_status(ORT_EP_FAIL, "the %s kernel has no function %u", shaders[shader].name, fn);
     int v = float16 ? 1 : 0;
+    VkPipeline *slot = &kdev->pipelines[shader][v][fn];
     pthread_mutex_lock(&kdev->lock);
-    if (kdev->pipelines[shader][v] == VK_NULL_HANDLE) {
+    if (*slot == VK_NULL_HANDLE) {
         VkDevice vk = kdev->device->vk;
         VkShaderModuleCreateInfo module_info = {
             .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
@@ -237,24 +244,29 @@ OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, ortvk_shader 
         VkShaderModule module = VK_NULL_HANDLE;
         VkResult r = vkCreateShaderModule(vk, &module_info, NULL, &module);
         if (r == VK_SUCCESS) {
+            /* Constant 0 is the function of shaders that have it; the others ignore the entry. */
+            VkSpecializationMapEntry entry = {.constantID = 0, .offset = 0, .size = sizeof(fn)};
+            VkSpecializationInfo specialization = {
+                .mapEntryCount = 1, .pMapEntries = &entry, .dataSize = sizeof(fn), .pData = &fn};
             VkComputePipelineCreateInfo info = {
                 .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
                 .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
                           .stage = VK_SHADER_STAGE_COMPUTE_BIT,
                           .module = module,
-                          .pName = "main"},
+                          .pName = "main",
+                          .pSpecializationInfo = &specialization},
                 .layout = kdev->layout,
             };
-            r = vkCreateComputePipelines(vk, VK_NULL_HANDLE, 1, &info, NULL, &kdev->pipelines[shader][v]);
+            r = vkCreateComputePipelines(vk, VK_NULL_HANDLE, 1, &info, NULL, slot);
             vkDestroyShaderModule(vk, module, NULL);
         }
         if (r != VK_SUCCESS) {
-            kdev->pipelines[shader][v] = VK_NULL_HANDLE;
+            *slot = VK_NULL_HANDLE;
             status = ortvk_status_vk(r, "vkCreateComputePipelines", "creating the %s kernel's %s pipeline",
                                      shaders[shader].name, float16 ? "float16" : "float32");
         }
     }
-    *pipeline = kdev->pipelines[shader][v];
+    *pipeline = *slot;
     pthread_mutex_unlock(&kdev->lock);
     return status;
 }

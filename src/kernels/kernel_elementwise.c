@@ -135,7 +135,7 @@ OrtStatus *ortvk_kshape_same(const ortvk_kparams *params, ortvk_krun *run)
 
 typedef struct push_unary {
     uint64_t x, y;
-    uint32_t n, fn;
+    uint32_t n;
     float alpha, beta, gamma;
     uint64_t lo, hi;
 } push_unary;
@@ -150,7 +150,6 @@ static OrtStatus *unary_record(const ortvk_kparams *params, ortvk_krun *run)
         .x = run->in[0].address,
         .y = run->out[0].address,
         .n = (uint32_t)run->out[0].count,
-        .fn = (uint32_t)p->fn,
         .alpha = p->alpha,
         .beta = p->beta,
         .gamma = p->gamma,
@@ -165,7 +164,7 @@ static OrtStatus *unary_record(const ortvk_kparams *params, ortvk_krun *run)
         if (k == 1) push.lo = b->address;
         else push.hi = b->address;
     }
-    return ortvk_krun_dispatch(run, ORTVK_SHADER_UNARY, &push, sizeof(push), run->out[0].count);
+    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_UNARY, (uint32_t)p->fn, &push, sizeof(push), run->out[0].count);
 }
 
 /* ---- binary --------------------------------------------------------------------------------------------- */
@@ -210,7 +209,7 @@ static OrtStatus *binary_shape(const ortvk_kparams *params, ortvk_krun *run)
 
 typedef struct push_binary {
     uint64_t a, b, c;
-    uint32_t n, fn, rank;
+    uint32_t n, rank;
     uint32_t dims[6], sa[6], sb[6];
 } push_binary;
 
@@ -229,7 +228,6 @@ static OrtStatus *binary_record(const ortvk_kparams *params, ortvk_krun *run)
         .b = b->address,
         .c = c->address,
         .n = (uint32_t)c->count,
-        .fn = (uint32_t)params->binary.fn,
         .rank = (uint32_t)s.rank,
     };
     for (int k = 0; k < s.rank; k++) {
@@ -237,7 +235,8 @@ static OrtStatus *binary_record(const ortvk_kparams *params, ortvk_krun *run)
         push.sa[k] = (uint32_t)s.stride[0][k];
         push.sb[k] = (uint32_t)s.stride[1][k];
     }
-    return ortvk_krun_dispatch(run, ORTVK_SHADER_BINARY, &push, sizeof(push), c->count);
+    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_BINARY, (uint32_t)params->binary.fn, &push, sizeof(push),
+                                  c->count);
 }
 
 #define UNARY(name, lo, hi, attrs) {name, lo, hi, attrs, 0x6, unary_prepare, ortvk_kshape_same, unary_record}

@@ -308,6 +308,12 @@ typedef struct ortvk_krun {
  * its index with ortvk_index() (shaders/common.glsl). A barrier orders it after earlier commands of the run. */
 OrtStatus *ortvk_krun_dispatch(ortvk_krun *run, ortvk_shader shader, const void *push, uint32_t push_size,
                                uint64_t invocations);
+/* The same with specialization constant 0 of the shader set to `fn` (< ORTVK_KMAX_FN): a shader that picks its
+ * function by it (unary, binary) gets a pipeline per function, without the others' code. Drivers that run every
+ * side of a branch under a mask (lavapipe) would otherwise pay for all of them: Relu cost as much as Erf. */
+#define ORTVK_KMAX_FN 32
+OrtStatus *ortvk_krun_dispatch_fn(ortvk_krun *run, ortvk_shader shader, uint32_t fn, const void *push,
+                                  uint32_t push_size, uint64_t invocations);
 
 /* Records a buffer copy of `bytes` from src to dst (device addresses of ortvk memory). */
 OrtStatus *ortvk_krun_copy(ortvk_krun *run, VkDeviceAddress dst, VkDeviceAddress src, VkDeviceSize bytes);
@@ -390,8 +396,8 @@ extern const ortvk_kop ortvk_kops_resize[];
 extern const ortvk_kop ortvk_kops_layout[];
 extern const ortvk_kop ortvk_kops_math[];
 
-/* Pipeline lookup (created on first use): the shader's float32 variant, or its float16 one. */
-OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, ortvk_shader shader, bool float16,
+/* Pipeline lookup (created on first use): the shader's float32 variant, or its float16 one, specialized for `fn`. */
+OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, ortvk_shader shader, bool float16, uint32_t fn,
                                         VkPipeline *pipeline, VkPipelineLayout *layout);
 
 #endif

@@ -437,6 +437,12 @@ static void barrier(ortvk_krun *run)
 OrtStatus *ortvk_krun_dispatch(ortvk_krun *run, ortvk_shader shader, const void *push, uint32_t push_size,
                                uint64_t invocations)
 {
+    return ortvk_krun_dispatch_fn(run, shader, 0, push, push_size, invocations);
+}
+
+OrtStatus *ortvk_krun_dispatch_fn(ortvk_krun *run, ortvk_shader shader, uint32_t fn, const void *push,
+                                  uint32_t push_size, uint64_t invocations)
+{
     if (invocations == 0) return NULL;
     uint64_t groups = (invocations + WORKGROUP - 1) / WORKGROUP;
     uint64_t gx = groups < MAX_GROUPS ? groups : MAX_GROUPS;
@@ -446,7 +452,7 @@ OrtStatus *ortvk_krun_dispatch(ortvk_krun *run, ortvk_shader shader, const void 
                             (unsigned long long)invocations);
     VkPipeline pipeline;
     VkPipelineLayout layout;
-    ORTVK_TRY(ortvk_kernel_device_pipeline(run->kdev, shader, run->float16, &pipeline, &layout));
+    ORTVK_TRY(ortvk_kernel_device_pipeline(run->kdev, shader, run->float16, fn, &pipeline, &layout));
     barrier(run);
     vkCmdBindPipeline(run->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
     vkCmdPushConstants(run->cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, (push_size + 3) & ~3u, push);

@@ -1,19 +1,22 @@
 // Element-wise functions of two float tensors with ONNX multidirectional broadcasting: the host coalesces the
-// shapes into at most 6 dims and gives each operand's element strides (0 where it is broadcast).
+// shapes into at most 6 dims and gives each operand's element strides (0 where it is broadcast). The function
+// (ortvk_binary_fn) is specialization constant 0.
 #version 460
 #include "common.glsl"
 
 layout(push_constant) uniform Push {
     uvec2 a, b, c;
-    uint n, fn, rank;
+    uint n, rank;
     uint dims[6];
     uint sa[6];
     uint sb[6];
 } p;
 
+layout(constant_id = 0) const uint FN = 0u;
+
 float apply(float x, float y)
 {
-    switch (p.fn) {
+    switch (FN) {
     case 0u: return x + y;
     case 1u: return x - y;
     case 2u: return x * y;
@@ -31,7 +34,11 @@ void main()
     uint i = ortvk_index();
     if (i >= p.n) return;
     uint ia = 0u, ib = 0u, r = i;
-    for (int k = int(p.rank) - 1; k >= 0; k--) {
+    if (p.rank == 1u) { // same shapes, or a scalar: no division (costly where a driver runs lanes one by one)
+        ia = i * p.sa[0];
+        ib = i * p.sb[0];
+    }
+    for (int k = p.rank == 1u ? -1 : int(p.rank) - 1; k >= 0; k--) {
         uint d = p.dims[k];
         uint q = r / d;
         uint c = r - q * d;

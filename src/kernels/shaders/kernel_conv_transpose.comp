@@ -1,6 +1,10 @@
 // Transposed convolution, NCHW (1-D runs with H = 1), as a gather: output (oh, ow) takes input (ih, iw) through
 // kernel tap (kh, kw) when oh = ih * SH - PH + kh * DH (likewise for w). Weights are (C, M / G, KH, KW).
+// Only every step-th tap can reach a given output (step = S / gcd(D, S)), and its input row moves by di = step D / S
+// from one to the next: each invocation finds its first tap once and visits only those, for TM output channels of
+// one group (1, 2 or 4) at once. Sums run over channels, then taps, in ascending order, like ONNX's reference.
 #version 460
+#extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 
 layout(push_constant) uniform Push {
@@ -10,41 +14,73 @@ layout(push_constant) uniform Push {
     uint KH, KW, SH, SW;
     int PH, PW;
     uint DH, DW, G;
+    uint TM;
+    uint step_h, step_w;
+    int di_h, di_w;
 } p;
+
+// The first tap k (< K) through which output o reads an input, and that input's index; k = K when none does.
+uint first_tap(int o, int pad, uint K, uint S, uint D, uint step, out int input_index)
+{
+    input_index = 0;
+    for (uint k = 0u; k < step && k < K; k++) {
+        int t = o + pad - int(k * D);
+        if (t < 0) return K; // t only falls as k grows
+        if (t % int(S) == 0) {
+            input_index = t / int(S);
+            return k;
+        }
+    }
+    return K;
+}
 
 void main()
 {
     uint i = ortvk_index();
-    uint total = p.N * p.M * p.OH * p.OW;
-    if (i >= total) return;
+    uint m_blocks = p.M / p.TM;
+    if (i >= p.N * m_blocks * p.OH * p.OW) return;
     uint ow = i % p.OW;
     uint t = i / p.OW;
     uint oh = t % p.OH;
     t /= p.OH;
-    uint m = t % p.M;
-    uint n = t / p.M;
+    uint m0 = (t % m_blocks) * p.TM;
+    uint n = t / m_blocks;
     uint cg = p.C / p.G, mg = p.M / p.G;
-    uint g = m / mg, ml = m % mg;
+    uint g = m0 / mg, ml0 = m0 % mg;
     Elems X = Elems(p.x);
     Elems Wt = Elems(p.w);
-    float sum = 0.0;
+    int ih0, iw0;
+    uint kh0 = first_tap(int(oh), p.PH, p.KH, p.SH, p.DH, p.step_h, ih0);
+    uint kw0 = first_tap(int(ow), p.PW, p.KW, p.SW, p.DW, p.step_w, iw0);
+    uint taps = p.KH * p.KW; // between the weights of neighbouring output channels
+    float acc[4] = float[4](0.0, 0.0, 0.0, 0.0);
     for (uint c = 0u; c < cg; c++) {
         uint ci = g * cg + c;
-        for (uint kh = 0u; kh < p.KH; kh++) {
-            int th = int(oh) + p.PH - int(kh * p.DH);
-            if (th < 0 || th % int(p.SH) != 0) continue;
-            int ih = th / int(p.SH);
+        uint xc = (n * p.C + ci) * p.H;
+        uint wc = (ci * mg + ml0) * p.KH;
+        int ih = ih0;
+        for (uint kh = kh0; kh < p.KH; kh += p.step_h, ih -= p.di_h) {
+            if (ih < 0) break;
             if (ih >= int(p.H)) continue;
-            for (uint kw = 0u; kw < p.KW; kw++) {
-                int tw = int(ow) + p.PW - int(kw * p.DW);
-                if (tw < 0 || tw % int(p.SW) != 0) continue;
-                int iw = tw / int(p.SW);
+            uint xrow = (xc + uint(ih)) * p.W;
+            uint wrow = (wc + kh) * p.KW;
+            int iw = iw0;
+            for (uint kw = kw0; kw < p.KW; kw += p.step_w, iw -= p.di_w) {
+                if (iw < 0) break;
                 if (iw >= int(p.W)) continue;
-                sum += ORTVK_GET(X, ((n * p.C + ci) * p.H + uint(ih)) * p.W + uint(iw)) *
-                       ORTVK_GET(Wt, ((ci * mg + ml) * p.KH + kh) * p.KW + kw);
+                float xv = ORTVK_GET(X, xrow + uint(iw));
+                [[unroll]] for (uint j = 0u; j < 4u; j++) {
+                    if (j >= p.TM) break;
+                    acc[j] += xv * ORTVK_GET(Wt, wrow + kw + j * taps);
+                }
             }
         }
     }
-    if (p.b != uvec2(0u)) sum += ORTVK_GET(Elems(p.b), m);
-    ORTVK_SET(Elems(p.y), i, sum);
+    [[unroll]] for (uint j = 0u; j < 4u; j++) {
+        if (j >= p.TM) break;
+        uint m = m0 + j;
+        float sum = acc[j];
+        if (p.b != uvec2(0u)) sum += ORTVK_GET(Elems(p.b), m);
+        ORTVK_SET(Elems(p.y), ((n * p.M + m) * p.OH + oh) * p.OW + ow, sum);
+    }
 }

@@ -1,13 +1,16 @@
-// Element-wise functions of one float tensor (ortvk_unary_fn picks which): y[i] = f(x[i]).
+// Element-wise functions of one float tensor: y[i] = f(x[i]), the function (ortvk_unary_fn) fixed per pipeline by
+// specialization constant 0, so that a pipeline holds only its own function's code.
 #version 460
 #include "common.glsl"
 
 layout(push_constant) uniform Push {
     uvec2 x, y;
-    uint n, fn;
+    uint n;
     float alpha, beta, gamma;
     uvec2 lo, hi; // Clip: bounds computed on the device (scalar tensors), else 0 and alpha/beta hold them
 } p;
+
+layout(constant_id = 0) const uint FN = 0u;
 
 // ln(1 + e^v): v itself above 20 (where e^v swamps the 1).
 float softplus(float v)
@@ -18,7 +21,7 @@ float softplus(float v)
 
 float apply(float v)
 {
-    switch (p.fn) {
+    switch (FN) {
     case 0u: return v;                                                     // copy
     case 1u: return v < 0.0 ? 0.0 : v;                                     // Relu (NaN stays NaN)
     case 2u: return v < 0.0 ? v * p.alpha : v;                             // LeakyRelu
@@ -48,7 +51,7 @@ void main()
     uint i = ortvk_index();
     if (i >= p.n) return;
     float v = ORTVK_GET(Elems(p.x), i);
-    if (p.fn == 13u && (p.lo != uvec2(0u) || p.hi != uvec2(0u))) {
+    if (FN == 13u && (p.lo != uvec2(0u) || p.hi != uvec2(0u))) {
         float lo = p.lo != uvec2(0u) ? ORTVK_GET(Elems(p.lo), 0) : p.alpha;
         float hi = p.hi != uvec2(0u) ? ORTVK_GET(Elems(p.hi), 0) : p.beta;
         ORTVK_SET(Elems(p.y), i, ortvk_isnan(v) ? v : min(max(v, lo), hi));

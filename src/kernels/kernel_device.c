@@ -84,6 +84,12 @@ static const uint32_t spv_cast[] =
 static const uint32_t spv_cast_f16[] =
 #include "kernel_cast_f16.spv.h"
     ;
+static const uint32_t spv_norm[] =
+#include "kernel_norm.spv.h"
+    ;
+static const uint32_t spv_norm_f16[] =
+#include "kernel_norm_f16.spv.h"
+    ;
 
 /* Each shader twice: [0] for float32 tensors, [1] compiled with ORTVK_F16 for float16 ones (shaders/common.glsl). */
 static const struct {
@@ -105,6 +111,7 @@ static const struct {
     SHADER(ORTVK_SHADER_SOFTMAX, "softmax", spv_softmax),
     SHADER(ORTVK_SHADER_PAD, "pad", spv_pad),
     SHADER(ORTVK_SHADER_CAST, "cast", spv_cast),
+    SHADER(ORTVK_SHADER_NORM, "norm", spv_norm),
 #undef SHADER
 };
 

@@ -50,6 +50,12 @@ static const struct {
     {"Elu", ORTVK_UNARY_ELU, 1.0f, 0, 0},
     {"Softplus", ORTVK_UNARY_SOFTPLUS, 0, 0, 0},
     {"Selu", ORTVK_UNARY_SELU, 1.67326319217681884765625f, 0, 1.05070102214813232421875f},
+    {"Sign", ORTVK_UNARY_SIGN, 0, 0, 0},
+    {"Round", ORTVK_UNARY_ROUND, 0, 0, 0},
+    {"Softsign", ORTVK_UNARY_SOFTSIGN, 0, 0, 0},
+    {"ThresholdedRelu", ORTVK_UNARY_THRESHOLDED_RELU, 1.0f, 0, 0},
+    {"Celu", ORTVK_UNARY_CELU, 1.0f, 0, 0},
+    {"Shrink", ORTVK_UNARY_SHRINK, 0.5f, 0, 0}, /* alpha: lambd, beta: bias */
     {"Identity", ORTVK_UNARY_COPY, 0, 0, 0},
 };
 
@@ -65,6 +71,12 @@ static bool unary_prepare(const ortvk_knode *node, ortvk_kparams *params, char *
         return ortvk_krefuse(why, why_len, "alpha or gamma is not a float");
     if (p->fn == ORTVK_UNARY_HARD_SIGMOID && !ortvk_knode_float(node, "beta", unary_ops[i].beta, &p->beta))
         return ortvk_krefuse(why, why_len, "beta is not a float");
+    if (p->fn == ORTVK_UNARY_SHRINK &&
+        (!ortvk_knode_float(node, "lambd", unary_ops[i].alpha, &p->alpha) ||
+         !ortvk_knode_float(node, "bias", unary_ops[i].beta, &p->beta)))
+        return ortvk_krefuse(why, why_len, "lambd or bias is not a float");
+    if ((p->fn == ORTVK_UNARY_CELU && p->alpha == 0.0f))
+        return ortvk_krefuse(why, why_len, "Celu with alpha 0");
     if (p->fn != ORTVK_UNARY_CLIP) {
         if (node->n_in != 1) return ortvk_krefuse(why, why_len, "%zu inputs", node->n_in);
         return true;
@@ -177,16 +189,24 @@ static bool binary_prepare(const ortvk_knode *node, ortvk_kparams *params, char 
     } ops[] = {
         {"Add", ORTVK_BINARY_ADD}, {"Sub", ORTVK_BINARY_SUB}, {"Mul", ORTVK_BINARY_MUL},
         {"Div", ORTVK_BINARY_DIV}, {"Pow", ORTVK_BINARY_POW}, {"PRelu", ORTVK_BINARY_PRELU},
-        {"Max", ORTVK_BINARY_MAX}, {"Min", ORTVK_BINARY_MIN},
+        {"Max", ORTVK_BINARY_MAX}, {"Min", ORTVK_BINARY_MIN}, {"Sum", ORTVK_BINARY_ADD},
+        {"Mean", ORTVK_BINARY_ADD},
     };
     size_t i = 0;
     while (strcmp(ops[i].op, node->op_type) != 0) i++;
     params->binary.fn = ops[i].fn;
-    if (node->n_in != 2 || !node->in[0].present || !node->in[1].present)
+    /* Max, Min, Sum and Mean take 1 to ORTVK_KMAX_INPUTS inputs, folded left to right into the output. */
+    params->binary.variadic = strcmp(node->op_type, "Max") == 0 || strcmp(node->op_type, "Min") == 0 ||
+                              strcmp(node->op_type, "Sum") == 0 || strcmp(node->op_type, "Mean") == 0;
+    params->binary.mean = strcmp(node->op_type, "Mean") == 0;
+    if (node->n_in < 1 || (!params->binary.variadic && node->n_in != 2))
         return ortvk_krefuse(why, why_len, "%zu inputs", node->n_in);
+    for (size_t k = 0; k < node->n_in; k++) {
+        if (!node->in[k].present) return ortvk_krefuse(why, why_len, "input %zu omitted", k);
+    }
     if (!all_float(node, 1, why, why_len)) return false;
     /* The shader takes 6 dims; coalescing only lowers the rank, so a known rank <= 6 is enough. */
-    for (size_t k = 0; k < 2; k++) {
+    for (size_t k = 0; k < node->n_in; k++) {
         if (node->in[k].rank < 0 || node->in[k].rank > ORTVK_KMAX_SHADER_RANK)
             return ortvk_krefuse(why, why_len, "input %zu has rank %d", k, node->in[k].rank);
     }
@@ -195,11 +215,19 @@ static bool binary_prepare(const ortvk_knode *node, ortvk_kparams *params, char 
 
 static OrtStatus *binary_shape(const ortvk_kparams *params, ortvk_krun *run)
 {
-    const ortvk_ktensor *a = &run->in[0], *b = &run->in[1];
+    const ortvk_ktensor *a = &run->in[0];
     ortvk_ktensor *c = &run->out[0];
     c->type = a->type;
-    if (!ortvk_kbroadcast(a->dims, a->rank, b->dims, b->rank, c->dims, &c->rank))
-        return ortvk_status(ORT_INVALID_ARGUMENT, "inputs of shapes that do not broadcast");
+    c->rank = a->rank;
+    memcpy(c->dims, a->dims, sizeof(a->dims));
+    for (size_t k = 1; k < run->n_in; k++) {
+        int64_t dims[ORTVK_KMAX_RANK];
+        size_t rank;
+        if (!ortvk_kbroadcast(c->dims, c->rank, run->in[k].dims, run->in[k].rank, dims, &rank))
+            return ortvk_status(ORT_INVALID_ARGUMENT, "inputs of shapes that do not broadcast");
+        memcpy(c->dims, dims, sizeof(dims));
+        c->rank = rank;
+    }
     /* PRelu broadcasts the slope into X's shape only (unidirectional). */
     if (params->binary.fn == ORTVK_BINARY_PRELU &&
         (c->rank != a->rank || memcmp(c->dims, a->dims, a->rank * sizeof(int64_t)) != 0))
@@ -213,9 +241,10 @@ typedef struct push_binary {
     uint32_t dims[6], sa[6], sb[6];
 } push_binary;
 
-static OrtStatus *binary_record(const ortvk_kparams *params, ortvk_krun *run)
+/* c = a fn b, both broadcast into c's shape. */
+static OrtStatus *binary_step(ortvk_krun *run, ortvk_binary_fn fn, const ortvk_ktensor *a, const ortvk_ktensor *b,
+                              const ortvk_ktensor *c)
 {
-    const ortvk_ktensor *a = &run->in[0], *b = &run->in[1], *c = &run->out[0];
     ortvk_kstrides s = {.rank = (int)c->rank};
     memcpy(s.dims, c->dims, sizeof(c->dims));
     ortvk_kbroadcast_strides(a->dims, a->rank, c->rank, c->dims, s.stride[0]);
@@ -235,8 +264,20 @@ static OrtStatus *binary_record(const ortvk_kparams *params, ortvk_krun *run)
         push.sa[k] = (uint32_t)s.stride[0][k];
         push.sb[k] = (uint32_t)s.stride[1][k];
     }
-    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_BINARY, (uint32_t)params->binary.fn, &push, sizeof(push),
-                                  c->count);
+    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_BINARY, (uint32_t)fn, &push, sizeof(push), c->count);
+}
+
+static OrtStatus *binary_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_ktensor *c = &run->out[0];
+    if (run->n_in == 1) /* a variadic op of one input: its copy */
+        return ortvk_krun_copy(run, c->address, run->in[0].address, c->count * ortvk_element_size(c->type));
+    /* Left to right, like ORT's CPU EP: c = in0 fn in1, then c = c fn in_k (each element read, then written). */
+    ORTVK_TRY(binary_step(run, params->binary.fn, &run->in[0], &run->in[1], c));
+    for (size_t k = 2; k < run->n_in; k++) ORTVK_TRY(binary_step(run, params->binary.fn, c, &run->in[k], c));
+    if (!params->binary.mean) return NULL;
+    push_unary push = {.x = c->address, .y = c->address, .n = (uint32_t)c->count, .alpha = (float)run->n_in};
+    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_UNARY, ORTVK_UNARY_DIVIDE, &push, sizeof(push), c->count);
 }
 
 #define UNARY(name, lo, hi, attrs) {name, lo, hi, attrs, 0x6, unary_prepare, ortvk_kshape_same, unary_record}
@@ -263,6 +304,12 @@ const ortvk_kop ortvk_kops_elementwise[] = {
     UNARY("Elu", 6, 22, "alpha"),
     UNARY("Softplus", 1, 22, ""),
     UNARY("Selu", 6, 22, "alpha gamma"),
+    UNARY("Sign", 9, 13, ""),
+    UNARY("Round", 11, 22, ""),
+    UNARY("Softsign", 1, 22, ""),
+    UNARY("ThresholdedRelu", 10, 22, "alpha"),
+    UNARY("Celu", 12, 22, "alpha"),
+    UNARY("Shrink", 9, 22, "bias lambd"),
     UNARY("Identity", 1, 21, ""),
     {"Dropout", 7, 22, "ratio seed", 0x6, dropout_prepare, ortvk_kshape_same, unary_record},
     BINARY("Add", 7, 14),
@@ -273,5 +320,7 @@ const ortvk_kop ortvk_kops_elementwise[] = {
     BINARY("PRelu", 7, 16),
     BINARY("Max", 8, 13),
     BINARY("Min", 8, 13),
+    BINARY("Sum", 8, 13),
+    BINARY("Mean", 8, 13),
     {NULL, 0, 0, NULL, 0, NULL, NULL, NULL},
 };

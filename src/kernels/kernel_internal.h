@@ -95,6 +95,13 @@ typedef enum ortvk_unary_fn {
     ORTVK_UNARY_ELU,
     ORTVK_UNARY_SOFTPLUS,
     ORTVK_UNARY_SELU,
+    ORTVK_UNARY_SIGN,
+    ORTVK_UNARY_ROUND,
+    ORTVK_UNARY_SOFTSIGN,
+    ORTVK_UNARY_THRESHOLDED_RELU,
+    ORTVK_UNARY_CELU,
+    ORTVK_UNARY_SHRINK,
+    ORTVK_UNARY_DIVIDE, /* v / alpha: the end of Mean */
 } ortvk_unary_fn;
 
 typedef enum ortvk_binary_fn {
@@ -115,6 +122,8 @@ typedef struct ortvk_kparams_unary {
 
 typedef struct ortvk_kparams_binary {
     ortvk_binary_fn fn;
+    bool variadic;        /* Max, Min, Sum, Mean: 1 or more inputs */
+    bool mean;            /* Mean: the sum divided by the input count */
 } ortvk_kparams_binary;
 
 /* Conv and ConvTranspose, 1-D and 2-D (1-D runs as H = 1). */
@@ -224,7 +233,18 @@ typedef struct ortvk_kparams_reduce {
     bool keepdims, noop_empty;
 } ortvk_kparams_reduce;
 
-enum { ORTVK_REDUCE_SUM, ORTVK_REDUCE_MEAN, ORTVK_REDUCE_MAX, ORTVK_REDUCE_MIN };
+enum {
+    ORTVK_REDUCE_SUM,
+    ORTVK_REDUCE_MEAN,
+    ORTVK_REDUCE_MAX,
+    ORTVK_REDUCE_MIN,
+    ORTVK_REDUCE_L1,
+    ORTVK_REDUCE_L2,
+    ORTVK_REDUCE_SUM_SQUARE,
+    ORTVK_REDUCE_LOG_SUM,
+    ORTVK_REDUCE_LOG_SUM_EXP,
+    ORTVK_REDUCE_PROD,
+};
 
 typedef struct ortvk_kparams_pad {
     int mode;             /* ORTVK_PAD_* */
@@ -234,6 +254,20 @@ typedef struct ortvk_kparams_pad {
 } ortvk_kparams_pad;
 
 enum { ORTVK_PAD_CONSTANT, ORTVK_PAD_REFLECT, ORTVK_PAD_EDGE };
+
+/* DepthToSpace and SpaceToDepth. */
+typedef struct ortvk_kparams_depth_space {
+    int64_t blocksize;
+    bool to_depth;        /* SpaceToDepth */
+    bool crd;             /* DepthToSpace mode CRD (else DCR) */
+} ortvk_kparams_depth_space;
+
+/* InstanceNormalization and LayerNormalization. */
+typedef struct ortvk_kparams_norm {
+    bool layer;           /* LayerNormalization (else InstanceNormalization) */
+    int64_t axis;         /* LayerNormalization: the first normalized dim (may be negative) */
+    float epsilon;
+} ortvk_kparams_norm;
 
 typedef struct ortvk_kparams_cast {
     ONNXTensorElementDataType to;
@@ -256,6 +290,8 @@ typedef union ortvk_kparams {
     ortvk_kparams_reduce reduce;
     ortvk_kparams_pad pad;
     ortvk_kparams_cast cast;
+    ortvk_kparams_depth_space depth_space;
+    ortvk_kparams_norm norm;
 } ortvk_kparams;
 
 /* ---- run time ------------------------------------------------------------------------------------------- */
@@ -286,6 +322,7 @@ typedef enum ortvk_shader {
     ORTVK_SHADER_SOFTMAX,
     ORTVK_SHADER_PAD,
     ORTVK_SHADER_CAST,
+    ORTVK_SHADER_NORM,
     ORTVK_SHADER_COUNT
 } ortvk_shader;
 
@@ -335,7 +372,7 @@ static inline void ortvk_kauto_pad(int auto_pad, int64_t in, int64_t stride, int
 }
 
 /* Push constants of ORTVK_SHADER_REDUCE (shaders/kernel_reduce.comp), used by the Reduce* ops and the global pools:
- * y[o, i] = fn over r of x[o, r, i] on an (outer, R, inner) view; fn 0 sum, 1 mean, 2 max, 3 min. */
+ * y[o, i] = fn over r of x[o, r, i] on an (outer, R, inner) view; fn: an ORTVK_REDUCE_* value. */
 typedef struct ortvk_kpush_reduce {
     uint64_t x, y;
     uint32_t outer, R, inner, fn;

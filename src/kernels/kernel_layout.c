@@ -507,6 +507,121 @@ static OrtStatus *expand_record(const ortvk_kparams *params, ortvk_krun *run)
     return strided_copy(run, x->address, 0, y->address, 0, &s, ortvk_element_size(x->type));
 }
 
+/* ---- Tile ----------------------------------------------------------------------------------------------- */
+
+static bool tile_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    ortvk_kparams_reshape *p = &params->reshape;
+    if (!floats_only(node, 1, why, why_len) || node->n_in != 2 || node->n_out != 1) return false;
+    size_t n = 0;
+    if (!ortvk_knode_const_ints(node, 1, p->shape, ORTVK_KMAX_RANK, &n))
+        return ortvk_krefuse(why, why_len, "repeats are not constant");
+    int rank = node->in[0].rank;
+    if (rank < 1 || (size_t)rank != n) return ortvk_krefuse(why, why_len, "rank %d, %zu repeats", rank, n);
+    /* The copy iterates (repeat, element) pairs per dim: dims of size 1 drop out, the rest must fit the shader. */
+    int dims = rank;
+    for (size_t i = 0; i < n; i++) {
+        if (p->shape[i] < 0) return ortvk_krefuse(why, why_len, "repeats[%zu] = %lld", i, (long long)p->shape[i]);
+        dims += p->shape[i] > 1;
+    }
+    if (dims > ORTVK_KMAX_SHADER_RANK) return ortvk_krefuse(why, why_len, "rank %d with %d repeated dims", rank, dims);
+    p->count = (int)n;
+    return true;
+}
+
+static OrtStatus *tile_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_kparams_reshape *p = &params->reshape;
+    const ortvk_ktensor *x = &run->in[0];
+    ortvk_ktensor *y = &run->out[0];
+    if (x->rank != (size_t)p->count)
+        return ortvk_status(ORT_INVALID_ARGUMENT, "Tile: input of rank %zu, %d repeats", x->rank, p->count);
+    y->type = x->type;
+    y->rank = x->rank;
+    for (size_t i = 0; i < x->rank; i++) y->dims[i] = x->dims[i] * p->shape[i];
+    return NULL;
+}
+
+static OrtStatus *tile_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_kparams_reshape *p = &params->reshape;
+    const ortvk_ktensor *x = &run->in[0], *y = &run->out[0];
+    int64_t in_strides[ORTVK_KMAX_RANK], out_strides[ORTVK_KMAX_RANK];
+    row_major(x->dims, x->rank, in_strides);
+    row_major(y->dims, y->rank, out_strides);
+    /* Output index along dim k is r * d_k + i for repeat r and element i: two dims of the iteration each. */
+    ortvk_kstrides s = {.rank = 0};
+    for (size_t k = 0; k < x->rank; k++) {
+        s.dims[s.rank] = p->shape[k];
+        s.stride[0][s.rank] = 0;
+        s.stride[1][s.rank++] = x->dims[k] * out_strides[k];
+        s.dims[s.rank] = x->dims[k];
+        s.stride[0][s.rank] = in_strides[k];
+        s.stride[1][s.rank++] = out_strides[k];
+    }
+    return strided_copy(run, x->address, 0, y->address, 0, &s, ortvk_element_size(x->type));
+}
+
+/* ---- DepthToSpace, SpaceToDepth ------------------------------------------------------------------------- */
+
+static bool depth_space_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    ortvk_kparams_depth_space *p = &params->depth_space;
+    if (!floats_only(node, 1, why, why_len) || node->n_in != 1 || node->n_out != 1) return false;
+    if (node->in[0].rank != 4) return ortvk_krefuse(why, why_len, "rank %d", node->in[0].rank);
+    char mode[8];
+    if (!ortvk_knode_int(node, "blocksize", 0, &p->blocksize) || p->blocksize < 1 ||
+        !ortvk_knode_string(node, "mode", mode, sizeof(mode)))
+        return ortvk_krefuse(why, why_len, "blocksize or mode");
+    p->to_depth = strcmp(node->op_type, "SpaceToDepth") == 0;
+    if (strcmp(mode, "CRD") == 0) p->crd = true;
+    else if (mode[0] != '\0' && strcmp(mode, "DCR") != 0) return ortvk_krefuse(why, why_len, "mode %s", mode);
+    return true;
+}
+
+static OrtStatus *depth_space_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_kparams_depth_space *p = &params->depth_space;
+    const ortvk_ktensor *x = &run->in[0];
+    ortvk_ktensor *y = &run->out[0];
+    int64_t b = p->blocksize, n = x->dims[0], c = x->dims[1], h = x->dims[2], w = x->dims[3];
+    const char *op = p->to_depth ? "SpaceToDepth" : "DepthToSpace";
+    if (x->rank != 4) return ortvk_status(ORT_INVALID_ARGUMENT, "%s: input of rank %zu", op, x->rank);
+    if (p->to_depth ? h % b != 0 || w % b != 0 : c % (b * b) != 0)
+        return ortvk_status(ORT_INVALID_ARGUMENT, "%s: shape [%lld,%lld,%lld,%lld] with blocksize %lld", op,
+                            (long long)n, (long long)c, (long long)h, (long long)w, (long long)b);
+    y->type = x->type;
+    y->rank = 4;
+    int64_t dims[4] = {n, c * b * b, h / b, w / b};
+    if (!p->to_depth) dims[1] = c / (b * b), dims[2] = h * b, dims[3] = w * b;
+    memcpy(y->dims, dims, sizeof(dims));
+    return NULL;
+}
+
+/* Both are a 6-D transpose. DepthToSpace iterates its output as (n, c', h, i, w, j) — y[n, c', h b + i, w b + j] —
+ * reading channel (i b + j) C' + c' (DCR) or c' b b + i b + j (CRD) of x at (h, w). SpaceToDepth iterates its
+ * output as (n, i, j, c, h, w) — y[n, (i b + j) C + c, h, w] — reading x[n, c, h b + i, w b + j]. */
+static OrtStatus *depth_space_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_kparams_depth_space *p = &params->depth_space;
+    const ortvk_ktensor *x = &run->in[0], *y = &run->out[0];
+    int64_t b = p->blocksize, c = x->dims[1], h = x->dims[2], w = x->dims[3], hw = h * w;
+    ortvk_kstrides s = {.rank = 6};
+    if (p->to_depth) {
+        int64_t dims[6] = {x->dims[0], b, b, c, h / b, w / b}, src[6] = {c * hw, w, 1, hw, b * w, b};
+        memcpy(s.dims, dims, sizeof(dims));
+        memcpy(s.stride[0], src, sizeof(src));
+    } else {
+        int64_t c2 = c / (b * b);
+        int64_t dims[6] = {x->dims[0], c2, h, b, w, b};
+        int64_t dcr[6] = {c * hw, hw, w, b * c2 * hw, 1, c2 * hw}, crd[6] = {c * hw, b * b * hw, w, b * hw, 1, hw};
+        memcpy(s.dims, dims, sizeof(dims));
+        memcpy(s.stride[0], p->crd ? crd : dcr, sizeof(dcr));
+    }
+    row_major(s.dims, 6, s.stride[1]);
+    return strided_copy(run, x->address, 0, y->address, 0, &s, ortvk_element_size(x->type));
+}
+
 /* ---- Pad ------------------------------------------------------------------------------------------------ */
 
 static bool pad_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
@@ -674,6 +789,9 @@ const ortvk_kop ortvk_kops_layout[] = {
     {"Slice", 10, 13, "", 0x1E, slice_prepare, slice_shape, slice_record},
     {"Split", 2, 18, "axis num_outputs split", 0x2, split_prepare, split_shape, split_record},
     {"Expand", 8, 13, "", 0x2, expand_prepare, expand_shape, expand_record},
+    {"Tile", 6, 13, "", 0x2, tile_prepare, tile_shape, tile_record},
+    {"DepthToSpace", 1, 13, "blocksize mode", 0, depth_space_prepare, depth_space_shape, depth_space_record},
+    {"SpaceToDepth", 1, 13, "blocksize", 0, depth_space_prepare, depth_space_shape, depth_space_record},
     {"Pad", 2, 21, "mode pads value", 0xE, pad_prepare, pad_shape, pad_record},
     {"Cast", 6, 21, "saturate to", 0, cast_prepare, cast_shape, cast_record},
     {NULL, 0, 0, NULL, 0, NULL, NULL, NULL},

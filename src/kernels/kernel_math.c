@@ -1,5 +1,7 @@
-/* MatMul (batched, numpy broadcasting of batch dims) and Gemm on float tensors; Softmax and LogSoftmax; ReduceSum,
- * ReduceMean, ReduceMax and ReduceMin over constant axes that are contiguous once size-1 dims are set aside. */
+/* MatMul (batched, numpy broadcasting of batch dims) and Gemm on float tensors; Softmax and LogSoftmax; the Reduce*
+ * ops (Sum, Mean, Max, Min, L1, L2, SumSquare, LogSum, LogSumExp, Prod) over constant axes that are contiguous once
+ * size-1 dims are set aside;
+ * InstanceNormalization and LayerNormalization. */
 #include <string.h>
 
 #include "kernels/kernel_internal.h"
@@ -235,10 +237,24 @@ static bool reduce_prepare(const ortvk_knode *node, ortvk_kparams *params, char 
 {
     ortvk_kparams_reduce *p = &params->reduce;
     const char *op = node->op_type;
-    p->fn = strcmp(op, "ReduceSum") == 0    ? ORTVK_REDUCE_SUM
-            : strcmp(op, "ReduceMean") == 0 ? ORTVK_REDUCE_MEAN
-            : strcmp(op, "ReduceMax") == 0  ? ORTVK_REDUCE_MAX
-                                            : ORTVK_REDUCE_MIN;
+    static const struct {
+        const char *op;
+        int fn;
+    } fns[] = {
+        {"ReduceSum", ORTVK_REDUCE_SUM},
+        {"ReduceMean", ORTVK_REDUCE_MEAN},
+        {"ReduceMax", ORTVK_REDUCE_MAX},
+        {"ReduceMin", ORTVK_REDUCE_MIN},
+        {"ReduceL1", ORTVK_REDUCE_L1},
+        {"ReduceL2", ORTVK_REDUCE_L2},
+        {"ReduceSumSquare", ORTVK_REDUCE_SUM_SQUARE},
+        {"ReduceLogSum", ORTVK_REDUCE_LOG_SUM},
+        {"ReduceLogSumExp", ORTVK_REDUCE_LOG_SUM_EXP},
+        {"ReduceProd", ORTVK_REDUCE_PROD},
+    };
+    size_t k = 0;
+    while (strcmp(fns[k].op, op) != 0) k++; /* the op table lists only these */
+    p->fn = fns[k].fn;
     if (node->n_in < 1 || node->n_in > 2 || node->n_out != 1 || !is_float(&node->in[0]) || !is_float(&node->out[0]))
         return ortvk_krefuse(why, why_len, "not float");
     int64_t keepdims = 1, noop = 0;
@@ -335,6 +351,101 @@ static OrtStatus *reduce_record(const ortvk_kparams *params, ortvk_krun *run)
     return ortvk_krun_dispatch(run, ORTVK_SHADER_REDUCE, &push, sizeof(push), outer * inner);
 }
 
+/* ---- InstanceNormalization and LayerNormalization ----------------------------------------------------- */
+
+static bool norm_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    ortvk_kparams_norm *p = &params->norm;
+    p->layer = strcmp(node->op_type, "LayerNormalization") == 0;
+    size_t n_in = p->layer ? 2 : 3;
+    if (node->n_in < n_in || node->n_in > 3) return ortvk_krefuse(why, why_len, "%zu inputs", node->n_in);
+    for (size_t i = 0; i < node->n_in; i++) {
+        if ((i < n_in || node->in[i].present) && !is_float(&node->in[i]))
+            return ortvk_krefuse(why, why_len, "input %zu is not float", i);
+    }
+    if (node->n_out < 1 || !is_float(&node->out[0])) return ortvk_krefuse(why, why_len, "output is not float");
+    for (size_t i = 1; i < node->n_out; i++) {
+        /* Mean and InvStdDev are float (stash_type 1) even for float16 data; ortvk writes them as float. */
+        if (node->out[i].present && node->out[i].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT)
+            return ortvk_krefuse(why, why_len, "output %zu is not float", i);
+    }
+    int64_t stash = 1;
+    if (!ortvk_knode_float(node, "epsilon", 1e-5f, &p->epsilon) || !ortvk_knode_int(node, "axis", -1, &p->axis) ||
+        !ortvk_knode_int(node, "stash_type", 1, &stash) || stash != 1)
+        return ortvk_krefuse(why, why_len, "epsilon, axis or stash_type");
+    int rank = node->in[0].rank;
+    if (rank < (p->layer ? 1 : 3)) return ortvk_krefuse(why, why_len, "rank %d", rank);
+    if (p->layer && (p->axis < -rank || p->axis >= rank))
+        return ortvk_krefuse(why, why_len, "axis %lld of rank %d", (long long)p->axis, rank);
+    return true;
+}
+
+/* Rows, their length and the scale's channel count; the scale and bias must hold exactly what each row uses (no
+ * broadcasting within the normalized shape). */
+static OrtStatus *norm_plan(const ortvk_kparams_norm *p, const ortvk_krun *run, size_t *rows, size_t *len)
+{
+    const ortvk_ktensor *x = &run->in[0], *scale = &run->in[1];
+    const ortvk_ktensor *bias = run->n_in > 2 && run->in[2].present ? &run->in[2] : NULL;
+    const char *op = p->layer ? "LayerNormalization" : "InstanceNormalization";
+    size_t axis = p->layer ? (size_t)(p->axis < 0 ? p->axis + (int64_t)x->rank : p->axis) : 2;
+    if (axis >= x->rank)
+        return ortvk_status(ORT_INVALID_ARGUMENT, "%s: axis %lld for rank %zu", op, (long long)p->axis, x->rank);
+    *rows = ortvk_kcount(x->dims, axis);
+    *len = ortvk_kcount(x->dims + axis, x->rank - axis);
+    size_t want = p->layer ? *len : (size_t)x->dims[1];
+    if (scale->count != want || (bias != NULL && bias->count != want))
+        return ortvk_status(ORT_INVALID_ARGUMENT, "%s: scale of %zu and bias of %zu values where %zu are needed", op,
+                            scale->count, bias != NULL ? bias->count : want, want);
+    return NULL;
+}
+
+static OrtStatus *norm_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_ktensor *x = &run->in[0];
+    size_t rows, len;
+    ORTVK_TRY(norm_plan(&params->norm, run, &rows, &len));
+    run->out[0].type = x->type;
+    run->out[0].rank = x->rank;
+    memcpy(run->out[0].dims, x->dims, sizeof(x->dims));
+    /* LayerNormalization's Mean and InvStdDev: X's shape with the normalized dims set to 1. */
+    size_t axis = (size_t)(params->norm.axis < 0 ? params->norm.axis + (int64_t)x->rank : params->norm.axis);
+    for (size_t i = 1; i < run->n_out && i < 3; i++) {
+        ortvk_ktensor *t = &run->out[i];
+        t->type = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+        t->rank = x->rank;
+        for (size_t d = 0; d < x->rank; d++) t->dims[d] = d < axis ? x->dims[d] : 1;
+    }
+    return NULL;
+}
+
+typedef struct push_norm {
+    uint64_t x, y, scale, bias, mean, inv_std;
+    uint32_t rows, len, channels, per_element;
+    float epsilon;
+} push_norm;
+
+static OrtStatus *norm_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_kparams_norm *p = &params->norm;
+    size_t rows, len;
+    ORTVK_TRY(norm_plan(p, run, &rows, &len));
+    if (len == 0) return NULL; /* rows of nothing: Y is empty (Mean/InvStdDev would be 0/0) */
+    push_norm push = {
+        .x = run->in[0].address,
+        .y = run->out[0].address,
+        .scale = run->in[1].address,
+        .bias = run->n_in > 2 && run->in[2].present ? run->in[2].address : 0,
+        .mean = run->n_out > 1 && run->out[1].present ? run->out[1].address : 0,
+        .inv_std = run->n_out > 2 && run->out[2].present ? run->out[2].address : 0,
+        .rows = (uint32_t)rows,
+        .len = (uint32_t)len,
+        .channels = p->layer ? 1 : (uint32_t)run->in[0].dims[1],
+        .per_element = p->layer,
+        .epsilon = p->epsilon,
+    };
+    return ortvk_krun_dispatch(run, ORTVK_SHADER_NORM, &push, sizeof(push), rows);
+}
+
 /* Whether the node's constant axes are contiguous for its static rank (so reduce_plan cannot fail on them). */
 static bool reduce_prepare_checked(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
 {
@@ -375,5 +486,19 @@ const ortvk_kop ortvk_kops_math[] = {
      reduce_record},
     {"ReduceMin", 1, 18, "axes keepdims noop_with_empty_axes", 0x2, reduce_prepare_checked, reduce_shape,
      reduce_record},
+    {"ReduceL1", 1, 18, "axes keepdims noop_with_empty_axes", 0x2, reduce_prepare_checked, reduce_shape,
+     reduce_record},
+    {"ReduceL2", 1, 18, "axes keepdims noop_with_empty_axes", 0x2, reduce_prepare_checked, reduce_shape,
+     reduce_record},
+    {"ReduceSumSquare", 1, 18, "axes keepdims noop_with_empty_axes", 0x2, reduce_prepare_checked, reduce_shape,
+     reduce_record},
+    {"ReduceLogSum", 1, 18, "axes keepdims noop_with_empty_axes", 0x2, reduce_prepare_checked, reduce_shape,
+     reduce_record},
+    {"ReduceLogSumExp", 1, 18, "axes keepdims noop_with_empty_axes", 0x2, reduce_prepare_checked, reduce_shape,
+     reduce_record},
+    {"ReduceProd", 1, 18, "axes keepdims noop_with_empty_axes", 0x2, reduce_prepare_checked, reduce_shape,
+     reduce_record},
+    {"InstanceNormalization", 6, 22, "epsilon", 0, norm_prepare, norm_shape, norm_record},
+    {"LayerNormalization", 17, 17, "axis epsilon stash_type", 0, norm_prepare, norm_shape, norm_record},
     {NULL, 0, 0, NULL, 0, NULL, NULL, NULL},
 };

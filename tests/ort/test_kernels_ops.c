@@ -531,6 +531,16 @@ int main(int argc, char **argv)
         binary(&app, device, "Sub [2,1,4,1] - [2,3,4,5]", "Sub", 4, c4, 4, a, false);
         binary(&app, device, "Pow |x| ^ [5]", "Pow", 4, a, 1, b1, true);
     }
+    {
+        op_case c;
+        int64_t x[3] = {3, 1, 5}, b[2] = {4, 1}, d[4] = {2, 1, 1, 1};
+        start(&c, "Mean of [3,1,5], [4,1], [2,1,1,1]", 13, 3, x);
+        second_input(&c, "b", 2, b);
+        second_input(&c, "d", 4, d);
+        const char *in[] = {"x", "b", "d"};
+        node(&c, "Mean", 3, in);
+        run_case(&app, device, &c);
+    }
     unary(&app, device, "HardSigmoid", 0.1666667f, 0.5f);
     unary(&app, device, "HardSwish", 0, 0);
     unary(&app, device, "Sigmoid", 0, 0);
@@ -609,6 +619,15 @@ int main(int argc, char **argv)
         run_case(&app, device, &c);
     }
     {
+        /* The ONNX tests of ReduceLogSumExp are double: this is its float check. */
+        op_case c;
+        int64_t x[3] = {2, 9, 4}, axes[1] = {1};
+        start(&c, "ReduceLogSumExp axes [1]", 13, 3, x);
+        const char *in[] = {"x"};
+        attr_ints(node(&c, "ReduceLogSumExp", 1, in), "axes", axes, 1);
+        run_case(&app, device, &c);
+    }
+    {
         op_case c;
         int64_t x[3] = {3, 7, 11};
         start(&c, "Softmax axis 1", 13, 3, x);
@@ -627,6 +646,67 @@ int main(int argc, char **argv)
         attr_int(node(&c, "Concat", 4, in), "axis", 1);
         run_case(&app, device, &c);
     }
+
+    /* Normalisation layers: rows of 323 and of 30 values. */
+    {
+        op_case c;
+        int64_t x[4] = {2, 3, 17, 19}, ch[1] = {3};
+        start(&c, "InstanceNormalization [2,3,17,19]", 13, 4, x);
+        constant(&c, "scale", 1, ch);
+        constant(&c, "bias", 1, ch);
+        const char *in[] = {"x", "scale", "bias"};
+        attr_float(node(&c, "InstanceNormalization", 3, in), "epsilon", 1e-3f);
+        run_case(&app, device, &c);
+    }
+    {
+        op_case c;
+        int64_t x[3] = {4, 5, 6}, norm[2] = {5, 6};
+        start(&c, "LayerNormalization axis -2", 17, 3, x);
+        constant(&c, "scale", 2, norm);
+        constant(&c, "bias", 2, norm);
+        const char *in[] = {"x", "scale", "bias"};
+        attr_int(node(&c, "LayerNormalization", 3, in), "axis", -2);
+        run_case(&app, device, &c);
+    }
+
+    /* DepthToSpace, SpaceToDepth and Tile: transposes and repeats as one strided copy. */
+    {
+        op_case c;
+        int64_t x[4] = {2, 8, 3, 5};
+        start(&c, "DepthToSpace CRD blocksize 2", 13, 4, x);
+        const char *in[] = {"x"};
+        node2 n = node(&c, "DepthToSpace", 1, in);
+        attr_int(n, "blocksize", 2);
+        attr_string(n, "mode", "CRD");
+        run_case(&app, device, &c);
+    }
+    {
+        op_case c;
+        int64_t x[4] = {1, 18, 2, 3};
+        start(&c, "DepthToSpace DCR blocksize 3", 13, 4, x);
+        const char *in[] = {"x"};
+        attr_int(node(&c, "DepthToSpace", 1, in), "blocksize", 3);
+        run_case(&app, device, &c);
+    }
+    {
+        op_case c;
+        int64_t x[4] = {2, 3, 4, 6};
+        start(&c, "SpaceToDepth blocksize 2", 13, 4, x);
+        const char *in[] = {"x"};
+        attr_int(node(&c, "SpaceToDepth", 1, in), "blocksize", 2);
+        run_case(&app, device, &c);
+    }
+    {
+        op_case c;
+        int64_t x[3] = {3, 4, 5}, repeats[3] = {2, 1, 3};
+        start(&c, "Tile [3,4,5] x [2,1,3]", 13, 3, x);
+        const_ints(&c, "repeats", 3, repeats);
+        const char *in[] = {"x", "repeats"};
+        node(&c, "Tile", 2, in);
+        run_case(&app, device, &c);
+    }
+    unary(&app, device, "Softsign", 0, 0);
+    if (!half_mode) unary(&app, device, "Celu", 0.7f, 0); /* ONNX defines Celu for float only */
 
     /* Mixed: Relu on ortvk, Sin on the CPU EP (ortvk does not claim it), Neg on ortvk. ORT hands the Neg its input
      * in host memory (a 1 MiB tensor: the staged-upload path). */

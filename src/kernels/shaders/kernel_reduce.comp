@@ -1,11 +1,12 @@
-// Reductions over the middle dim of an (outer, R, inner) view: y[o, i] = reduce over r of x[o, r, i]. ReduceSum,
-// ReduceMean, ReduceMax, ReduceMin and the global pools (inner = 1).
+// Reductions over the middle dim of an (outer, R, inner) view: y[o, i] = reduce over r of x[o, r, i]. The Reduce*
+// ops and the global pools (inner = 1). LogSumExp subtracts the maximum first, as ORT's CPU EP does.
 #version 460
 #include "common.glsl"
 
 layout(push_constant) uniform Push {
     uvec2 x, y;
-    uint outer, R, inner, fn; // fn: 0 sum, 1 mean, 2 max, 3 min
+    uint outer, R, inner, fn; // fn: 0 sum, 1 mean, 2 max, 3 min, 4 L1, 5 L2, 6 sum of squares, 7 log of the sum,
+                              //     8 log-sum-exp, 9 product
 } p;
 
 void main()
@@ -15,13 +16,26 @@ void main()
     uint o = i / p.inner, in_ = i % p.inner;
     Elems X = Elems(p.x);
     uint base = o * p.R * p.inner + in_;
-    float acc = p.fn == 2u ? -ORTVK_INF : (p.fn == 3u ? ORTVK_INF : 0.0);
+    float acc = p.fn == 2u ? -ORTVK_INF : (p.fn == 3u ? ORTVK_INF : (p.fn == 9u ? 1.0 : 0.0));
+    float shift = 0.0;
+    if (p.fn == 8u) {
+        float mx = -ORTVK_INF;
+        for (uint r = 0u; r < p.R; r++) mx = max(mx, ORTVK_GET(X, base + r * p.inner));
+        if (!isinf(mx)) shift = mx; // all -inf (or none): log(0) = -inf below; an inf stays inf
+    }
     for (uint r = 0u; r < p.R; r++) {
         float v = ORTVK_GET(X, base + r * p.inner);
-        if (p.fn <= 1u) acc += v;
+        if (p.fn <= 1u || p.fn == 7u) acc += v;
+        else if (p.fn == 4u) acc += abs(v);
+        else if (p.fn == 5u || p.fn == 6u) acc += v * v;
+        else if (p.fn == 8u) acc += ortvk_exp(v - shift);
+        else if (p.fn == 9u) acc *= v;
         else if (ortvk_isnan(v) || ortvk_isnan(acc)) acc = ORTVK_NAN;
         else acc = p.fn == 2u ? max(acc, v) : min(acc, v);
     }
     if (p.fn == 1u) acc = acc / float(p.R);
+    else if (p.fn == 5u) acc = sqrt(acc);
+    else if (p.fn == 7u) acc = ortvk_log(acc);
+    else if (p.fn == 8u) acc = ortvk_log(acc) + shift;
     ORTVK_SET(Elems(p.y), i, acc);
 }

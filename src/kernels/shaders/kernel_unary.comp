@@ -42,6 +42,13 @@ float apply(float v)
     case 17u: return v < 0.0 ? p.alpha * ortvk_expm1(v) : v;               // Elu
     case 18u: return softplus(v);                                          // Softplus
     case 19u: return v <= 0.0 ? p.gamma * (p.alpha * ortvk_expm1(v)) : p.gamma * v; // Selu
+    case 20u: return ortvk_isnan(v) ? v : (v > 0.0 ? 1.0 : (v < 0.0 ? -1.0 : 0.0)); // Sign (NaN stays NaN)
+    case 21u: return roundEven(v);                                         // Round (halves to even)
+    case 22u: return v / (1.0 + abs(v));                                   // Softsign
+    case 23u: return v > p.alpha ? v : 0.0;                                // ThresholdedRelu
+    case 24u: return max(0.0, v) + min(0.0, p.alpha * ortvk_expm1(v / p.alpha)); // Celu
+    case 25u: return v < -p.alpha ? v + p.beta : (v > p.alpha ? v - p.beta : 0.0); // Shrink (lambd, bias)
+    case 26u: return v / p.alpha;                                          // Mean's division by the count
     }
     return ORTVK_NAN;
 }

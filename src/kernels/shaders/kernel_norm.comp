@@ -1,0 +1,40 @@
+// InstanceNormalization and LayerNormalization: one invocation per row of `len` elements (a channel of one image,
+// or the normalized trailing dims) computes the row's mean, then its (population) variance from the mean, then
+// y = (x - mean) / sqrt(var + epsilon) * scale + bias, with scale and bias per row's channel (instance) or per
+// element of the row (layer). LayerNormalization's optional Mean and InvStdDev outputs get the row's values.
+#version 460
+#include "common.glsl"
+
+layout(push_constant) uniform Push {
+    uvec2 x, y, scale, bias; // bias is 0 when absent
+    uvec2 mean, inv_std;     // 0 when not wanted; float tensors whatever x's type
+    uint rows, len, channels;
+    uint per_element;        // 1: scale[k] and bias[k] for element k of the row; 0: scale[row % channels]
+    float epsilon;
+} p;
+
+void main()
+{
+    uint row = ortvk_index();
+    if (row >= p.rows) return;
+    Elems X = Elems(p.x);
+    uint base = row * p.len;
+    float sum = 0.0;
+    for (uint k = 0u; k < p.len; k++) sum += ORTVK_GET(X, base + k);
+    float mean = sum / float(p.len);
+    float sq = 0.0;
+    for (uint k = 0u; k < p.len; k++) {
+        float d = ORTVK_GET(X, base + k) - mean;
+        sq += d * d;
+    }
+    float inv_std = 1.0 / sqrt(sq / float(p.len) + p.epsilon);
+    if (p.mean != uvec2(0u)) Floats(p.mean).v[row] = mean;
+    if (p.inv_std != uvec2(0u)) Floats(p.inv_std).v[row] = inv_std;
+    uint c = row % p.channels;
+    for (uint k = 0u; k < p.len; k++) {
+        uint s = p.per_element != 0u ? k : c;
+        float v = (ORTVK_GET(X, base + k) - mean) * inv_std * ORTVK_GET(Elems(p.scale), s);
+        if (p.bias != uvec2(0u)) v += ORTVK_GET(Elems(p.bias), s);
+        ORTVK_SET(Elems(p.y), base + k, v);
+    }
+}

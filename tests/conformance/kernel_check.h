@@ -34,6 +34,15 @@ int kc_compare(const onnx_tensor *expected, const void *got, double rtol, double
 int kc_freeze_inputs(const uint8_t *model, size_t len, const char *const *names, const uint8_t *const *tensors,
                      const size_t *tensor_lens, int count, uint8_t **out, size_t *out_len);
 
+/* A copy of the serialized ModelProto `model` that runs in float16: FLOAT initializers, Constant (and other tensor)
+ * attributes, graph inputs, outputs and value_info become FLOAT16 (values rounded to nearest even), and Cast's
+ * to = FLOAT becomes FLOAT16. Resize's roi and scales stay float, with the initializers, Constant nodes and graph
+ * inputs that provide them (ONNX types scales as tensor(float) only). BatchNormalization's constant variance is
+ * folded into its scale (a trained variance may exceed float16's range). Fails (nonzero) on malformed input and
+ * on what it would leave half converted: subgraphs, sparse or external tensors, Constant's value_float(s). *out is
+ * malloc'd. 0 on success. */
+int kc_model_to_float16(const uint8_t *model, size_t len, uint8_t **out, size_t *out_len);
+
 /* Float16 and bfloat16 bit patterns as floats, and a float rounded to the nearest float16 (ties to even). */
 float kc_half_to_float(uint16_t h);
 uint16_t kc_float_to_half(float f);

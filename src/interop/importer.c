@@ -122,7 +122,7 @@ static OrtStatus *ORT_API_CALL wait_semaphore(OrtExternalResourceImporterImpl *i
                                               uint64_t value)
 {
     ortvk_importer *importer = importer_cast(impl);
-    ortvk_semaphore_import *semaphore;
+    ortvk_semaphore_import *semaphore = NULL;
     ORTVK_TRY(semaphore_args(importer, handle, stream, &semaphore));
     return ortvk_semaphore_import_wait(importer, semaphore, stream, value);
 }
@@ -132,7 +132,7 @@ static OrtStatus *ORT_API_CALL signal_semaphore(OrtExternalResourceImporterImpl 
                                                 uint64_t value)
 {
     ortvk_importer *importer = importer_cast(impl);
-    ortvk_semaphore_import *semaphore;
+    ortvk_semaphore_import *semaphore = NULL;
     ORTVK_TRY(semaphore_args(importer, handle, stream, &semaphore));
     return ortvk_semaphore_import_signal(importer, semaphore, stream, value);
 }

@@ -236,7 +236,7 @@ static OrtStatus *stream_arg(ortvk_importer *importer, OrtSyncStream *ort_stream
 OrtStatus *ortvk_semaphore_import_wait(ortvk_importer *importer, ortvk_semaphore_import *semaphore,
                                        OrtSyncStream *ort_stream, uint64_t value)
 {
-    ortvk_stream *stream;
+    ortvk_stream *stream = NULL;
     ORTVK_TRY(stream_arg(importer, ort_stream, &stream));
     return semaphore->kind->wait(semaphore, stream, value);
 }
@@ -244,7 +244,7 @@ OrtStatus *ortvk_semaphore_import_wait(ortvk_importer *importer, ortvk_semaphore
 OrtStatus *ortvk_semaphore_import_signal(ortvk_importer *importer, ortvk_semaphore_import *semaphore,
                                          OrtSyncStream *ort_stream, uint64_t value)
 {
-    ortvk_stream *stream;
+    ortvk_stream *stream = NULL;
     ORTVK_TRY(stream_arg(importer, ort_stream, &stream));
     /* A timeline only moves forward: a value at or below one already signaled or queued would be an error on
      * the GPU (Vulkan) or silently lost (host timeline). */

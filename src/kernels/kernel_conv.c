@@ -173,7 +173,7 @@ static OrtStatus *geometry(const ortvk_kparams_conv *p, bool transpose, ortvk_kr
 
 static OrtStatus *conv_shape_common(const ortvk_kparams *params, ortvk_krun *run, bool transpose)
 {
-    conv_geometry g;
+    conv_geometry g = {0};
     ORTVK_TRY(geometry(&params->conv, transpose, run, &g));
     ortvk_ktensor *y = &run->out[0];
     y->type = run->in[0].type;
@@ -223,7 +223,7 @@ static uint32_t gcd(uint32_t a, uint32_t b)
 static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *run, bool transpose)
 {
     const ortvk_kparams_conv *p = &params->conv;
-    conv_geometry g;
+    conv_geometry g = {0};
     ORTVK_TRY(geometry(p, transpose, run, &g));
     const ortvk_ktensor *b = run->n_in > 2 && run->in[2].present ? &run->in[2] : NULL;
     push_conv push = {

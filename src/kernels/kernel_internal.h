@@ -327,7 +327,7 @@ typedef enum ortvk_shader {
 } ortvk_shader;
 
 #define ORTVK_KMAX_SCRATCH 8
-typedef struct ortvk_kscratch ortvk_kscratch;
+typedef struct ortvk_kheld ortvk_kheld;
 
 typedef struct ortvk_krun {
     ortvk_kernel_device *kdev;
@@ -337,7 +337,8 @@ typedef struct ortvk_krun {
     ortvk_ktensor in[ORTVK_KMAX_INPUTS];
     ortvk_ktensor out[ORTVK_KMAX_OUTPUTS];
     bool float16;             /* the node's float tensors are float16: dispatches use the shaders' float16 variant */
-    ortvk_kscratch *scratch;  /* buffers released once the GPU is done with the submission */
+    ortvk_kheld *held;        /* references dropped once the GPU is done with the submission: the scratch buffers
+                                 and the buffers of the tensors (ortvk_device_acquire) */
     bool recorded;            /* a command is recorded: the next one needs a barrier */
 } ortvk_krun;
 

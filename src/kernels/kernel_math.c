@@ -402,7 +402,7 @@ static OrtStatus *norm_plan(const ortvk_kparams_norm *p, const ortvk_krun *run, 
 static OrtStatus *norm_shape(const ortvk_kparams *params, ortvk_krun *run)
 {
     const ortvk_ktensor *x = &run->in[0];
-    size_t rows, len;
+    size_t rows = 0, len = 0;
     ORTVK_TRY(norm_plan(&params->norm, run, &rows, &len));
     run->out[0].type = x->type;
     run->out[0].rank = x->rank;
@@ -427,7 +427,7 @@ typedef struct push_norm {
 static OrtStatus *norm_record(const ortvk_kparams *params, ortvk_krun *run)
 {
     const ortvk_kparams_norm *p = &params->norm;
-    size_t rows, len;
+    size_t rows = 0, len = 0;
     ORTVK_TRY(norm_plan(p, run, &rows, &len));
     if (len == 0) return NULL; /* rows of nothing: Y is empty (Mean/InvStdDev would be 0/0) */
     push_norm push = {

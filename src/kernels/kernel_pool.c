@@ -114,7 +114,7 @@ static OrtStatus *pool_record(const ortvk_kparams *params, ortvk_krun *run)
     int32_t pad[3] = {0, 0, 0};
     int off = 3 - p->spatial;
     for (int d = 0; d < p->spatial; d++) {
-        int64_t pb, o;
+        int64_t pb = 0, o = 0;
         ORTVK_TRY(pool_dim(p, d, x->dims[2 + d], &pb, &o));
         in[off + d] = (uint32_t)x->dims[2 + d];
         out[off + d] = (uint32_t)o;

@@ -255,6 +255,34 @@ size_t ortvk_kcount(const int64_t *dims, size_t rank)
     return n;
 }
 
+struct ortvk_kheld {
+    size_t count, scratch;
+    ortvk_buffer *buffers[ORTVK_KMAX_SCRATCH + ORTVK_KMAX_INPUTS + ORTVK_KMAX_OUTPUTS];
+};
+
+static void release_held(void *owner)
+{
+    ortvk_kheld *list = owner;
+    if (list == NULL) return;
+    for (size_t i = 0; i < list->count; i++) ortvk_buffer_destroy(list->buffers[i]);
+    free(list);
+}
+
+/* Adds a reference to the run's list; on failure drops it. */
+static OrtStatus *hold(ortvk_krun *run, ortvk_buffer *buffer)
+{
+    if (run->held == NULL && (run->held = calloc(1, sizeof(*run->held))) == NULL) {
+        ortvk_buffer_destroy(buffer);
+        return ortvk_status(ORT_FAIL, "out of host memory running a node");
+    }
+    if (run->held->count == sizeof(run->held->buffers) / sizeof(run->held->buffers[0])) {
+        ortvk_buffer_destroy(buffer);
+        return ortvk_status(ORT_EP_FAIL, "too many buffers in one run");
+    }
+    run->held->buffers[run->held->count++] = buffer;
+    return NULL;
+}
+
 /* Fills a tensor view from an ORT value: in ortvk memory, or in host memory (then `host` is set and the data is
  * staged into device memory once the run records; see stage_host_inputs). */
 static OrtStatus *view(ortvk_krun *run, const OrtValue *value, ortvk_ktensor *t, const void **host, const char *what,
@@ -272,10 +300,12 @@ static OrtStatus *view(ortvk_krun *run, const OrtValue *value, ortvk_ktensor *t,
     if (t->count == 0) return NULL;
     void *data = NULL;
     ORTVK_TRY(ortvk_ort->GetTensorMutableData((OrtValue *)value, &data));
-    t->buffer = ortvk_device_resolve(run->device, data, bytes, &t->offset);
+    /* A reference for the submission: ORT may free the tensor, and the application release its import, as soon
+     * as Compute returns, which is before the GPU has run it. */
+    t->buffer = ortvk_device_acquire(run->device, data, bytes, &t->offset);
     if (t->buffer != NULL) {
         t->address = (VkDeviceAddress)(uintptr_t)data;
-        return NULL;
+        return hold(run, t->buffer);
     }
     const OrtMemoryInfo *where = NULL;
     OrtMemoryInfoDeviceType device = OrtMemoryInfoDeviceType_GPU;
@@ -339,18 +369,6 @@ static void ownership(ortvk_krun *run, bool acquire)
     }
 }
 
-struct ortvk_kscratch {
-    size_t count;
-    ortvk_buffer *buffers[ORTVK_KMAX_SCRATCH];
-};
-
-static void release_scratch(void *owner)
-{
-    ortvk_kscratch *list = owner;
-    for (size_t i = 0; i < list->count; i++) ortvk_buffer_destroy(list->buffers[i]);
-    free(list);
-}
-
 OrtStatus *ortvk_kernel_run(ortvk_kernel *kernel, ortvk_stream *stream, OrtKernelContext *context)
 {
     ortvk_krun *run = calloc(1, sizeof(*run));
@@ -388,13 +406,9 @@ OrtStatus *ortvk_kernel_run(ortvk_kernel *kernel, ortvk_stream *stream, OrtKerne
             any = any || t->count > 0;
         }
     }
+    if (status == NULL && any) status = ortvk_stream_begin(stream, &run->cmd);
     if (status != NULL || !any) {
-        free(run);
-        return status;
-    }
-
-    status = ortvk_stream_begin(stream, &run->cmd);
-    if (status != NULL) {
+        release_held(run->held); /* nothing was submitted */
         free(run);
         return status;
     }
@@ -403,9 +417,9 @@ OrtStatus *ortvk_kernel_run(ortvk_kernel *kernel, ortvk_stream *stream, OrtKerne
     if (status == NULL) status = kernel->op->record(&kernel->params, run);
     ownership(run, false);
     /* Submitted even when recording failed part way: the commands recorded so far are valid, and submission is
-     * what returns the command buffer and releases the scratch buffers once the GPU is done with them. */
+     * what returns the command buffer and drops the held references once the GPU is done with them. */
     ortvk_retire retire = {0};
-    if (run->scratch != NULL) retire = (ortvk_retire){.release = release_scratch, .owner = run->scratch};
+    if (run->held != NULL) retire = (ortvk_retire){.release = release_held, .owner = run->held};
     OrtStatus *submit = ortvk_stream_submit(stream, run->cmd, NULL, 0, NULL, 0, retire, NULL);
     free(run);
     if (status != NULL) {
@@ -461,9 +475,21 @@ OrtStatus *ortvk_krun_dispatch_fn(ortvk_krun *run, ortvk_shader shader, uint32_t
     return NULL;
 }
 
+/* The buffer behind [address, address + bytes) of one of the run's tensors (held by the run), or of a constant
+ * or scratch buffer (owned by the kernel or the run). */
 static OrtStatus *resolve(ortvk_krun *run, VkDeviceAddress address, VkDeviceSize bytes, ortvk_buffer **buffer,
                           VkDeviceSize *offset)
 {
+    for (size_t i = 0; i < run->n_in + run->n_out; i++) {
+        const ortvk_ktensor *t = i < run->n_in ? &run->in[i] : &run->out[i - run->n_in];
+        if (t->buffer == NULL || address < t->address) continue;
+        VkDeviceSize into = address - t->address, size = t->count * ortvk_element_size(t->type);
+        if (into <= size && bytes <= size - into) {
+            *buffer = t->buffer;
+            *offset = t->offset + into;
+            return NULL;
+        }
+    }
     *buffer = ortvk_device_resolve(run->device, (const void *)(uintptr_t)address, bytes, offset);
     if (*buffer == NULL)
         return ortvk_status(ORT_EP_FAIL, "address 0x%llx (%llu bytes) is not ortvk memory",
@@ -497,15 +523,24 @@ OrtStatus *ortvk_krun_fill(ortvk_krun *run, VkDeviceAddress dst, VkDeviceSize by
     return NULL;
 }
 
-OrtStatus *ortvk_krun_scratch(ortvk_krun *run, size_t bytes, VkDeviceAddress *address)
+/* A scratch or staging buffer for the run, released with its submission. */
+static OrtStatus *scratch_buffer(ortvk_krun *run, size_t bytes, bool staging, ortvk_buffer **out)
 {
-    if (run->scratch == NULL && (run->scratch = calloc(1, sizeof(*run->scratch))) == NULL)
-        return ortvk_status(ORT_FAIL, "out of host memory for a scratch buffer");
-    if (run->scratch->count == ORTVK_KMAX_SCRATCH)
+    if (run->held != NULL && run->held->scratch == ORTVK_KMAX_SCRATCH)
         return ortvk_status(ORT_EP_FAIL, "too many scratch buffers in a run");
     ortvk_buffer *buffer = NULL;
-    ORTVK_TRY(ortvk_buffer_allocate(run->device, bytes, &buffer));
-    run->scratch->buffers[run->scratch->count++] = buffer;
+    ORTVK_TRY(staging ? ortvk_buffer_allocate_staging(run->device, bytes, &buffer)
+                      : ortvk_buffer_allocate(run->device, bytes, &buffer));
+    ORTVK_TRY(hold(run, buffer));
+    run->held->scratch++;
+    *out = buffer;
+    return NULL;
+}
+
+OrtStatus *ortvk_krun_scratch(ortvk_krun *run, size_t bytes, VkDeviceAddress *address)
+{
+    ortvk_buffer *buffer = NULL;
+    ORTVK_TRY(scratch_buffer(run, bytes, false, &buffer));
     *address = buffer->address;
     return NULL;
 }
@@ -518,14 +553,12 @@ OrtStatus *ortvk_krun_scratch(ortvk_krun *run, size_t bytes, VkDeviceAddress *ad
 OrtStatus *ortvk_krun_upload(ortvk_krun *run, const void *data, size_t bytes, VkDeviceAddress *address)
 {
     size_t padded = (bytes + 3) & ~(size_t)3;
-    ORTVK_TRY(ortvk_krun_scratch(run, padded, address));
-    ortvk_buffer *buffer = run->scratch->buffers[run->scratch->count - 1];
+    ortvk_buffer *buffer = NULL;
+    ORTVK_TRY(scratch_buffer(run, padded, false, &buffer));
+    *address = buffer->address;
     if (padded > UPDATE_MAX) {
-        if (run->scratch->count == ORTVK_KMAX_SCRATCH)
-            return ortvk_status(ORT_EP_FAIL, "too many scratch buffers in a run");
         ortvk_buffer *staging = NULL;
-        ORTVK_TRY(ortvk_buffer_allocate_staging(run->device, bytes, &staging));
-        run->scratch->buffers[run->scratch->count++] = staging;
+        ORTVK_TRY(scratch_buffer(run, bytes, true, &staging));
         memcpy(staging->mapped, data, bytes);
         barrier(run);
         VkBufferCopy region = {.srcOffset = 0, .dstOffset = 0, .size = bytes};

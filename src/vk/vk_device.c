@@ -473,6 +473,26 @@ ortvk_buffer *ortvk_device_resolve(ortvk_device *device, const void *pointer, si
     return found;
 }
 
+ortvk_buffer *ortvk_device_acquire(ortvk_device *device, const void *pointer, size_t size, VkDeviceSize *offset)
+{
+    VkDeviceAddress address = (VkDeviceAddress)(uintptr_t)pointer;
+    ortvk_buffer *found = NULL;
+    pthread_mutex_lock(&device->address_lock);
+    size_t at = upper_bound(device, address);
+    /* The entries that start where the nearest one does, from the last added back. */
+    for (size_t k = at; k-- > 0 && found == NULL;) {
+        const ortvk_address_range *range = &device->ranges[k];
+        if (range->address != device->ranges[at - 1].address) break;
+        VkDeviceSize into = address - range->address;
+        if (into <= range->size && size <= range->size - into && ortvk_buffer_try_ref(range->buffer)) {
+            found = range->buffer;
+            *offset = into;
+        }
+    }
+    pthread_mutex_unlock(&device->address_lock);
+    return found;
+}
+
 /* ---- stream registry ----------------------------------------------------------------------------------- */
 
 OrtStatus *ortvk_device_add_stream(ortvk_device *device, ortvk_stream *stream)

@@ -119,6 +119,11 @@ OrtStatus *ortvk_device_add_range(ortvk_device *device, VkDeviceAddress address,
                                   ortvk_buffer *buffer);
 void ortvk_device_remove_range(ortvk_device *device, VkDeviceAddress address, const ortvk_buffer *buffer);
 ortvk_buffer *ortvk_device_resolve(ortvk_device *device, const void *pointer, size_t size, VkDeviceSize *offset);
+/* Like ortvk_device_resolve, for a user rather than the owner: the buffer comes with one more reference, which
+ * keeps it alive until the caller drops it (ortvk_buffer_destroy) once the GPU is done with it. Of several buffers
+ * at one address it picks one that is not dying: the pointer's own import may be another, equally valid view of the
+ * same memory, and its owner may release it meanwhile. NULL when no live buffer holds the range. */
+ortvk_buffer *ortvk_device_acquire(ortvk_device *device, const void *pointer, size_t size, VkDeviceSize *offset);
 
 /* Stream registry used by synchronous copies. */
 OrtStatus *ortvk_device_add_stream(ortvk_device *device, ortvk_stream *stream);

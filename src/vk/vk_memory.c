@@ -303,11 +303,7 @@ OrtStatus *ortvk_buffer_import_host(ortvk_device *device, void *pointer, VkDevic
     pthread_mutex_lock(&device->host_lock);
     for (size_t i = 0; i < device->host_count && *out == NULL; i++) {
         ortvk_buffer *b = device->host_imports[i];
-        if (b->host_pointer != pointer || b->size != size) continue;
-        int refs = atomic_load(&b->refs);
-        while (refs > 0 && !atomic_compare_exchange_weak(&b->refs, &refs, refs + 1)) {
-        }
-        if (refs > 0) *out = b;
+        if (b->host_pointer == pointer && b->size == size && ortvk_buffer_try_ref(b)) *out = b;
     }
     pthread_mutex_unlock(&device->host_lock);
     if (*out != NULL) return NULL;
@@ -341,6 +337,14 @@ OrtStatus *ortvk_buffer_import_host(ortvk_device *device, void *pointer, VkDevic
     if (listed) device->host_imports[device->host_count++] = *out;
     pthread_mutex_unlock(&device->host_lock);
     return NULL; /* unlisted (out of host memory), the import still works; it is just not shared */
+}
+
+bool ortvk_buffer_try_ref(ortvk_buffer *buffer)
+{
+    int refs = atomic_load(&buffer->refs);
+    while (refs > 0 && !atomic_compare_exchange_weak(&buffer->refs, &refs, refs + 1)) {
+    }
+    return refs > 0;
 }
 
 void ortvk_buffer_destroy(ortvk_buffer *buffer)

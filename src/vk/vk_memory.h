@@ -22,7 +22,8 @@ struct ortvk_buffer {
     VkDeviceAddress address;    /* 0 for staging buffers */
     void *mapped;               /* staging buffers only */
     void *host_pointer;         /* ORTVK_BUFFER_HOST: the imported address */
-    atomic_int refs;            /* imports of one host range share one buffer (see ortvk_buffer_import_host) */
+    atomic_int refs;            /* the owner's, one per sharing import (ortvk_buffer_import_host), and one per
+                                   submission using it (ortvk_device_acquire) */
 };
 
 OrtStatus *ortvk_buffer_allocate(ortvk_device *device, VkDeviceSize size, ortvk_buffer **out);
@@ -37,7 +38,11 @@ OrtStatus *ortvk_buffer_import_fd(ortvk_device *device, int fd, VkDeviceSize siz
  * pointer could resolve to the other import's buffer while it is being freed. */
 OrtStatus *ortvk_buffer_import_host(ortvk_device *device, void *pointer, VkDeviceSize size, ortvk_buffer **out);
 
-/* Frees the buffer; a staging buffer goes back to its device's cache instead while there is room. */
+/* One more reference, unless the buffer is already dying (its last reference gone): then false. */
+bool ortvk_buffer_try_ref(ortvk_buffer *buffer);
+
+/* Drops a reference; the last one frees the buffer (a staging buffer goes back to its device's cache instead while
+ * there is room). */
 void ortvk_buffer_destroy(ortvk_buffer *buffer);
 
 /* Frees every cached staging buffer; the device calls it when it goes away. */

@@ -40,24 +40,54 @@ static void ownership(VkCommandBuffer cmd, const ortvk_buffer *buffer, bool acqu
                          1, &b, 0, NULL);
 }
 
+/* The references a copy holds on its ends until the GPU is done with it. */
+typedef struct copy_refs {
+    ortvk_buffer *buffers[2];
+} copy_refs;
+
+static void release_copy_refs(void *owner)
+{
+    copy_refs *refs = owner;
+    if (refs == NULL) return;
+    for (int i = 0; i < 2; i++) ortvk_buffer_destroy(refs->buffers[i]);
+    free(refs);
+}
+
 OrtStatus *ortvk_transfer_copy(ortvk_stream *stream, ortvk_copy_end dst, ortvk_copy_end src, size_t bytes,
                                bool wait)
 {
-    if (bytes == 0) return NULL;
-    if (dst.buffer == NULL && src.buffer == NULL) {
-        memcpy(dst.host, src.host, bytes);
+    copy_refs *refs = NULL;
+    if (dst.held || src.held) {
+        refs = calloc(1, sizeof(*refs));
+        if (refs == NULL) {
+            if (dst.held) ortvk_buffer_destroy(dst.buffer);
+            if (src.held) ortvk_buffer_destroy(src.buffer);
+            return ortvk_status(ORT_FAIL, "out of host memory copying %zu bytes", bytes);
+        }
+        refs->buffers[0] = dst.held ? dst.buffer : NULL;
+        refs->buffers[1] = src.held ? src.buffer : NULL;
+    }
+    if (bytes == 0 || (dst.buffer == NULL && src.buffer == NULL)) {
+        if (bytes > 0) memcpy(dst.host, src.host, bytes);
+        release_copy_refs(refs);
         return NULL;
     }
     ortvk_device *device = stream->device;
     ortvk_buffer *staging = NULL;
+    OrtStatus *status = NULL;
     if (dst.buffer == NULL || src.buffer == NULL) {
-        ORTVK_TRY(ortvk_buffer_allocate_staging(device, bytes, &staging));
+        status = ortvk_buffer_allocate_staging(device, bytes, &staging);
+        if (status != NULL) {
+            release_copy_refs(refs);
+            return status;
+        }
         if (src.buffer == NULL) memcpy(staging->mapped, src.host, bytes);
     }
     VkCommandBuffer cmd;
-    OrtStatus *status = ortvk_stream_begin(stream, &cmd);
+    status = ortvk_stream_begin(stream, &cmd);
     if (status != NULL) {
         ortvk_buffer_destroy(staging);
+        release_copy_refs(refs);
         return status;
     }
     VkBuffer from = src.buffer ? src.buffer->vk : staging->vk;
@@ -81,7 +111,8 @@ OrtStatus *ortvk_transfer_copy(ortvk_stream *stream, ortvk_copy_end dst, ortvk_c
     bool to_host = dst.buffer == NULL;
     uint64_t value = 0;
     /* A staging buffer the host still has to read from is kept here; others retire with the stream. */
-    ortvk_retire retire = {.buffer = to_host ? NULL : staging};
+    ortvk_retire retire = {.buffer = to_host ? NULL : staging, .release = refs ? release_copy_refs : NULL,
+                           .owner = refs};
     status = ortvk_stream_submit(stream, cmd, NULL, 0, NULL, 0, retire, &value);
     if (status != NULL) {
         if (to_host) ortvk_buffer_destroy(staging);
@@ -180,18 +211,23 @@ static OrtStatus *copy_one(ortvk_data_transfer *t, const OrtValue *src, OrtValue
     ORTVK_TRY(ortvk_ort->GetTensorMutableData((OrtValue *)src, &src_data));
     ORTVK_TRY(ortvk_ort->GetTensorMutableData(dst, &dst_data));
 
-    ortvk_copy_end src_end = {.host = src_data}, dst_end = {.host = dst_data};
+    /* The copy holds references on both ends until the GPU is done: ORT, or the application releasing an
+     * import, may free a tensor right after CopyTensors returns. */
+    ortvk_copy_end src_end = {.host = src_data, .held = from != NULL};
+    ortvk_copy_end dst_end = {.host = dst_data, .held = to != NULL};
     if (from) {
-        src_end.buffer = ortvk_device_resolve(from, src_data, src_bytes, &src_end.offset);
+        src_end.buffer = ortvk_device_acquire(from, src_data, src_bytes, &src_end.offset);
         if (src_end.buffer == NULL)
             return ortvk_status(ORT_INVALID_ARGUMENT, "source tensor data %p (%zu bytes) is not ortvk memory",
                                 src_data, src_bytes);
     }
     if (to) {
-        dst_end.buffer = ortvk_device_resolve(to, dst_data, dst_bytes, &dst_end.offset);
-        if (dst_end.buffer == NULL)
+        dst_end.buffer = ortvk_device_acquire(to, dst_data, dst_bytes, &dst_end.offset);
+        if (dst_end.buffer == NULL) {
+            ortvk_buffer_destroy(src_end.buffer);
             return ortvk_status(ORT_INVALID_ARGUMENT, "destination tensor data %p (%zu bytes) is not ortvk memory",
                                 dst_data, dst_bytes);
+        }
     }
     __atomic_fetch_add(&device->transfer_stats.copies, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&device->transfer_stats.bytes, (uint64_t)src_bytes, __ATOMIC_RELAXED);
@@ -201,7 +237,12 @@ static OrtStatus *copy_one(ortvk_data_transfer *t, const OrtValue *src, OrtValue
      * command pool used by one thread at a time (recording, ending, freeing): these copies take turns. */
     pthread_mutex_lock(&t->copy_lock);
     OrtStatus *status = sync_stream(t, device, &stream);
-    if (status == NULL) status = ortvk_transfer_copy(stream, dst_end, src_end, src_bytes, true);
+    if (status == NULL) {
+        status = ortvk_transfer_copy(stream, dst_end, src_end, src_bytes, true);
+    } else {
+        ortvk_buffer_destroy(src_end.buffer);
+        ortvk_buffer_destroy(dst_end.buffer);
+    }
     pthread_mutex_unlock(&t->copy_lock);
     return status;
 }

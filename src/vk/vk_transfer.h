@@ -10,6 +10,8 @@ typedef struct ortvk_copy_end {
     ortvk_buffer *buffer;
     VkDeviceSize offset;
     void *host;
+    bool held; /* the caller's reference on `buffer` (ortvk_device_acquire) passes to the copy, which drops it once
+                  the GPU is done with it (or at once when the copy fails) */
 } ortvk_copy_end;
 
 /* Queues the copy on `stream`. Copies to the host always complete before returning (the host is about to read);

@@ -15,10 +15,10 @@
  * queue and synchronous-copy stream.
  *
  * $ORTVK_CONCURRENCY_ALIASED_IMPORTS=1 makes every thread import the whole common allocation instead of its slice:
- * the same address imported by several threads at once. That reproduces an open ortvk bug (docs/reliability.md):
- * on lavapipe the imports share one device address, the address table cannot tell them apart, and a copy through
- * one thread's view can use another thread's buffer while that thread frees it (AddressSanitizer:
- * heap-use-after-free in ortvk_transfer_copy). Off by default until the table resolves with a reference held.
+ * the same address imported by several threads at once (ctest: test_concurrency_aliased). On lavapipe the imports
+ * share one device address and a copy through one thread's view may use another thread's buffer while that thread
+ * releases it: ortvk bug 5 of docs/reliability.md (AddressSanitizer: heap-use-after-free in ortvk_transfer_copy),
+ * fixed by lookups that hold a reference until the GPU is done.
  *
  * $ORTVK_CONCURRENCY_FRAMES and $ORTVK_CONCURRENCY_ITERATIONS scale the run down (valgrind, ThreadSanitizer). */
 #include <pthread.h>

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 
 #include "ep/ep.h"
-#include "kernels/kernels.h"
 #include "ort/ort_status.h"
 #include "vk/vk_memory.h"
 
@@ -42,8 +41,9 @@ static void ORT_API_CALL allocator_free(OrtAllocator *base, void *p)
         ORTVK_LOG_ERROR(allocator->device->instance->logger, "Free(%p): not an allocation of this allocator", p);
         return;
     }
-    /* ORT frees a tensor once its last consumer's Compute has returned, before the GPU has run it. */
-    ortvk_buffer_release_after_work(buffer);
+    /* ORT frees a tensor once its last consumer's Compute has returned, before the GPU has run it: the work that
+     * uses it holds references of its own (ortvk_device_acquire), so the memory goes with the last of them. */
+    ortvk_buffer_destroy(buffer);
 }
 
 static const OrtMemoryInfo *ORT_API_CALL allocator_info(const OrtAllocator *base)

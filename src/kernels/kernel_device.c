@@ -1,5 +1,5 @@
-/* The per-device side of the kernels: the SPIR-V embedded at build time, one compute pipeline per shader created
- * on first use and shared by every session on the device, and the stream-ordered release of freed buffers. */
+/* The per-device side of the kernels: the SPIR-V embedded at build time, and the compute pipelines (per shader,
+ * float type and function) created on first use and shared by every session on the device. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,14 +117,6 @@ static const struct {
 
 /* Every shader takes at most this many bytes of push constants: the minimum every Vulkan device offers. */
 #define PUSH_CONSTANT_BYTES 128
-
-/* vkDeviceWaitIdle needs every queue of the device externally synchronized: ortvk has one, under queue_lock. */
-static void wait_idle(ortvk_device *device)
-{
-    pthread_mutex_lock(&device->queue_lock);
-    vkDeviceWaitIdle(device->vk);
-    pthread_mutex_unlock(&device->queue_lock);
-}
 
 struct ortvk_kernel_device {
     ortvk_kernel_device *next; /* registry list, under registry_lock */
@@ -276,66 +268,4 @@ OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, ortvk_shader 
     *pipeline = *slot;
     pthread_mutex_unlock(&kdev->lock);
     return status;
-}
-
-/* ---- stream-ordered release ------------------------------------------------------------------------------ */
-
-/* A buffer waiting for several streams: the last of them to pass its point destroys it. */
-typedef struct deferred_buffer {
-    atomic_int pending;
-    ortvk_buffer *buffer;
-} deferred_buffer;
-
-static void deferred_release(void *owner)
-{
-    deferred_buffer *d = owner;
-    if (atomic_fetch_sub(&d->pending, 1) != 1) return;
-    ortvk_buffer_destroy(d->buffer);
-    free(d);
-}
-
-void ortvk_buffer_release_after_work(ortvk_buffer *buffer)
-{
-    if (buffer == NULL) return;
-    ortvk_device *device = buffer->device;
-    /* The buffer may be read or written by anything submitted so far on any stream of the device. Streams that
-     * have finished need nothing; each busy one gets an empty submission whose retirement drops one reference,
-     * and the last drops the buffer. Each stream only waits for itself: a wait on another stream's semaphore
-     * could outlive that stream (Vulkan forbids destroying a semaphore a pending batch refers to). The stream
-     * registry lock keeps the streams alive meanwhile; it is taken before any stream's own lock everywhere. */
-    pthread_mutex_lock(&device->streams_lock);
-    ortvk_stream *busy[64];
-    size_t n_busy = 0;
-    bool too_many = false;
-    for (size_t i = 0; i < device->stream_count; i++) {
-        ortvk_stream *s = device->streams[i];
-        ortvk_semaphore_point tail = ortvk_stream_tail(s);
-        uint64_t done = 0;
-        if (tail.value == 0 || vkGetSemaphoreCounterValue(device->vk, tail.semaphore, &done) != VK_SUCCESS ||
-            done >= tail.value)
-            continue;
-        if (n_busy < sizeof(busy) / sizeof(busy[0])) busy[n_busy++] = s;
-        else too_many = true;
-    }
-    deferred_buffer *d = n_busy > 0 && !too_many ? calloc(1, sizeof(*d)) : NULL;
-    if (d != NULL) {
-        atomic_init(&d->pending, (int)n_busy);
-        d->buffer = buffer;
-        for (size_t i = 0; i < n_busy; i++) {
-            /* On failure submit releases the retire at once: the reference goes, never the buffer early unless
-             * every stream failed (a lost device, when nothing runs anymore). */
-            OrtStatus *status = ortvk_stream_submit(busy[i], VK_NULL_HANDLE, NULL, 0, NULL, 0,
-                                                    (ortvk_retire){.release = deferred_release, .owner = d}, NULL);
-            if (status != NULL) {
-                ORTVK_LOG_ERROR(device->instance->logger, "deferring a buffer release: %s",
-                                ortvk_ort->GetErrorMessage(status));
-                ortvk_ort->ReleaseStatus(status);
-            }
-        }
-    }
-    pthread_mutex_unlock(&device->streams_lock);
-    if (d != NULL) return;
-    /* No stream is busy (or too many are, or no host memory): wait for the device if needed, then destroy. */
-    if (n_busy > 0) wait_idle(device);
-    ortvk_buffer_destroy(buffer);
 }

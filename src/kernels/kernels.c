@@ -187,7 +187,7 @@ static void free_consts(ortvk_kernel *kernel)
 {
     for (size_t i = 0; i < ORTVK_KMAX_INPUTS; i++) {
         if (kernel->consts[i] == NULL) continue;
-        ortvk_buffer_release_after_work(kernel->consts[i]->buffer);
+        ortvk_buffer_destroy(kernel->consts[i]->buffer); /* runs still queued hold their own references */
         free(kernel->consts[i]);
         kernel->consts[i] = NULL;
     }
@@ -381,7 +381,12 @@ OrtStatus *ortvk_kernel_run(ortvk_kernel *kernel, ortvk_stream *stream, OrtKerne
     OrtStatus *status = NULL;
     const void *host[ORTVK_KMAX_INPUTS] = {0};
     for (size_t i = 0; i < kernel->n_in && status == NULL; i++) {
-        if (kernel->consts[i] != NULL) run->in[i] = kernel->consts[i]->view;
+        if (kernel->consts[i] != NULL) {
+            run->in[i] = kernel->consts[i]->view;
+            /* The kernel may be released (its session with it) while this run is still queued. */
+            if (run->in[i].buffer != NULL && ortvk_buffer_try_ref(run->in[i].buffer))
+                status = hold(run, run->in[i].buffer);
+        }
         if (kernel->in_map[i] < 0) continue;
         const OrtValue *value = NULL;
         status = ortvk_ort->KernelContext_GetInput(context, (size_t)kernel->in_map[i], &value);

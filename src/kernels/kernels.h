@@ -35,8 +35,4 @@ OrtStatus *ortvk_kernel_run(ortvk_kernel *kernel, ortvk_stream *stream, OrtKerne
 /* The op type ("Conv", ...) of a compiled kernel, for messages. */
 const char *ortvk_kernel_op_type(const ortvk_kernel *kernel);
 
-/* Destroys `buffer` once the GPU is done with everything submitted so far on its device: ORT frees a tensor as soon
- * as its last consumer's Compute has returned, which is before the GPU has run that consumer. Never waits. */
-void ortvk_buffer_release_after_work(ortvk_buffer *buffer);
-
 #endif

@@ -1,7 +1,7 @@
 /* Lifetimes of what ortvk's importer hands out, through ORT's public OrtInteropApi: handles outlive their importer,
  * tensors outlive their memory handle, many imports of one exported allocation come and go in any order, a host
- * timeline handle goes away while a wait on it is still pending, and whole sets of objects are released in very
- * different orders. Data read back (CopyTensors to host) must stay right throughout, nothing may hang or crash,
+ * timeline handle goes away while a wait on it is still pending, imported memory is released while a copy into it
+ * is still queued, and whole sets of objects are released in very different orders. Data read back (CopyTensors to host) must stay right throughout, nothing may hang or crash,
  * and the process must end each part with the file descriptors it started with. */
 #include <dirent.h>
 #include <pthread.h>
@@ -373,6 +373,35 @@ static void pending_wait(fixture *f)
     CHECK(abandon < 2.0, "(d) releasing a stream with a pending host wait took %.3f s", abandon);
     pthread_join(thread, NULL);
     CHECK(ortvk_host_timeline_value(timeline) == 2, "(d) the late signal landed");
+
+    /* A copy into imported memory queued behind a pending wait, then its tensor and handle released at once: the
+     * queued copy keeps the memory alive (a freed VkDeviceMemory under pending work is invalid: the validation
+     * layer would say so) and still lands in the application's pages; a signal after it says when. */
+    size_t size2 = 0;
+    float *host2 = test_page_alloc(COUNT * sizeof(float), &size2);
+    memset(host2, 0, size2);
+    OrtExternalMemoryHandle *memory2 = import_host(f, importer, host2, size2);
+    OrtValue *tensor2 = view(f, importer, memory2, 0, COUNT);
+    OrtSyncStream *queued = new_stream(f);
+    semaphore = import_timeline(f, importer, timeline);
+    int64_t shape[1] = {COUNT};
+    OrtValue *source = test_host_tensor(f->app, after, COUNT, 1, shape);
+    ORT_OK(f->app, f->app->interop->WaitSemaphore(importer, semaphore, queued, 3));
+    ORT_OK(f->app, test_copy(f->app, source, tensor2, queued));
+    ORT_OK(f->app, f->app->interop->SignalSemaphore(importer, semaphore, queued, 4));
+    f->app->api->ReleaseValue(tensor2);
+    f->app->interop->ReleaseExternalMemoryHandle(memory2);
+    f->app->interop->ReleaseExternalSemaphoreHandle(semaphore);
+    f->app->api->ReleaseValue(source);
+    CHECK(host2[0] == 0.0f, "(d) the copy waited for its semaphore");
+    late_signal s3 = {timeline, 3, 100, NULL, NULL, 0};
+    pthread_create(&thread, NULL, signal_later, &s3);
+    int waited_copy = ortvk_host_timeline_wait(timeline, 4, 5 * SECOND_NS);
+    pthread_join(thread, NULL);
+    CHECK(waited_copy == 0, "(d) the copy after the released import signaled (%d)", waited_copy);
+    CHECK(memcmp(host2, after, sizeof(after)) == 0, "(d) the copy into a released import landed");
+    f->app->api->ReleaseSyncStream(queued);
+    free(host2);
 
     f->app->interop->ReleaseExternalResourceImporter(importer);
     f->app->api->ReleaseValue(tensor);

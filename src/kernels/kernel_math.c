@@ -145,6 +145,8 @@ static OrtStatus *gemm_shape(const ortvk_kparams *params, ortvk_krun *run)
     return NULL;
 }
 
+#define GEMM_BLOCK 4
+
 typedef struct push_gemm {
     uint64_t a, b, c, y;
     uint32_t M, N, K, batch_rank;
@@ -183,7 +185,10 @@ static OrtStatus *gemm_record(const ortvk_kparams *params, ortvk_krun *run)
         push.b_batch[i] = (uint32_t)g.b_batch[i];
     }
     if (g.K == 0) push.a = push.b = push.y; /* sums of nothing: never read */
-    return ortvk_krun_dispatch(run, ORTVK_SHADER_GEMM, &push, sizeof(push), run->out[0].count);
+    /* One invocation per GEMM_BLOCK x GEMM_BLOCK block of each batch's output (the shader's TM and TN). */
+    uint64_t blocks = (uint64_t)((g.M + GEMM_BLOCK - 1) / GEMM_BLOCK) * (uint64_t)((g.N + GEMM_BLOCK - 1) / GEMM_BLOCK);
+    for (int i = 0; i < g.batch_rank; i++) blocks *= (uint64_t)g.batch[i];
+    return ortvk_krun_dispatch(run, ORTVK_SHADER_GEMM, &push, sizeof(push), blocks);
 }
 
 /* ---- Softmax, LogSoftmax -------------------------------------------------------------------------------- */

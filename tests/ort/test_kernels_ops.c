@@ -564,6 +564,9 @@ int main(int argc, char **argv)
         binary(&app, device, "MatMul [2,1,4,5] x [3,5,6]", "MatMul", 4, a, 3, b, false);
         int64_t v[1] = {5}, m[2] = {5, 3};
         binary(&app, device, "MatMul [5] x [5,3]", "MatMul", 1, v, 2, m, false);
+        /* Output blocks of 4 x 4 with partial ones at both edges, K long enough to matter. */
+        int64_t big_a[3] = {3, 37, 70}, big_b[2] = {70, 29};
+        binary(&app, device, "MatMul [3,37,70] x constant [70,29]", "MatMul", 3, big_a, 2, big_b, true);
     }
     {
         op_case c;

@@ -255,6 +255,16 @@ typedef struct ortvk_kparams_pad {
 
 enum { ORTVK_PAD_CONSTANT, ORTVK_PAD_REFLECT, ORTVK_PAD_EDGE };
 
+/* Gather with constant indices: one strided copy per index. */
+#define ORTVK_KMAX_GATHER 64
+typedef struct ortvk_kparams_gather {
+    int64_t axis;
+    int64_t indices[ORTVK_KMAX_GATHER];
+    size_t count;
+    int rank;             /* of the indices */
+    int64_t dims[ORTVK_KMAX_RANK];
+} ortvk_kparams_gather;
+
 /* DepthToSpace and SpaceToDepth. */
 typedef struct ortvk_kparams_depth_space {
     int64_t blocksize;
@@ -291,6 +301,7 @@ typedef union ortvk_kparams {
     ortvk_kparams_pad pad;
     ortvk_kparams_cast cast;
     ortvk_kparams_depth_space depth_space;
+    ortvk_kparams_gather gather;
     ortvk_kparams_norm norm;
 } ortvk_kparams;
 

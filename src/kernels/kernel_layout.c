@@ -507,6 +507,64 @@ static OrtStatus *expand_record(const ortvk_kparams *params, ortvk_krun *run)
     return strided_copy(run, x->address, 0, y->address, 0, &s, ortvk_element_size(x->type));
 }
 
+/* ---- Gather --------------------------------------------------------------------------------------------- */
+
+static bool gather_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    ortvk_kparams_gather *p = &params->gather;
+    if (!floats_only(node, 1, why, why_len) || node->n_in != 2 || node->n_out != 1) return false;
+    if (!ortvk_knode_int(node, "axis", 0, &p->axis)) return ortvk_krefuse(why, why_len, "axis");
+    const ortvk_kvalue *q = &node->in[1];
+    if (!ortvk_knode_const_ints(node, 1, p->indices, ORTVK_KMAX_GATHER, &p->count) || q->rank < 0)
+        return ortvk_krefuse(why, why_len, "indices are not constant (or more than %d)", ORTVK_KMAX_GATHER);
+    int rank = node->in[0].rank;
+    if (rank < 1 || rank + q->rank - 1 > ORTVK_KMAX_RANK) return ortvk_krefuse(why, why_len, "rank %d", rank);
+    if (p->axis < -rank || p->axis >= rank) return ortvk_krefuse(why, why_len, "axis %lld", (long long)p->axis);
+    if (p->axis < 0) p->axis += rank;
+    p->rank = q->rank;
+    memcpy(p->dims, q->dims, sizeof(p->dims));
+    return true;
+}
+
+static OrtStatus *gather_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_kparams_gather *p = &params->gather;
+    const ortvk_ktensor *x = &run->in[0];
+    ortvk_ktensor *y = &run->out[0];
+    size_t axis = (size_t)p->axis;
+    if (axis >= x->rank) return ortvk_status(ORT_INVALID_ARGUMENT, "Gather: axis %zu of rank %zu", axis, x->rank);
+    for (size_t j = 0; j < p->count; j++) {
+        if (p->indices[j] < -x->dims[axis] || p->indices[j] >= x->dims[axis])
+            return ortvk_status(ORT_INVALID_ARGUMENT, "Gather: indices[%zu] = %lld is out of range for a dim of %lld",
+                                j, (long long)p->indices[j], (long long)x->dims[axis]);
+    }
+    y->type = x->type;
+    y->rank = 0;
+    for (size_t d = 0; d < axis; d++) y->dims[y->rank++] = x->dims[d];
+    for (int d = 0; d < p->rank; d++) y->dims[y->rank++] = p->dims[d];
+    for (size_t d = axis + 1; d < x->rank; d++) y->dims[y->rank++] = x->dims[d];
+    return NULL;
+}
+
+/* y[o, j, i] = x[o, indices[j], i] on (outer, axis, inner) views: a strided copy of each index's slab. */
+static OrtStatus *gather_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_kparams_gather *p = &params->gather;
+    const ortvk_ktensor *x = &run->in[0], *y = &run->out[0];
+    size_t axis = (size_t)p->axis;
+    int64_t outer = (int64_t)ortvk_kcount(x->dims, axis), len = x->dims[axis];
+    int64_t inner = (int64_t)ortvk_kcount(x->dims + axis + 1, x->rank - axis - 1);
+    for (size_t j = 0; j < p->count; j++) {
+        int64_t index = p->indices[j] < 0 ? p->indices[j] + len : p->indices[j];
+        ortvk_kstrides s = {.rank = 2, .dims = {outer, inner}};
+        s.stride[0][0] = len * inner, s.stride[0][1] = 1;
+        s.stride[1][0] = (int64_t)p->count * inner, s.stride[1][1] = 1;
+        ORTVK_TRY(strided_copy(run, x->address, index * inner, y->address, (int64_t)j * inner, &s,
+                               ortvk_element_size(x->type)));
+    }
+    return NULL;
+}
+
 /* ---- Tile ----------------------------------------------------------------------------------------------- */
 
 static bool tile_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
@@ -790,6 +848,7 @@ const ortvk_kop ortvk_kops_layout[] = {
     {"Split", 2, 18, "axis num_outputs split", 0x2, split_prepare, split_shape, split_record},
     {"Expand", 8, 13, "", 0x2, expand_prepare, expand_shape, expand_record},
     {"Tile", 6, 13, "", 0x2, tile_prepare, tile_shape, tile_record},
+    {"Gather", 1, 13, "axis", 0x2, gather_prepare, gather_shape, gather_record},
     {"DepthToSpace", 1, 13, "blocksize mode", 0, depth_space_prepare, depth_space_shape, depth_space_record},
     {"SpaceToDepth", 1, 13, "blocksize", 0, depth_space_prepare, depth_space_shape, depth_space_record},
     {"Pad", 2, 21, "mode pads value", 0xE, pad_prepare, pad_shape, pad_record},

@@ -708,6 +708,30 @@ int main(int argc, char **argv)
         node(&c, "Tile", 2, in);
         run_case(&app, device, &c);
     }
+    {
+        /* x[:, -1] as PyTorch exports it: a scalar index, the axis dropped. */
+        op_case c;
+        int64_t x[3] = {2, 5, 3}, index = -1;
+        start(&c, "Gather axis 1, scalar index -1", 13, 3, x);
+        int64_t none[1] = {0};
+        for (int m = 0; m < 2; m++) {
+            if (c.model[m]) onnx_model_add_initializer(c.model[m], "i", ONNX_INT64, 0, none, &index, sizeof(index));
+        }
+        const char *in[] = {"x", "i"};
+        attr_int(node(&c, "Gather", 2, in), "axis", 1);
+        run_case(&app, device, &c);
+    }
+    {
+        op_case c;
+        int64_t x[2] = {4, 6}, indices[4] = {0, 3, 1, 1}, dims[2] = {2, 2};
+        start(&c, "Gather axis 0, indices [[0,3],[1,1]]", 13, 2, x);
+        for (int m = 0; m < 2; m++) {
+            if (c.model[m]) onnx_model_add_initializer(c.model[m], "i", ONNX_INT64, 2, dims, indices, sizeof(indices));
+        }
+        const char *in[] = {"x", "i"};
+        node(&c, "Gather", 2, in);
+        run_case(&app, device, &c);
+    }
     unary(&app, device, "Softsign", 0, 0);
     if (!half_mode) unary(&app, device, "Celu", 0.7f, 0); /* ONNX defines Celu for float only */
 

@@ -358,6 +358,17 @@ static OrtStatus *reduce_record(const ortvk_kparams *params, ortvk_krun *run)
 
 /* ---- InstanceNormalization and LayerNormalization ----------------------------------------------------- */
 
+/* The element count of dims [first, last), or -1 when one of them is symbolic. */
+static int64_t static_count(const int64_t *dims, int first, int last)
+{
+    int64_t n = 1;
+    for (int d = first; d < last; d++) {
+        if (dims[d] < 0) return -1;
+        n *= dims[d];
+    }
+    return n;
+}
+
 static bool norm_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
 {
     ortvk_kparams_norm *p = &params->norm;
@@ -382,6 +393,18 @@ static bool norm_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
     if (rank < (p->layer ? 1 : 3)) return ortvk_krefuse(why, why_len, "rank %d", rank);
     if (p->layer && (p->axis < -rank || p->axis >= rank))
         return ortvk_krefuse(why, why_len, "axis %lld of rank %d", (long long)p->axis, rank);
+    /* Scale and bias must hold one value per normalized element (layer) or channel (instance): refused here when
+     * the shapes say otherwise (broadcasting within the normalized shape is not implemented). */
+    int first = p->layer ? (int)(p->axis < 0 ? p->axis + rank : p->axis) : 1;
+    int last = p->layer ? rank : 2;
+    int64_t want = static_count(node->in[0].dims, first, last);
+    for (size_t i = 1; i < node->n_in; i++) {
+        const ortvk_kvalue *v = &node->in[i];
+        int64_t have = v->present && v->rank >= 0 ? static_count(v->dims, 0, v->rank) : -1;
+        if (want >= 0 && have >= 0 && have != want)
+            return ortvk_krefuse(why, why_len, "input %zu has %lld values for %lld", i, (long long)have,
+                                 (long long)want);
+    }
     return true;
 }
 

@@ -382,10 +382,12 @@ OrtStatus *ortvk_kernel_run(ortvk_kernel *kernel, ortvk_stream *stream, OrtKerne
     const void *host[ORTVK_KMAX_INPUTS] = {0};
     for (size_t i = 0; i < kernel->n_in && status == NULL; i++) {
         if (kernel->consts[i] != NULL) {
+            /* A constant is never also a graph input of the fused node (in_map is -1). The kernel may be released,
+             * its session with it, while this run is still queued. */
             run->in[i] = kernel->consts[i]->view;
-            /* The kernel may be released (its session with it) while this run is still queued. */
             if (run->in[i].buffer != NULL && ortvk_buffer_try_ref(run->in[i].buffer))
                 status = hold(run, run->in[i].buffer);
+            continue;
         }
         if (kernel->in_map[i] < 0) continue;
         const OrtValue *value = NULL;

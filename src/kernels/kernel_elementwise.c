@@ -75,7 +75,7 @@ static bool unary_prepare(const ortvk_knode *node, ortvk_kparams *params, char *
         (!ortvk_knode_float(node, "lambd", unary_ops[i].alpha, &p->alpha) ||
          !ortvk_knode_float(node, "bias", unary_ops[i].beta, &p->beta)))
         return ortvk_krefuse(why, why_len, "lambd or bias is not a float");
-    if ((p->fn == ORTVK_UNARY_CELU && p->alpha == 0.0f))
+    if (p->fn == ORTVK_UNARY_CELU && p->alpha == 0.0f)
         return ortvk_krefuse(why, why_len, "Celu with alpha 0");
     if (p->fn != ORTVK_UNARY_CLIP) {
         if (node->n_in != 1) return ortvk_krefuse(why, why_len, "%zu inputs", node->n_in);

@@ -166,19 +166,6 @@ static void attr_string(node2 n, const char *name, const char *v)
     for (int m = 0; m < 2; m++) onnx_node_attr_string(n.n[m], name, v);
 }
 
-/* A host tensor over `data` (float, or float16 bit patterns). */
-static OrtValue *host_tensor(ortapp *app, void *data, bool half, size_t count, int rank, const int64_t *dims)
-{
-    if (!half) return test_host_tensor(app, data, count, rank, dims);
-    OrtMemoryInfo *info = NULL;
-    OrtValue *value = NULL;
-    if (!ORT_OK(app, app->api->CreateCpuMemoryInfo(OrtDeviceAllocator, OrtMemTypeDefault, &info))) return NULL;
-    ORT_OK(app, app->api->CreateTensorWithDataAsOrtValue(info, data, count * sizeof(uint16_t), dims, (size_t)rank,
-                                                         ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16, &value));
-    app->api->ReleaseMemoryInfo(info);
-    return value;
-}
-
 static void run_case(ortapp *app, const OrtEpDevice *device, op_case *c)
 {
     uint8_t *model = NULL, *model16 = NULL;
@@ -228,8 +215,10 @@ static void run_case(ortapp *app, const OrtEpDevice *device, op_case *c)
             data[i][k] = value_of(2.0f * frand());
             data16[i][k] = kc_float_to_half(data[i][k]);
         }
-        inputs[i] = host_tensor(app, data[i], false, n, c->rank[i], c->dims[i]);
-        if (half) inputs16[i] = host_tensor(app, data16[i], true, n, c->rank[i], c->dims[i]);
+        inputs[i] = test_host_tensor(app, data[i], n, c->rank[i], c->dims[i]);
+        if (half)
+            inputs16[i] =
+                test_host_tensor_of(app, data16[i], ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16, n, c->rank[i], c->dims[i]);
     }
     const char *out_names[] = {"y"};
     OrtValue *want = NULL, *got = NULL;
@@ -384,7 +373,7 @@ static void cast_exact(ortapp *app, const OrtEpDevice *device, const char *name,
         free(model);
         return;
     }
-    OrtValue *input = host_tensor(app, (void *)x, from == ONNX_FLOAT16, n, 1, dims);
+    OrtValue *input = test_host_tensor_of(app, (void *)x, (ONNXTensorElementDataType)from, n, 1, dims);
     const char *in_names[] = {"x"}, *out_names[] = {"y"};
     OrtValue *want = NULL, *got = NULL;
     if (ORT_OK(app, app->api->Run(cpu, NULL, in_names, (const OrtValue *const *)&input, 1, out_names, 1, &want)) &&

@@ -54,16 +54,9 @@ static float *run(ortapp *app, OrtSession *session, void *x, bool half, int h, i
 {
     int64_t shape[4] = {1, 3, h, w};
     size_t n = (size_t)(3 * h * w);
-    OrtValue *input = NULL, *output = NULL;
-    if (!half) {
-        input = test_host_tensor(app, x, n, 4, shape);
-    } else {
-        OrtMemoryInfo *info = NULL;
-        if (ORT_OK(app, app->api->CreateCpuMemoryInfo(OrtDeviceAllocator, OrtMemTypeDefault, &info)))
-            ORT_OK(app, app->api->CreateTensorWithDataAsOrtValue(info, x, n * sizeof(uint16_t), shape, 4,
-                                                                 ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16, &input));
-        if (info) app->api->ReleaseMemoryInfo(info);
-    }
+    OrtValue *output = NULL;
+    OrtValue *input = test_host_tensor_of(
+        app, x, half ? ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16 : ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, n, 4, shape);
     const char *in_names[] = {"x"}, *out_names[] = {"sigmoid_0.tmp_0"};
     const OrtValue *inputs[] = {input};
     float *map = NULL;

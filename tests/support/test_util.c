@@ -137,15 +137,21 @@ OrtValue *test_device_tensor(ortapp *app, const OrtEpDevice *device, int rank, c
     return value;
 }
 
-OrtValue *test_host_tensor(ortapp *app, float *data, size_t count, int rank, const int64_t *shape)
+OrtValue *test_host_tensor_of(ortapp *app, void *data, ONNXTensorElementDataType type, size_t count, int rank,
+                              const int64_t *shape)
 {
+    size_t size = type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16 ? sizeof(uint16_t) : sizeof(float);
     OrtMemoryInfo *info = NULL;
     OrtValue *value = NULL;
     if (!ORT_OK(app, app->api->CreateCpuMemoryInfo(OrtDeviceAllocator, OrtMemTypeDefault, &info))) return NULL;
-    ORT_OK(app, app->api->CreateTensorWithDataAsOrtValue(info, data, count * sizeof(float), shape, (size_t)rank,
-                                                         ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, &value));
+    ORT_OK(app, app->api->CreateTensorWithDataAsOrtValue(info, data, count * size, shape, (size_t)rank, type, &value));
     app->api->ReleaseMemoryInfo(info);
     return value;
+}
+
+OrtValue *test_host_tensor(ortapp *app, float *data, size_t count, int rank, const int64_t *shape)
+{
+    return test_host_tensor_of(app, data, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, count, rank, shape);
 }
 
 OrtStatus *test_copy(ortapp *app, OrtValue *src, OrtValue *dst, OrtSyncStream *stream)

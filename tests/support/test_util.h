@@ -51,6 +51,9 @@ int test_model_one_op(const char *op, int inputs, int rank, const int64_t *shape
 OrtValue *test_device_tensor(ortapp *app, const OrtEpDevice *device, int rank, const int64_t *shape);
 /* A float tensor over host memory `data` (not owned). */
 OrtValue *test_host_tensor(ortapp *app, float *data, size_t count, int rank, const int64_t *shape);
+/* The same of `type`: FLOAT, or FLOAT16 (`data` holds the bit patterns). */
+OrtValue *test_host_tensor_of(ortapp *app, void *data, ONNXTensorElementDataType type, size_t count, int rank,
+                              const int64_t *shape);
 
 /* Copies with ORT's CopyTensors (env-level; `stream` may be NULL). */
 OrtStatus *test_copy(ortapp *app, OrtValue *src, OrtValue *dst, OrtSyncStream *stream);

@@ -1,7 +1,7 @@
 /* The OrtEp ortvk creates for a session: which device it runs on (from the EP devices ORT selected and the
  * ep.ortvk.* session options), the streams it gives ORT, and the nodes it claims: GetCapability offers every node
- * src/kernels runs exactly, one node per fused partition; Compile turns each into a compute info whose Compute
- * records the node on the session's stream. */
+ * src/kernels runs exactly, consecutive ones fused into one partition; Compile turns each partition into a compute
+ * info whose Compute records it on the session's stream. */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -28,11 +28,11 @@ typedef struct ortvk_ep {
     atomic_bool stream_logged;    /* how Compute found its stream is logged once */
 } ortvk_ep;
 
-/* What Compile returns for one claimed node. */
+/* What Compile returns for one claimed partition. */
 typedef struct ortvk_compute_info {
     OrtNodeComputeInfo base; /* first */
     ortvk_ep *ep;
-    ortvk_kernel *kernel;
+    ortvk_partition *partition;
 } ortvk_compute_info;
 
 _Static_assert(offsetof(ortvk_compute_info, base) == 0, "ORT's base struct comes first");
@@ -77,23 +77,34 @@ static OrtStatus *ORT_API_CALL ep_get_capability(OrtEp *base, const OrtGraph *gr
      * and Compile copies those the device reads into device memory once (the others, shapes, scales and bounds,
      * the kernels read on the host from the graph). */
     OrtNodeFusionOptions options = {.ort_version_supported = ortvk_ort_version, .drop_constant_initializers = true};
-    size_t claimed = 0;
-    for (size_t i = 0; i < count && status == NULL; i++) {
+    /* Partitions are runs of claimed nodes that are consecutive in a topological order: a path from one of them
+     * to another leaves the run forward and never comes back, so fusing a run makes no cycle. In any other
+     * order, each node is a partition of its own. */
+    bool runs = status == NULL && ortvk_nodes_topological(nodes, count);
+    size_t claimed = 0, partitions = 0, start = 0, length = 0;
+    for (size_t i = 0; i <= count && status == NULL; i++) {
         char why[256];
-        if (!ortvk_kernel_supported(nodes[i], ep->device->caps.storage_16bit, why, sizeof(why))) {
+        bool supported =
+            i < count && ortvk_kernel_supported(nodes[i], ep->device->caps.storage_16bit, why, sizeof(why));
+        if (i < count && !supported) {
             const char *name = "", *op = "";
             OrtStatus *ignored = ortvk_ort->Node_GetName(nodes[i], &name);
             if (ignored == NULL) ignored = ortvk_ort->Node_GetOperatorType(nodes[i], &op);
             if (ignored != NULL) ortvk_ort->ReleaseStatus(ignored);
             ortvk_log(ep->logger, ORT_LOGGING_LEVEL_VERBOSE, "node %s (%s) stays with the CPU EP: %s", name, op, why);
-            continue;
         }
-        /* One node per partition: a fused group of several nodes is a later optimisation. */
-        status = ortvk_ep_api->EpGraphSupportInfo_AddNodesToFuse(info, &nodes[i], 1, &options);
-        claimed++;
+        if (supported && length == 0) start = i;
+        if (supported) length++;
+        if (length > 0 && (!supported || !runs)) {
+            status = ortvk_ep_api->EpGraphSupportInfo_AddNodesToFuse(info, &nodes[start], length, &options);
+            claimed += length;
+            partitions++;
+            length = 0;
+        }
     }
     free(nodes);
-    if (status == NULL) ORTVK_LOG_INFO(ep->logger, "ortvk claims %zu of %zu nodes", claimed, count);
+    if (status == NULL)
+        ORTVK_LOG_INFO(ep->logger, "ortvk claims %zu of %zu nodes in %zu partitions", claimed, count, partitions);
     return status;
 }
 
@@ -214,7 +225,7 @@ static OrtStatus *ORT_API_CALL compute_compute(OrtNodeComputeInfo *base, void *s
     ortvk_stream *stream = NULL;
     ORTVK_TRY(compute_stream(info->ep, context, &stream));
     note_stream(info->ep, stream);
-    return ortvk_kernel_run(info->kernel, stream, context);
+    return ortvk_partition_run(info->partition, stream, context);
 }
 
 static void ORT_API_CALL compute_release_state(OrtNodeComputeInfo *base, void *state)
@@ -226,23 +237,17 @@ static void compute_info_destroy(OrtNodeComputeInfo *base)
 {
     if (base == NULL) return;
     ortvk_compute_info *info = (ortvk_compute_info *)base;
-    ortvk_kernel_destroy(info->kernel);
+    ortvk_partition_destroy(info->partition);
     free(info);
 }
 
 static OrtStatus *compile_one(ortvk_ep *ep, const OrtGraph *graph, const OrtNode *fused, OrtNodeComputeInfo **out)
 {
-    size_t count = 0;
-    const OrtNode *node = NULL;
-    ORTVK_TRY(ortvk_ort->Graph_GetNumNodes(graph, &count));
-    if (count != 1)
-        return ortvk_status(ORT_EP_FAIL, "a fused partition of %zu nodes (ortvk claims one per partition)", count);
-    ORTVK_TRY(ortvk_ort->Graph_GetNodes(graph, &node, 1));
     ortvk_compute_info *info = calloc(1, sizeof(*info));
-    if (info == NULL) return ortvk_status(ORT_FAIL, "out of host memory compiling a node");
+    if (info == NULL) return ortvk_status(ORT_FAIL, "out of host memory compiling a partition");
     ortvk_stream *stream = NULL;
     OrtStatus *status = own_stream(ep, &stream);
-    if (status == NULL) status = ortvk_kernel_create(ep->kernels, stream, node, fused, &info->kernel);
+    if (status == NULL) status = ortvk_partition_create(ep->kernels, stream, graph, fused, &info->partition);
     if (status != NULL) {
         free(info);
         return status;

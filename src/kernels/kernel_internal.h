@@ -350,6 +350,7 @@ typedef struct ortvk_krun {
     bool float16;             /* the node's float tensors are float16: dispatches use the shaders' float16 variant */
     ortvk_kheld *held;        /* references dropped once the GPU is done with the submission: the scratch buffers
                                  and the buffers of the tensors (ortvk_device_acquire) */
+    size_t scratch_count;     /* scratch buffers of the node being recorded */
     bool recorded;            /* a command is recorded: the next one needs a barrier */
 } ortvk_krun;
 

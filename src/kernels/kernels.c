@@ -1,6 +1,8 @@
-/* The kernels' driver: finds the op implementation of a node (GetCapability, Compile), and runs a compiled node
- * once per Compute — input shapes from ORT, output shapes on the host, outputs from ORT's allocator, then one
- * command buffer of dispatches submitted on the stream without waiting. Also the recording helpers ops share. */
+/* The kernels' driver: finds the op implementation of a node (GetCapability), compiles a claimed partition — its
+ * nodes in topological order and the values between them — and runs it once per Compute: input shapes from ORT,
+ * each node's output shapes on the host, outputs from ORT's allocator (or, inside the partition, from buffers of the
+ * run's own), then one command buffer of dispatches submitted on the stream without waiting. Also the recording
+ * helpers ops share. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,18 +17,33 @@ typedef struct kconst {
     ortvk_buffer *buffer; /* owned */
 } kconst;
 
-struct ortvk_kernel {
-    ortvk_kernel_device *kdev; /* holds a reference */
+/* One node of a partition, compiled. */
+typedef struct ortvk_kernel {
     const ortvk_kop *op;
     ortvk_kparams params;
     size_t n_in, n_out;
-    /* The fused node ORT runs has the distinct, present, non-constant inputs and the used outputs of the original
-     * node, in an order of ORT's choosing: for each of the node's inputs and outputs, its index there (-1: none). */
-    int in_map[ORTVK_KMAX_INPUTS];
-    int out_map[ORTVK_KMAX_OUTPUTS];
+    int in_slot[ORTVK_KMAX_INPUTS];   /* the partition value each input reads; -1: omitted or constant */
+    int out_slot[ORTVK_KMAX_OUTPUTS]; /* the value each output writes; -1: omitted */
     kconst *consts[ORTVK_KMAX_INPUTS]; /* constant inputs the device reads; NULL for the others */
     bool float16;                      /* runs the shaders' float16 variant */
     char op_type[32];
+} ortvk_kernel;
+
+/* A value a partition's nodes read or write: an input of the fused node ORT runs, one of its outputs, or internal
+ * (made and used inside the partition: in a buffer of the run's own). */
+typedef struct pvalue {
+    char *name;
+    int fused_in, fused_out; /* index among the fused node's inputs / outputs, or -1 */
+    int last_use;            /* the last kernel that reads it, -1 when none does */
+    bool produced;           /* a node of the partition writes it */
+} pvalue;
+
+struct ortvk_partition {
+    ortvk_kernel_device *kdev; /* holds a reference */
+    size_t n_kernels;
+    ortvk_kernel **kernels;    /* topological order */
+    size_t n_values, values_capacity;
+    pvalue *values;
 };
 
 static const ortvk_kop *const families[] = {
@@ -127,36 +144,6 @@ static int index_of(const OrtValueInfo *const *infos, size_t count, const char *
     return -1;
 }
 
-static OrtStatus *map_fused(ortvk_kernel *kernel, const ortvk_knode *k, const OrtNode *fused)
-{
-    size_t n_in = 0, n_out = 0;
-    ORTVK_TRY(ortvk_ort->Node_GetNumInputs(fused, &n_in));
-    ORTVK_TRY(ortvk_ort->Node_GetNumOutputs(fused, &n_out));
-    const OrtValueInfo **ins = calloc(n_in + 1, sizeof(*ins)), **outs = calloc(n_out + 1, sizeof(*outs));
-    OrtStatus *status = NULL;
-    if (ins == NULL || outs == NULL) {
-        status = ortvk_status(ORT_FAIL, "out of host memory compiling %s", k->name);
-        goto out;
-    }
-    if (n_in > 0 && (status = ortvk_ort->Node_GetInputs(fused, ins, n_in)) != NULL) goto out;
-    if (n_out > 0 && (status = ortvk_ort->Node_GetOutputs(fused, outs, n_out)) != NULL) goto out;
-    for (size_t i = 0; i < k->n_in && status == NULL; i++) {
-        bool runtime = k->in[i].present && k->in[i].constant == NULL;
-        kernel->in_map[i] = runtime ? index_of(ins, n_in, k->in[i].name) : -1;
-        /* ORT drops constant initializers from the fused node's inputs (drop_constant_initializers): every other
-         * present input must be there. */
-        if (runtime && kernel->in_map[i] < 0)
-            status = ortvk_status(ORT_EP_FAIL, "%s (%s): input %s is not an input of the fused node", k->name,
-                                  k->op_type, k->in[i].name);
-    }
-    for (size_t i = 0; i < k->n_out; i++)
-        kernel->out_map[i] = k->out[i].present ? index_of(outs, n_out, k->out[i].name) : -1;
-out:
-    free(ins);
-    free(outs);
-    return status;
-}
-
 /* Copies constant input `index` into a device buffer through `stream` (a host wait: Compile is before any run).
  * ORT keeps initializers of a fused node in host memory, so the device needs its own copy. */
 static OrtStatus *upload_const(ortvk_kernel *kernel, ortvk_stream *stream, const ortvk_knode *k, size_t index)
@@ -193,8 +180,44 @@ static void free_consts(ortvk_kernel *kernel)
     }
 }
 
-OrtStatus *ortvk_kernel_create(ortvk_kernel_device *kdev, ortvk_stream *stream, const OrtNode *node,
-                               const OrtNode *fused, ortvk_kernel **out)
+static void kernel_destroy(ortvk_kernel *kernel)
+{
+    if (kernel == NULL) return;
+    free_consts(kernel);
+    free(kernel);
+}
+
+/* The slot of the value named `name`, added when new. */
+static OrtStatus *value_slot(ortvk_partition *p, const char *name, int *out)
+{
+    for (size_t v = 0; v < p->n_values; v++) {
+        if (strcmp(p->values[v].name, name) == 0) {
+            *out = (int)v;
+            return NULL;
+        }
+    }
+    if (p->n_values == p->values_capacity) {
+        size_t capacity = p->values_capacity ? 2 * p->values_capacity : 16;
+        pvalue *grown = realloc(p->values, capacity * sizeof(*grown));
+        if (grown == NULL) return ortvk_status(ORT_FAIL, "out of host memory compiling a partition");
+        p->values = grown;
+        p->values_capacity = capacity;
+    }
+    char *copy = strdup(name);
+    if (copy == NULL) return ortvk_status(ORT_FAIL, "out of host memory compiling a partition");
+    p->values[p->n_values] = (pvalue){.name = copy, .fused_in = -1, .fused_out = -1, .last_use = -1};
+    *out = (int)p->n_values++;
+    return NULL;
+}
+
+/* The fused node's inputs and outputs, as ORT lists them (malloc'd arrays). */
+typedef struct fused_io {
+    size_t n_in, n_out;
+    const OrtValueInfo **ins, **outs;
+} fused_io;
+
+static OrtStatus *kernel_create(ortvk_partition *p, ortvk_stream *stream, const OrtNode *node, const fused_io *io,
+                                ortvk_kernel **out)
 {
     *out = NULL;
     char why[256] = "";
@@ -212,38 +235,200 @@ OrtStatus *ortvk_kernel_create(ortvk_kernel_device *kdev, ortvk_stream *stream, 
         status = ortvk_status(ORT_EP_FAIL, "compiling node %s (%s): %s", k->name, k->op_type, why);
         goto fail;
     }
-    status = map_fused(kernel, k, fused);
+    int index = (int)p->n_kernels;
     for (size_t i = 0; i < k->n_in && status == NULL; i++) {
-        if (k->in[i].present && k->in[i].constant != NULL && !(kernel->op->host_inputs & (1u << i)))
-            status = upload_const(kernel, stream, k, i);
+        kernel->in_slot[i] = -1;
+        if (!k->in[i].present) continue;
+        if (k->in[i].constant != NULL) {
+            if (!(kernel->op->host_inputs & (1u << i))) status = upload_const(kernel, stream, k, i);
+            continue;
+        }
+        /* Made by an earlier node of the partition, or else an input of the fused node: ORT drops constant
+         * initializers from those (drop_constant_initializers), every other outside value must be there. */
+        status = value_slot(p, k->in[i].name, &kernel->in_slot[i]);
+        if (status != NULL) break;
+        pvalue *v = &p->values[kernel->in_slot[i]];
+        v->last_use = index;
+        if (v->fused_in < 0 && !v->produced) v->fused_in = index_of(io->ins, io->n_in, k->in[i].name);
+        if (!v->produced && v->fused_in < 0)
+            status = ortvk_status(ORT_EP_FAIL, "%s (%s): input %s is neither made in its partition nor an input of "
+                                  "the fused node", k->name, k->op_type, k->in[i].name);
+    }
+    for (size_t i = 0; i < k->n_out && status == NULL; i++) {
+        kernel->out_slot[i] = -1;
+        if (!k->out[i].present) continue;
+        status = value_slot(p, k->out[i].name, &kernel->out_slot[i]);
+        if (status != NULL) break;
+        pvalue *v = &p->values[kernel->out_slot[i]];
+        v->produced = true;
+        v->fused_out = index_of(io->outs, io->n_out, k->out[i].name);
     }
     if (status != NULL) goto fail;
     kernel->n_in = k->n_in;
     kernel->n_out = k->n_out;
     snprintf(kernel->op_type, sizeof(kernel->op_type), "%s", k->op_type);
-    ortvk_kernel_device_ref(kdev);
-    kernel->kdev = kdev;
     free(k);
     *out = kernel;
     return NULL;
 fail:
-    if (kernel != NULL) free_consts(kernel);
+    kernel_destroy(kernel);
     free(k);
-    free(kernel);
     return status;
 }
 
-void ortvk_kernel_destroy(ortvk_kernel *kernel)
+/* The names of a node's inputs and outputs ("" for omitted ones), valid while ORT's graph is. */
+typedef struct node_names {
+    size_t n_in, n_out;
+    const char *in[ORTVK_KMAX_INPUTS], *out[ORTVK_KMAX_OUTPUTS];
+} node_names;
+
+static OrtStatus *names_of(const OrtNode *node, node_names *n)
 {
-    if (kernel == NULL) return;
-    free_consts(kernel);
-    ortvk_kernel_device_put(kernel->kdev);
-    free(kernel);
+    const OrtValueInfo *infos[ORTVK_KMAX_INPUTS];
+    ORTVK_TRY(ortvk_ort->Node_GetNumInputs(node, &n->n_in));
+    ORTVK_TRY(ortvk_ort->Node_GetNumOutputs(node, &n->n_out));
+    if (n->n_in > ORTVK_KMAX_INPUTS || n->n_out > ORTVK_KMAX_OUTPUTS)
+        return ortvk_status(ORT_EP_FAIL, "a node of %zu inputs and %zu outputs", n->n_in, n->n_out);
+    for (int side = 0; side < 2; side++) {
+        size_t count = side == 0 ? n->n_in : n->n_out;
+        const char **names = side == 0 ? n->in : n->out;
+        if (count > 0)
+            ORTVK_TRY(side == 0 ? ortvk_ort->Node_GetInputs(node, infos, count)
+                                : ortvk_ort->Node_GetOutputs(node, infos, count));
+        for (size_t i = 0; i < count; i++) {
+            names[i] = "";
+            if (infos[i] != NULL) ORTVK_TRY(ortvk_ort->GetValueInfoName(infos[i], &names[i]));
+            if (names[i] == NULL) names[i] = "";
+        }
+    }
+    return NULL;
 }
 
-const char *ortvk_kernel_op_type(const ortvk_kernel *kernel)
+typedef struct named_output {
+    const char *name;
+    size_t node;
+} named_output;
+
+static int compare_outputs(const void *a, const void *b)
 {
-    return kernel->op_type;
+    return strcmp(((const named_output *)a)->name, ((const named_output *)b)->name);
+}
+
+bool ortvk_nodes_topological(const OrtNode *const *nodes, size_t count)
+{
+    node_names *names = calloc(count + 1, sizeof(*names));
+    size_t n_outputs = 0;
+    bool ok = names != NULL;
+    for (size_t j = 0; j < count && ok; j++) {
+        OrtStatus *status = names_of(nodes[j], &names[j]);
+        if (status != NULL) ortvk_ort->ReleaseStatus(status), ok = false;
+        else n_outputs += names[j].n_out;
+    }
+    named_output *outputs = ok ? calloc(n_outputs + 1, sizeof(*outputs)) : NULL;
+    ok = outputs != NULL;
+    size_t at = 0;
+    for (size_t j = 0; j < count && ok; j++) {
+        for (size_t o = 0; o < names[j].n_out; o++) outputs[at++] = (named_output){names[j].out[o], j};
+    }
+    if (ok) qsort(outputs, n_outputs, sizeof(*outputs), compare_outputs);
+    /* Every input made by a node of the list must be made by an earlier one. */
+    for (size_t j = 0; j < count && ok; j++) {
+        for (size_t i = 0; i < names[j].n_in && ok; i++) {
+            named_output key = {names[j].in[i], 0};
+            if (key.name[0] == '\0') continue;
+            const named_output *found = bsearch(&key, outputs, n_outputs, sizeof(*outputs), compare_outputs);
+            ok = found == NULL || found->node < j;
+        }
+    }
+    free(outputs);
+    free(names);
+    return ok;
+}
+
+/* Whether node `j` reads nothing that a node of the partition not yet taken writes. */
+static bool node_ready(const node_names *names, const bool *done, size_t count, size_t j)
+{
+    for (size_t i = 0; i < names[j].n_in; i++) {
+        if (names[j].in[i][0] == '\0') continue;
+        for (size_t k = 0; k < count; k++) {
+            if (done[k] || k == j) continue;
+            for (size_t o = 0; o < names[k].n_out; o++) {
+                if (strcmp(names[k].out[o], names[j].in[i]) == 0) return false;
+            }
+        }
+    }
+    return true;
+}
+
+void ortvk_partition_destroy(ortvk_partition *p)
+{
+    if (p == NULL) return;
+    for (size_t i = 0; i < p->n_kernels; i++) kernel_destroy(p->kernels[i]);
+    for (size_t v = 0; v < p->n_values; v++) free(p->values[v].name);
+    free(p->kernels);
+    free(p->values);
+    ortvk_kernel_device_put(p->kdev);
+    free(p);
+}
+
+OrtStatus *ortvk_partition_create(ortvk_kernel_device *kdev, ortvk_stream *stream, const OrtGraph *graph,
+                                  const OrtNode *fused, ortvk_partition **out)
+{
+    *out = NULL;
+    size_t count = 0;
+    fused_io io = {0};
+    ORTVK_TRY(ortvk_ort->Graph_GetNumNodes(graph, &count));
+    ORTVK_TRY(ortvk_ort->Node_GetNumInputs(fused, &io.n_in));
+    ORTVK_TRY(ortvk_ort->Node_GetNumOutputs(fused, &io.n_out));
+    ortvk_partition *p = calloc(1, sizeof(*p));
+    const OrtNode **nodes = calloc(count + 1, sizeof(*nodes));
+    node_names *names = calloc(count + 1, sizeof(*names));
+    bool *done = calloc(count + 1, sizeof(*done));
+    io.ins = calloc(io.n_in + 1, sizeof(*io.ins));
+    io.outs = calloc(io.n_out + 1, sizeof(*io.outs));
+    OrtStatus *status = NULL;
+    if (p == NULL || nodes == NULL || names == NULL || done == NULL || io.ins == NULL || io.outs == NULL ||
+        (p->kernels = calloc(count + 1, sizeof(*p->kernels))) == NULL) {
+        status = ortvk_status(ORT_FAIL, "out of host memory compiling a partition of %zu nodes", count);
+        goto out;
+    }
+    ortvk_kernel_device_ref(kdev);
+    p->kdev = kdev;
+    if (count > 0) status = ortvk_ort->Graph_GetNodes(graph, nodes, count);
+    if (status == NULL && io.n_in > 0) status = ortvk_ort->Node_GetInputs(fused, io.ins, io.n_in);
+    if (status == NULL && io.n_out > 0) status = ortvk_ort->Node_GetOutputs(fused, io.outs, io.n_out);
+    for (size_t j = 0; j < count && status == NULL; j++) status = names_of(nodes[j], &names[j]);
+    /* Topological order: each round takes the first node whose producers inside the partition are all taken. */
+    while (status == NULL && p->n_kernels < count) {
+        size_t next = count;
+        for (size_t j = 0; j < count && next == count; j++) {
+            if (!done[j] && node_ready(names, done, count, j)) next = j;
+        }
+        if (next == count) {
+            status = ortvk_status(ORT_EP_FAIL, "the nodes of a partition form a cycle");
+            break;
+        }
+        done[next] = true;
+        status = kernel_create(p, stream, nodes[next], &io, &p->kernels[p->n_kernels]);
+        if (status == NULL) p->n_kernels++;
+    }
+out:
+    free(nodes);
+    free(names);
+    free(done);
+    free(io.ins);
+    free(io.outs);
+    if (status != NULL) {
+        ortvk_partition_destroy(p);
+        return status;
+    }
+    *out = p;
+    return NULL;
+}
+
+size_t ortvk_partition_size(const ortvk_partition *p)
+{
+    return p->n_kernels;
 }
 
 /* ---- one run -------------------------------------------------------------------------------------------- */
@@ -256,8 +441,8 @@ size_t ortvk_kcount(const int64_t *dims, size_t rank)
 }
 
 struct ortvk_kheld {
-    size_t count, scratch;
-    ortvk_buffer *buffers[ORTVK_KMAX_SCRATCH + ORTVK_KMAX_INPUTS + ORTVK_KMAX_OUTPUTS];
+    size_t count, capacity;
+    ortvk_buffer **buffers;
 };
 
 static void release_held(void *owner)
@@ -265,6 +450,7 @@ static void release_held(void *owner)
     ortvk_kheld *list = owner;
     if (list == NULL) return;
     for (size_t i = 0; i < list->count; i++) ortvk_buffer_destroy(list->buffers[i]);
+    free(list->buffers);
     free(list);
 }
 
@@ -273,13 +459,20 @@ static OrtStatus *hold(ortvk_krun *run, ortvk_buffer *buffer)
 {
     if (run->held == NULL && (run->held = calloc(1, sizeof(*run->held))) == NULL) {
         ortvk_buffer_destroy(buffer);
-        return ortvk_status(ORT_FAIL, "out of host memory running a node");
+        return ortvk_status(ORT_FAIL, "out of host memory running a partition");
     }
-    if (run->held->count == sizeof(run->held->buffers) / sizeof(run->held->buffers[0])) {
-        ortvk_buffer_destroy(buffer);
-        return ortvk_status(ORT_EP_FAIL, "too many buffers in one run");
+    ortvk_kheld *list = run->held;
+    if (list->count == list->capacity) {
+        size_t capacity = list->capacity ? 2 * list->capacity : 32;
+        ortvk_buffer **grown = realloc(list->buffers, capacity * sizeof(*grown));
+        if (grown == NULL) {
+            ortvk_buffer_destroy(buffer);
+            return ortvk_status(ORT_FAIL, "out of host memory running a partition");
+        }
+        list->buffers = grown;
+        list->capacity = capacity;
     }
-    run->held->buffers[run->held->count++] = buffer;
+    list->buffers[list->count++] = buffer;
     return NULL;
 }
 
@@ -325,13 +518,14 @@ static OrtStatus *view(ortvk_krun *run, const OrtValue *value, ortvk_ktensor *t,
 /* ORT 1.24 and 1.30 run the MemcpyFromHost they insert before a plugin EP's node on the CPU EP, which leaves its
  * output in host memory (microsoft/onnxruntime#27272). Such an input is complete when Compute is called (the CPU
  * EP is synchronous), so the run copies it into device memory at record time, ahead of its dispatches. */
-static OrtStatus *stage_host_inputs(ortvk_krun *run, const void *const *host)
+static OrtStatus *stage_host_inputs(ortvk_krun *run, ortvk_ktensor *values, const void *const *host, size_t count)
 {
-    for (size_t i = 0; i < run->n_in; i++) {
-        ortvk_ktensor *t = &run->in[i];
-        if (host[i] == NULL) continue;
+    for (size_t v = 0; v < count; v++) {
+        ortvk_ktensor *t = &values[v];
+        if (host[v] == NULL) continue;
         size_t bytes = t->count * ortvk_element_size(t->type);
-        ORTVK_TRY(ortvk_krun_upload(run, host[i], bytes, &t->address));
+        run->scratch_count = 0;
+        ORTVK_TRY(ortvk_krun_upload(run, host[v], bytes, &t->address));
         t->buffer = ortvk_device_resolve(run->device, (const void *)(uintptr_t)t->address, bytes, &t->offset);
     }
     return NULL;
@@ -369,71 +563,152 @@ static void ownership(ortvk_krun *run, bool acquire)
     }
 }
 
-OrtStatus *ortvk_kernel_run(ortvk_kernel *kernel, ortvk_stream *stream, OrtKernelContext *context)
+/* Buffers of internal values whose last reader is recorded, for later values of the same run (the barrier before
+ * each command orders the new writes after the old reads). */
+typedef struct free_buffers {
+    size_t count, capacity;
+    ortvk_buffer **buffers;
+} free_buffers;
+
+/* A buffer of at least `bytes` for an internal value: the smallest free one that fits, else a new one. */
+static OrtStatus *internal_buffer(ortvk_krun *run, free_buffers *pool, size_t bytes, ortvk_buffer **out)
 {
-    ortvk_krun *run = calloc(1, sizeof(*run));
-    if (run == NULL) return ortvk_status(ORT_FAIL, "out of host memory running %s", kernel->op_type);
-    run->kdev = kernel->kdev;
-    run->device = stream->device;
+    size_t best = pool->count;
+    for (size_t i = 0; i < pool->count; i++) {
+        VkDeviceSize size = pool->buffers[i]->size;
+        if (size >= bytes && (best == pool->count || size < pool->buffers[best]->size)) best = i;
+    }
+    if (best < pool->count) {
+        *out = pool->buffers[best];
+        pool->buffers[best] = pool->buffers[--pool->count];
+        return NULL;
+    }
+    ORTVK_TRY(ortvk_buffer_allocate(run->device, bytes, out));
+    return hold(run, *out); /* released with the submission */
+}
+
+static void free_buffer(free_buffers *pool, ortvk_buffer *buffer)
+{
+    if (pool->count == pool->capacity) {
+        size_t capacity = pool->capacity ? 2 * pool->capacity : 16;
+        ortvk_buffer **grown = realloc(pool->buffers, capacity * sizeof(*grown));
+        if (grown == NULL) return; /* not reused: it still goes with the submission */
+        pool->buffers = grown;
+        pool->capacity = capacity;
+    }
+    pool->buffers[pool->count++] = buffer;
+}
+
+/* Records node `index` of the partition: its inputs from `values`, its output shapes, its outputs (ORT's for the
+ * fused node's outputs, the run's own for internal values), its commands. */
+static OrtStatus *record_kernel(ortvk_partition *p, size_t index, ortvk_krun *run, ortvk_ktensor *values,
+                                free_buffers *pool, OrtKernelContext *context)
+{
+    ortvk_kernel *kernel = p->kernels[index];
     run->n_in = kernel->n_in;
     run->n_out = kernel->n_out;
     run->float16 = kernel->float16;
-    OrtStatus *status = NULL;
-    const void *host[ORTVK_KMAX_INPUTS] = {0};
-    for (size_t i = 0; i < kernel->n_in && status == NULL; i++) {
+    run->scratch_count = 0;
+    memset(run->in, 0, sizeof(run->in));
+    memset(run->out, 0, sizeof(run->out));
+    for (size_t i = 0; i < kernel->n_in; i++) {
         if (kernel->consts[i] != NULL) {
-            /* A constant is never also a graph input of the fused node (in_map is -1). The kernel may be released,
-             * its session with it, while this run is still queued. */
+            /* The partition may be released, its session with it, while this run is still queued. */
             run->in[i] = kernel->consts[i]->view;
             if (run->in[i].buffer != NULL && ortvk_buffer_try_ref(run->in[i].buffer))
-                status = hold(run, run->in[i].buffer);
-            continue;
+                ORTVK_TRY(hold(run, run->in[i].buffer));
+        } else if (kernel->in_slot[i] >= 0) {
+            run->in[i] = values[kernel->in_slot[i]];
         }
-        if (kernel->in_map[i] < 0) continue;
-        const OrtValue *value = NULL;
-        status = ortvk_ort->KernelContext_GetInput(context, (size_t)kernel->in_map[i], &value);
-        if (status == NULL && value != NULL) status = view(run, value, &run->in[i], &host[i], "input", i);
     }
-    if (status == NULL) status = kernel->op->shape(&kernel->params, run);
+    ORTVK_TRY(kernel->op->shape(&kernel->params, run));
     bool any = false;
-    for (size_t i = 0; i < kernel->n_out && status == NULL; i++) {
+    for (size_t i = 0; i < kernel->n_out; i++) {
         ortvk_ktensor *t = &run->out[i];
-        if (kernel->out_map[i] < 0) {
+        int slot = kernel->out_slot[i];
+        const pvalue *v = slot >= 0 ? &p->values[slot] : NULL;
+        if (v == NULL || (v->fused_out < 0 && v->last_use < 0)) {
             t->present = false; /* nobody reads it: not computed */
             continue;
         }
-        OrtValue *value = NULL;
-        status = ortvk_ort->KernelContext_GetOutput(context, (size_t)kernel->out_map[i], t->dims, t->rank, &value);
-        if (status == NULL) {
+        t->present = true;
+        t->count = ortvk_kcount(t->dims, t->rank);
+        if (v->fused_out >= 0) {
+            OrtValue *value = NULL;
             ONNXTensorElementDataType want = t->type;
-            status = view(run, value, t, NULL, "output", i);
-            if (status == NULL && t->type != want)
-                status = ortvk_status(ORT_EP_FAIL, "%s: output %zu is %s, expected %s", kernel->op_type, i,
-                                      ortvk_element_name(t->type), ortvk_element_name(want));
-            any = any || t->count > 0;
+            ORTVK_TRY(ortvk_ort->KernelContext_GetOutput(context, (size_t)v->fused_out, t->dims, t->rank, &value));
+            ORTVK_TRY(view(run, value, t, NULL, "output", i));
+            if (t->type != want)
+                return ortvk_status(ORT_EP_FAIL, "%s: output %zu is %s, expected %s", kernel->op_type, i,
+                                    ortvk_element_name(t->type), ortvk_element_name(want));
+        } else if (t->count > 0) {
+            ORTVK_TRY(internal_buffer(run, pool, t->count * ortvk_element_size(t->type), &t->buffer));
+            t->address = t->buffer->address;
+            t->offset = 0;
         }
+        values[slot] = *t;
+        any = any || t->count > 0;
     }
-    if (status == NULL && any) status = ortvk_stream_begin(stream, &run->cmd);
-    if (status != NULL || !any) {
+    if (any) {
+        ownership(run, true);
+        OrtStatus *status = kernel->op->record(&kernel->params, run);
+        ownership(run, false);
+        if (status != NULL) return status;
+    }
+    /* Internal values read for the last time: their buffers serve later nodes. */
+    for (size_t i = 0; i < kernel->n_in; i++) {
+        int slot = kernel->in_slot[i];
+        if (slot < 0 || p->values[slot].last_use != (int)index || p->values[slot].fused_out >= 0 ||
+            p->values[slot].fused_in >= 0 || values[slot].buffer == NULL)
+            continue;
+        free_buffer(pool, values[slot].buffer);
+        values[slot].buffer = NULL; /* once, even if the node reads it twice */
+    }
+    return NULL;
+}
+
+OrtStatus *ortvk_partition_run(ortvk_partition *p, ortvk_stream *stream, OrtKernelContext *context)
+{
+    ortvk_krun *run = calloc(1, sizeof(*run));
+    ortvk_ktensor *values = calloc(p->n_values + 1, sizeof(*values));
+    const void **host = calloc(p->n_values + 1, sizeof(*host));
+    free_buffers pool = {0};
+    OrtStatus *status = NULL;
+    if (run == NULL || values == NULL || host == NULL) {
+        status = ortvk_status(ORT_FAIL, "out of host memory running a partition of %zu nodes", p->n_kernels);
+        goto out;
+    }
+    run->kdev = p->kdev;
+    run->device = stream->device;
+    /* The fused node's inputs, with a reference each for the submission (see view). */
+    for (size_t v = 0; v < p->n_values && status == NULL; v++) {
+        if (p->values[v].fused_in < 0) continue;
+        const OrtValue *value = NULL;
+        status = ortvk_ort->KernelContext_GetInput(context, (size_t)p->values[v].fused_in, &value);
+        if (status == NULL && value != NULL)
+            status = view(run, value, &values[v], &host[v], "input", (size_t)p->values[v].fused_in);
+    }
+    if (status == NULL) status = ortvk_stream_begin(stream, &run->cmd);
+    if (status != NULL) {
         release_held(run->held); /* nothing was submitted */
-        free(run);
-        return status;
+        goto out;
     }
-    ownership(run, true);
-    status = stage_host_inputs(run, host);
-    if (status == NULL) status = kernel->op->record(&kernel->params, run);
-    ownership(run, false);
+    status = stage_host_inputs(run, values, host, p->n_values);
+    for (size_t k = 0; k < p->n_kernels && status == NULL; k++)
+        status = record_kernel(p, k, run, values, &pool, context);
     /* Submitted even when recording failed part way: the commands recorded so far are valid, and submission is
      * what returns the command buffer and drops the held references once the GPU is done with them. */
     ortvk_retire retire = {0};
     if (run->held != NULL) retire = (ortvk_retire){.release = release_held, .owner = run->held};
     OrtStatus *submit = ortvk_stream_submit(stream, run->cmd, NULL, 0, NULL, 0, retire, NULL);
+    if (status == NULL) status = submit;
+    else if (submit != NULL) ortvk_ort->ReleaseStatus(submit);
+out:
+    free(pool.buffers);
+    free(host);
+    free(values);
     free(run);
-    if (status != NULL) {
-        if (submit != NULL) ortvk_ort->ReleaseStatus(submit);
-        return status;
-    }
-    return submit;
+    return status;
 }
 
 /* ---- recording helpers ---------------------------------------------------------------------------------- */
@@ -533,13 +808,13 @@ OrtStatus *ortvk_krun_fill(ortvk_krun *run, VkDeviceAddress dst, VkDeviceSize by
 /* A scratch or staging buffer for the run, released with its submission. */
 static OrtStatus *scratch_buffer(ortvk_krun *run, size_t bytes, bool staging, ortvk_buffer **out)
 {
-    if (run->held != NULL && run->held->scratch == ORTVK_KMAX_SCRATCH)
-        return ortvk_status(ORT_EP_FAIL, "too many scratch buffers in a run");
+    if (run->scratch_count == ORTVK_KMAX_SCRATCH)
+        return ortvk_status(ORT_EP_FAIL, "too many scratch buffers in a node");
     ortvk_buffer *buffer = NULL;
     ORTVK_TRY(staging ? ortvk_buffer_allocate_staging(run->device, bytes, &buffer)
                       : ortvk_buffer_allocate(run->device, bytes, &buffer));
     ORTVK_TRY(hold(run, buffer));
-    run->held->scratch++;
+    run->scratch_count++;
     *out = buffer;
     return NULL;
 }

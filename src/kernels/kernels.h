@@ -1,5 +1,5 @@
 /* Private to ortvk. Device kernels: which ONNX nodes ortvk runs on its Vulkan device (asked by GetCapability), the
- * compiled state of each claimed node, and recording and submitting it on a stream once per run. See
+ * compiled state of each claimed partition, and recording and submitting it on a stream once per run. See
  * docs/kernels.md ("Kernels") for the design. */
 #ifndef ORTVK_KERNELS_H
 #define ORTVK_KERNELS_H
@@ -14,25 +14,29 @@ OrtStatus *ortvk_kernel_device_get(ortvk_device *device, ortvk_kernel_device **o
 void ortvk_kernel_device_ref(ortvk_kernel_device *kdev);
 void ortvk_kernel_device_put(ortvk_kernel_device *kdev);
 
-/* One claimed node, compiled: its op, attributes and the constant inputs it needs on the host. */
-typedef struct ortvk_kernel ortvk_kernel;
-
 /* Whether ortvk runs `node` exactly as ONNX specifies it (types, attributes, constant inputs and opset all
  * checked) on a device with (`device_float16`) or without 16-bit storage. When not, `why` (may be NULL) says
  * which check refused it. */
 bool ortvk_kernel_supported(const OrtNode *node, bool device_float16, char *why, size_t why_len);
 
-/* `fused` is the node ORT runs in place of `node` (its inputs and outputs are a subset of node's, reordered).
- * Constant inputs the device reads are copied into device memory through `stream`, waiting for the copy. */
-OrtStatus *ortvk_kernel_create(ortvk_kernel_device *kdev, ortvk_stream *stream, const OrtNode *node,
-                               const OrtNode *fused, ortvk_kernel **out);
-void ortvk_kernel_destroy(ortvk_kernel *kernel);
+/* Whether every node of `nodes` comes after the nodes that make its inputs (false also when ORT cannot say). */
+bool ortvk_nodes_topological(const OrtNode *const *nodes, size_t count);
 
-/* One run of the node: shapes from `context`, outputs allocated through ORT, dispatches recorded and submitted on
- * `stream`. Never waits on the host. */
-OrtStatus *ortvk_kernel_run(ortvk_kernel *kernel, ortvk_stream *stream, OrtKernelContext *context);
+/* A claimed partition compiled: its nodes in topological order, their attributes and constant inputs (those the
+ * device reads copied into device memory), and the values between them. */
+typedef struct ortvk_partition ortvk_partition;
 
-/* The op type ("Conv", ...) of a compiled kernel, for messages. */
-const char *ortvk_kernel_op_type(const ortvk_kernel *kernel);
+/* `graph` holds the partition's nodes; `fused` is the node ORT runs in their place (its inputs are the values the
+ * partition reads from outside, constant initializers dropped; its outputs those read outside it). Constants are
+ * copied through `stream`, waiting for the copy. */
+OrtStatus *ortvk_partition_create(ortvk_kernel_device *kdev, ortvk_stream *stream, const OrtGraph *graph,
+                                  const OrtNode *fused, ortvk_partition **out);
+void ortvk_partition_destroy(ortvk_partition *partition);
+size_t ortvk_partition_size(const ortvk_partition *partition);
+
+/* One run of the partition: shapes from `context`, outputs allocated through ORT, values inside the partition in
+ * buffers of the run's own, every node's dispatches recorded into one command buffer submitted on `stream`. Never
+ * waits on the host. */
+OrtStatus *ortvk_partition_run(ortvk_partition *partition, ortvk_stream *stream, OrtKernelContext *context);
 
 #endif

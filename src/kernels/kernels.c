@@ -276,32 +276,46 @@ fail:
     return status;
 }
 
-/* The names of a node's inputs and outputs ("" for omitted ones), valid while ORT's graph is. */
+/* The names of a node's inputs and outputs ("" for omitted ones; the strings are ORT's, valid while its graph is). */
 typedef struct node_names {
     size_t n_in, n_out;
-    const char *in[ORTVK_KMAX_INPUTS], *out[ORTVK_KMAX_OUTPUTS];
+    const char **in, **out; /* malloc'd */
 } node_names;
+
+static void names_free(node_names *names, size_t count)
+{
+    for (size_t j = 0; names != NULL && j < count; j++) {
+        free(names[j].in);
+        free(names[j].out);
+    }
+    free(names);
+}
 
 static OrtStatus *names_of(const OrtNode *node, node_names *n)
 {
-    const OrtValueInfo *infos[ORTVK_KMAX_INPUTS];
     ORTVK_TRY(ortvk_ort->Node_GetNumInputs(node, &n->n_in));
     ORTVK_TRY(ortvk_ort->Node_GetNumOutputs(node, &n->n_out));
-    if (n->n_in > ORTVK_KMAX_INPUTS || n->n_out > ORTVK_KMAX_OUTPUTS)
-        return ortvk_status(ORT_EP_FAIL, "a node of %zu inputs and %zu outputs", n->n_in, n->n_out);
-    for (int side = 0; side < 2; side++) {
+    size_t most = n->n_in > n->n_out ? n->n_in : n->n_out;
+    const OrtValueInfo **infos = calloc(most + 1, sizeof(*infos));
+    n->in = calloc(n->n_in + 1, sizeof(*n->in));
+    n->out = calloc(n->n_out + 1, sizeof(*n->out));
+    OrtStatus *status = NULL;
+    if (infos == NULL || n->in == NULL || n->out == NULL)
+        status = ortvk_status(ORT_FAIL, "out of host memory reading a node of %zu inputs", n->n_in);
+    for (int side = 0; side < 2 && status == NULL; side++) {
         size_t count = side == 0 ? n->n_in : n->n_out;
         const char **names = side == 0 ? n->in : n->out;
         if (count > 0)
-            ORTVK_TRY(side == 0 ? ortvk_ort->Node_GetInputs(node, infos, count)
-                                : ortvk_ort->Node_GetOutputs(node, infos, count));
-        for (size_t i = 0; i < count; i++) {
+            status = side == 0 ? ortvk_ort->Node_GetInputs(node, infos, count)
+                               : ortvk_ort->Node_GetOutputs(node, infos, count);
+        for (size_t i = 0; i < count && status == NULL; i++) {
             names[i] = "";
-            if (infos[i] != NULL) ORTVK_TRY(ortvk_ort->GetValueInfoName(infos[i], &names[i]));
+            if (infos[i] != NULL) status = ortvk_ort->GetValueInfoName(infos[i], &names[i]);
             if (names[i] == NULL) names[i] = "";
         }
     }
-    return NULL;
+    free(infos);
+    return status;
 }
 
 typedef struct named_output {
@@ -341,7 +355,7 @@ bool ortvk_nodes_topological(const OrtNode *const *nodes, size_t count)
         }
     }
     free(outputs);
-    free(names);
+    names_free(names, count);
     return ok;
 }
 
@@ -414,7 +428,7 @@ OrtStatus *ortvk_partition_create(ortvk_kernel_device *kdev, ortvk_stream *strea
     }
 out:
     free(nodes);
-    free(names);
+    names_free(names, count);
     free(done);
     free(io.ins);
     free(io.outs);

@@ -99,7 +99,7 @@ typedef struct ortvk_stream_info {
 #define ORTVK_META_HOST_POINTER_ALIGNMENT "ortvk.host_pointer_alignment"
 #define ORTVK_META_QUEUE_FAMILIES "ortvk.queue_families"     /* "0:graphics+compute+transfer x1; ..." */
 #define ORTVK_META_QUEUE_FAMILY "ortvk.queue_family"         /* the family ortvk submits to */
-#define ORTVK_META_KERNEL_TYPES "ortvk.kernel_types"       /* float types its kernels run: "float,float16" */
+#define ORTVK_META_KERNEL_TYPES "ortvk.kernel_types"       /* tensor types its kernels run: "float,float16,bool" */
 
 /* Session options, read as "ep.ortvk.<key>" (SessionOptionsAppendExecutionProvider_V2 adds the prefix). */
 #define ORTVK_OPTION_DEVICE_INDEX "device_index"             /* pick among the EP devices given, by index */

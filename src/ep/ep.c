@@ -85,7 +85,7 @@ static OrtStatus *ORT_API_CALL ep_get_capability(OrtEp *base, const OrtGraph *gr
     for (size_t i = 0; i <= count && status == NULL; i++) {
         char why[256];
         bool supported =
-            i < count && ortvk_kernel_supported(nodes[i], ep->device->caps.storage_16bit, why, sizeof(why));
+            i < count && ortvk_kernel_supported(nodes[i], &ep->device->caps, why, sizeof(why));
         if (i < count && !supported) {
             const char *name = "", *op = "";
             OrtStatus *ignored = ortvk_ort->Node_GetName(nodes[i], &name);

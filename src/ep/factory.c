@@ -178,7 +178,8 @@ static OrtKeyValuePairs *device_metadata(const ortvk_device *device)
     add_u32(kv, ORTVK_META_HOST_POINTER_ALIGNMENT, "%u", (uint32_t)caps->host_pointer_alignment);
     ortvk_ort->AddKeyValuePair(kv, ORTVK_META_QUEUE_FAMILIES, caps->queue_families);
     add_u32(kv, ORTVK_META_QUEUE_FAMILY, "%u", caps->queue_family);
-    ortvk_ort->AddKeyValuePair(kv, ORTVK_META_KERNEL_TYPES, caps->storage_16bit ? "float,float16" : "float");
+    const char *types[] = {"float", "float,bool", "float,float16", "float,float16,bool"};
+    ortvk_ort->AddKeyValuePair(kv, ORTVK_META_KERNEL_TYPES, types[(caps->storage_16bit ? 2 : 0) + caps->storage_8bit]);
     return kv;
 }
 

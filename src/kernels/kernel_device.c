@@ -90,6 +90,18 @@ static const uint32_t spv_norm[] =
 static const uint32_t spv_norm_f16[] =
 #include "kernel_norm_f16.spv.h"
     ;
+static const uint32_t spv_compare[] =
+#include "kernel_compare.spv.h"
+    ;
+static const uint32_t spv_compare_f16[] =
+#include "kernel_compare_f16.spv.h"
+    ;
+static const uint32_t spv_where[] =
+#include "kernel_where.spv.h"
+    ;
+static const uint32_t spv_where_f16[] =
+#include "kernel_where_f16.spv.h"
+    ;
 
 /* Each shader twice: [0] for float32 tensors, [1] compiled with ORTVK_F16 for float16 ones (shaders/common.glsl). */
 static const struct {
@@ -112,6 +124,8 @@ static const struct {
     SHADER(ORTVK_SHADER_PAD, "pad", spv_pad),
     SHADER(ORTVK_SHADER_CAST, "cast", spv_cast),
     SHADER(ORTVK_SHADER_NORM, "norm", spv_norm),
+    SHADER(ORTVK_SHADER_COMPARE, "compare", spv_compare),
+    SHADER(ORTVK_SHADER_WHERE, "where", spv_where),
 #undef SHADER
 };
 

@@ -1,5 +1,6 @@
-/* Element-wise ops on float tensors: the unary functions (one shader, the function chosen by a push constant)
- * and the binary ones with ONNX multidirectional broadcasting (shapes coalesced on the host into <= 6 dims). */
+/* Element-wise ops on float tensors: the unary functions, the binary ones with ONNX multidirectional broadcasting
+ * (shapes coalesced on the host into <= 6 dims; Max, Min, Sum and Mean of any number of inputs), comparisons and
+ * logic to bool, and Where. Each shader takes its function as a specialization constant. */
 #include <float.h>
 #include <string.h>
 
@@ -280,6 +281,139 @@ static OrtStatus *binary_record(const ortvk_kparams *params, ortvk_krun *run)
     return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_UNARY, ORTVK_UNARY_DIVIDE, &push, sizeof(push), c->count);
 }
 
+/* ---- comparisons, logic and Where ------------------------------------------------------------------------ */
+
+static bool is_bool(const ortvk_kvalue *v)
+{
+    return v->present && v->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL;
+}
+
+/* Equal, Greater, Less, GreaterOrEqual, LessOrEqual (float operands of one type) and And, Or, Xor, Not (bool), to
+ * bool, broadcast like the binary ops. */
+static bool compare_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    static const struct {
+        const char *op;
+        ortvk_compare_fn fn;
+    } ops[] = {
+        {"Equal", ORTVK_COMPARE_EQUAL},         {"Greater", ORTVK_COMPARE_GREATER},
+        {"Less", ORTVK_COMPARE_LESS},           {"GreaterOrEqual", ORTVK_COMPARE_GREATER_EQUAL},
+        {"LessOrEqual", ORTVK_COMPARE_LESS_EQUAL}, {"And", ORTVK_LOGIC_AND},
+        {"Or", ORTVK_LOGIC_OR},                 {"Xor", ORTVK_LOGIC_XOR},
+        {"Not", ORTVK_LOGIC_NOT},
+    };
+    size_t i = 0;
+    while (strcmp(ops[i].op, node->op_type) != 0) i++;
+    ortvk_compare_fn fn = params->binary.compare = ops[i].fn;
+    size_t n_in = fn == ORTVK_LOGIC_NOT ? 1 : 2;
+    if (node->n_in != n_in || node->n_out != 1 || !is_bool(&node->out[0]))
+        return ortvk_krefuse(why, why_len, "%zu inputs, or an output that is not bool", node->n_in);
+    for (size_t k = 0; k < n_in; k++) {
+        const ortvk_kvalue *v = &node->in[k];
+        bool ok = fn >= ORTVK_LOGIC_AND ? is_bool(v) : v->present && ortvk_kfloat(v->type) &&
+                                                           v->type == node->in[0].type;
+        if (!ok) return ortvk_krefuse(why, why_len, "input %zu is of type %d", k, (int)v->type);
+        if (v->rank < 0 || v->rank > ORTVK_KMAX_SHADER_RANK)
+            return ortvk_krefuse(why, why_len, "input %zu has rank %d", k, v->rank);
+    }
+    return true;
+}
+
+static OrtStatus *compare_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    (void)params;
+    ortvk_ktensor *c = &run->out[0];
+    c->type = ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL;
+    c->rank = run->in[0].rank;
+    memcpy(c->dims, run->in[0].dims, sizeof(c->dims));
+    if (run->n_in > 1 &&
+        !ortvk_kbroadcast(run->in[0].dims, run->in[0].rank, run->in[1].dims, run->in[1].rank, c->dims, &c->rank))
+        return ortvk_status(ORT_INVALID_ARGUMENT, "inputs of shapes that do not broadcast");
+    return NULL;
+}
+
+static OrtStatus *compare_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_ktensor *a = &run->in[0], *b = run->n_in > 1 ? &run->in[1] : &run->in[0], *c = &run->out[0];
+    ortvk_kstrides s = {.rank = (int)c->rank};
+    memcpy(s.dims, c->dims, sizeof(c->dims));
+    ortvk_kbroadcast_strides(a->dims, a->rank, c->rank, c->dims, s.stride[0]);
+    ortvk_kbroadcast_strides(b->dims, b->rank, c->rank, c->dims, s.stride[1]);
+    ortvk_kbroadcast_strides(c->dims, c->rank, c->rank, c->dims, s.stride[2]);
+    ortvk_kcoalesce(&s, 3);
+    if (s.rank > ORTVK_KMAX_SHADER_RANK) return ortvk_status(ORT_EP_FAIL, "broadcast of rank %d", s.rank);
+    push_binary push = {.a = a->address, .b = b->address, .c = c->address, .n = (uint32_t)c->count,
+                        .rank = (uint32_t)s.rank};
+    for (int k = 0; k < s.rank; k++) {
+        push.dims[k] = (uint32_t)s.dims[k];
+        push.sa[k] = (uint32_t)s.stride[0][k];
+        push.sb[k] = (uint32_t)s.stride[1][k];
+    }
+    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_COMPARE, (uint32_t)params->binary.compare, &push, sizeof(push),
+                                  c->count);
+}
+
+#define WHERE_RANK 5 /* the push constants hold four operands' strides over this many dims */
+
+static bool where_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    (void)params;
+    if (node->n_in != 3 || node->n_out != 1 || !is_bool(&node->in[0]) || !ortvk_kfloat(node->in[1].type) ||
+        node->in[2].type != node->in[1].type || node->out[0].type != node->in[1].type)
+        return ortvk_krefuse(why, why_len, "not Where(bool, float, float)");
+    for (size_t k = 0; k < 3; k++) {
+        if (node->in[k].rank < 0 || node->in[k].rank > WHERE_RANK)
+            return ortvk_krefuse(why, why_len, "input %zu has rank %d", k, node->in[k].rank);
+    }
+    return true;
+}
+
+static OrtStatus *where_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    (void)params;
+    ortvk_ktensor *y = &run->out[0];
+    y->type = run->in[1].type;
+    y->rank = run->in[0].rank;
+    memcpy(y->dims, run->in[0].dims, sizeof(y->dims));
+    for (size_t k = 1; k < 3; k++) {
+        int64_t dims[ORTVK_KMAX_RANK];
+        size_t rank;
+        if (!ortvk_kbroadcast(y->dims, y->rank, run->in[k].dims, run->in[k].rank, dims, &rank))
+            return ortvk_status(ORT_INVALID_ARGUMENT, "Where: inputs of shapes that do not broadcast");
+        memcpy(y->dims, dims, sizeof(dims));
+        y->rank = rank;
+    }
+    return NULL;
+}
+
+typedef struct push_where {
+    uint64_t cond, x, y, out;
+    uint32_t n, rank;
+    uint32_t dims[WHERE_RANK], sc[WHERE_RANK], sx[WHERE_RANK], sy[WHERE_RANK];
+} push_where;
+
+static OrtStatus *where_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    (void)params;
+    const ortvk_ktensor *y = &run->out[0];
+    ortvk_kstrides s = {.rank = (int)y->rank};
+    memcpy(s.dims, y->dims, sizeof(y->dims));
+    for (int k = 0; k < 3; k++)
+        ortvk_kbroadcast_strides(run->in[k].dims, run->in[k].rank, y->rank, y->dims, s.stride[k]);
+    ortvk_kbroadcast_strides(y->dims, y->rank, y->rank, y->dims, s.stride[3]);
+    ortvk_kcoalesce(&s, 4);
+    if (s.rank > WHERE_RANK) return ortvk_status(ORT_EP_FAIL, "Where over %d dims", s.rank);
+    push_where push = {.cond = run->in[0].address, .x = run->in[1].address, .y = run->in[2].address,
+                       .out = y->address, .n = (uint32_t)y->count, .rank = (uint32_t)s.rank};
+    for (int k = 0; k < s.rank; k++) {
+        push.dims[k] = (uint32_t)s.dims[k];
+        push.sc[k] = (uint32_t)s.stride[0][k];
+        push.sx[k] = (uint32_t)s.stride[1][k];
+        push.sy[k] = (uint32_t)s.stride[2][k];
+    }
+    return ortvk_krun_dispatch(run, ORTVK_SHADER_WHERE, &push, sizeof(push), y->count);
+}
+
 #define UNARY(name, lo, hi, attrs) {name, lo, hi, attrs, 0x6, unary_prepare, ortvk_kshape_same, unary_record}
 #define BINARY(name, lo, hi) {name, lo, hi, "", 0, binary_prepare, binary_shape, binary_record}
 
@@ -322,5 +456,17 @@ const ortvk_kop ortvk_kops_elementwise[] = {
     BINARY("Min", 8, 13),
     BINARY("Sum", 8, 13),
     BINARY("Mean", 8, 13),
+#define COMPARE(name, lo, hi) {name, lo, hi, "", 0, compare_prepare, compare_shape, compare_record}
+    COMPARE("Equal", 11, 18),
+    COMPARE("Greater", 9, 13),
+    COMPARE("Less", 9, 13),
+    COMPARE("GreaterOrEqual", 12, 16),
+    COMPARE("LessOrEqual", 12, 16),
+    COMPARE("And", 7, 7),
+    COMPARE("Or", 7, 7),
+    COMPARE("Xor", 7, 7),
+    COMPARE("Not", 1, 1),
+#undef COMPARE
+    {"Where", 9, 16, "", 0, where_prepare, where_shape, where_record},
     {NULL, 0, 0, NULL, 0, NULL, NULL, NULL},
 };

@@ -120,10 +120,24 @@ typedef struct ortvk_kparams_unary {
     float alpha, beta, gamma;
 } ortvk_kparams_unary;
 
+/* Comparisons to bool and logic on bool (shaders/kernel_compare.comp's functions). */
+typedef enum ortvk_compare_fn {
+    ORTVK_COMPARE_EQUAL = 0,
+    ORTVK_COMPARE_GREATER,
+    ORTVK_COMPARE_LESS,
+    ORTVK_COMPARE_GREATER_EQUAL,
+    ORTVK_COMPARE_LESS_EQUAL,
+    ORTVK_LOGIC_AND,
+    ORTVK_LOGIC_OR,
+    ORTVK_LOGIC_XOR,
+    ORTVK_LOGIC_NOT,
+} ortvk_compare_fn;
+
 typedef struct ortvk_kparams_binary {
     ortvk_binary_fn fn;
     bool variadic;        /* Max, Min, Sum, Mean: 1 or more inputs */
     bool mean;            /* Mean: the sum divided by the input count */
+    ortvk_compare_fn compare; /* comparisons and logic (their own ops) */
 } ortvk_kparams_binary;
 
 /* Conv and ConvTranspose, 1-D and 2-D (1-D runs as H = 1). */
@@ -334,6 +348,8 @@ typedef enum ortvk_shader {
     ORTVK_SHADER_PAD,
     ORTVK_SHADER_CAST,
     ORTVK_SHADER_NORM,
+    ORTVK_SHADER_COMPARE,
+    ORTVK_SHADER_WHERE,
     ORTVK_SHADER_COUNT
 } ortvk_shader;
 

@@ -91,30 +91,29 @@ static const ortvk_kop *find_op(const ortvk_knode *node, ortvk_kparams *params, 
     return NULL;
 }
 
-/* The float type of the tensors `op` reads on the device and writes: one of float and float16, never both (except
- * Cast, whose input and output types are its job), and float16 only where the device has 16-bit storage. Sets
- * *float16 when it is float16 (or, for Cast, when either side is). */
-static bool float_types(const ortvk_knode *node, const ortvk_kop *op, bool device_float16, bool *float16, char *why,
-                        size_t why_len)
+/* The element types of the tensors `op` reads on the device and writes, against what the device can store: its
+ * float type is one of float and float16, never both (except Cast, whose input and output types are its job), and
+ * float16 only where the device has 16-bit storage; bool only with 8-bit storage. Sets *float16 when the float
+ * type is float16 (or, for Cast, when either side is). */
+static bool element_types(const ortvk_knode *node, const ortvk_kop *op, const ortvk_device_caps *caps,
+                          bool *float16, char *why, size_t why_len)
 {
-    bool f32 = false, f16 = false;
-    for (size_t i = 0; i < node->n_in; i++) {
-        if (!node->in[i].present || (op->host_inputs & (1u << i))) continue;
-        f32 = f32 || node->in[i].type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
-        f16 = f16 || node->in[i].type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16;
-    }
-    for (size_t i = 0; i < node->n_out; i++) {
-        if (!node->out[i].present) continue;
-        f32 = f32 || node->out[i].type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
-        f16 = f16 || node->out[i].type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16;
+    bool f32 = false, f16 = false, bytes = false;
+    for (size_t i = 0; i < node->n_in + node->n_out; i++) {
+        const ortvk_kvalue *v = i < node->n_in ? &node->in[i] : &node->out[i - node->n_in];
+        if (!v->present || (i < node->n_in && (op->host_inputs & (1u << i)))) continue;
+        f32 = f32 || v->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+        f16 = f16 || v->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16;
+        bytes = bytes || v->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL;
     }
     *float16 = f16;
     if (f16 && f32 && strcmp(node->op_type, "Cast") != 0) return ortvk_krefuse(why, why_len, "float and float16 mixed");
-    if (f16 && !device_float16) return ortvk_krefuse(why, why_len, "float16 (the device lacks 16-bit storage)");
+    if (f16 && !caps->storage_16bit) return ortvk_krefuse(why, why_len, "float16 (the device lacks 16-bit storage)");
+    if (bytes && !caps->storage_8bit) return ortvk_krefuse(why, why_len, "bool (the device lacks 8-bit storage)");
     return true;
 }
 
-bool ortvk_kernel_supported(const OrtNode *node, bool device_float16, char *why, size_t why_len)
+bool ortvk_kernel_supported(const OrtNode *node, const ortvk_device_caps *caps, char *why, size_t why_len)
 {
     ortvk_knode *k = malloc(sizeof(*k));
     ortvk_kparams *params = malloc(sizeof(*params));
@@ -122,7 +121,7 @@ bool ortvk_kernel_supported(const OrtNode *node, bool device_float16, char *why,
     bool float16 = false;
     bool ok = k != NULL && params != NULL && ortvk_knode_read(node, k, why, why_len) &&
               (op = find_op(k, params, why, why_len)) != NULL &&
-              float_types(k, op, device_float16, &float16, why, why_len);
+              element_types(k, op, caps, &float16, why, why_len);
     free(k);
     free(params);
     return ok;
@@ -230,7 +229,7 @@ static OrtStatus *kernel_create(ortvk_partition *p, ortvk_stream *stream, const 
     }
     if (!ortvk_knode_read(node, k, why, sizeof(why)) ||
         (kernel->op = find_op(k, &kernel->params, why, sizeof(why))) == NULL ||
-        !float_types(k, kernel->op, stream->device->caps.storage_16bit, &kernel->float16, why, sizeof(why))) {
+        !element_types(k, kernel->op, &stream->device->caps, &kernel->float16, why, sizeof(why))) {
         /* GetCapability accepted this node: a refusal now means ORT changed it in between. */
         status = ortvk_status(ORT_EP_FAIL, "compiling node %s (%s): %s", k->name, k->op_type, why);
         goto fail;

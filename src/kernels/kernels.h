@@ -15,9 +15,9 @@ void ortvk_kernel_device_ref(ortvk_kernel_device *kdev);
 void ortvk_kernel_device_put(ortvk_kernel_device *kdev);
 
 /* Whether ortvk runs `node` exactly as ONNX specifies it (types, attributes, constant inputs and opset all
- * checked) on a device with (`device_float16`) or without 16-bit storage. When not, `why` (may be NULL) says
- * which check refused it. */
-bool ortvk_kernel_supported(const OrtNode *node, bool device_float16, char *why, size_t why_len);
+ * checked) on a device with `caps` (16- and 8-bit storage decide float16 and bool). When not, `why` (may be NULL)
+ * says which check refused it. */
+bool ortvk_kernel_supported(const OrtNode *node, const ortvk_device_caps *caps, char *why, size_t why_len);
 
 /* Whether every node of `nodes` comes after the nodes that make its inputs (false also when ORT cannot say). */
 bool ortvk_nodes_topological(const OrtNode *const *nodes, size_t count);

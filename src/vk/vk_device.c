@@ -244,6 +244,7 @@ bool ortvk_device_probe(VkPhysicalDevice physical, ortvk_device_caps *caps, char
         return false;
     }
     caps->storage_16bit = f11.storageBuffer16BitAccess;
+    caps->storage_8bit = f12.storageBuffer8BitAccess;
 
     uint32_t family_count = 0;
     vkGetPhysicalDeviceQueueFamilyProperties(physical, &family_count, NULL);
@@ -321,6 +322,7 @@ OrtStatus *ortvk_device_create(ortvk_instance *instance, VkPhysicalDevice physic
         .pNext = &f11,
         .timelineSemaphore = VK_TRUE,
         .bufferDeviceAddress = VK_TRUE,
+        .storageBuffer8BitAccess = caps->storage_8bit ? VK_TRUE : VK_FALSE,
     };
     float priority = 1.0f;
     VkDeviceQueueCreateInfo queue_info = {

@@ -731,6 +731,31 @@ int main(int argc, char **argv)
     unary(&app, device, "Softsign", 0, 0);
     if (!half_mode) unary(&app, device, "Celu", 0.7f, 0); /* ONNX defines Celu for float only */
 
+    /* Masks: comparisons with broadcasting, bool logic, and Where picking between two float tensors. */
+    {
+        op_case c;
+        int64_t x[3] = {2, 3, 4}, b[1] = {4}, cc[2] = {3, 1};
+        start(&c, "Where(Greater, And, Not, Or, Xor, LessOrEqual)", 16, 3, x);
+        second_input(&c, "b", 1, b);
+        second_input(&c, "c", 2, cc);
+        for (int m = 0; m < 2; m++) {
+            if (!c.model[m]) continue;
+            const char *g_in[] = {"x", "b"}, *g_out[] = {"g"}, *l_in[] = {"x", "c"}, *l_out[] = {"l"};
+            const char *n_in[] = {"l"}, *n_out[] = {"nl"}, *a_in[] = {"g", "nl"}, *a_out[] = {"a"};
+            const char *x_in[] = {"g", "l"}, *x_out[] = {"xo"}, *o_in[] = {"a", "xo"}, *o_out[] = {"mask"};
+            const char *ng_in[] = {"x"}, *ng_out[] = {"nx"}, *w_in[] = {"mask", "x", "nx"}, *w_out[] = {"y"};
+            onnx_model_add_node(c.model[m], "Greater", g_in, 2, g_out, 1);
+            onnx_model_add_node(c.model[m], "LessOrEqual", l_in, 2, l_out, 1);
+            onnx_model_add_node(c.model[m], "Not", n_in, 1, n_out, 1);
+            onnx_model_add_node(c.model[m], "And", a_in, 2, a_out, 1);
+            onnx_model_add_node(c.model[m], "Xor", x_in, 2, x_out, 1);
+            onnx_model_add_node(c.model[m], "Or", o_in, 2, o_out, 1);
+            onnx_model_add_node(c.model[m], "Neg", ng_in, 1, ng_out, 1);
+            onnx_model_add_node(c.model[m], "Where", w_in, 3, w_out, 1);
+        }
+        run_case(&app, device, &c);
+    }
+
     /* One partition of six nodes: a value read by three of them (its buffer is reused only after the last), a
      * node reading one value twice, and an inner value that is also a graph output. Float only: in float16 each
      * inner value is rounded, which the single-rounding tolerance does not cover (the float16 PP-OCRv4 run in

@@ -1,0 +1,52 @@
+// Comparisons (float or float16 operands) and logic (bool operands), to bool (one byte: 0 or 1), with ONNX
+// multidirectional broadcasting over at most 6 coalesced dims like kernel_binary. The function is specialization
+// constant 0: 0 Equal, 1 Greater, 2 Less, 3 GreaterOrEqual, 4 LessOrEqual, 5 And, 6 Or, 7 Xor, 8 Not (b unused).
+#version 460
+#extension GL_EXT_shader_8bit_storage : require
+#include "common.glsl"
+
+layout(buffer_reference, std430, buffer_reference_align = 1) buffer Bytes { uint8_t v[]; };
+
+layout(push_constant) uniform Push {
+    uvec2 a, b, c;
+    uint n, rank;
+    uint dims[6];
+    uint sa[6];
+    uint sb[6];
+} p;
+
+layout(constant_id = 0) const uint FN = 0u;
+
+bool apply(uint ia, uint ib)
+{
+    if (FN >= 5u) {
+        bool x = uint(Bytes(p.a).v[ia]) != 0u;
+        if (FN == 8u) return !x;
+        bool y = uint(Bytes(p.b).v[ib]) != 0u;
+        return FN == 5u ? x && y : (FN == 6u ? x || y : x != y);
+    }
+    float x = ORTVK_GET(Elems(p.a), ia), y = ORTVK_GET(Elems(p.b), ib);
+    switch (FN) {
+    case 0u: return x == y;
+    case 1u: return x > y;
+    case 2u: return x < y;
+    case 3u: return x >= y;
+    }
+    return x <= y;
+}
+
+void main()
+{
+    uint i = ortvk_index();
+    if (i >= p.n) return;
+    uint ia = 0u, ib = 0u, r = i;
+    for (int k = int(p.rank) - 1; k >= 0; k--) {
+        uint d = p.dims[k];
+        uint q = r / d;
+        uint c = r - q * d;
+        r = q;
+        ia += c * p.sa[k];
+        ib += c * p.sb[k];
+    }
+    Bytes(p.c).v[i] = uint8_t(apply(ia, ib) ? 1u : 0u);
+}

@@ -242,9 +242,9 @@ typedef struct push_binary {
     uint32_t dims[6], sa[6], sb[6];
 } push_binary;
 
-/* c = a fn b, both broadcast into c's shape. */
-static OrtStatus *binary_step(ortvk_krun *run, ortvk_binary_fn fn, const ortvk_ktensor *a, const ortvk_ktensor *b,
-                              const ortvk_ktensor *c)
+/* c = a fn b, both broadcast into c's shape, by `shader` (kernel_binary or kernel_compare: the same push constants). */
+static OrtStatus *broadcast_dispatch(ortvk_krun *run, ortvk_shader shader, uint32_t fn, const ortvk_ktensor *a,
+                                     const ortvk_ktensor *b, const ortvk_ktensor *c)
 {
     ortvk_kstrides s = {.rank = (int)c->rank};
     memcpy(s.dims, c->dims, sizeof(c->dims));
@@ -265,8 +265,9 @@ static OrtStatus *binary_step(ortvk_krun *run, ortvk_binary_fn fn, const ortvk_k
         push.sa[k] = (uint32_t)s.stride[0][k];
         push.sb[k] = (uint32_t)s.stride[1][k];
     }
-    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_BINARY, (uint32_t)fn, &push, sizeof(push), c->count);
+    return ortvk_krun_dispatch_fn(run, shader, fn, &push, sizeof(push), c->count);
 }
+
 
 static OrtStatus *binary_record(const ortvk_kparams *params, ortvk_krun *run)
 {
@@ -274,8 +275,10 @@ static OrtStatus *binary_record(const ortvk_kparams *params, ortvk_krun *run)
     if (run->n_in == 1) /* a variadic op of one input: its copy */
         return ortvk_krun_copy(run, c->address, run->in[0].address, c->count * ortvk_element_size(c->type));
     /* Left to right, like ORT's CPU EP: c = in0 fn in1, then c = c fn in_k (each element read, then written). */
-    ORTVK_TRY(binary_step(run, params->binary.fn, &run->in[0], &run->in[1], c));
-    for (size_t k = 2; k < run->n_in; k++) ORTVK_TRY(binary_step(run, params->binary.fn, c, &run->in[k], c));
+    uint32_t fn = (uint32_t)params->binary.fn;
+    ORTVK_TRY(broadcast_dispatch(run, ORTVK_SHADER_BINARY, fn, &run->in[0], &run->in[1], c));
+    for (size_t k = 2; k < run->n_in; k++)
+        ORTVK_TRY(broadcast_dispatch(run, ORTVK_SHADER_BINARY, fn, c, &run->in[k], c));
     if (!params->binary.mean) return NULL;
     push_unary push = {.x = c->address, .y = c->address, .n = (uint32_t)c->count, .alpha = (float)run->n_in};
     return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_UNARY, ORTVK_UNARY_DIVIDE, &push, sizeof(push), c->count);
@@ -334,23 +337,9 @@ static OrtStatus *compare_shape(const ortvk_kparams *params, ortvk_krun *run)
 
 static OrtStatus *compare_record(const ortvk_kparams *params, ortvk_krun *run)
 {
-    const ortvk_ktensor *a = &run->in[0], *b = run->n_in > 1 ? &run->in[1] : &run->in[0], *c = &run->out[0];
-    ortvk_kstrides s = {.rank = (int)c->rank};
-    memcpy(s.dims, c->dims, sizeof(c->dims));
-    ortvk_kbroadcast_strides(a->dims, a->rank, c->rank, c->dims, s.stride[0]);
-    ortvk_kbroadcast_strides(b->dims, b->rank, c->rank, c->dims, s.stride[1]);
-    ortvk_kbroadcast_strides(c->dims, c->rank, c->rank, c->dims, s.stride[2]);
-    ortvk_kcoalesce(&s, 3);
-    if (s.rank > ORTVK_KMAX_SHADER_RANK) return ortvk_status(ORT_EP_FAIL, "broadcast of rank %d", s.rank);
-    push_binary push = {.a = a->address, .b = b->address, .c = c->address, .n = (uint32_t)c->count,
-                        .rank = (uint32_t)s.rank};
-    for (int k = 0; k < s.rank; k++) {
-        push.dims[k] = (uint32_t)s.dims[k];
-        push.sa[k] = (uint32_t)s.stride[0][k];
-        push.sb[k] = (uint32_t)s.stride[1][k];
-    }
-    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_COMPARE, (uint32_t)params->binary.compare, &push, sizeof(push),
-                                  c->count);
+    const ortvk_ktensor *b = run->n_in > 1 ? &run->in[1] : &run->in[0]; /* Not: b is unused */
+    return broadcast_dispatch(run, ORTVK_SHADER_COMPARE, (uint32_t)params->binary.compare, &run->in[0], b,
+                              &run->out[0]);
 }
 
 #define WHERE_RANK 5 /* the push constants hold four operands' strides over this many dims */

@@ -1,6 +1,6 @@
-/* Ops that move float elements without arithmetic: Reshape, Flatten, Squeeze, Unsqueeze (a copy under a new shape),
- * Transpose, Concat, Slice, Split, Expand (strided copies), Pad (a gather with a constant) and Cast. Shapes, axes,
- * starts/ends and pads must be constant: they are read on the host at Compile. */
+/* Ops that move elements without arithmetic: Reshape, Flatten, Squeeze, Unsqueeze (a copy), Transpose, Concat, Slice,
+ * Split, Expand, Gather, Tile, DepthToSpace, SpaceToDepth (strided copies), Pad (a gather with a constant), and Cast.
+ * Shapes, axes, indices, starts/ends and pads must be constant: they are read on the host at Compile. */
 #include <string.h>
 
 #include "kernels/kernel_internal.h"

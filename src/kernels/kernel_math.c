@@ -1,7 +1,5 @@
-/* MatMul (batched, numpy broadcasting of batch dims) and Gemm on float tensors; Softmax and LogSoftmax; the Reduce*
- * ops (Sum, Mean, Max, Min, L1, L2, SumSquare, LogSum, LogSumExp, Prod) over constant axes that are contiguous once
- * size-1 dims are set aside;
- * InstanceNormalization and LayerNormalization. */
+/* MatMul (batched, numpy broadcasting of batch dims) and Gemm; Softmax and LogSoftmax; the Reduce* ops over
+ * constant axes that are contiguous once size-1 dims are set aside; InstanceNormalization and LayerNormalization. */
 #include <string.h>
 
 #include "kernels/kernel_internal.h"

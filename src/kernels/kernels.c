@@ -1,8 +1,6 @@
-/* The kernels' driver: finds the op implementation of a node (GetCapability), compiles a claimed partition — its
- * nodes in topological order and the values between them — and runs it once per Compute: input shapes from ORT,
- * each node's output shapes on the host, outputs from ORT's allocator (or, inside the partition, from buffers of the
- * run's own), then one command buffer of dispatches submitted on the stream without waiting. Also the recording
- * helpers ops share. */
+/* The kernels' driver: finds a node's op implementation (GetCapability), compiles a claimed partition (its nodes in
+ * topological order, the values between them) and records it once per Compute into one command buffer submitted
+ * without waiting (docs/kernels.md, "The compile path"). Also the recording helpers ops share. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,7 +1,6 @@
-// Direct convolution, NCHW (1-D runs with H = 1). Each invocation computes a block of TM output channels (1, 2 or
-// 4 of one group) by 4 neighbouring output columns of one row: every input value it loads serves TM channels and
-// every weight 4 columns. Each output sums its group's input channels over the kernel window, then adds the bias,
-// in the order of ONNX's reference (the blocking changes which invocation computes a sum, not its order).
+// Direct convolution, NCHW (1-D runs with H = 1): each invocation computes TM output channels (1, 2 or 4 of one
+// group) by TW neighbouring columns, so every loaded input serves TM channels and every weight TW columns. Sums run
+// over the group's channels and the kernel window, then the bias, in the order of ONNX's reference.
 #version 460
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"

@@ -1,12 +1,12 @@
-// Transposed convolution, NCHW (1-D runs with H = 1), as a gather: output (oh, ow) takes input (ih, iw) through
-// kernel tap (kh, kw) when oh = ih * SH - PH + kh * DH (likewise for w). Weights are (C, M / G, KH, KW).
-// Only every step-th tap can reach a given output (step = S / gcd(D, S)), and its input row moves by di = step D / S
-// from one to the next: each invocation finds its first tap once and visits only those, for TM output channels of
-// one group (1, 2 or 4) at once. Sums run over channels, then taps, in ascending order, like ONNX's reference.
+// Transposed convolution, NCHW (1-D runs with H = 1), as a gather: output oh takes input ih through tap kh when
+// oh = ih SH - PH + kh DH (likewise for w); weights are (C, M / G, KH, KW). Each invocation computes TM output
+// channels (1, 2 or 4 of one group) and visits only the taps that reach its output, in ascending order.
 #version 460
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 
+// Only every step-th tap can reach a given output (step = S / gcd(D, S)), and the input index moves by
+// di = step D / S from one such tap to the next: the first is found once per invocation.
 layout(push_constant) uniform Push {
     uvec2 x, w, b, y;
     uint N, C, H, W;

@@ -1,7 +1,6 @@
-// InstanceNormalization and LayerNormalization: one invocation per row of `len` elements (a channel of one image,
-// or the normalized trailing dims) computes the row's mean, then its (population) variance from the mean, then
-// y = (x - mean) / sqrt(var + epsilon) * scale + bias, with scale and bias per row's channel (instance) or per
-// element of the row (layer). LayerNormalization's optional Mean and InvStdDev outputs get the row's values.
+// InstanceNormalization and LayerNormalization: one invocation per row (a channel of one image, or the normalized
+// trailing dims) computes its mean, then its population variance, then y = (x - mean) / sqrt(var + epsilon) *
+// scale + bias, scale and bias per channel (instance) or per element of the row (layer), and Mean and InvStdDev.
 #version 460
 #include "common.glsl"
 

@@ -16,6 +16,8 @@
 typedef struct ortvk_buffer ortvk_buffer;
 
 #define ORTVK_STAGING_CACHE 8
+#define ORTVK_DEVICE_CACHE 128                      /* freed device buffers kept for reuse, at most */
+#define ORTVK_DEVICE_CACHE_BYTES (512ull << 20)     /* and at most this many bytes of them */
 typedef struct ortvk_stream ortvk_stream;
 
 /* One VkInstance shared by every device of a factory; reference counted because devices (and through them
@@ -92,6 +94,13 @@ typedef struct ortvk_device {
     pthread_mutex_t staging_lock;
     ortvk_buffer *staging[ORTVK_STAGING_CACHE];
     size_t staging_count;
+    /* Device buffers freed by ORT's allocator and by runs, kept (under staging_lock) for an allocation of the very
+     * same size: a model run frame after frame asks for the same sizes, and each vkAllocateMemory costs (a driver
+     * call, and on lavapipe page faults on every byte). They keep their address-table entries with no reference,
+     * so no lookup can take them; the device frees them last. */
+    ortvk_buffer *cached[ORTVK_DEVICE_CACHE];
+    size_t cached_count;
+    VkDeviceSize cached_bytes;
 
     /* Live host-allocation imports, to share a buffer between imports of one range. */
     pthread_mutex_t host_lock;

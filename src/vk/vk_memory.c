@@ -162,8 +162,22 @@ err_buffer:
 
 OrtStatus *ortvk_buffer_allocate(ortvk_device *device, VkDeviceSize size, ortvk_buffer **out)
 {
+    if (size == 0) size = 4;
+    pthread_mutex_lock(&device->staging_lock);
+    for (size_t i = 0; i < device->cached_count; i++) {
+        if (device->cached[i]->size == size) {
+            *out = device->cached[i];
+            atomic_store(&(*out)->refs, 1);
+            device->cached[i] = device->cached[--device->cached_count];
+            device->cached_bytes -= size;
+            pthread_mutex_unlock(&device->staging_lock);
+            ortvk_device_ref(device); /* cached buffers hold no reference: take it back */
+            return NULL;
+        }
+    }
+    pthread_mutex_unlock(&device->staging_lock);
     buffer_source source = {.kind = ORTVK_BUFFER_DEVICE, .memory_type_bits = ~0u};
-    return buffer_create(device, size ? size : 4, &source, out);
+    return buffer_create(device, size, &source, out);
 }
 
 /* Staging sizes are rounded up so that frames of similar sizes reuse each other's buffers. */
@@ -207,7 +221,9 @@ void ortvk_staging_cache_clear(ortvk_device *device)
 {
     pthread_mutex_lock(&device->staging_lock);
     for (size_t i = 0; i < device->staging_count; i++) buffer_free(device->staging[i]);
-    device->staging_count = 0;
+    for (size_t i = 0; i < device->cached_count; i++) buffer_free(device->cached[i]);
+    device->staging_count = device->cached_count = 0;
+    device->cached_bytes = 0;
     pthread_mutex_unlock(&device->staging_lock);
 }
 
@@ -361,10 +377,17 @@ void ortvk_buffer_destroy(ortvk_buffer *buffer)
         }
         pthread_mutex_unlock(&device->host_lock);
     }
-    if (buffer->kind == ORTVK_BUFFER_STAGING) {
+    if (buffer->kind == ORTVK_BUFFER_STAGING || buffer->kind == ORTVK_BUFFER_DEVICE) {
         pthread_mutex_lock(&device->staging_lock);
-        bool kept = device->staging_count < ORTVK_STAGING_CACHE;
-        if (kept) device->staging[device->staging_count++] = buffer;
+        bool kept;
+        if (buffer->kind == ORTVK_BUFFER_STAGING) {
+            kept = device->staging_count < ORTVK_STAGING_CACHE;
+            if (kept) device->staging[device->staging_count++] = buffer;
+        } else {
+            kept = device->cached_count < ORTVK_DEVICE_CACHE &&
+                   device->cached_bytes + buffer->size <= ORTVK_DEVICE_CACHE_BYTES;
+            if (kept) device->cached[device->cached_count++] = buffer, device->cached_bytes += buffer->size;
+        }
         pthread_mutex_unlock(&device->staging_lock);
         if (kept) {
             ortvk_device_unref(device); /* if it was the last, the device frees its cache, this buffer included */

@@ -45,7 +45,7 @@ bool ortvk_buffer_try_ref(ortvk_buffer *buffer);
  * there is room). */
 void ortvk_buffer_destroy(ortvk_buffer *buffer);
 
-/* Frees every cached staging buffer; the device calls it when it goes away. */
+/* Frees every cached staging and device buffer; the device calls it when it goes away. */
 void ortvk_staging_cache_clear(ortvk_device *device);
 
 /* The tensor data pointer of byte `offset` of `buffer`. */

@@ -1,6 +1,6 @@
 /* A session with ortvk appended runs real models whose inputs (and pre-bound outputs) live in ortvk device memory:
  * a generated Add model and the ONNX conformance test for Relu. Outputs are checked exactly. Bad ep.ortvk options
- * are refused with ORT_INVALID_ARGUMENT. */
+ * are refused with ORT_INVALID_ARGUMENT. Device memory freed through ORT's allocator is reused for the same size. */
 #include <math.h>
 #include <string.h>
 
@@ -136,6 +136,33 @@ static void bad_options(ortapp *app, const OrtEpDevice *device)
     free(model);
 }
 
+/* ortvk keeps freed device buffers for an allocation of the very same size (a model asks for the same sizes frame
+ * after frame): a freed address comes back for that size, and only for it. */
+static void allocator_reuse(ortapp *app, const OrtEpDevice *device)
+{
+    const OrtMemoryInfo *info = app->api->EpDevice_MemoryInfo(device, OrtDeviceMemoryType_DEFAULT);
+    OrtAllocator *allocator = NULL;
+    if (!CHECK(info != NULL, "EP device has DEFAULT memory info") ||
+        !ORT_OK(app, app->api->GetSharedAllocator(app->env, info, &allocator)))
+        return;
+    void *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+    enum { SIZE = 3 << 20 };
+    if (!ORT_OK(app, app->api->AllocatorAlloc(allocator, SIZE, &a))) return;
+    ORT_OK(app, app->api->AllocatorFree(allocator, a));
+    if (ORT_OK(app, app->api->AllocatorAlloc(allocator, SIZE + 4096, &b)) &&
+        ORT_OK(app, app->api->AllocatorAlloc(allocator, SIZE, &c)) &&
+        ORT_OK(app, app->api->AllocatorAlloc(allocator, SIZE, &d))) {
+        CHECK(b != a, "another size does not take the freed buffer (%p, %p)", b, a);
+        CHECK(c == a, "the same size takes the freed buffer back (%p, %p)", c, a);
+        CHECK(d != a && d != b, "a live buffer is not handed out twice (%p)", d);
+    }
+    void *live[3] = {b, c, d};
+    for (int i = 0; i < 3; i++) {
+        if (live[i] != NULL) ORT_OK(app, app->api->AllocatorFree(allocator, live[i]));
+    }
+    printf("allocator: a freed %d-byte buffer came back for the same size\n", SIZE);
+}
+
 int main(void)
 {
     ortapp app;
@@ -145,5 +172,6 @@ int main(void)
     run_add(&app, device, true);
     run_conformance_relu(&app, device);
     bad_options(&app, device);
+    allocator_reuse(&app, device);
     return test_finish(&app, "test_session");
 }

@@ -25,6 +25,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -203,6 +204,7 @@ static void keep_fd(resources *r, int fd)
 
 static void keep_timeline(resources *r, ortvk_host_timeline *t)
 {
+    if (r->timeline_count == (int)(sizeof(r->timelines) / sizeof(r->timelines[0]))) fail("too many timelines kept");
     r->timelines[r->timeline_count++] = t;
 }
 
@@ -239,9 +241,17 @@ static handle_made make_handle(int kind, uint64_t raw, uint64_t size, unsigned s
         if (fd < 0) fail("open /dev/null: errno %d", errno);
         close(fd);
         break;
-    case FUZZ_H_RAW:
+    case FUZZ_H_RAW: {
         h.native = (void *)(uintptr_t)raw;
+        /* The raw value may name an open descriptor, even a valid host timeline (one this input made for an earlier
+         * handle): importing that one is right, so the checks get a handle on it as for a forged memfd. */
+        ortvk_host_timeline *t = NULL;
+        if (raw <= INT_MAX && ortvk_host_timeline_open((int)raw, &t) == 0) {
+            keep_timeline(r, t);
+            h.timeline = t;
+        }
         return h;
+    }
     case FUZZ_H_PIPE: {
         int p[2];
         if (pipe2(p, O_CLOEXEC) != 0) fail("pipe: errno %d", errno);

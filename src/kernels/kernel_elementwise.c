@@ -214,21 +214,28 @@ static bool binary_prepare(const ortvk_knode *node, ortvk_kparams *params, char 
     return true;
 }
 
+/* out's shape: the multidirectional broadcast of the run's inputs' shapes. */
+static OrtStatus *broadcast_inputs(const ortvk_krun *run, ortvk_ktensor *out)
+{
+    out->rank = run->in[0].rank;
+    memcpy(out->dims, run->in[0].dims, sizeof(out->dims));
+    for (size_t k = 1; k < run->n_in; k++) {
+        int64_t dims[ORTVK_KMAX_RANK];
+        size_t rank;
+        if (!ortvk_kbroadcast(out->dims, out->rank, run->in[k].dims, run->in[k].rank, dims, &rank))
+            return ortvk_status(ORT_INVALID_ARGUMENT, "inputs of shapes that do not broadcast");
+        memcpy(out->dims, dims, sizeof(dims));
+        out->rank = rank;
+    }
+    return NULL;
+}
+
 static OrtStatus *binary_shape(const ortvk_kparams *params, ortvk_krun *run)
 {
     const ortvk_ktensor *a = &run->in[0];
     ortvk_ktensor *c = &run->out[0];
     c->type = a->type;
-    c->rank = a->rank;
-    memcpy(c->dims, a->dims, sizeof(a->dims));
-    for (size_t k = 1; k < run->n_in; k++) {
-        int64_t dims[ORTVK_KMAX_RANK];
-        size_t rank;
-        if (!ortvk_kbroadcast(c->dims, c->rank, run->in[k].dims, run->in[k].rank, dims, &rank))
-            return ortvk_status(ORT_INVALID_ARGUMENT, "inputs of shapes that do not broadcast");
-        memcpy(c->dims, dims, sizeof(dims));
-        c->rank = rank;
-    }
+    ORTVK_TRY(broadcast_inputs(run, c));
     /* PRelu broadcasts the slope into X's shape only (unidirectional). */
     if (params->binary.fn == ORTVK_BINARY_PRELU &&
         (c->rank != a->rank || memcmp(c->dims, a->dims, a->rank * sizeof(int64_t)) != 0))
@@ -325,14 +332,8 @@ static bool compare_prepare(const ortvk_knode *node, ortvk_kparams *params, char
 static OrtStatus *compare_shape(const ortvk_kparams *params, ortvk_krun *run)
 {
     (void)params;
-    ortvk_ktensor *c = &run->out[0];
-    c->type = ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL;
-    c->rank = run->in[0].rank;
-    memcpy(c->dims, run->in[0].dims, sizeof(c->dims));
-    if (run->n_in > 1 &&
-        !ortvk_kbroadcast(run->in[0].dims, run->in[0].rank, run->in[1].dims, run->in[1].rank, c->dims, &c->rank))
-        return ortvk_status(ORT_INVALID_ARGUMENT, "inputs of shapes that do not broadcast");
-    return NULL;
+    run->out[0].type = ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL;
+    return broadcast_inputs(run, &run->out[0]);
 }
 
 static OrtStatus *compare_record(const ortvk_kparams *params, ortvk_krun *run)
@@ -360,19 +361,8 @@ static bool where_prepare(const ortvk_knode *node, ortvk_kparams *params, char *
 static OrtStatus *where_shape(const ortvk_kparams *params, ortvk_krun *run)
 {
     (void)params;
-    ortvk_ktensor *y = &run->out[0];
-    y->type = run->in[1].type;
-    y->rank = run->in[0].rank;
-    memcpy(y->dims, run->in[0].dims, sizeof(y->dims));
-    for (size_t k = 1; k < 3; k++) {
-        int64_t dims[ORTVK_KMAX_RANK];
-        size_t rank;
-        if (!ortvk_kbroadcast(y->dims, y->rank, run->in[k].dims, run->in[k].rank, dims, &rank))
-            return ortvk_status(ORT_INVALID_ARGUMENT, "Where: inputs of shapes that do not broadcast");
-        memcpy(y->dims, dims, sizeof(dims));
-        y->rank = rank;
-    }
-    return NULL;
+    run->out[0].type = run->in[1].type;
+    return broadcast_inputs(run, &run->out[0]);
 }
 
 typedef struct push_where {

@@ -352,7 +352,9 @@ struct OrtApi {
     void *unused_166_192[27];
     OrtStatus*(ORT_API_CALL *KernelContext_GetGPUComputeStream)(const OrtKernelContext* context, void** out);
     OrtStatus*(ORT_API_CALL *GetTensorMemoryInfo)(const OrtValue* value, const OrtMemoryInfo** mem_info);
-    void *unused_195_224[30];
+    void *unused_195_215[21];
+    OrtStatus*(ORT_API_CALL *SessionOptionsAppendExecutionProvider)(OrtSessionOptions* options, const char* provider_name, const char* const* provider_options_keys, const char* const* provider_options_values, size_t num_keys);
+    void *unused_217_224[8];
     void (ORT_API_CALL *MemoryInfoGetDeviceType)(const OrtMemoryInfo* ptr, OrtMemoryInfoDeviceType* out);
     void *unused_226_236[11];
     OrtStatus*(ORT_API_CALL *HasSessionConfigEntry)(const OrtSessionOptions* options, const char* config_key, int* out);
@@ -506,6 +508,7 @@ ORTVK_PIN_SLOT(ReleaseAllocator, 132);
 ORTVK_PIN_SLOT(AddRunConfigEntry, 165);
 ORTVK_PIN_SLOT(KernelContext_GetGPUComputeStream, 193);
 ORTVK_PIN_SLOT(GetTensorMemoryInfo, 194);
+ORTVK_PIN_SLOT(SessionOptionsAppendExecutionProvider, 216);
 ORTVK_PIN_SLOT(MemoryInfoGetDeviceType, 225);
 ORTVK_PIN_SLOT(HasSessionConfigEntry, 237);
 ORTVK_PIN_SLOT(GetSessionConfigEntry, 238);

@@ -1,5 +1,6 @@
 /* ortvk-bench's output: aligned tables with notes (default) or one JSON object (--json). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
@@ -251,4 +252,112 @@ void bench_report_json(const bench *b)
                       "zero-copy path, copies the input out of the imported memory (and the output back into it) "
                       "through ortvk's data transfer (ortvk_bytes_per_frame)");
     printf("\n  ],\n  \"failures\": %d\n}\n", b->failures);
+}
+
+/* ---- --compare-model --profile --------------------------------------------------------------------------- */
+
+typedef struct profile_op {
+    char op[32];
+    double count, ms, flops, bytes;
+} profile_op;
+
+#define PROFILE_MAX_OPS 128
+
+static int by_ms(const void *a, const void *b)
+{
+    double x = ((const profile_op *)a)->ms, y = ((const profile_op *)b)->ms;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Per-op totals of the events ortvk's profiler wrote (src/kernels/kernel_profile.c: one event a line) of runs
+ * `from` and later (the warm-up run, which includes the driver's first-use work, is left out), most time first. */
+static int read_profile(const char *path, unsigned from, profile_op *ops, int *n, unsigned *runs, char *note,
+                        size_t note_len)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL) return -1;
+    char line[4096];
+    *n = 0;
+    *runs = 0;
+    note[0] = '\0';
+    while (fgets(line, sizeof(line), f)) {
+        const char *r = strstr(line, "\"runs\": ");
+        if (strncmp(line, "\"otherData\"", 11) == 0 && r != NULL) sscanf(r, "\"runs\": %u", runs);
+        const char *nt = strstr(line, "\"note\": \"");
+        if (strncmp(line, "\"otherData\"", 11) == 0 && nt != NULL) {
+            snprintf(note, note_len, "%s", nt + 9);
+            note[strcspn(note, "\"")] = '\0';
+        }
+        char cat[32];
+        const char *c = strstr(line, "\"cat\": \""), *d = strstr(line, "\"dur\": "), *b = strstr(line, "\"bytes\": ");
+        const char *fl = strstr(line, "\"flops\": ");
+        unsigned run = 0;
+        double dur = 0, bytes = 0, flops = 0;
+        if (strncmp(line, "{\"name\": ", 9) != 0 || c == NULL || d == NULL || strstr(line, "\"run\": ") == NULL ||
+            sscanf(c, "\"cat\": \"%31[^\"]", cat) != 1 || sscanf(d, "\"dur\": %lf", &dur) != 1 ||
+            sscanf(strstr(line, "\"run\": "), "\"run\": %u", &run) != 1)
+            continue;
+        if (run < from) continue;
+        if (b != NULL) sscanf(b, "\"bytes\": %lf", &bytes);
+        if (fl != NULL) sscanf(fl, "\"flops\": %lf", &flops);
+        int k = 0;
+        while (k < *n && strcmp(ops[k].op, cat) != 0) k++;
+        if (k == *n) {
+            if (*n == PROFILE_MAX_OPS) continue;
+            ops[(*n)++] = (profile_op){0};
+            snprintf(ops[k].op, sizeof(ops[k].op), "%s", cat);
+        }
+        ops[k].count += 1;
+        ops[k].ms += dur / 1e3;
+        ops[k].flops += flops;
+        ops[k].bytes += bytes;
+    }
+    fclose(f);
+    qsort(ops, (size_t)*n, sizeof(*ops), by_ms);
+    return 0;
+}
+
+void bench_report_profile(const bench_options *opt, const char *path, const char *size, double cpu_ms,
+                          double ortvk_ms)
+{
+    static profile_op ops[PROFILE_MAX_OPS];
+    int n = 0;
+    unsigned runs = 0, warmup = 1;
+    char note[256];
+    if (read_profile(path, warmup, ops, &n, &runs, note, sizeof(note)) != 0) {
+        fprintf(stderr, "ortvk-bench: cannot read the profile %s\n", path);
+        if (opt->json) printf(", \"profile\": null");
+        return;
+    }
+    unsigned counted = runs > warmup ? runs - warmup : 0;
+    double per = counted > 0 ? 1.0 / counted : 0, device_ms = 0;
+    for (int i = 0; i < n; i++) device_ms += ops[i].ms * per;
+    if (opt->json) {
+        printf(", \"profile\": {\"file\": ");
+        ortapp_print_json_string(path);
+        printf(", \"runs\": %u, \"device_ms_per_run\": %.3f, \"ops\": [", counted, device_ms);
+        for (int i = 0; i < n; i++) {
+            double s = ops[i].ms / 1e3;
+            printf("%s{\"op\": \"%s\", \"count_per_run\": %.1f, \"ms_per_run\": %.3f, \"share\": %.4f, "
+                   "\"gflop_per_s\": %.3f, \"gb_per_s\": %.3f}",
+                   i ? ", " : "", ops[i].op, ops[i].count * per, ops[i].ms * per,
+                   device_ms > 0 ? ops[i].ms * per / device_ms : 0, s > 0 ? ops[i].flops / s / 1e9 : 0,
+                   s > 0 ? ops[i].bytes / s / 1e9 : 0);
+        }
+        printf("]}");
+        return;
+    }
+    printf("    ortvk's device time per op at %s, per run (%u measured runs; the profile: %s)\n", size, counted, path);
+    if (note[0] != '\0') printf("    note: %s\n", note);
+    printf("    device time %.1f ms per run; Run median %.1f ms on ortvk, %.1f ms on the CPU EP\n", device_ms, ortvk_ms,
+           cpu_ms);
+    printf("      %-22s %9s %11s %7s %16s\n", "op", "count/run", "ms/run", "share", "rate");
+    for (int i = 0; i < n; i++) {
+        double s = ops[i].ms / 1e3;
+        char rate[32] = "";
+        if (s > 0 && ops[i].flops > 0) snprintf(rate, sizeof(rate), "%.2f GFLOP/s", ops[i].flops / s / 1e9);
+        else if (s > 0 && ops[i].bytes > 0) snprintf(rate, sizeof(rate), "%.2f GB/s", ops[i].bytes / s / 1e9);
+        printf("      %-22s %9.1f %11.2f %6.1f%% %16s\n", ops[i].op, ops[i].count * per, ops[i].ms * per,
+               device_ms > 0 ? 100 * ops[i].ms * per / device_ms : 0, rate);
+    }
 }

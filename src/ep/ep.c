@@ -316,6 +316,13 @@ static OrtStatus *ORT_API_CALL ep_on_run_start(OrtEp *base, const OrtRunOptions 
     return NULL;
 }
 
+/* ORT's profiler (ORT >= 1.30): the per-op device times go into ORT's profile too (kernels/kernel_profile.h). */
+static OrtStatus *ORT_API_CALL ep_create_profiler(OrtEp *base, OrtEpProfilerImpl **out)
+{
+    ortvk_ep *ep = ep_cast(base);
+    return ortvk_profile_ort_profiler(ep->device, &ep->profile, out);
+}
+
 /* Reads "ep.ortvk.<key>" into `buffer` (empty when absent). */
 static OrtStatus *read_option(const OrtSessionOptions *options, const char *key, char *buffer, size_t size)
 {
@@ -402,6 +409,7 @@ OrtStatus *ortvk_ep_create(ortvk_factory *factory, ortvk_device *const *candidat
         .OnRunStart = ep_on_run_start,
         .OnRunEnd = ep_on_run_end,
         .CreateSyncStreamForDevice = ep_create_stream,
+        .CreateProfiler = ortvk_ort_version >= 30 ? ep_create_profiler : NULL,
     };
     ep->factory = factory;
     ortvk_device_ref(device);

@@ -5,6 +5,8 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "kernels/kernel_internal.h"
 #include "kernels/kernel_profile.h"
@@ -19,13 +21,14 @@ typedef struct pevent {
     int tid;
     uint32_t run;
     double start_ns, dur_ns; /* device clock */
+    double host_ns;          /* the start placed on the host's CLOCK_MONOTONIC (for ORT's profile) */
     double flops, bytes;     /* 0 when the op has no estimate */
 } pevent;
 
 struct ortvk_profile {
     atomic_int refs;
     ortvk_device *device; /* holds a reference */
-    char *path;
+    char *path;           /* NULL: no file (ORT's profiler alone) */
     double period_ns;     /* timestampPeriod */
     uint64_t mask;        /* timestampValidBits */
     char note[512];       /* why there are no events, or "" */
@@ -35,6 +38,7 @@ struct ortvk_profile {
     size_t count, capacity, dropped;
     uint32_t *runs;       /* runs begun, per partition */
     size_t runs_capacity;
+    struct ortvk_profile_run *pending; /* runs not yet collected (a list through `next`) */
 };
 
 /* What a node's record left in the run, kept until the timestamps are read. */
@@ -56,18 +60,30 @@ struct ortvk_profile_run {
     pnode *nodes;
     atomic_int refs;        /* the recording side and the retire side */
     atomic_bool ok;
+    double host_ns;         /* CLOCK_MONOTONIC when the run was recorded */
+    /* Under the profile's lock: */
+    struct ortvk_profile_run *next, **prev;
+    ortvk_semaphore_point done; /* the stream's timeline value that marks the GPU done with it (0: unknown) */
+    bool collected;
 };
+
+static double monotonic_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
 
 OrtStatus *ortvk_profile_create(ortvk_device *device, const char *path, const char *option, ortvk_profile **out)
 {
     *out = NULL;
-    FILE *f = fopen(path, "w");
-    if (f == NULL)
+    FILE *f = path != NULL ? fopen(path, "w") : NULL;
+    if (path != NULL && f == NULL)
         return ortvk_status(ORT_INVALID_ARGUMENT, "%s = \"%s\": cannot write the profile there: %s", option, path,
                             strerror(errno));
-    fclose(f);
+    if (f != NULL) fclose(f);
     ortvk_profile *p = calloc(1, sizeof(*p));
-    if (p == NULL || (p->path = strdup(path)) == NULL) {
+    if (p == NULL || (path != NULL && (p->path = strdup(path)) == NULL)) {
         free(p);
         return ortvk_status(ORT_FAIL, "out of host memory creating a profile");
     }
@@ -160,6 +176,12 @@ static char *shapes_of(const ortvk_ktensor *ts, size_t count)
 
 static void run_free(ortvk_profile_run *r)
 {
+    pthread_mutex_lock(&r->profile->lock);
+    if (r->prev != NULL) {
+        *r->prev = r->next;
+        if (r->next != NULL) r->next->prev = r->prev;
+    }
+    pthread_mutex_unlock(&r->profile->lock);
     for (size_t i = 0; i < r->n_nodes; i++) {
         free(r->nodes[i].name);
         free(r->nodes[i].inputs);
@@ -206,6 +228,11 @@ ortvk_profile_run *ortvk_profile_run_begin(ortvk_profile *p, VkCommandBuffer cmd
         }
     }
     if ((size_t)partition < p->runs_capacity) r->index = p->runs[partition]++;
+    r->next = p->pending;
+    if (r->next != NULL) r->next->prev = &r->next;
+    r->prev = &p->pending;
+    p->pending = r;
+    r->host_ns = monotonic_ns();
     pthread_mutex_unlock(&p->lock);
     /* Every query is reset before its use in this command buffer (a new pool's queries are undefined). */
     vkCmdResetQueryPool(cmd, r->pool, 0, r->queries);
@@ -236,7 +263,8 @@ void ortvk_profile_run_node(ortvk_profile_run *r, const char *name, const char *
 }
 
 static void add_event(ortvk_profile *p, const ortvk_profile_run *r, const char *name, const char *op,
-                      const char *inputs, const char *outputs, double start, double dur, double flops, double bytes)
+                      const char *inputs, const char *outputs, double start, double host, double dur, double flops,
+                      double bytes)
 {
     if (p->count == p->capacity) {
         size_t capacity = p->capacity ? 2 * p->capacity : 256;
@@ -249,8 +277,8 @@ static void add_event(ortvk_profile *p, const ortvk_profile_run *r, const char *
         p->capacity = capacity;
     }
     pevent *e = &p->events[p->count];
-    *e = (pevent){.tid = r->partition, .run = r->index, .start_ns = start, .dur_ns = dur, .flops = flops,
-                  .bytes = bytes};
+    *e = (pevent){.tid = r->partition, .run = r->index, .start_ns = start, .host_ns = host, .dur_ns = dur,
+                  .flops = flops, .bytes = bytes};
     snprintf(e->op, sizeof(e->op), "%s", op);
     e->name = strdup(name);
     e->partition = strdup(r->partition_name);
@@ -264,53 +292,76 @@ static void add_event(ortvk_profile *p, const ortvk_profile_run *r, const char *
     p->count++;
 }
 
-/* The GPU is done with the run (and recording and submission succeeded): its timestamps become events. */
+/* Lock held. The GPU is done with the run (and recording and submission succeeded): its timestamps become events.
+ * Events are placed on the host clock at the run's recording plus their offset in the run (device durations are
+ * exact; where a run waited in the queue, its host placement is early by that wait). */
 static void run_collect(ortvk_profile_run *r)
 {
     ortvk_profile *p = r->profile;
-    uint64_t *ticks = calloc(r->queries, sizeof(*ticks));
-    if (ticks == NULL || r->written < 2) {
-        free(ticks);
-        return;
-    }
-    /* No WAIT flag: the submission has retired, so every written query is available. */
-    VkResult result = vkGetQueryPoolResults(p->device->vk, r->pool, 0, r->written, r->written * sizeof(uint64_t),
-                                            ticks, sizeof(uint64_t), VK_QUERY_RESULT_64_BIT);
-    if (result != VK_SUCCESS) {
-        pthread_mutex_lock(&p->lock);
+    uint64_t ticks[2 + 4096], *heap = NULL, *t = ticks;
+    if (r->collected || r->written < 2) return;
+    r->collected = true;
+    if (r->written > sizeof(ticks) / sizeof(ticks[0]) && (t = heap = calloc(r->written, sizeof(*t))) == NULL) {
         p->dropped += r->n_nodes;
-        pthread_mutex_unlock(&p->lock);
-        free(ticks);
         return;
     }
-    pthread_mutex_lock(&p->lock);
+    /* No WAIT flag: the GPU is done with the submission, so every written query is available. */
+    VkResult result = vkGetQueryPoolResults(p->device->vk, r->pool, 0, r->written, r->written * sizeof(uint64_t), t,
+                                            sizeof(uint64_t), VK_QUERY_RESULT_64_BIT);
+    if (result != VK_SUCCESS) {
+        p->dropped += r->n_nodes;
+        free(heap);
+        return;
+    }
     double period = p->period_ns;
     if (r->input_bytes > 0) {
-        double dur = (double)((ticks[1] - ticks[0]) & p->mask) * period;
-        add_event(p, r, "host inputs", "Upload", "", "", (double)ticks[0] * period, dur, 0, (double)r->input_bytes);
+        double dur = (double)((t[1] - t[0]) & p->mask) * period;
+        add_event(p, r, "host inputs", "Upload", "", "", (double)t[0] * period, r->host_ns, dur, 0,
+                  (double)r->input_bytes);
     }
     for (size_t i = 0; i < r->n_nodes && i + 2 < r->written; i++) {
         const pnode *n = &r->nodes[i];
-        double dur = (double)((ticks[i + 2] - ticks[i + 1]) & p->mask) * period;
-        add_event(p, r, n->name, n->op, n->inputs, n->outputs, (double)ticks[i + 1] * period, dur, n->flops,
+        double dur = (double)((t[i + 2] - t[i + 1]) & p->mask) * period;
+        double host = r->host_ns + (double)((t[i + 1] - t[0]) & p->mask) * period;
+        add_event(p, r, n->name, n->op, n->inputs, n->outputs, (double)t[i + 1] * period, host, dur, n->flops,
                   n->bytes);
     }
-    pthread_mutex_unlock(&p->lock);
-    free(ticks);
+    free(heap);
 }
 
 static void run_drop(ortvk_profile_run *r)
 {
     if (atomic_fetch_sub(&r->refs, 1) != 1) return;
-    if (atomic_load(&r->ok)) run_collect(r);
+    if (atomic_load(&r->ok)) {
+        pthread_mutex_lock(&r->profile->lock);
+        run_collect(r);
+        pthread_mutex_unlock(&r->profile->lock);
+    }
     run_free(r);
 }
 
-void ortvk_profile_run_end(ortvk_profile_run *r, bool ok)
+void ortvk_profile_run_end(ortvk_profile_run *r, bool ok, ortvk_semaphore_point done)
 {
     if (r == NULL) return;
+    pthread_mutex_lock(&r->profile->lock);
+    r->done = ok ? done : (ortvk_semaphore_point){0};
+    pthread_mutex_unlock(&r->profile->lock);
     atomic_store(&r->ok, ok); /* before the drop: the retire side may be the last and read it */
     run_drop(r);
+}
+
+/* Lock held. Collects the pending runs the GPU has finished but their streams have not retired yet (a stream
+ * retires a submission at its next use or at the end of a run). */
+static void collect_finished(ortvk_profile *p)
+{
+    for (ortvk_profile_run *r = p->pending; r != NULL; r = r->next) {
+        uint64_t value = 0;
+        if (r->collected || r->done.value == 0 || !atomic_load(&r->ok) ||
+            vkGetSemaphoreCounterValue(p->device->vk, r->done.semaphore, &value) != VK_SUCCESS ||
+            value < r->done.value)
+            continue;
+        run_collect(r);
+    }
 }
 
 void ortvk_profile_run_retire(ortvk_profile_run *r)
@@ -404,6 +455,7 @@ void ortvk_profile_print_summary(ortvk_profile *p, FILE *to)
  * the device's clock from the first event; pid 1, tid the partition. Perfetto and chrome://tracing open it. */
 static bool write_file(ortvk_profile *p)
 {
+    if (p->path == NULL) return true;
     FILE *f = fopen(p->path, "w");
     if (f == NULL) return false;
     double base = 0;
@@ -474,4 +526,100 @@ void ortvk_profile_put(ortvk_profile *p)
     ortvk_device_unref(p->device);
     free(p->path);
     free(p);
+}
+
+/* ---- ORT's profiler ------------------------------------------------------------------------------------- */
+
+typedef struct ort_profiler {
+    OrtEpProfilerImpl base; /* first */
+    ortvk_device *device;   /* holds a reference */
+    ortvk_profile **slot;   /* the EP's; only read in StartProfiling, which ORT calls while the EP lives */
+    ortvk_profile *profile; /* holds a reference once ORT profiles */
+    double start_ns;        /* ORT's profile start on CLOCK_MONOTONIC (ORT's steady clock) */
+} ort_profiler;
+
+static void ORT_API_CALL ort_profiler_release(OrtEpProfilerImpl *base)
+{
+    ort_profiler *o = (ort_profiler *)base;
+    ortvk_profile_put(o->profile);
+    ortvk_device_unref(o->device);
+    free(o);
+}
+
+static OrtStatus *ORT_API_CALL ort_profiler_start(OrtEpProfilerImpl *base, int64_t offset_ns)
+{
+    ort_profiler *o = (ort_profiler *)base;
+    o->start_ns = monotonic_ns() - (double)offset_ns;
+    if (o->profile != NULL) return NULL;
+    if (*o->slot == NULL) ORTVK_TRY(ortvk_profile_create(o->device, NULL, NULL, o->slot));
+    ortvk_profile_ref(*o->slot);
+    o->profile = *o->slot;
+    return NULL;
+}
+
+static OrtStatus *ORT_API_CALL ort_profiler_event(OrtEpProfilerImpl *base, uint64_t id)
+{
+    (void)base, (void)id;
+    return NULL;
+}
+
+static OrtStatus *ORT_API_CALL ort_profiler_stop_event(OrtEpProfilerImpl *base, uint64_t id,
+                                                      const OrtProfilingEvent *event)
+{
+    (void)base, (void)id, (void)event;
+    return NULL;
+}
+
+static OrtStatus *ORT_API_CALL ort_profiler_end(OrtEpProfilerImpl *base, OrtProfilingEventsContainer *container)
+{
+    ort_profiler *o = (ort_profiler *)base;
+    ortvk_profile *p = o->profile;
+    if (p == NULL) return NULL;
+    pthread_mutex_lock(&p->lock);
+    collect_finished(p);
+    OrtStatus *status = NULL;
+    int pid = (int)getpid();
+    for (size_t i = 0; i < p->count && status == NULL; i++) {
+        const pevent *e = &p->events[i];
+        char run[16], bytes[32], flops[32], dur[32];
+        snprintf(run, sizeof(run), "%u", e->run);
+        snprintf(bytes, sizeof(bytes), "%.0f", e->bytes);
+        snprintf(flops, sizeof(flops), "%.0f", e->flops);
+        snprintf(dur, sizeof(dur), "%.3f", e->dur_ns / 1e3);
+        const char *keys[] = {"op_name", "provider", "partition", "run", "inputs", "outputs", "bytes",
+                              "device_dur_us", "flops"};
+        const char *values[] = {e->op, ORTVK_EP_NAME, e->partition, run, e->inputs, e->outputs, bytes, dur, flops};
+        double ts = (e->host_ns - o->start_ns) / 1e3;
+        OrtProfilingEvent *event = NULL;
+        status = ortvk_ep_api->CreateProfilingEvent(OrtProfilingEventCategory_KERNEL, pid, e->tid, e->name,
+                                                    ts > 0 ? (int64_t)ts : 0, (int64_t)(e->dur_ns / 1e3 + 0.5), keys,
+                                                    values, e->flops > 0 ? 9 : 8, &event);
+        if (status == NULL) {
+            const OrtProfilingEvent *const events[] = {event};
+            status = ortvk_ep_api->ProfilingEventsContainer_AddEvents(container, events, 1);
+            ortvk_ep_api->ReleaseProfilingEvent(event);
+        }
+    }
+    pthread_mutex_unlock(&p->lock);
+    return status;
+}
+
+OrtStatus *ortvk_profile_ort_profiler(ortvk_device *device, ortvk_profile **slot, OrtEpProfilerImpl **out)
+{
+    *out = NULL;
+    ort_profiler *o = calloc(1, sizeof(*o));
+    if (o == NULL) return ortvk_status(ORT_FAIL, "out of host memory creating the EP's profiler");
+    o->base = (OrtEpProfilerImpl){
+        .ort_version_supported = ortvk_ort_version,
+        .Release = ort_profiler_release,
+        .StartProfiling = ort_profiler_start,
+        .StartEvent = ort_profiler_event,
+        .StopEvent = ort_profiler_stop_event,
+        .EndProfiling = ort_profiler_end,
+    };
+    ortvk_device_ref(device);
+    o->device = device;
+    o->slot = slot;
+    *out = &o->base;
+    return NULL;
 }

@@ -754,8 +754,9 @@ OrtStatus *ortvk_partition_run(ortvk_partition *p, ortvk_stream *stream, OrtKern
      * what returns the command buffer and drops the held references once the GPU is done with them. */
     ortvk_retire retire = {0};
     if (run->held != NULL) retire = (ortvk_retire){.release = release_held, .owner = run->held};
-    OrtStatus *submit = ortvk_stream_submit(stream, run->cmd, NULL, 0, NULL, 0, retire, NULL);
-    ortvk_profile_run_end(profile, status == NULL && submit == NULL);
+    uint64_t done = 0;
+    OrtStatus *submit = ortvk_stream_submit(stream, run->cmd, NULL, 0, NULL, 0, retire, &done);
+    ortvk_profile_run_end(profile, status == NULL && submit == NULL, (ortvk_semaphore_point){stream->timeline, done});
     if (status == NULL) status = submit;
     else if (submit != NULL) ortvk_ort->ReleaseStatus(submit);
 out:

@@ -2,7 +2,9 @@
  * partition, run three times with profiling on, writes a Chrome-trace JSON with one event per node run (names, op
  * types, non-negative device durations, the Conv's FLOPs) and a per-op summary; the environment variable does the
  * same; a path that cannot be written fails session creation naming the option; without either nothing is
- * written. The validation layer is on (ctest fails on any VALIDATION: line). */
+ * written. With ORT >= 1.30, ORT's own profile (enable_profiling) gets the same node runs as "Kernel" events of
+ * provider ortvk. The validation layer is on (ctest fails on any VALIDATION: line). */
+#include <dirent.h>
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
@@ -130,6 +132,56 @@ static void temp_path(char *out, size_t len, const char *tag)
     unlink(out);
 }
 
+/* Counts the occurrences of `needle` in `text`. */
+static int occurrences(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(text, needle); p != NULL; p = strstr(p + 1, needle)) n++;
+    return n;
+}
+
+/* ORT's profiler: its file (prefix_<date>.json) holds a Kernel event of provider ortvk per node run. */
+static void ort_profile(ortapp *app, const OrtEpDevice *device, const uint8_t *model, size_t len)
+{
+    const char *dir = getenv("TMPDIR");
+    dir = dir && dir[0] ? dir : "/tmp";
+    char prefix[512], stem[128];
+    snprintf(stem, sizeof(stem), "ortvk-test-ort-profile-%d", (int)getpid());
+    snprintf(prefix, sizeof(prefix), "%s/%s", dir, stem);
+    OrtSessionOptions *options = NULL;
+    OrtSession *session = NULL;
+    if (!ORT_OK(app, app->api->CreateSessionOptions(&options))) return;
+    if (ORT_OK(app, app->api->EnableProfiling(options, prefix)) &&
+        ORT_OK(app, app->api->SessionOptionsAppendExecutionProvider_V2(options, app->env, &device, 1, NULL, NULL, 0)))
+        ORT_OK(app, app->api->CreateSessionFromArray(app->env, model, len, options, &session));
+    app->api->ReleaseSessionOptions(options);
+    if (session == NULL) return;
+    run(app, session);
+    app->api->ReleaseSession(session); /* ORT writes its profile */
+    DIR *d = opendir(dir);
+    char path[1024] = "";
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;)
+        if (strncmp(e->d_name, stem, strlen(stem)) == 0) snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+    if (d != NULL) closedir(d);
+    char *text = path[0] ? read_text(path) : NULL;
+    if (CHECK(text != NULL, "ORT wrote its profile %s*.json", prefix)) {
+        int kernels = occurrences(text, "\"cat\" : \"Kernel\"");
+        int ours = occurrences(text, "\"provider\" : \"ortvk\"");
+        /* ORT's own Node events of the fused node name provider ortvk too: one per run. */
+        CHECK(kernels == RUNS * NODES && ours == RUNS * NODES + RUNS,
+              "ORT's profile: %d Kernel events and %d naming provider ortvk, expected %d and %d", kernels, ours,
+              RUNS * NODES, RUNS * NODES + RUNS);
+        for (int i = 0; i < NODES; i++) {
+            char name[64];
+            snprintf(name, sizeof(name), "\"name\" :\"%s\"", node_names[i]);
+            CHECK(occurrences(text, name) == RUNS, "ORT's profile: %d events of node %s, expected %d",
+                  occurrences(text, name), node_names[i], RUNS);
+        }
+    }
+    free(text);
+    if (path[0]) unlink(path);
+}
+
 int main(void)
 {
     ortapp app;
@@ -185,6 +237,8 @@ int main(void)
         if (session != NULL) app.api->ReleaseSession(session);
         app.api->ReleaseSessionOptions(options);
     }
+    if (app.api_version >= 30) ort_profile(&app, device, model, len);
+    else printf("ONNX Runtime %s has no profiler for plugin EPs (OrtEp::CreateProfiler came with 1.30)\n", app.version);
     free(model);
     return test_finish(&app, "test_profile");
 }

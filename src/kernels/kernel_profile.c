@@ -444,13 +444,6 @@ static void print_summary_locked(ortvk_profile *p, FILE *to)
     free(totals);
 }
 
-void ortvk_profile_print_summary(ortvk_profile *p, FILE *to)
-{
-    pthread_mutex_lock(&p->lock);
-    print_summary_locked(p, to);
-    pthread_mutex_unlock(&p->lock);
-}
-
 /* Lock held. Chrome's trace event format (JSON object form): "X" (complete) events, ts and dur in microseconds on
  * the device's clock from the first event; pid 1, tid the partition. Perfetto and chrome://tracing open it. */
 static bool write_file(ortvk_profile *p)

@@ -23,8 +23,6 @@ void ortvk_profile_ref(ortvk_profile *profile);
 void ortvk_profile_put(ortvk_profile *profile);
 /* A number for a new partition (0, 1, ...): its events' "tid". */
 int ortvk_profile_next_partition(ortvk_profile *profile);
-/* Writes the per-op summary of the events so far (count, total ms, share, GFLOP/s or GB/s) to `to`. */
-void ortvk_profile_print_summary(ortvk_profile *profile, FILE *to);
 
 /* One run of a partition being profiled: a query pool of 2 + nodes timestamps, recorded into `cmd`. */
 typedef struct ortvk_profile_run ortvk_profile_run;

@@ -34,14 +34,18 @@ static int ort_failed_quiet(ortapp *app, OrtStatus *status, char *why, size_t le
 }
 
 /* A session on ortvk's `device` (with `profile` as ep.ortvk.profile when not NULL), on the EP named `provider`, or
- * on the CPU EP alone (both NULL). NULL on failure, with ORT's message in `why`. */
+ * on the CPU EP alone (both NULL; with ORT's profiler writing <ort_profile>_<date>.json when not NULL). NULL on
+ * failure, with ORT's message in `why`. */
 static OrtSession *session_for(ortapp *app, const OrtEpDevice *device, const char *provider, const char *profile,
-                               const uint8_t *model, size_t len, int threads, char *why, size_t why_len)
+                               const char *ort_profile, const uint8_t *model, size_t len, int threads, char *why,
+                               size_t why_len)
 {
     OrtSessionOptions *options = NULL;
     OrtSession *session = NULL;
     if (ort_failed_quiet(app, app->api->CreateSessionOptions(&options), why, why_len)) return NULL;
     int failed = ort_failed_quiet(app, app->api->SetIntraOpNumThreads(options, threads), why, why_len);
+    if (!failed && ort_profile != NULL)
+        failed = ort_failed_quiet(app, app->api->EnableProfiling(options, ort_profile), why, why_len);
     const char *keys[] = {ORTVK_OPTION_PROFILE}, *values[] = {profile};
     if (!failed && device != NULL)
         failed = ort_failed_quiet(app, app->api->SessionOptionsAppendExecutionProvider_V2(
@@ -168,12 +172,13 @@ int bench_model_compare(const bench_options *opt, const char *ort_path, const ch
     }
     /* With --profile each size gets a session (and a profile file) of its own, made in the size's loop. */
     if (!opt->profile)
-        ortvk.session = session_for(&app, device, NULL, NULL, model, len, opt->threads, ortvk.why, sizeof(ortvk.why));
-    cpu.session = session_for(&app, NULL, NULL, NULL, model, len, opt->threads, cpu.why, sizeof(cpu.why));
+        ortvk.session = session_for(&app, device, NULL, NULL, NULL, model, len, opt->threads, ortvk.why,
+                                    sizeof(ortvk.why));
+    cpu.session = session_for(&app, NULL, NULL, NULL, NULL, model, len, opt->threads, cpu.why, sizeof(cpu.why));
     /* ORT's WebGPU EP (Dawn) where this ONNX Runtime has it and Dawn finds an adapter. Not with 1.24.3: once its
      * Dawn has found no adapter (lavapipe), releasing the environment hangs in ORT's teardown. */
     if (app.api_version >= 30)
-        webgpu.session = session_for(&app, NULL, "WebGPU", NULL, model, len, opt->threads, webgpu.why,
+        webgpu.session = session_for(&app, NULL, "WebGPU", NULL, NULL, model, len, opt->threads, webgpu.why,
                                      sizeof(webgpu.why));
     else
         snprintf(webgpu.why, sizeof(webgpu.why), "not tried with ONNX Runtime %s (only with 1.30 and later)",
@@ -209,7 +214,7 @@ int bench_model_compare(const bench_options *opt, const char *ort_path, const ch
     rc = 0;
     for (int s = 0; s < opt->compare_size_count && rc == 0; s++) {
         int w = opt->compare_sizes[s].width, h = opt->compare_sizes[s].height;
-        char size[32], profile_path[300] = "";
+        char size[32], profile_path[300] = "", cpu_prefix[300] = "", cpu_profile[600] = "";
         snprintf(size, sizeof(size), "%dx%d", w, h);
         size_t n = (size_t)3 * (size_t)w * (size_t)h;
         float *in = malloc(n * sizeof(float));
@@ -223,11 +228,24 @@ int bench_model_compare(const bench_options *opt, const char *ort_path, const ch
         }
         if (rc == 0 && opt->profile) {
             snprintf(profile_path, sizeof(profile_path), "%s-%s.json", profile_base, size);
-            ortvk.session = session_for(&app, device, NULL, profile_path, model, len, opt->threads, ortvk.why,
+            ortvk.session = session_for(&app, device, NULL, profile_path, NULL, model, len, opt->threads, ortvk.why,
                                         sizeof(ortvk.why));
             if (ortvk.session == NULL) {
                 fprintf(stderr, "ortvk-bench: creating the ortvk session failed: %s\n", ortvk.why);
                 rc = 1;
+            }
+            /* The CPU EP's per-op times come from ORT's profiler, on a session of the size's own. */
+            snprintf(cpu_prefix, sizeof(cpu_prefix), "%s-%s-cpu", profile_base, size);
+            OrtSession *profiled = rc == 0 ? session_for(&app, NULL, NULL, NULL, cpu_prefix, model, len, opt->threads,
+                                                         cpu.why, sizeof(cpu.why))
+                                           : NULL;
+            if (profiled != NULL) {
+                if (cpu.session != NULL) app.api->ReleaseSession(cpu.session);
+                cpu.session = profiled;
+            } else if (rc == 0) {
+                fprintf(stderr, "ortvk-bench: the CPU EP session with ORT's profiler failed: %s\n", cpu.why);
+                cpu_prefix[0] = '\0';
+                rc = cpu.session != NULL ? 0 : 1;
             }
         }
         for (size_t i = 0; rc == 0 && i < n; i++) in[i] = (float)((i * 2654435761u) % 1000) / 500.0f - 1.0f;
@@ -255,6 +273,11 @@ int bench_model_compare(const bench_options *opt, const char *ort_path, const ch
         if (rc == 0 && opt->profile) {
             app.api->ReleaseSession(ortvk.session); /* writes the profile */
             ortvk.session = NULL;
+            if (cpu_prefix[0] != '\0') {
+                app.api->ReleaseSession(cpu.session); /* ORT writes its profile */
+                cpu.session = NULL;
+                bench_find_file(cpu_prefix, cpu_profile, sizeof(cpu_profile)); /* the next size makes its own */
+            }
         }
         if (rc == 0) {
             double diff = 0, wdiff = 0;
@@ -284,7 +307,7 @@ int bench_model_compare(const bench_options *opt, const char *ort_path, const ch
                     printf(" %15.1f %12.2fx %17.2g%s", g.median, g.median / p.median, wdiff, wmatch ? "" : " differs");
                 printf("\n");
             }
-            if (opt->profile) bench_report_profile(opt, profile_path, size, p.median, o.median);
+            if (opt->profile) bench_report_profile(opt, profile_path, cpu_profile, size, p.median, o.median);
             if (opt->json) printf("}");
         }
         app.api->ReleaseValue(input);

@@ -25,10 +25,13 @@ test: check asan fuzz tsan release
 check: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-demo: build
+# Builds only what the demo runs (the plugin and ortvk-demo), then runs it.
+demo: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target ortvk ortvk-demo
 	$(BUILD)/ortvk-demo
 
-info: build
+info: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target ortvk ortvk-info
 	./$(BUILD)/ortvk-info
 
 asan: deps

@@ -5,8 +5,8 @@
  *
  *   usage: zero_copy [libonnxruntime.so.1] [libortvk.so] [model.onnx]
  *
- * A real application includes ONNX Runtime's onnxruntime_c_api.h and links libonnxruntime; this example uses
- * ortvk's own declarations of that ABI and dlopen, because Debian ships no ONNX Runtime headers. */
+ * It includes ONNX Runtime's onnxruntime_c_api.h (CMake's ORTVK_ORT_INCLUDE_DIR, else ortvk's stand-in in
+ * examples/ort_stand_in) and loads the runtime named on the command line with dlopen, so one build runs on each. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ort/ort_abi.h" /* stand-in for onnxruntime_c_api.h */
+#include <onnxruntime_c_api.h>
 #include "ortvk.h"
 
 #define FRAMES 8
@@ -81,9 +81,14 @@ int main(int argc, char **argv)
     /* 1. ONNX Runtime, and ortvk registered as a plugin EP. */
     void *lib = dlopen(ort_path, RTLD_NOW);
     if (lib == NULL) return fprintf(stderr, "%s\n", dlerror()), 1;
-    const OrtApiBase *base = ((ortvk_get_api_base_fn)dlsym(lib, "OrtGetApiBase"))();
-    uint32_t version = ortvk_ort_api_version_for(base->GetVersionString());
-    ort = base->GetApi(version);
+    const OrtApiBase *(*get_api_base)(void) = (const OrtApiBase *(*)(void))dlsym(lib, "OrtGetApiBase");
+    if (get_api_base == NULL) return fprintf(stderr, "%s has no OrtGetApiBase\n", ort_path), 1;
+    const OrtApiBase *base = get_api_base();
+    /* The runtime's own API version ("1.24.3" -> 24), capped at the header's. */
+    uint32_t version = (uint32_t)atoi(base->GetVersionString() + 2);
+    if (version > ORT_API_VERSION) version = ORT_API_VERSION;
+    ort = version >= 24 ? base->GetApi(version) : NULL;
+    if (ort == NULL) return fprintf(stderr, "ONNX Runtime %s is older than 1.24\n", base->GetVersionString()), 1;
     interop = ort->GetInteropApi();
     OrtEnv *env;
     CHECK_ORT(ort->CreateEnv(ORT_LOGGING_LEVEL_WARNING, "zero_copy", &env));

@@ -1,10 +1,13 @@
 /* ortvk.h — public extensions of ortvk, the Vulkan execution provider for ONNX Runtime.
  *
  * WHAT IT IS
- *   ortvk is loaded by ONNX Runtime with RegisterExecutionProviderLibrary("ortvk", "libortvk.so"). Applications
- *   talk to it through ONNX Runtime's public C API — above all OrtInteropApi (import memory and semaphores,
- *   wrap memory as tensors, wait and signal on a stream). This header adds what ONNX Runtime's own headers
- *   cannot say:
+ *   ortvk is loaded by ONNX Runtime: RegisterExecutionProviderLibrary(env, ORTVK_EP_NAME, plugin_path), where
+ *   plugin_path is ABSOLUTE: `pkg-config --variable=plugin ortvk`, CMake's ortvk_PLUGIN (find_package(ortvk)),
+ *   or the build's build/libortvk.so. ONNX Runtime resolves a relative path next to libonnxruntime.so, so a bare
+ *   "libortvk.so" fails. Applications talk to ortvk through ONNX Runtime's public C API (onnxruntime_c_api.h,
+ *   from ONNX Runtime's release) — above all OrtInteropApi (import memory and semaphores, wrap memory as tensors,
+ *   wait and signal on a stream); README.md's quickstart (examples/quickstart.c) is a complete program. This
+ *   header adds what ONNX Runtime's own headers cannot say:
  *     - the values ortvk gives to ORT's open enums (its host timeline semaphore type),
  *     - what OrtSyncStream's native handle (SyncStream_GetHandle) points to on an ortvk stream,
  *     - the names of ortvk's EP metadata keys, session options and graphics interop options,

@@ -29,13 +29,18 @@ static void die(void)
     _exit(1);
 }
 
-/* Every ORT call goes through this: on failure it names the call and quotes ORT's message. */
+/* Every ORT call goes through this: on failure it names the function (not the whole C expression) and quotes
+ * ORT's message. */
 #define ORT_CHECK(call) ort_check((call), #call)
 static void ort_check(OrtStatus *status, const char *call)
 {
     if (status == NULL) return;
-    fprintf(stderr, "ortvk-demo: %s failed: %s (OrtErrorCode %d)\n", call, app.api->GetErrorMessage(status),
-            (int)app.api->GetErrorCode(status));
+    const char *paren = strchr(call, '('), *name = call;
+    if (paren == NULL) paren = call + strlen(call);
+    for (const char *p = call; p + 1 < paren; p++)
+        if (p[0] == '-' && p[1] == '>') name = p + 2; /* "app.api->Run(...)" -> "Run" */
+    fprintf(stderr, "ortvk-demo: %.*s failed: %s (OrtErrorCode %d)\n", (int)(paren - name), name,
+            app.api->GetErrorMessage(status), (int)app.api->GetErrorCode(status));
     die();
 }
 
@@ -134,20 +139,27 @@ static options parse_options(int argc, char **argv)
     return o;
 }
 
-/* mkdir -p */
+/* mkdir -p, then a file created and removed in it: a folder the PNGs cannot go to fails before the first frame. */
 static int make_dirs(const char *path)
 {
     char buf[4096];
-    if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf)) return errno = ENAMETOOLONG, -1;
+    if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf) - 32) return errno = ENAMETOOLONG, -1;
     for (char *p = buf + 1;; p++) {
         if (*p == '/' || *p == '\0') {
             char c = *p;
             *p = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+            struct stat st;
+            if (mkdir(buf, 0777) != 0 && (errno != EEXIST || stat(buf, &st) != 0)) return -1;
+            if (errno == EEXIST && !S_ISDIR(st.st_mode)) return errno = ENOTDIR, -1;
             *p = c;
-            if (c == '\0') return 0;
+            if (c == '\0') break;
         }
     }
+    strcat(buf, "/.ortvk-demo-write-test");
+    FILE *f = fopen(buf, "wb");
+    if (f == NULL) return -1;
+    fclose(f);
+    return unlink(buf);
 }
 
 /* ---- the producer thread ------------------------------------------------------------------------------------ */
@@ -275,11 +287,12 @@ static double quantile(double *v, int n, double q)
     return v[rank < 1 ? 0 : rank - 1];
 }
 
+/* Binary units, as ortvk-bench prints them. */
 static void print_bytes(const char *before, uint64_t bytes, const char *after)
 {
-    if (bytes < 10000) printf("%s%llu B%s", before, (unsigned long long)bytes, after);
-    else if (bytes < 1000000) printf("%s%.1f KB%s", before, (double)bytes / 1e3, after);
-    else printf("%s%.1f MB%s", before, (double)bytes / 1e6, after);
+    if (bytes < 1024) printf("%s%llu B%s", before, (unsigned long long)bytes, after);
+    else if (bytes < 1024 * 1024) printf("%s%.1f KiB%s", before, (double)bytes / 1024, after);
+    else printf("%s%.2f MiB%s", before, (double)bytes / (1024 * 1024), after);
 }
 
 static uint8_t to_byte(float v)
@@ -331,6 +344,10 @@ int main(int argc, char **argv)
     options opt = parse_options(argc, argv);
     const uint32_t W = opt.width, H = opt.height;
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress lines appear as they happen, even through a pipe */
+    if (make_dirs(opt.out) != 0) {
+        fprintf(stderr, "ortvk-demo: --out %s: cannot write there: %s\n", opt.out, strerror(errno));
+        return 1;
+    }
 
     /* 1. ONNX Runtime, with ortvk registered as a plugin EP, and the EP device to run on. */
     char error[512];
@@ -349,6 +366,11 @@ int main(int argc, char **argv)
     const OrtEpDevice *device = devices[opt.device];
     printf("ONNX Runtime %s, ortvk EP device %d: %s (%s)\n", app.version, opt.device,
            metadata(device, ORTVK_META_DEVICE_NAME), metadata(device, ORTVK_META_DEVICE_TYPE));
+    printf("ortvk plugin: %s\n", app.ep_library_path);
+    /* ortvk refuses to load with ORTVK_VALIDATION=1 when the layer is missing: here it is on. */
+    const char *validation = getenv("ORTVK_VALIDATION");
+    if (validation != NULL && strcmp(validation, "1") == 0)
+        printf("Vulkan validation layer: on (ORTVK_VALIDATION=1), in ortvk's instance\n");
 
     /* 2. The producer: its own VkDevice on the same GPU, found by deviceUUID (EP metadata). */
     uint8_t device_uuid[16], driver_uuid[16], producer_device_uuid[16], producer_driver_uuid[16];
@@ -381,7 +403,7 @@ int main(int argc, char **argv)
     char input_name[256], output_name[256];
     session_io_name(session, true, input_name, sizeof(input_name));
     session_io_name(session, false, output_name, sizeof(output_name));
-    printf("model: %s (input \"%s\" [1,3,%u,%u], output \"%s\" [1,1,%u,%u])\n", opt.model, input_name, H, W,
+    printf("model: %s (fed \"%s\" as [1,3,%u,%u], read \"%s\" as [1,1,%u,%u])\n", opt.model, input_name, H, W,
            output_name, H, W);
 
     /* 4. One exportable allocation holds the frame (input) and the probability map (output). Opaque FD imports
@@ -481,10 +503,6 @@ int main(int argc, char **argv)
                 ORTVK_STREAM_INFO_VERSION);
         return 1;
     }
-    if (make_dirs(opt.out) != 0) {
-        fprintf(stderr, "ortvk-demo: cannot create %s: %s\n", opt.out, strerror(errno));
-        return 1;
-    }
 
     /* 7. The frame loop. This thread only queues: wait for 2k+1, run, signal 2k+2. */
     prod.map = malloc(output_bytes);
@@ -506,8 +524,16 @@ int main(int argc, char **argv)
     for (int k = 0; k < opt.frames; k++) {
         double start = now_ms();
         ORT_CHECK(app.interop->WaitSemaphore(importer, semaphore, stream, 2 * (uint64_t)k + 1));
-        ORT_CHECK(app.api->Run(session, run_options, input_names, (const OrtValue *const *)&input, 1, output_names, 1,
-                               &output));
+        OrtStatus *status = app.api->Run(session, run_options, input_names, (const OrtValue *const *)&input, 1,
+                                         output_names, 1, &output);
+        if (status != NULL) {
+            fprintf(stderr, "ortvk-demo: Run failed on frame %d: %s (OrtErrorCode %d)\n", k,
+                    app.api->GetErrorMessage(status), (int)app.api->GetErrorCode(status));
+            if (app.api->GetErrorCode(status) == ORT_INVALID_ARGUMENT)
+                fprintf(stderr, "ortvk-demo: --model %s: the demo needs a text detector like PP-OCRv4's, with one "
+                                "float input [1,3,H,W] and one float output [1,1,H,W]\n", opt.model);
+            die();
+        }
         ORT_CHECK(app.interop->SignalSemaphore(importer, semaphore, stream, 2 * (uint64_t)k + 2));
         wall_ms[k] = now_ms() - start;
     }

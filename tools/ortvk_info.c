@@ -1,6 +1,7 @@
 /* ortvk-info: loads ONNX Runtime, registers ortvk, and prints each ortvk EP device with its metadata (which
  * Vulkan device it is, its UUIDs, and which memory and semaphore handles it can import). --json for scripts. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <vulkan/vulkan.h>
@@ -31,13 +32,15 @@ static const char *hardware_type(OrtHardwareDeviceType type)
     }
 }
 
-static void usage(void)
+static void usage(FILE *f)
 {
-    printf("usage: ortvk-info [--json] [--ort PATH] [--ep PATH]\n"
-           "  Lists ortvk's EP devices as ONNX Runtime sees them.\n"
-           "  --json      machine-readable output\n"
-           "  --ort PATH  libonnxruntime.so to load (default: $ORTVK_ORT_LIBRARY or the fetched 1.30.0)\n"
-           "  --ep PATH   libortvk.so to register (default: $ORTVK_EP_LIBRARY or the build's)\n");
+    fprintf(f, "usage: ortvk-info [--json] [--ort PATH] [--ep PATH]\n"
+               "  Lists ortvk's EP devices as ONNX Runtime sees them; exits 1 when there are none.\n"
+               "  --json      machine-readable output\n"
+               "  --ort PATH  libonnxruntime.so to load (default: $ORTVK_ORT_LIBRARY, else the fetched 1.30.0,\n"
+               "              else libonnxruntime.so.1 from the loader's path)\n"
+               "  --ep PATH   libortvk.so to register (default: $ORTVK_EP_LIBRARY, else the installed plugin when\n"
+               "              ortvk-info is installed, else the build's)\n");
 }
 
 int main(int argc, char **argv)
@@ -48,9 +51,14 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--json") == 0) json = true;
         else if (strcmp(argv[i], "--ort") == 0 && i + 1 < argc) ort_path = argv[++i];
         else if (strcmp(argv[i], "--ep") == 0 && i + 1 < argc) ep_path = argv[++i];
-        else {
-            usage();
-            return strcmp(argv[i], "--help") == 0 ? 0 : 2;
+        else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else {
+            bool missing = (strcmp(argv[i], "--ort") == 0 || strcmp(argv[i], "--ep") == 0);
+            fprintf(stderr, "ortvk-info: %s %s\n", missing ? "missing value for" : "unknown argument", argv[i]);
+            usage(stderr);
+            return 2;
         }
     }
     ortapp app;
@@ -67,12 +75,26 @@ int main(int argc, char **argv)
     size_t count = ortapp_devices(&app, devices, 16);
 
     bool validation = validation_layer_available();
-    if (json) printf("{\"onnxruntime\":{\"version\":\"%s\",\"api_version\":%u},\"validation_layer\":%s,"
-                     "\"devices\":[",
-                     app.version, app.api_version, validation ? "true" : "false");
-    else printf("ONNX Runtime %s (API %u) from %s\nVulkan validation layer: %s\nortvk EP devices: %zu\n",
-                app.version, app.api_version, app.library_path,
-                validation ? "available (ORTVK_VALIDATION=1 enables it)" : "not installed", count);
+    /* ortvk fails to load with ORTVK_VALIDATION=1 when the layer is missing: having devices means it is on. */
+    const char *env = getenv("ORTVK_VALIDATION");
+    bool validation_on = validation && env != NULL && strcmp(env, "1") == 0;
+    if (json) {
+        printf("{\"onnxruntime\":{\"version\":\"%s\",\"api_version\":%u,\"library\":", app.version,
+               app.api_version);
+        ortapp_print_json_string(app.library_path);
+        printf("},\"plugin\":");
+        ortapp_print_json_string(app.ep_library_path);
+        printf(",\"validation_layer\":%s,\"validation_on\":%s,\"devices\":[", validation ? "true" : "false",
+               validation_on ? "true" : "false");
+    } else {
+        printf("ONNX Runtime %s (API %u) from %s\nortvk plugin: %s\nVulkan validation layer: %s\n"
+               "ortvk EP devices: %zu\n",
+               app.version, app.api_version, app.library_path, app.ep_library_path,
+               validation_on ? "on (ORTVK_VALIDATION=1): ortvk's Vulkan instance runs with it"
+               : validation  ? "available (ORTVK_VALIDATION=1 enables it)"
+                             : "not installed",
+               count);
+    }
     for (size_t i = 0; i < count; i++) {
         const OrtHardwareDevice *hw = app.api->EpDevice_Device(devices[i]);
         const OrtKeyValuePairs *meta = app.api->EpDevice_EpMetadata(devices[i]);
@@ -99,6 +121,9 @@ int main(int argc, char **argv)
         }
     }
     if (json) printf("]}\n");
+    else if (count == 0)
+        fprintf(stderr, "ortvk-info: ortvk offers no EP device (it needs a Vulkan 1.2 device with a compute queue, "
+                        "timeline semaphores and buffer device addresses; warnings above say more)\n");
     ortapp_close(&app);
-    return 0;
+    return count == 0 ? 1 : 0;
 }

@@ -93,7 +93,8 @@ static OrtStatus *ORT_API_CALL ep_get_capability(OrtEp *base, const OrtGraph *gr
             OrtStatus *ignored = ortvk_ort->Node_GetName(nodes[i], &name);
             if (ignored == NULL) ignored = ortvk_ort->Node_GetOperatorType(nodes[i], &op);
             if (ignored != NULL) ortvk_ort->ReleaseStatus(ignored);
-            ortvk_log(ep->logger, ORT_LOGGING_LEVEL_VERBOSE, "node %s (%s) stays with the CPU EP: %s", name, op, why);
+            ortvk_log(ep->logger, ORT_LOGGING_LEVEL_VERBOSE, "node %s%s%s (%s) stays with the CPU EP: %s",
+                      name[0] ? "\"" : "", name[0] ? name : "(unnamed)", name[0] ? "\"" : "", op, why);
         }
         if (supported && length == 0) start = i;
         if (supported) length++;

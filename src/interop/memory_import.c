@@ -1,6 +1,7 @@
 /* Imported memory: the table of memory handle kinds, ImportMemory's checks, the handle ORT releases, and the
  * tensor views CreateTensorFromMemory makes (each view keeps the import alive until ORT frees the tensor). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "interop/interop.h"
 #include "ort/ort_status.h"
@@ -19,7 +20,24 @@ static OrtStatus *opaque_fd_import(ortvk_device *device, const OrtExternalMemory
 {
     int fd;
     ORTVK_TRY(ortvk_fd_from_handle("desc", desc->native_handle, &fd));
-    return ortvk_buffer_import_fd(device, fd, desc->size_bytes, out);
+    OrtStatus *status = ortvk_buffer_import_fd(device, fd, desc->size_bytes, out);
+    /* The driver rejected the FD itself (ORT_INVALID_ARGUMENT): say what an importable one must match, as
+     * docs/interop.md promises (ortvk_buffer_import_fd says it for its ORT_EP_FAIL failures). */
+    const char *message = status != NULL ? ortvk_ort->GetErrorMessage(status) : NULL;
+    if (message != NULL && strstr(message, "VK_ERROR_INVALID_EXTERNAL_HANDLE") != NULL && !strstr(message, "UUID")) {
+        char device_uuid[33], driver_uuid[33];
+        ortvk_uuid_hex(device->caps.device_uuid, device_uuid);
+        ortvk_uuid_hex(device->caps.driver_uuid, driver_uuid);
+        OrtStatus *named = ortvk_status(
+            ortvk_ort->GetErrorCode(status),
+            "%s. An opaque FD imports only if exported by vkGetMemoryFdKHR on a device with this device's deviceUUID "
+            "%s and driverUUID %s, from memory type %u (EP metadata ortvk.opaque_fd_memory_type)",
+            message + (strncmp(message, "ortvk: ", 7) == 0 ? 7 : 0), device_uuid, driver_uuid,
+            device->caps.device_memory_type);
+        ortvk_ort->ReleaseStatus(status);
+        status = named;
+    }
+    return status;
 }
 
 static bool host_supported(const ortvk_device *device)

@@ -98,7 +98,8 @@ const char *ortvk_vk_result_name(VkResult result)
     }
 }
 
-void ortvk_log(const OrtLogger *logger, OrtLoggingLevel level, const char *fmt, ...)
+void ortvk_log_at(const OrtLogger *logger, OrtLoggingLevel level, const char *file, int line, const char *function,
+                  const char *fmt, ...)
 {
     if (logger == NULL || ortvk_ort == NULL) return;
     char message[1024];
@@ -106,6 +107,7 @@ void ortvk_log(const OrtLogger *logger, OrtLoggingLevel level, const char *fmt, 
     va_start(ap, fmt);
     vsnprintf(message, sizeof(message), fmt, ap);
     va_end(ap);
-    OrtStatus *status = ortvk_ort->Logger_LogMessage(logger, level, message, __FILE__, __LINE__, "ortvk");
+    /* ORT prints the file's last component: "ep.c:107 ortvk_ep_get_capability". */
+    OrtStatus *status = ortvk_ort->Logger_LogMessage(logger, level, message, file, line, function);
     if (status != NULL) ortvk_ort->ReleaseStatus(status);
 }

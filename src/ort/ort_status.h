@@ -31,8 +31,11 @@ OrtStatus *ortvk_status_vk(VkResult result, const char *call, const char *fmt, .
 /* The VkResult's enumerator name, or "VkResult(<n>)" into a static "unknown" string. */
 const char *ortvk_vk_result_name(VkResult result);
 
-/* Logging through ORT's logger (never stdout). `logger` may be NULL: then the message is dropped. */
-void ortvk_log(const OrtLogger *logger, OrtLoggingLevel level, const char *fmt, ...) ORTVK_PRINTF(3, 4);
+/* Logging through ORT's logger (never stdout). `logger` may be NULL: then the message is dropped. ortvk_log is a
+ * macro so that ORT's log line names the caller's file, line and function, not this helper's. */
+void ortvk_log_at(const OrtLogger *logger, OrtLoggingLevel level, const char *file, int line, const char *function,
+                  const char *fmt, ...) ORTVK_PRINTF(6, 7);
+#define ortvk_log(logger, level, ...) ortvk_log_at((logger), (level), __FILE__, __LINE__, __func__, __VA_ARGS__)
 
 #define ORTVK_LOG_WARNING(logger, ...) ortvk_log((logger), ORT_LOGGING_LEVEL_WARNING, __VA_ARGS__)
 #define ORTVK_LOG_ERROR(logger, ...) ortvk_log((logger), ORT_LOGGING_LEVEL_ERROR, __VA_ARGS__)

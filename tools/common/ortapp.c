@@ -2,9 +2,11 @@
 #include "ortapp.h"
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ortvk.h"
 
@@ -13,6 +15,7 @@ int ortapp_open(ortapp *app, const char *ort_library, OrtLoggingLevel level, cha
     memset(app, 0, sizeof(*app));
     const char *path = ort_library ? ort_library : getenv("ORTVK_ORT_LIBRARY");
     if (path == NULL || path[0] == '\0') path = ORTVK_DEFAULT_ORT_LIBRARY;
+    if (path == (const char *)ORTVK_DEFAULT_ORT_LIBRARY && access(path, R_OK) != 0) path = "libonnxruntime.so.1";
     snprintf(app->library_path, sizeof(app->library_path), "%s", path);
     app->library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (app->library == NULL) {
@@ -45,10 +48,37 @@ int ortapp_open(ortapp *app, const char *ort_library, OrtLoggingLevel level, cha
     return 0;
 }
 
+/* The installed plugin when this program is installed (<prefix>/bin/x -> <prefix>/<libdir>/libortvk.so.0), else
+ * the build's, into `out`. */
+static void default_ep_library(char *out, size_t out_len)
+{
+    char exe[PATH_MAX], dir[PATH_MAX + 64], libdir[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash != NULL) *slash = '\0';
+        snprintf(dir, sizeof(dir), "%s/%s", exe, ORTVK_INSTALLED_EP_DIR);
+        if (slash != NULL && realpath(dir, libdir) != NULL) {
+            snprintf(dir, sizeof(dir), "%s/%s", libdir, ORTVK_INSTALLED_EP_NAME);
+            size_t len = strlen(dir);
+            if (access(dir, R_OK) == 0 && len < out_len) {
+                memcpy(out, dir, len + 1);
+                return;
+            }
+        }
+    }
+    snprintf(out, out_len, "%s", ORTVK_DEFAULT_EP_LIBRARY);
+}
+
 OrtStatus *ortapp_register(ortapp *app, const char *ep_library)
 {
     const char *path = ep_library ? ep_library : getenv("ORTVK_EP_LIBRARY");
-    if (path == NULL || path[0] == '\0') path = ORTVK_DEFAULT_EP_LIBRARY;
+    char absolute[PATH_MAX];
+    if (path != NULL && path[0] != '\0' && path[0] != '/' && realpath(path, absolute) != NULL) path = absolute;
+    if (path != NULL && path[0] != '\0') snprintf(app->ep_library_path, sizeof(app->ep_library_path), "%s", path);
+    else default_ep_library(app->ep_library_path, sizeof(app->ep_library_path));
+    path = app->ep_library_path;
     OrtStatus *status = app->api->RegisterExecutionProviderLibrary(app->env, ORTVK_EP_NAME, path);
     if (status == NULL) app->registered = true;
     return status;

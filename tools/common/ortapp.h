@@ -17,13 +17,16 @@ typedef struct ortapp {
     char library_path[512];
     OrtEnv *env;
     bool registered;
+    char ep_library_path[4096]; /* the libortvk.so ortapp_register registered */
 } ortapp;
 
-/* Opens ONNX Runtime: `ort_library` or $ORTVK_ORT_LIBRARY or the default build-time path. 0 on success; on
- * failure `error` says why. */
+/* Opens ONNX Runtime: `ort_library` or $ORTVK_ORT_LIBRARY or the build-time default (the fetched 1.30.0) or, when
+ * that is gone, libonnxruntime.so.1 from the loader's search path. 0 on success; on failure `error` says why. */
 int ortapp_open(ortapp *app, const char *ort_library, OrtLoggingLevel level, char *error, size_t error_len);
 
-/* Registers ortvk ($ORTVK_EP_LIBRARY or the build's libortvk.so) under the name "ortvk". */
+/* Registers ortvk under the name "ortvk": `ep_library` or $ORTVK_EP_LIBRARY or, for a program installed in
+ * <prefix>/bin, the installed <prefix>/<libdir>/libortvk.so.0, else the build's libortvk.so. Always an absolute path
+ * (ONNX Runtime looks for a relative one next to itself); app->ep_library_path says which. */
 OrtStatus *ortapp_register(ortapp *app, const char *ep_library);
 
 /* ortvk's EP devices, in ORT's order (most capable first). Returns how many were written. */

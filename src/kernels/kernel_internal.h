@@ -422,6 +422,24 @@ OrtStatus *ortvk_krun_scratch(ortvk_krun *run, size_t bytes, VkDeviceAddress *ad
 
 /* Helpers for shapes. */
 size_t ortvk_kcount(const int64_t *dims, size_t rank);
+/* Checked 64-bit arithmetic: every shape, size, stride and loop bound computed from a model's attributes or an
+ * input's dims goes through these (or is bounded by values that did). False when the exact result does not fit an
+ * int64_t; the caller refuses the node (GetCapability) or fails the run naming the op, the field and the value. */
+static inline bool ortvk_kmul(int64_t a, int64_t b, int64_t *out)
+{
+    return !__builtin_mul_overflow(a, b, out);
+}
+static inline bool ortvk_kadd(int64_t a, int64_t b, int64_t *out)
+{
+    return !__builtin_add_overflow(a, b, out);
+}
+static inline bool ortvk_ksub(int64_t a, int64_t b, int64_t *out)
+{
+    return !__builtin_sub_overflow(a, b, out);
+}
+/* The element count of `dims`, false when a dim is negative or the count (or its bytes at `esize` bytes each)
+ * overflows. */
+bool ortvk_kcount_checked(const int64_t *dims, size_t rank, size_t esize, int64_t *out);
 /* Multidirectional broadcast of a and b into out; false when incompatible. */
 bool ortvk_kbroadcast(const int64_t *a, size_t ra, const int64_t *b, size_t rb, int64_t *out, size_t *rout);
 

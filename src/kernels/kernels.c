@@ -451,6 +451,17 @@ size_t ortvk_kcount(const int64_t *dims, size_t rank)
     return n;
 }
 
+bool ortvk_kcount_checked(const int64_t *dims, size_t rank, size_t esize, int64_t *out)
+{
+    int64_t n = 1, bytes = 0;
+    for (size_t i = 0; i < rank; i++) {
+        if (dims[i] < 0 || !ortvk_kmul(n, dims[i], &n)) return false;
+    }
+    if (!ortvk_kmul(n, (int64_t)esize, &bytes)) return false;
+    *out = n;
+    return true;
+}
+
 struct ortvk_kheld {
     size_t count, capacity;
     ortvk_buffer **buffers;
@@ -636,6 +647,11 @@ static OrtStatus *record_kernel(ortvk_partition *p, size_t index, ortvk_krun *ru
     bool any = false;
     for (size_t i = 0; i < kernel->n_out; i++) {
         ortvk_ktensor *t = &run->out[i];
+        int64_t count = 0;
+        if (t->rank > ORTVK_KMAX_RANK || !ortvk_kcount_checked(t->dims, t->rank, ortvk_element_size(t->type), &count))
+            return ortvk_status(ORT_INVALID_ARGUMENT, "%s: output %zu of rank %zu, dims [%lld, %lld, ...]: a negative "
+                                "dim or more elements than 64 bits count", kernel->op_type, i, t->rank,
+                                (long long)t->dims[0], (long long)(t->rank > 1 ? t->dims[1] : 0));
         int slot = kernel->out_slot[i];
         const pvalue *v = slot >= 0 ? &p->values[slot] : NULL;
         if (v == NULL || (v->fused_out < 0 && v->last_use < 0)) {

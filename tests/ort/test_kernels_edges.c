@@ -1,0 +1,303 @@
+/* ortvk against ORT's CPU EP at the edges of what a model can ask: shape arithmetic that overflows, loops bounded
+ * only by an attribute, boolean-like attributes with other values, NaN/infinity/subnormal inputs, empty tensors,
+ * and the places where ORT's CPU EP reads the ONNX spec its own way. Each case is a one-node model whose inputs have
+ * symbolic dims (so ORT's shape inference does not catch anything first). Where the CPU EP returns a result ortvk
+ * must return the same one (or have left the node to the CPU EP); where the CPU EP fails, ortvk must fail too. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "kernel_check.h"
+
+#define MAX_INPUTS 3
+
+typedef struct edge_case {
+    const char *name;
+    onnx_model *m;
+    int n_inputs;
+    const char *inputs[MAX_INPUTS];
+    int rank[MAX_INPUTS];
+    int64_t dims[MAX_INPUTS][8];
+    const float *data[MAX_INPUTS]; /* NULL: small integers */
+    bool on_ortvk;                 /* the node must run on ortvk (a fix, not a refusal) */
+    bool exact;                    /* bit for bit (NaN matching any NaN) rather than ONNX's tolerance */
+    bool fails;                    /* ortvk must fail the run; the CPU EP is not asked (some builds crash) */
+} edge_case;
+
+/* argv[1], when given: only the cases whose name contains it run. */
+static const char *only;
+
+static size_t count_of(const int64_t *dims, int rank)
+{
+    size_t n = 1;
+    for (int i = 0; i < rank; i++) n *= (size_t)dims[i];
+    return n;
+}
+
+/* A case with float input "x" of `dims` (declared with every dim symbolic) and float output "y" of unknown shape. */
+static edge_case *start(edge_case *c, const char *name, int opset, int rank, const int64_t *dims)
+{
+    memset(c, 0, sizeof(*c));
+    c->name = name;
+    c->m = onnx_model_new(opset);
+    c->n_inputs = 1;
+    c->inputs[0] = "x";
+    c->rank[0] = rank;
+    memcpy(c->dims[0], dims, (size_t)rank * sizeof(int64_t));
+    int64_t symbolic[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+    onnx_model_add_input(c->m, "x", ONNX_FLOAT, rank, symbolic);
+    onnx_model_add_output(c->m, "y", ONNX_FLOAT, -1, NULL);
+    return c;
+}
+
+static void second_input(edge_case *c, const char *name, int rank, const int64_t *dims)
+{
+    int64_t symbolic[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+    c->inputs[c->n_inputs] = name;
+    c->rank[c->n_inputs] = rank;
+    memcpy(c->dims[c->n_inputs], dims, (size_t)rank * sizeof(int64_t));
+    c->n_inputs++;
+    onnx_model_add_input(c->m, name, ONNX_FLOAT, rank, symbolic);
+}
+
+static void const_ints(edge_case *c, const char *name, int count, const int64_t *values)
+{
+    int64_t dims[1] = {count};
+    onnx_model_add_initializer(c->m, name, ONNX_INT64, 1, dims, values, (size_t)count * sizeof(int64_t));
+}
+
+static onnx_node *node(edge_case *c, const char *op, int n_in, const char *const *in)
+{
+    const char *out[] = {"y"};
+    return onnx_model_add_node(c->m, op, in, n_in, out, 1);
+}
+
+/* Runs a session on `inputs`; the status (NULL: success) and the output. */
+static OrtStatus *run_session(ortapp *app, OrtSession *s, edge_case *c, OrtValue **inputs, OrtValue **out)
+{
+    const char *out_names[] = {"y"};
+    return app->api->Run(s, NULL, c->inputs, (const OrtValue *const *)inputs, (size_t)c->n_inputs, out_names, 1,
+                         out);
+}
+
+static bool same_value(float want, float got, bool exact)
+{
+    if (isnan(want) || isnan(got)) return isnan(want) && isnan(got);
+    if (exact) return memcmp(&want, &got, sizeof(float)) == 0;
+    if (want == got) return true;
+    if (isinf(want) || isinf(got)) return false;
+    return fabs((double)want - (double)got) <= 1e-7 + 1e-3 * fabs((double)want);
+}
+
+static void shape_of(ortapp *app, OrtValue *value, size_t *rank, int64_t *dims)
+{
+    OrtTensorTypeAndShapeInfo *info = NULL;
+    if (!ORT_OK(app, app->api->GetTensorTypeAndShape(value, &info))) return;
+    ORT_OK(app, app->api->GetDimensionsCount(info, rank));
+    if (*rank <= 8) ORT_OK(app, app->api->GetDimensions(info, dims, *rank));
+    app->api->ReleaseTensorTypeAndShapeInfo(info);
+}
+
+static void run_case(ortapp *app, const OrtEpDevice *device, edge_case *c)
+{
+    const OrtApi *api = app->api;
+    if (only != NULL && strstr(c->name, only) == NULL) {
+        onnx_model_free(c->m);
+        return;
+    }
+    uint8_t *model = NULL;
+    size_t len = 0;
+    int rc = onnx_model_serialize(c->m, &model, &len);
+    onnx_model_free(c->m);
+    if (!CHECK(rc == ONNX_OK, "%s: model (%s)", c->name, onnx_strerror(rc))) return;
+    OrtStatus *error = NULL;
+    OrtSession *cpu = kc_session(app, NULL, model, len, false, false, &error);
+    OrtSession *vk = cpu ? kc_session(app, device, model, len, false, true, &error) : NULL;
+    free(model);
+    if (!CHECK(vk != NULL, "%s: sessions: %s", c->name, error ? api->GetErrorMessage(error) : "")) {
+        if (error) api->ReleaseStatus(error);
+        if (cpu) api->ReleaseSession(cpu);
+        return;
+    }
+    size_t ours = 0, other = 0;
+    kc_assignment(app, vk, &ours, &other, NULL, 0, NULL, 0);
+    if (c->on_ortvk) CHECK(ours == 1, "%s: the node runs on ortvk (%zu on ortvk, %zu elsewhere)", c->name, ours, other);
+    OrtValue *inputs[MAX_INPUTS] = {0};
+    float *data[MAX_INPUTS] = {0};
+    for (int i = 0; i < c->n_inputs; i++) {
+        size_t n = count_of(c->dims[i], c->rank[i]);
+        data[i] = malloc(n * sizeof(float) + 4);
+        for (size_t k = 0; k < n; k++) data[i][k] = c->data[i] ? c->data[i][k] : (float)((int)(k * 7 % 11) - 5);
+        inputs[i] = test_host_tensor(app, data[i], n, c->rank[i], c->dims[i]);
+    }
+    OrtValue *want = NULL, *got = NULL;
+    OrtStatus *want_status = c->fails ? api->CreateStatus(ORT_INVALID_ARGUMENT, "not asked")
+                                      : run_session(app, cpu, c, inputs, &want);
+    OrtStatus *got_status = run_session(app, vk, c, inputs, &got);
+    const char *place = ours ? "on ortvk" : "left to the CPU EP";
+    if (want_status == NULL && got_status != NULL) {
+        size_t wr = 0;
+        int64_t wd[8] = {0};
+        shape_of(app, want, &wr, wd);
+        printf("%s: the CPU EP's output has rank %zu, dims [%lld,%lld,%lld,...]\n", c->name, wr, (long long)wd[0],
+               (long long)wd[1], (long long)wd[2]);
+    }
+    if (want_status != NULL) {
+        CHECK(got_status != NULL, "%s: the CPU EP fails (%s) but ortvk (%s) returns a result", c->name,
+              api->GetErrorMessage(want_status), place);
+        if (got_status != NULL)
+            printf("%-52s ok (both fail; ortvk %s: %s)\n", c->name, place, api->GetErrorMessage(got_status));
+    } else if (CHECK(got_status == NULL, "%s: the CPU EP returns a result but ortvk (%s) fails: %s", c->name, place,
+                     api->GetErrorMessage(got_status))) {
+        size_t wr = 0, gr = 0;
+        int64_t wd[8] = {0}, gd[8] = {0};
+        shape_of(app, want, &wr, wd);
+        shape_of(app, got, &gr, gd);
+        bool same_shape = wr == gr && memcmp(wd, gd, sizeof(wd)) == 0;
+        CHECK(same_shape, "%s: shapes differ: rank %zu [%lld,%lld,%lld,...] (CPU EP), rank %zu [%lld,%lld,%lld,...] "
+              "(ortvk)", c->name, wr, (long long)wd[0], (long long)wd[1], (long long)wd[2], gr, (long long)gd[0],
+              (long long)gd[1], (long long)gd[2]);
+        size_t wb = 0, gb = 0;
+        float *w = kc_host_data(app, want, &wb), *g = kc_host_data(app, got, &gb);
+        if (same_shape && CHECK(w && g && wb == gb, "%s: outputs of %zu and %zu bytes", c->name, wb, gb)) {
+            size_t n = wb / sizeof(float), bad = 0, first = 0;
+            for (size_t i = 0; i < n; i++) {
+                if (!same_value(w[i], g[i], c->exact) && bad++ == 0) first = i;
+            }
+            CHECK(bad == 0, "%s: %zu of %zu values differ (first [%zu]: CPU EP %.9g, ortvk %.9g)", c->name, bad, n,
+                  first, bad ? w[first] : 0.0, bad ? g[first] : 0.0);
+            if (bad == 0) printf("%-52s ok (%zu values, %s)\n", c->name, n, place);
+        }
+        free(w);
+        free(g);
+    }
+    if (want_status) api->ReleaseStatus(want_status);
+    if (got_status) api->ReleaseStatus(got_status);
+    if (want) api->ReleaseValue(want);
+    if (got) api->ReleaseValue(got);
+    for (int i = 0; i < c->n_inputs; i++) {
+        if (inputs[i]) api->ReleaseValue(inputs[i]);
+        free(data[i]);
+    }
+    api->ReleaseSession(vk);
+    api->ReleaseSession(cpu);
+}
+
+/* ---- the cases ------------------------------------------------------------------------------------------ */
+
+static void slice(ortapp *app, const OrtEpDevice *device, const char *name, int rank, const int64_t *x, int count,
+                  const int64_t *starts, const int64_t *ends, const int64_t *axes, const int64_t *steps,
+                  bool on_ortvk)
+{
+    edge_case c;
+    start(&c, name, 13, rank, x);
+    c.on_ortvk = on_ortvk;
+    c.exact = true;
+    const_ints(&c, "starts", count, starts);
+    const_ints(&c, "ends", count, ends);
+    const_ints(&c, "axes", count, axes);
+    if (steps) const_ints(&c, "steps", count, steps);
+    const char *in[] = {"x", "starts", "ends", "axes", "steps"};
+    node(&c, "Slice", steps ? 5 : 4, in);
+    run_case(app, device, &c);
+}
+
+static void shape_overflows(ortapp *app, const OrtEpDevice *device)
+{
+    {
+        edge_case c;
+        int64_t x[4] = {1, 4, 2, 2};
+        /* ORT 1.24.3's CPU EP dies of SIGFPE on this one (1.30.0 reports an error). */
+        start(&c, "DepthToSpace blocksize 2^32 (squared wraps to 0)", 13, 4, x);
+        c.on_ortvk = c.fails = true;
+        onnx_node_attr_int(node(&c, "DepthToSpace", 1, (const char *[]){"x"}), "blocksize", 4294967296LL);
+        run_case(app, device, &c);
+    }
+    {
+        edge_case c;
+        /* 4 (2^62 + 1) wraps to 4: a [4, 3] output. ORT 1.30.0's CPU EP refuses; 1.24.3's wraps too. */
+        int64_t x[2] = {4, 3}, repeats[2] = {4611686018427387905LL, 1};
+        start(&c, "Tile repeats [2^62 + 1, 1] (wraps to 4)", 13, 2, x);
+        c.on_ortvk = c.fails = true;
+        const_ints(&c, "repeats", 2, repeats);
+        node(&c, "Tile", 2, (const char *[]){"x", "repeats"});
+        run_case(app, device, &c);
+    }
+    {
+        edge_case c;
+        int64_t x[2] = {2, 3}, pads[4] = {0, INT64_MAX, 0, 2};
+        start(&c, "Pad end pads INT64_MAX (overflows)", 13, 2, x);
+        const_ints(&c, "pads", 4, pads);
+        node(&c, "Pad", 2, (const char *[]){"x", "pads"});
+        run_case(app, device, &c);
+    }
+    {
+        edge_case c;
+        int64_t x[4] = {1, 1, 2, 2};
+        float scales[4] = {1, 1, 1e30f, 1};
+        int64_t four[1] = {4};
+        start(&c, "Resize scale 1e30 (float to int64 overflows)", 13, 4, x);
+        onnx_model_add_initializer(c.m, "scales", ONNX_FLOAT, 1, four, scales, sizeof(scales));
+        node(&c, "Resize", 3, (const char *[]){"x", "", "scales"});
+        run_case(app, device, &c);
+    }
+    {
+        int64_t x[2] = {3, 10}, st[1] = {2}, en[1] = {10}, ax[1] = {1}, huge[1] = {INT64_MAX - 1};
+        slice(app, device, "Slice step INT64_MAX - 1", 2, x, 1, st, en, ax, huge, true);
+        int64_t st2[1] = {-1}, en2[1] = {INT64_MIN}, neg[1] = {INT64_MIN};
+        slice(app, device, "Slice step INT64_MIN from the end", 2, x, 1, st2, en2, ax, neg, true);
+        int64_t st3[1] = {INT64_MIN}, en3[1] = {INT64_MAX};
+        slice(app, device, "Slice starts INT64_MIN ends INT64_MAX", 2, x, 1, st3, en3, ax, NULL, true);
+    }
+}
+
+/* Slices that ORT's CPU EP reads its own way (ends = INT64_MAX or INT32_MAX with a negative step), Slice-1, and
+ * slices of empty inputs. */
+static void slices(ortapp *app, const OrtEpDevice *device)
+{
+    int64_t x[2] = {3, 10}, ax[1] = {1}, back[1] = {-1}, neg2[1] = {-2};
+    int64_t st[1] = {8}, en[1] = {INT64_MAX}, en32[1] = {INT32_MAX}, en_min[1] = {INT64_MIN};
+    slice(app, device, "Slice ends INT64_MAX step -1", 2, x, 1, st, en, ax, back, true);
+    slice(app, device, "Slice ends INT32_MAX step -2", 2, x, 1, st, en32, ax, neg2, true);
+    slice(app, device, "Slice ends INT64_MIN step -1", 2, x, 1, st, en_min, ax, back, true);
+    int64_t empty[2] = {0, 3}, ax0[1] = {0}, s0[1] = {0}, s_neg[1] = {-1}, e5[1] = {5};
+    slice(app, device, "Slice of [0,3] from -1 down, step -1", 2, empty, 1, s_neg, en_min, ax0, back, false);
+    slice(app, device, "Slice of [0,3] from 0 down, step -1", 2, empty, 1, s0, en_min, ax0, back, false);
+    slice(app, device, "Slice of [0,3] ends INT64_MAX step -1", 2, empty, 1, s0, en, ax0, back, false);
+    slice(app, device, "Slice of [0,3] [0:5] on axis 0", 2, empty, 1, s0, e5, ax0, NULL, false);
+    int64_t empty2[2] = {3, 0};
+    slice(app, device, "Slice of [3,0] [0:5] on axis 0", 2, empty2, 1, s0, e5, ax0, NULL, false);
+    {
+        edge_case c;
+        int64_t x3[3] = {4, 5, 6}, starts[2] = {1, -4}, ends[2] = {INT64_MAX, -1}, axes[2] = {0, 2};
+        start(&c, "Slice-1 (attributes) axes [0,2]", 9, 3, x3);
+        c.on_ortvk = c.exact = true;
+        onnx_node *n = node(&c, "Slice", 1, (const char *[]){"x"});
+        onnx_node_attr_ints(n, "starts", starts, 2);
+        onnx_node_attr_ints(n, "ends", ends, 2);
+        onnx_node_attr_ints(n, "axes", axes, 2);
+        run_case(app, device, &c);
+    }
+    {
+        edge_case c;
+        int64_t x3[3] = {4, 5, 6}, starts[2] = {1, -100}, ends[2] = {3, 4};
+        start(&c, "Slice-1 (attributes) no axes", 1, 3, x3);
+        c.on_ortvk = c.exact = true;
+        onnx_node *n = node(&c, "Slice", 1, (const char *[]){"x"});
+        onnx_node_attr_ints(n, "starts", starts, 2);
+        onnx_node_attr_ints(n, "ends", ends, 2);
+        run_case(app, device, &c);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    only = argc > 1 ? argv[1] : NULL;
+    ortapp app;
+    const OrtEpDevice *device;
+    test_open(&app, &device);
+    (void)second_input;
+    shape_overflows(&app, device);
+    slices(&app, device);
+    return test_finish(&app, "test_kernels_edges");
+}

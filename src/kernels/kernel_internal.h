@@ -55,6 +55,16 @@ bool ortvk_knode_floats(const ortvk_knode *node, const char *name, float *out, s
 /* *out = "" when absent. */
 bool ortvk_knode_string(const ortvk_knode *node, const char *name, char *out, size_t max);
 bool ortvk_knode_has(const ortvk_knode *node, const char *name);
+/* A boolean-like integer attribute (keepdims, ceil_mode, transA, ...): false when present with another type or with a
+ * value other than 0 and 1. ORT's CPU EP reads some of these as "== 1" and others as "!= 0", so such values are
+ * refused, which leaves the node to the CPU EP and the model with the CPU EP's answer. */
+static inline bool ortvk_knode_bool(const ortvk_knode *node, const char *name, bool fallback, bool *out)
+{
+    int64_t v = fallback ? 1 : 0;
+    if (!ortvk_knode_int(node, name, v, &v) || (v != 0 && v != 1)) return false;
+    *out = v == 1;
+    return true;
+}
 
 /* A constant input's values: int64/int32 tensors as int64, float and float16 tensors as float. False when it is not a
  * constant initializer of a fitting type or has more than `max` elements. */

@@ -92,9 +92,7 @@ static bool reshape_prepare(const ortvk_knode *node, ortvk_kparams *params, char
     size_t n = 0;
     if (strcmp(op, "Reshape") == 0) {
         p->kind = ORTVK_RESHAPE_RESHAPE;
-        int64_t allowzero = 0;
-        if (!ortvk_knode_int(node, "allowzero", 0, &allowzero)) return ortvk_krefuse(why, why_len, "allowzero");
-        p->allowzero = allowzero != 0;
+        if (!ortvk_knode_bool(node, "allowzero", false, &p->allowzero)) return ortvk_krefuse(why, why_len, "allowzero");
         if (node->n_in != 2 || !ortvk_knode_const_ints(node, 1, p->shape, ORTVK_KMAX_RANK, &n))
             return ortvk_krefuse(why, why_len, "shape is not constant");
         p->count = (int)n;

@@ -30,13 +30,11 @@ static bool gemm_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
     if (node->n_in < 2 || node->n_in > 3 || !is_float(&node->in[0]) || !is_float(&node->in[1]) ||
         (node->n_in == 3 && node->in[2].present && !is_float(&node->in[2])))
         return ortvk_krefuse(why, why_len, "inputs are not float");
-    int64_t ta = 0, tb = 0, broadcast = 1;
-    if (!ortvk_knode_int(node, "transA", 0, &ta) || !ortvk_knode_int(node, "transB", 0, &tb) ||
+    int64_t broadcast = 1;
+    if (!ortvk_knode_bool(node, "transA", false, &p->trans_a) || !ortvk_knode_bool(node, "transB", false, &p->trans_b) ||
         !ortvk_knode_float(node, "alpha", 1.0f, &p->alpha) || !ortvk_knode_float(node, "beta", 1.0f, &p->beta) ||
         !ortvk_knode_int(node, "broadcast", 1, &broadcast) || broadcast != 1)
-        return ortvk_krefuse(why, why_len, "attributes");
-    p->trans_a = ta != 0;
-    p->trans_b = tb != 0;
+        return ortvk_krefuse(why, why_len, "attributes (transA and transB 0 or 1)");
     return true;
 }
 
@@ -260,11 +258,9 @@ static bool reduce_prepare(const ortvk_knode *node, ortvk_kparams *params, char 
     p->fn = fns[k].fn;
     if (node->n_in < 1 || node->n_in > 2 || node->n_out != 1 || !is_float(&node->in[0]) || !is_float(&node->out[0]))
         return ortvk_krefuse(why, why_len, "not float");
-    int64_t keepdims = 1, noop = 0;
-    if (!ortvk_knode_int(node, "keepdims", 1, &keepdims) || !ortvk_knode_int(node, "noop_with_empty_axes", 0, &noop))
-        return ortvk_krefuse(why, why_len, "keepdims");
-    p->keepdims = keepdims != 0;
-    p->noop_empty = noop != 0;
+    if (!ortvk_knode_bool(node, "keepdims", true, &p->keepdims) ||
+        !ortvk_knode_bool(node, "noop_with_empty_axes", false, &p->noop_empty))
+        return ortvk_krefuse(why, why_len, "keepdims or noop_with_empty_axes other than 0 or 1");
     /* axes: an attribute until ReduceSum-13 / the others' opset 18 made it an optional constant input. */
     bool input_axes = p->fn == ORTVK_REDUCE_SUM ? node->opset >= 13 : node->opset >= 18;
     if (!input_axes) {

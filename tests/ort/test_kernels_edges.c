@@ -290,14 +290,81 @@ static void slices(ortapp *app, const OrtEpDevice *device)
     }
 }
 
+/* Boolean-like integer attributes set to 2, -1 and 2^31: the CPU EP's reading of each (or a refusal). */
+static void booleans(ortapp *app, const OrtEpDevice *device)
+{
+    static const int64_t values[] = {2, -1, 2147483648LL};
+    static const char *const names[] = {"2", "-1", "2^31"};
+    char name[96];
+    for (int k = 0; k < 3; k++) {
+        {
+            edge_case c;
+            int64_t x[3] = {2, 3, 4}, axes[1] = {1};
+            snprintf(name, sizeof(name), "ReduceSum keepdims %s", names[k]);
+            start(&c, name, 13, 3, x);
+            const_ints(&c, "axes", 1, axes);
+            onnx_node_attr_int(node(&c, "ReduceSum", 2, (const char *[]){"x", "axes"}), "keepdims", values[k]);
+            run_case(app, device, &c);
+        }
+        {
+            edge_case c;
+            int64_t x[3] = {2, 3, 4};
+            snprintf(name, sizeof(name), "ReduceMax noop_with_empty_axes %s", names[k]);
+            start(&c, name, 18, 3, x);
+            onnx_node_attr_int(node(&c, "ReduceMax", 1, (const char *[]){"x"}), "noop_with_empty_axes", values[k]);
+            run_case(app, device, &c);
+        }
+        {
+            edge_case c;
+            int64_t x[4] = {1, 2, 6, 6}, kernel[2] = {3, 3}, strides[2] = {2, 2};
+            snprintf(name, sizeof(name), "MaxPool ceil_mode %s", names[k]);
+            start(&c, name, 13, 4, x);
+            onnx_node *n = node(&c, "MaxPool", 1, (const char *[]){"x"});
+            onnx_node_attr_ints(n, "kernel_shape", kernel, 2);
+            onnx_node_attr_ints(n, "strides", strides, 2);
+            onnx_node_attr_int(n, "ceil_mode", values[k]);
+            run_case(app, device, &c);
+        }
+        {
+            edge_case c;
+            int64_t x[4] = {1, 2, 5, 5}, kernel[2] = {3, 3}, pads[4] = {1, 1, 1, 1};
+            snprintf(name, sizeof(name), "AveragePool count_include_pad %s", names[k]);
+            start(&c, name, 13, 4, x);
+            onnx_node *n = node(&c, "AveragePool", 1, (const char *[]){"x"});
+            onnx_node_attr_ints(n, "kernel_shape", kernel, 2);
+            onnx_node_attr_ints(n, "pads", pads, 4);
+            onnx_node_attr_int(n, "count_include_pad", values[k]);
+            run_case(app, device, &c);
+        }
+        {
+            edge_case c;
+            int64_t a[2] = {3, 4}, b[2] = {3, 5};
+            snprintf(name, sizeof(name), "Gemm transA %s", names[k]);
+            start(&c, name, 13, 2, a);
+            second_input(&c, "b", 2, b);
+            onnx_node_attr_int(node(&c, "Gemm", 2, (const char *[]){"x", "b"}), "transA", values[k]);
+            run_case(app, device, &c);
+        }
+        {
+            edge_case c;
+            int64_t x[2] = {0, 4}, shape[2] = {4, 0};
+            snprintf(name, sizeof(name), "Reshape [0,4] to [4,0] allowzero %s", names[k]);
+            start(&c, name, 14, 2, x);
+            const_ints(&c, "shape", 2, shape);
+            onnx_node_attr_int(node(&c, "Reshape", 2, (const char *[]){"x", "shape"}), "allowzero", values[k]);
+            run_case(app, device, &c);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     only = argc > 1 ? argv[1] : NULL;
     ortapp app;
     const OrtEpDevice *device;
     test_open(&app, &device);
-    (void)second_input;
     shape_overflows(&app, device);
     slices(&app, device);
+    booleans(&app, device);
     return test_finish(&app, "test_kernels_edges");
 }

@@ -357,6 +357,43 @@ static void booleans(ortapp *app, const OrtEpDevice *device)
     }
 }
 
+/* A pool of `op` over `x` (rank 3 to 5, filled with `data`) with `kernel`, optional pads or auto_pad. */
+static void pool(ortapp *app, const OrtEpDevice *device, const char *name, const char *op, int rank, const int64_t *x,
+                 const float *data, const int64_t *kernel, const int64_t *pads, const char *auto_pad, int64_t include)
+{
+    edge_case c;
+    start(&c, name, 13, rank, x);
+    c.on_ortvk = true;
+    c.data[0] = data;
+    onnx_node *n = node(&c, op, 1, (const char *[]){"x"});
+    onnx_node_attr_ints(n, "kernel_shape", kernel, rank - 2);
+    if (pads) onnx_node_attr_ints(n, "pads", pads, 2 * (rank - 2));
+    if (auto_pad) onnx_node_attr_string(n, "auto_pad", auto_pad);
+    if (include) onnx_node_attr_int(n, "count_include_pad", include);
+    run_case(app, device, &c);
+}
+
+/* Windows far larger than lavapipe's 65,535 loop iterations, and kernels far larger than the input. */
+static void pools(ortapp *app, const OrtEpDevice *device)
+{
+    float *ramp = malloc(90000 * sizeof(float)), *ones = malloc(90000 * sizeof(float));
+    for (int i = 0; i < 90000; i++) ramp[i] = (float)i, ones[i] = 1.0f;
+    int64_t x1[3] = {1, 1, 70000}, k1[1] = {70000}, k1b[1] = {69000}, pads1[2] = {3, 2};
+    pool(app, device, "MaxPool kernel 70,000 over 70,000", "MaxPool", 3, x1, ramp, k1, NULL, NULL, 0);
+    pool(app, device, "AveragePool kernel 70,000 over 70,000 ones", "AveragePool", 3, x1, ones, k1, NULL, NULL, 0);
+    pool(app, device, "AveragePool kernel 69,000 pads [3,2] include pad", "AveragePool", 3, x1, ramp, k1b, pads1, NULL,
+         1);
+    int64_t x2[4] = {1, 1, 300, 300}, k2[2] = {300, 300};
+    pool(app, device, "MaxPool kernel 300x300 over 300x300", "MaxPool", 4, x2, ramp, k2, NULL, NULL, 0);
+    int64_t x3[5] = {1, 1, 40, 40, 50}, k3[3] = {40, 40, 50};
+    pool(app, device, "AveragePool kernel 40x40x50 over 40x40x50", "AveragePool", 5, x3, ramp, k3, NULL, NULL, 0);
+    int64_t small[4] = {1, 2, 3, 3}, huge[2] = {2147483648LL, 2147483648LL};
+    pool(app, device, "MaxPool kernel 2^31 x 2^31 SAME_UPPER over 3x3", "MaxPool", 4, small, NULL, huge, NULL,
+         "SAME_UPPER", 0);
+    free(ramp);
+    free(ones);
+}
+
 int main(int argc, char **argv)
 {
     only = argc > 1 ? argv[1] : NULL;
@@ -366,5 +403,6 @@ int main(int argc, char **argv)
     shape_overflows(&app, device);
     slices(&app, device);
     booleans(&app, device);
+    pools(&app, device);
     return test_finish(&app, "test_kernels_edges");
 }

@@ -1,5 +1,11 @@
 // MaxPool and AveragePool over up to 3 spatial dims (fewer run with size-1 dims). Padding never counts for max;
 // for average it counts only with count_include_pad (then the divisor is the kernel size, like ORT's CPU EP).
+//
+// Each output visits only the taps that touch the input: per dim the range [lo, hi) of kernel indices whose input
+// index lies inside it, so a kernel far larger than the input costs what the input does. The host bounds every
+// value so that this arithmetic stays within 32 bits. An output's taps (in d, h, w order) are split into passes of
+// at most a few thousand, one dispatch each ([t0, t1)), each continuing from what the previous one stored: lavapipe
+// silently ends a shader loop after about 65,535 iterations.
 #version 460
 #include "common.glsl"
 
@@ -9,8 +15,20 @@ layout(push_constant) uniform Push {
     uint KD, KH, KW, SD, SH, SW;
     int PD, PH, PW;
     uint DD, DH, DW;
-    uint mode; // 0 max, 1 average (padding excluded), 2 average (padding included)
+    uint mode;     // 0 max, 1 average (padding excluded), 2 average (padding included)
+    uint t0, t1;   // this pass's share of each output's taps
+    uint flags;    // 1: the first pass (else it continues from y), 2: the last (average: divide)
+    float divisor; // mode 2: the kernel's size
 } p;
+
+// The kernel indices k of one dim whose input index o S - P + k D lies in [0, I): [lo, hi).
+void taps(uint o, uint S, int P, uint D, uint I, uint K, out uint lo, out uint hi)
+{
+    int start = int(o * S) - P;
+    uint span = start < 0 ? I + uint(-start) : (I > uint(start) ? I - uint(start) : 0u);
+    lo = start < 0 ? (uint(-start) + D - 1u) / D : 0u;
+    hi = max(lo, min(K, (span + D - 1u) / D));
+}
 
 void main()
 {
@@ -23,31 +41,33 @@ void main()
     t /= p.OH;
     uint od = t % p.OD;
     uint nc = t / p.OD;
-    int d0 = int(od * p.SD) - p.PD, h0 = int(oh * p.SH) - p.PH, w0 = int(ow * p.SW) - p.PW;
+    uint dlo, dhi, hlo, hhi, wlo, whi;
+    taps(od, p.SD, p.PD, p.DD, p.ID, p.KD, dlo, dhi);
+    taps(oh, p.SH, p.PH, p.DH, p.IH, p.KH, hlo, hhi);
+    taps(ow, p.SW, p.PW, p.DW, p.IW, p.KW, wlo, whi);
+    uint nh = hhi - hlo, nw = whi - wlo;
+    uint n = (dhi - dlo) * nh * nw;
+    // The first input index of each dim (wrapping arithmetic: the sums below land in [0, I)).
+    uint d0 = od * p.SD - uint(p.PD), h0 = oh * p.SH - uint(p.PH), w0 = ow * p.SW - uint(p.PW);
     Elems X = Elems(p.x);
     uint base = nc * p.ID * p.IH * p.IW;
-    float acc = p.mode == 0u ? -ORTVK_INF : 0.0;
-    uint count = 0u;
-    for (uint kd = 0u; kd < p.KD; kd++) {
-        int id = d0 + int(kd * p.DD);
-        if (id < 0 || id >= int(p.ID)) continue;
-        for (uint kh = 0u; kh < p.KH; kh++) {
-            int ih = h0 + int(kh * p.DH);
-            if (ih < 0 || ih >= int(p.IH)) continue;
-            for (uint kw = 0u; kw < p.KW; kw++) {
-                int iw = w0 + int(kw * p.DW);
-                if (iw < 0 || iw >= int(p.IW)) continue;
-                float v = ORTVK_GET(X, base + (uint(id) * p.IH + uint(ih)) * p.IW + uint(iw));
-                if (p.mode == 0u) {
-                    if (v > acc || ortvk_isnan(v)) acc = v;
-                } else {
-                    acc += v;
-                }
-                count++;
-            }
+    float acc = (p.flags & 1u) != 0u ? (p.mode == 0u ? -ORTVK_INF : 0.0) : ORTVK_GET(Elems(p.y), i);
+    uint end = min(p.t1, n);
+    for (uint k = p.t0; k < end; k++) {
+        uint r = k / nw;
+        uint iw = w0 + (wlo + (k - r * nw)) * p.DW;
+        uint ih = h0 + (hlo + r % nh) * p.DH;
+        uint id = d0 + (dlo + r / nh) * p.DD;
+        float v = ORTVK_GET(X, base + (id * p.IH + ih) * p.IW + iw);
+        if (p.mode == 0u) {
+            if (v > acc || ortvk_isnan(v)) acc = v;
+        } else {
+            acc += v;
         }
     }
-    if (p.mode == 1u) acc = acc / float(count);
-    else if (p.mode == 2u) acc = acc / float(p.KD * p.KH * p.KW);
+    if ((p.flags & 2u) != 0u) {
+        if (p.mode == 1u) acc = acc / float(n);
+        else if (p.mode == 2u) acc = acc / p.divisor;
+    }
     ORTVK_SET(Elems(p.y), i, acc);
 }

@@ -327,9 +327,20 @@ static OrtStatus *reduce_shape(const ortvk_kparams *params, ortvk_krun *run)
         if (!reduced[d]) y->dims[y->rank++] = x->dims[d];
         else if (p->keepdims) y->dims[y->rank++] = 1;
     }
-    if ((p->fn == ORTVK_REDUCE_MAX || p->fn == ORTVK_REDUCE_MIN) && R == 0 && outer * inner > 0)
-        return ortvk_status(ORT_INVALID_ARGUMENT, "ReduceMax/Min over an empty dim");
     return NULL;
+}
+
+/* What ORT's CPU EP returns for a reduction over nothing (an empty reduced dim with a non-empty output). */
+static float reduce_empty_value(int fn)
+{
+    switch (fn) {
+    case ORTVK_REDUCE_PROD: return 1.0f;
+    case ORTVK_REDUCE_MAX: return -1.0f / 0.0f;
+    case ORTVK_REDUCE_MIN: return 1.0f / 0.0f;
+    case ORTVK_REDUCE_LOG_SUM:
+    case ORTVK_REDUCE_LOG_SUM_EXP: return -1.0f / 0.0f;
+    default: return 0.0f; /* Sum, SumSquare, L1, L2, and Mean */
+    }
 }
 
 static OrtStatus *reduce_record(const ortvk_kparams *params, ortvk_krun *run)
@@ -339,6 +350,23 @@ static OrtStatus *reduce_record(const ortvk_kparams *params, ortvk_krun *run)
     bool reduced[ORTVK_KMAX_RANK];
     size_t outer, R, inner;
     ORTVK_TRY(reduce_plan(p, x, reduced, &outer, &R, &inner));
+    if (R == 0) { /* filled on the host's word: the shader never sees a reduction over nothing */
+        const ortvk_ktensor *y = &run->out[0];
+        float v = reduce_empty_value(p->fn);
+        uint32_t word;
+        memcpy(&word, &v, sizeof(word));
+        if (run->float16) {
+            uint32_t h = (word >> 16) & 0x8000u; /* the values above are exact in float16 */
+            h |= (word & 0x7fffffffu) == 0x7f800000u ? 0x7c00u : (word & 0x7fffffffu) == 0x3f800000u ? 0x3c00u : 0u;
+            word = h | h << 16;
+        }
+        size_t bytes = y->count * ortvk_element_size(y->type), even = bytes & ~(size_t)3;
+        ORTVK_TRY(ortvk_krun_fill(run, y->address, even, word));
+        if (even == bytes) return NULL;
+        VkDeviceAddress tail = 0; /* an odd count of float16 values: the last one */
+        ORTVK_TRY(ortvk_krun_upload(run, &word, 2, &tail));
+        return ortvk_krun_copy(run, y->address + even, tail, 2);
+    }
     ortvk_kpush_reduce push = {
         .x = x->count > 0 ? x->address : run->out[0].address,
         .y = run->out[0].address,

@@ -456,6 +456,142 @@ static void binary_specials(ortapp *app, const OrtEpDevice *device)
     free(b);
 }
 
+/* A one-node case of `op` over float inputs of the given shapes (the first named "x", then "b", "c"), with a
+ * constant int64 input `ints` (named "k", appended last) when `n_ints` >= 0. */
+static edge_case *simple(edge_case *c, const char *name, const char *op, int opset, int n_in, const int *ranks,
+                         const int64_t (*dims)[5], const int64_t *ints, int n_ints)
+{
+    static const char *const names[] = {"x", "b", "c"};
+    start(c, name, opset, ranks[0], dims[0]);
+    for (int i = 1; i < n_in; i++) second_input(c, names[i], ranks[i], dims[i]);
+    const char *in[4] = {"x", "b", "c", "k"};
+    int n = n_in;
+    if (n_ints >= 0) {
+        const_ints(c, "k", n_ints, ints);
+        in[n++] = "k";
+    }
+    onnx_model_add_node(c->m, op, in, n, (const char *[]){"y"}, 1);
+    return c;
+}
+
+/* Every op with a zero-sized input (and some with a non-empty output from an empty input). */
+static void empties(ortapp *app, const OrtEpDevice *device)
+{
+    edge_case c;
+    const int r1[3] = {1, 1, 1}, r2[3] = {2, 2, 2}, r3[3] = {3, 3, 3}, r4[3] = {4, 4, 4};
+    const int64_t d03[3][5] = {{0, 3}, {3}, {0}}, d20[3][5] = {{2, 0}, {1, 1}, {0}};
+    run_case(app, device, simple(&c, "Relu of [0,3]", "Relu", 13, 1, r2, d03, NULL, -1));
+    run_case(app, device, simple(&c, "Add [0,3] + [3]", "Add", 13, 2, (const int[]){2, 1}, d03, NULL, -1));
+    run_case(app, device, simple(&c, "Mul [2,0] * [1,1]", "Mul", 13, 2, r2, d20, NULL, -1));
+    run_case(app, device, simple(&c, "Max of [2,0], [1,1]", "Max", 13, 2, r2, d20, NULL, -1));
+    run_case(app, device, simple(&c, "Mean of [2,0], [1,1]", "Mean", 13, 2, r2, d20, NULL, -1));
+    run_case(app, device, simple(&c, "Softmax of [2,0]", "Softmax", 13, 1, r2, d20, NULL, -1));
+    run_case(app, device, simple(&c, "Softmax of [0,3]", "Softmax", 13, 1, r2, d03, NULL, -1));
+    const int64_t mm[3][5] = {{2, 0}, {0, 3}};
+    run_case(app, device, simple(&c, "MatMul [2,0] x [0,3] (sums of nothing)", "MatMul", 13, 2, r2, mm, NULL, -1));
+    run_case(app, device, simple(&c, "Gemm [2,0] x [0,3] + C[3]", "Gemm", 13, 3, (const int[]){2, 2, 1},
+                                 (const int64_t[3][5]){{2, 0}, {0, 3}, {3}}, NULL, -1));
+    const int64_t mm0[3][5] = {{0, 4}, {4, 3}};
+    run_case(app, device, simple(&c, "MatMul [0,4] x [4,3]", "MatMul", 13, 2, r2, mm0, NULL, -1));
+    static const char *const reduces[] = {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
+                                          "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum",
+                                          "ReduceLogSumExp"};
+    char name[96];
+    for (size_t k = 0; k < sizeof(reduces) / sizeof(reduces[0]); k++) {
+        int64_t axes[1] = {1};
+        snprintf(name, sizeof(name), "%s over the empty axis of [3,0]", reduces[k]);
+        simple(&c, name, reduces[k], 18, 1, r2, (const int64_t[3][5]){{3, 0}}, axes, 1);
+        run_case(app, device, &c);
+        snprintf(name, sizeof(name), "%s of [0,3] over axis 1", reduces[k]);
+        simple(&c, name, reduces[k], 18, 1, r2, (const int64_t[3][5]){{0, 3}}, axes, 1);
+        run_case(app, device, &c);
+    }
+    run_case(app, device, simple(&c, "Transpose of [0,3]", "Transpose", 13, 1, r2, d03, NULL, -1));
+    {
+        edge_case e;
+        start(&e, "Concat [2,0] and [2,0] on axis 1", 13, 2, (const int64_t[]){2, 0});
+        second_input(&e, "b", 2, (const int64_t[]){2, 0});
+        onnx_node_attr_int(node(&e, "Concat", 2, (const char *[]){"x", "b"}), "axis", 1);
+        run_case(app, device, &e);
+    }
+    {
+        edge_case e;
+        start(&e, "Concat [0,2] and [3,2] on axis 0", 13, 2, (const int64_t[]){0, 2});
+        second_input(&e, "b", 2, (const int64_t[]){3, 2});
+        onnx_node_attr_int(node(&e, "Concat", 2, (const char *[]){"x", "b"}), "axis", 0);
+        run_case(app, device, &e);
+    }
+    {
+        edge_case e;
+        start(&e, "Split [3,4] into [3,0] and [3,4]", 13, 2, (const int64_t[]){3, 4});
+        const_ints(&e, "split", 2, (const int64_t[]){0, 4});
+        onnx_model_add_output(e.m, "z", ONNX_FLOAT, -1, NULL);
+        onnx_node_attr_int(onnx_model_add_node(e.m, "Split", (const char *[]){"x", "split"}, 2,
+                                               (const char *[]){"y", "z"}, 2), "axis", 1);
+        run_case(app, device, &e);
+    }
+    run_case(app, device, simple(&c, "Expand [0,1] to [2,0,3]", "Expand", 13, 1, r2,
+                                 (const int64_t[3][5]){{0, 1}}, (const int64_t[]){2, 0, 3}, 3));
+    run_case(app, device, simple(&c, "Tile [2,3] by [0,2]", "Tile", 13, 1, r2, (const int64_t[3][5]){{2, 3}},
+                                 (const int64_t[]){0, 2}, 2));
+    run_case(app, device, simple(&c, "Tile [0,3] by [2,2]", "Tile", 13, 1, r2, d03, (const int64_t[]){2, 2}, 2));
+    run_case(app, device, simple(&c, "Reshape [0,3] to [3,0]", "Reshape", 14, 1, r2, d03, (const int64_t[]){3, 0}, 2));
+    run_case(app, device, simple(&c, "Pad [0,3] by [1,0,1,0] (a non-empty output)", "Pad", 13, 1, r2, d03,
+                                 (const int64_t[]){1, 0, 1, 0}, 4));
+    run_case(app, device, simple(&c, "Pad [2,0] by [0,1,0,1] (a non-empty output)", "Pad", 13, 1, r2, d20,
+                                 (const int64_t[]){0, 1, 0, 1}, 4));
+    {
+        edge_case e;
+        start(&e, "Gather [0,3] at [1] on axis 1", 13, 2, (const int64_t[]){0, 3});
+        const_ints(&e, "i", 1, (const int64_t[]){1});
+        onnx_node_attr_int(node(&e, "Gather", 2, (const char *[]){"x", "i"}), "axis", 1);
+        run_case(app, device, &e);
+    }
+    {
+        edge_case e;
+        start(&e, "DepthToSpace of [0,4,2,2]", 13, 4, (const int64_t[]){0, 4, 2, 2});
+        onnx_node_attr_int(node(&e, "DepthToSpace", 1, (const char *[]){"x"}), "blocksize", 2);
+        run_case(app, device, &e);
+    }
+    {
+        edge_case e;
+        start(&e, "MaxPool of [0,2,4,4]", 13, 4, (const int64_t[]){0, 2, 4, 4});
+        onnx_node_attr_ints(node(&e, "MaxPool", 1, (const char *[]){"x"}), "kernel_shape", (const int64_t[]){2, 2}, 2);
+        run_case(app, device, &e);
+    }
+    run_case(app, device, simple(&c, "GlobalAveragePool of [1,2,0,0]", "GlobalAveragePool", 13, 1, r4,
+                                 (const int64_t[3][5]){{1, 2, 0, 0}}, NULL, -1));
+    run_case(app, device, simple(&c, "GlobalMaxPool of [0,2,3,3]", "GlobalMaxPool", 13, 1, r4,
+                                 (const int64_t[3][5]){{0, 2, 3, 3}}, NULL, -1));
+    {
+        edge_case e;
+        start(&e, "Resize of [0,1,2,2] x2", 13, 4, (const int64_t[]){0, 1, 2, 2});
+        float scales[4] = {1, 1, 2, 2};
+        onnx_model_add_initializer(e.m, "s", ONNX_FLOAT, 1, (const int64_t[]){4}, scales, sizeof(scales));
+        node(&e, "Resize", 3, (const char *[]){"x", "", "s"});
+        run_case(app, device, &e);
+    }
+    {
+        edge_case e;
+        start(&e, "LayerNormalization of [0,4]", 17, 2, (const int64_t[]){0, 4});
+        float ones4[4] = {1, 1, 1, 1};
+        onnx_model_add_initializer(e.m, "s", ONNX_FLOAT, 1, (const int64_t[]){4}, ones4, sizeof(ones4));
+        node(&e, "LayerNormalization", 2, (const char *[]){"x", "s"});
+        run_case(app, device, &e);
+    }
+    {
+        edge_case e;
+        start(&e, "InstanceNormalization of [1,2,0]", 13, 3, (const int64_t[]){1, 2, 0});
+        float ones2[2] = {1, 1};
+        onnx_model_add_initializer(e.m, "s", ONNX_FLOAT, 1, (const int64_t[]){2}, ones2, sizeof(ones2));
+        onnx_model_add_initializer(e.m, "b", ONNX_FLOAT, 1, (const int64_t[]){2}, ones2, sizeof(ones2));
+        node(&e, "InstanceNormalization", 3, (const char *[]){"x", "s", "b"});
+        run_case(app, device, &e);
+    }
+    (void)r1;
+    (void)r3;
+}
+
 int main(int argc, char **argv)
 {
     only = argc > 1 ? argv[1] : NULL;
@@ -468,5 +604,6 @@ int main(int argc, char **argv)
     pools(&app, device);
     unary_specials(&app, device);
     binary_specials(&app, device);
+    empties(&app, device);
     return test_finish(&app, "test_kernels_edges");
 }

@@ -592,6 +592,102 @@ static void empties(ortapp *app, const OrtEpDevice *device)
     (void)r3;
 }
 
+/* Ops that combine many values (pools, reductions, Softmax, normalizations) over rows holding NaN and
+ * infinities. */
+static void combined_specials(ortapp *app, const OrtEpDevice *device)
+{
+    /* Rows of 4: plain, one NaN, +inf, -inf, both infinities, all -inf, NaN first, a subnormal. */
+    static const float rows[8][4] = {
+        {1, 2, 3, 4}, {1, NAN, 3, 4}, {1, INFINITY, 3, 4}, {1, -INFINITY, 3, 4}, {INFINITY, -INFINITY, 0, 1},
+        {-INFINITY, -INFINITY, -INFINITY, -INFINITY}, {NAN, 1, 2, 3}, {1e-45f, 0, -1e-45f, 1e-40f},
+    };
+    /* Max and min over a NaN: ORT's CPU EP returns what its SIMD order makes of it (ReduceMax of {1, NaN, 3, 4}
+     * is 3 there, GlobalMaxPool's 4); ortvk propagates NaN. And a max over only -inf is -FLT_MAX in most of its
+     * pooling kernels (-inf in others); ortvk's is -inf (docs/kernels.md). Those ops get rows without NaN, and no
+     * window of only -inf. */
+    float no_nan[8][4];
+    for (int r = 0; r < 8; r++) {
+        for (int i = 0; i < 4; i++) no_nan[r][i] = isnan(rows[r][i]) ? 5.0f : rows[r][i];
+    }
+    no_nan[5][1] = 0.0f;
+    no_nan[5][3] = 1.0f;
+    int64_t x[4] = {1, 8, 2, 2}, x2[2] = {8, 4};
+    static const char *const global[] = {"GlobalMaxPool", "GlobalAveragePool"};
+    char name[96];
+    for (int k = 0; k < 2; k++) {
+        edge_case c;
+        snprintf(name, sizeof(name), "%s of rows with %sinfinities", global[k], k == 0 ? "" : "NaN and ");
+        start(&c, name, 13, 4, x);
+        c.on_ortvk = true;
+        c.data[0] = k == 0 ? &no_nan[0][0] : &rows[0][0];
+        node(&c, global[k], 1, (const char *[]){"x"});
+        run_case(app, device, &c);
+    }
+    static const char *const pools[] = {"MaxPool", "AveragePool"};
+    for (int k = 0; k < 2; k++) {
+        edge_case c;
+        snprintf(name, sizeof(name), "%s 2x2 of rows with %sinfinities", pools[k], k == 0 ? "" : "NaN and ");
+        start(&c, name, 13, 4, x);
+        c.on_ortvk = true;
+        c.data[0] = k == 0 ? &no_nan[0][0] : &rows[0][0];
+        onnx_node_attr_ints(node(&c, pools[k], 1, (const char *[]){"x"}), "kernel_shape", (const int64_t[]){2, 2}, 2);
+        run_case(app, device, &c);
+    }
+    {
+        edge_case c;
+        int64_t x1[3] = {1, 8, 4};
+        start(&c, "MaxPool 1-D 2 of rows with infinities", 13, 3, x1);
+        c.on_ortvk = true;
+        c.data[0] = &no_nan[0][0];
+        onnx_node_attr_ints(node(&c, "MaxPool", 1, (const char *[]){"x"}), "kernel_shape", (const int64_t[]){2}, 1);
+        run_case(app, device, &c);
+    }
+    static const char *const reduces[] = {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
+                                          "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum",
+                                          "ReduceLogSumExp"};
+    for (size_t k = 0; k < sizeof(reduces) / sizeof(reduces[0]); k++) {
+        edge_case c;
+        bool extremum = strcmp(reduces[k], "ReduceMax") == 0 || strcmp(reduces[k], "ReduceMin") == 0;
+        snprintf(name, sizeof(name), "%s of rows with %sinfinities", reduces[k], extremum ? "" : "NaN and ");
+        start(&c, name, 18, 2, x2);
+        c.on_ortvk = true;
+        c.data[0] = extremum ? &no_nan[0][0] : &rows[0][0];
+        const_ints(&c, "axes", 1, (const int64_t[]){1});
+        node(&c, reduces[k], 2, (const char *[]){"x", "axes"});
+        run_case(app, device, &c);
+    }
+    static const char *const softmaxes[] = {"Softmax", "LogSoftmax"};
+    for (int k = 0; k < 2; k++) {
+        edge_case c;
+        snprintf(name, sizeof(name), "%s of rows with NaN and infinities", softmaxes[k]);
+        start(&c, name, 13, 2, x2);
+        c.on_ortvk = true;
+        c.data[0] = &rows[0][0];
+        node(&c, softmaxes[k], 1, (const char *[]){"x"});
+        run_case(app, device, &c);
+    }
+    {
+        edge_case c;
+        start(&c, "LayerNormalization of rows with NaN and infinities", 17, 2, x2);
+        c.on_ortvk = true;
+        c.data[0] = &rows[0][0];
+        float ones4[4] = {1, 1, 1, 1};
+        onnx_model_add_initializer(c.m, "s", ONNX_FLOAT, 1, (const int64_t[]){4}, ones4, sizeof(ones4));
+        node(&c, "LayerNormalization", 2, (const char *[]){"x", "s"});
+        run_case(app, device, &c);
+    }
+    {
+        edge_case c;
+        start(&c, "MatMul of rows with NaN and infinities", 13, 2, x2);
+        second_input(&c, "b", 2, (const int64_t[]){4, 8});
+        c.on_ortvk = true;
+        c.data[0] = &rows[0][0];
+        c.data[1] = &rows[0][0];
+        node(&c, "MatMul", 2, (const char *[]){"x", "b"});
+        run_case(app, device, &c);
+    }
+}
+
 int main(int argc, char **argv)
 {
     only = argc > 1 ? argv[1] : NULL;
@@ -605,5 +701,6 @@ int main(int argc, char **argv)
     unary_specials(&app, device);
     binary_specials(&app, device);
     empties(&app, device);
+    combined_specials(&app, device);
     return test_finish(&app, "test_kernels_edges");
 }

@@ -61,6 +61,22 @@ static bool listed(const char *list, const char *name)
     return false;
 }
 
+/* The shaders index elements with 32 bits: a tensor whose static shape holds more elements (or overflows) is left to
+ * the CPU EP here; record_kernel checks the shapes of each run. */
+static bool indexable(const ortvk_knode *node, char *why, size_t why_len)
+{
+    for (size_t i = 0; i < node->n_in + node->n_out; i++) {
+        const ortvk_kvalue *v = i < node->n_in ? &node->in[i] : &node->out[i - node->n_in];
+        int64_t count = 1;
+        bool known = v->present && v->rank >= 0;
+        for (int d = 0; known && d < v->rank; d++) known = v->dims[d] >= 0;
+        if (!known || v->constant != NULL) continue;
+        if (!ortvk_kcount_checked(v->dims, (size_t)v->rank, 1, &count) || count > (int64_t)UINT32_MAX)
+            return ortvk_krefuse(why, why_len, "%s of more than 2^32 elements", v->name ? v->name : "a tensor");
+    }
+    return true;
+}
+
 /* The op implementation for `node`, with its parameters, or NULL (with `why`). */
 static const ortvk_kop *find_op(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
 {
@@ -81,7 +97,7 @@ static const ortvk_kop *find_op(const ortvk_knode *node, ortvk_kparams *params, 
                 }
             }
             memset(params, 0, sizeof(*params));
-            if (!op->prepare(node, params, why, why_len)) return NULL;
+            if (!op->prepare(node, params, why, why_len) || !indexable(node, why, why_len)) return NULL;
             return op;
         }
     }
@@ -675,6 +691,13 @@ static OrtStatus *record_kernel(ortvk_partition *p, size_t index, ortvk_krun *ru
         }
         values[slot] = *t;
         any = any || t->count > 0;
+    }
+    for (size_t i = 0; any && i < run->n_in + run->n_out; i++) {
+        const ortvk_ktensor *t = i < run->n_in ? &run->in[i] : &run->out[i - run->n_in];
+        if (t->present && t->count > UINT32_MAX)
+            return ortvk_status(ORT_EP_FAIL, "%s: %s %zu holds %zu elements (the shaders index with 32 bits)",
+                                kernel->op_type, i < run->n_in ? "input" : "output",
+                                i < run->n_in ? i : i - run->n_in, t->count);
     }
     if (any) {
         ownership(run, true);

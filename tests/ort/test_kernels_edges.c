@@ -23,6 +23,7 @@ typedef struct edge_case {
     bool exact;                    /* bit for bit (NaN matching any NaN) rather than ONNX's tolerance */
     bool fails;                    /* ortvk must fail the run; the CPU EP is not asked (some builds crash) */
     const char *cpu_wrong;         /* an ORT version prefix whose CPU EP gets this case wrong: not compared there */
+    bool refused;                  /* the node must be left to the CPU EP; nothing is run */
 } edge_case;
 
 /* argv[1], when given: only the cases whose name contains it run. */
@@ -128,6 +129,13 @@ static void run_case(ortapp *app, const OrtEpDevice *device, edge_case *c)
     size_t ours = 0, other = 0;
     kc_assignment(app, vk, &ours, &other, NULL, 0, NULL, 0);
     if (c->on_ortvk) CHECK(ours == 1, "%s: the node runs on ortvk (%zu on ortvk, %zu elsewhere)", c->name, ours, other);
+    if (c->refused) {
+        if (CHECK(ours == 0 && other == 1, "%s: left to the CPU EP (%zu on ortvk, %zu elsewhere)", c->name, ours, other))
+            printf("%-52s ok (left to the CPU EP)\n", c->name);
+        api->ReleaseSession(vk);
+        api->ReleaseSession(cpu);
+        return;
+    }
     OrtValue *inputs[MAX_INPUTS] = {0};
     float *data[MAX_INPUTS] = {0};
     for (int i = 0; i < c->n_inputs; i++) {
@@ -227,6 +235,19 @@ static void shape_overflows(ortapp *app, const OrtEpDevice *device)
         c.on_ortvk = c.fails = true;
         const_ints(&c, "repeats", 2, repeats);
         node(&c, "Tile", 2, (const char *[]){"x", "repeats"});
+        run_case(app, device, &c);
+    }
+    {
+        /* Known at GetCapability: 2^32 + 2^16 elements, more than the shaders index. */
+        edge_case c;
+        int64_t x[2] = {65536, 65537};
+        memset(&c, 0, sizeof(c));
+        c.name = "Relu of [65536, 65537] (static)";
+        c.m = onnx_model_new(13);
+        onnx_model_add_input(c.m, "x", ONNX_FLOAT, 2, x);
+        onnx_model_add_output(c.m, "y", ONNX_FLOAT, 2, x);
+        c.refused = true;
+        node(&c, "Relu", 1, (const char *[]){"x"});
         run_case(app, device, &c);
     }
     {

@@ -61,8 +61,8 @@ static bool listed(const char *list, const char *name)
     return false;
 }
 
-/* The shaders index elements with 32 bits: a tensor whose static shape holds more elements (or overflows) is left to
- * the CPU EP here; record_kernel checks the shapes of each run. */
+/* The shaders index elements with 32 bits and take strides and offsets as int32: a tensor whose static shape holds
+ * 2^31 elements or more (or overflows) is left to the CPU EP here; record_kernel checks the shapes of each run. */
 static bool indexable(const ortvk_knode *node, char *why, size_t why_len)
 {
     for (size_t i = 0; i < node->n_in + node->n_out; i++) {
@@ -71,8 +71,8 @@ static bool indexable(const ortvk_knode *node, char *why, size_t why_len)
         bool known = v->present && v->rank >= 0;
         for (int d = 0; known && d < v->rank; d++) known = v->dims[d] >= 0;
         if (!known || v->constant != NULL) continue;
-        if (!ortvk_kcount_checked(v->dims, (size_t)v->rank, 1, &count) || count > (int64_t)UINT32_MAX)
-            return ortvk_krefuse(why, why_len, "%s of more than 2^32 elements", v->name ? v->name : "a tensor");
+        if (!ortvk_kcount_checked(v->dims, (size_t)v->rank, 1, &count) || count > INT32_MAX)
+            return ortvk_krefuse(why, why_len, "%s of 2^31 elements or more", v->name ? v->name : "a tensor");
     }
     return true;
 }
@@ -694,8 +694,8 @@ static OrtStatus *record_kernel(ortvk_partition *p, size_t index, ortvk_krun *ru
     }
     for (size_t i = 0; any && i < run->n_in + run->n_out; i++) {
         const ortvk_ktensor *t = i < run->n_in ? &run->in[i] : &run->out[i - run->n_in];
-        if (t->present && t->count > UINT32_MAX)
-            return ortvk_status(ORT_EP_FAIL, "%s: %s %zu holds %zu elements (the shaders index with 32 bits)",
+        if (t->present && t->count > INT32_MAX)
+            return ortvk_status(ORT_EP_FAIL, "%s: %s %zu holds %zu elements (the shaders index with 31 bits)",
                                 kernel->op_type, i < run->n_in ? "input" : "output",
                                 i < run->n_in ? i : i - run->n_in, t->count);
     }

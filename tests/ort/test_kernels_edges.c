@@ -259,6 +259,16 @@ static void shape_overflows(ortapp *app, const OrtEpDevice *device)
         run_case(app, device, &c);
     }
     {
+        /* Cropping 2^40 at the start and padding 2^40 + 2 at the end: a [2, 5] output, begin pads past 32 bits. */
+        edge_case c;
+        int64_t x[2] = {2, 3}, pads[4] = {0, -1099511627776LL, 0, 1099511627778LL};
+        start(&c, "Pad by -2^40 and 2^40 + 2", 13, 2, x);
+        c.exact = true;
+        const_ints(&c, "pads", 4, pads);
+        node(&c, "Pad", 2, (const char *[]){"x", "pads"});
+        run_case(app, device, &c);
+    }
+    {
         edge_case c;
         int64_t x[4] = {1, 1, 2, 2};
         float scales[4] = {1, 1, 1e30f, 1};

@@ -145,20 +145,26 @@ static OrtStatus *pool_record(const ortvk_kparams *params, ortvk_krun *run)
     double divisor = 1.0;
     int64_t taps = 1; /* the most taps of one output that touch the input */
     for (int d = 0; d < p->spatial; d++) {
-        int64_t pb = 0, o = 0, i = x->dims[2 + d];
+        int64_t pb = 0, o = 0, i = x->dims[2 + d], kernel = p->kernel[d];
         ORTVK_TRY(pool_dim(p, d, i, &pb, &o));
+        /* Taps that fall into the begin padding for every output (SAME pads of a huge kernel) are dropped: the same
+         * taps touch the input, with a begin pad the shader's arithmetic takes. */
+        int64_t before = o > 0 && pb > (o - 1) * p->strides[d] ? (pb - (o - 1) * p->strides[d]) / p->dilations[d] : 0;
+        if (before > kernel - 1) before = kernel - 1;
+        kernel -= before;
+        pb -= before * p->dilations[d];
         if (i > POOL_MAX || pb > POOL_MAX || (o - 1) * p->strides[d] > POOL_MAX)
             return ortvk_status(ORT_EP_FAIL, "%s: spatial dim %d of %lld with a begin pad of %lld and %lld outputs "
                                 "of stride %lld: past 2^30", op, d, (long long)i, (long long)pb, (long long)o,
                                 (long long)p->strides[d]);
         /* Taps of one output that touch the input: distinct input positions D apart, so at most ceil(I / D). */
         int64_t reach = (i + p->dilations[d] - 1) / p->dilations[d];
-        taps *= p->kernel[d] < reach ? p->kernel[d] : reach; /* <= the input's spatial size */
+        taps *= kernel < reach ? kernel : reach; /* <= the input's spatial size */
         divisor *= (double)p->kernel[d];
         in[off + d] = (uint32_t)i;
         out[off + d] = (uint32_t)o;
         /* Taps past (begin pad + input) / dilation never touch the input: 2^31 stands for any kernel beyond. */
-        k[off + d] = (uint32_t)(p->kernel[d] < 2 * POOL_MAX ? p->kernel[d] : 2 * POOL_MAX);
+        k[off + d] = (uint32_t)(kernel < 2 * POOL_MAX ? kernel : 2 * POOL_MAX);
         s[off + d] = (uint32_t)p->strides[d];
         dl[off + d] = (uint32_t)p->dilations[d];
         pad[off + d] = (int32_t)pb;

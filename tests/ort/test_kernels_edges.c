@@ -427,6 +427,11 @@ static void pools(ortapp *app, const OrtEpDevice *device)
     int64_t small[4] = {1, 2, 3, 3}, huge[2] = {2147483648LL, 2147483648LL};
     pool(app, device, "MaxPool kernel 2^31 x 2^31 SAME_UPPER over 3x3", "MaxPool", 4, small, NULL, huge, NULL,
          "SAME_UPPER", 0);
+    int64_t huger[2] = {8589934592LL, 3}; /* begin pads of 2^32 */
+    pool(app, device, "MaxPool kernel 2^33 x 3 SAME_LOWER over 3x3", "MaxPool", 4, small, NULL, huger, NULL,
+         "SAME_LOWER", 0);
+    pool(app, device, "AveragePool kernel 2^33 x 3 SAME_UPPER over 3x3", "AveragePool", 4, small, NULL, huger, NULL,
+         "SAME_UPPER", 0);
     free(ramp);
     free(ones);
 }

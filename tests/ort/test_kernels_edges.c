@@ -24,6 +24,7 @@ typedef struct edge_case {
     bool fails;                    /* ortvk must fail the run; the CPU EP is not asked (some builds crash) */
     const char *cpu_wrong;         /* an ORT version prefix whose CPU EP gets this case wrong: not compared there */
     bool refused;                  /* the node must be left to the CPU EP; nothing is run */
+    bool bool_out;                 /* "y" is bool (compared byte for byte); set through bool_output() */
 } edge_case;
 
 /* argv[1], when given: only the cases whose name contains it run. */
@@ -50,6 +51,17 @@ static edge_case *start(edge_case *c, const char *name, int opset, int rank, con
     onnx_model_add_input(c->m, "x", ONNX_FLOAT, rank, symbolic);
     onnx_model_add_output(c->m, "y", ONNX_FLOAT, -1, NULL);
     return c;
+}
+
+/* Makes "y" a bool output (comparisons, logic). */
+static void bool_output(edge_case *c, int opset)
+{
+    onnx_model_free(c->m);
+    c->m = onnx_model_new(opset);
+    int64_t symbolic[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+    onnx_model_add_input(c->m, "x", ONNX_FLOAT, c->rank[0], symbolic);
+    onnx_model_add_output(c->m, "y", ONNX_BOOL, -1, NULL);
+    c->bool_out = true;
 }
 
 static void second_input(edge_case *c, const char *name, int rank, const int64_t *dims)
@@ -173,7 +185,15 @@ static void run_case(ortapp *app, const OrtEpDevice *device, edge_case *c)
               (long long)gd[1], (long long)gd[2]);
         size_t wb = 0, gb = 0;
         float *w = kc_host_data(app, want, &wb), *g = kc_host_data(app, got, &gb);
-        if (same_shape && CHECK(w && g && wb == gb, "%s: outputs of %zu and %zu bytes", c->name, wb, gb)) {
+        if (same_shape && c->bool_out && CHECK(w && g && wb == gb, "%s: outputs of %zu and %zu bytes", c->name, wb,
+                                               gb)) {
+            size_t bad = 0, first = 0;
+            for (size_t i = 0; i < wb; i++) {
+                if (((const uint8_t *)w)[i] != ((const uint8_t *)g)[i] && bad++ == 0) first = i;
+            }
+            CHECK(bad == 0, "%s: %zu of %zu values differ (first at %zu)", c->name, bad, wb, first);
+            if (bad == 0) printf("%-52s ok (%zu values, %s)\n", c->name, wb, place);
+        } else if (same_shape && CHECK(w && g && wb == gb, "%s: outputs of %zu and %zu bytes", c->name, wb, gb)) {
             size_t n = wb / sizeof(float), bad = 0, first = 0;
             for (size_t i = 0; i < n; i++) {
                 if (!same_value(w[i], g[i], c->exact) && bad++ == 0) first = i;
@@ -486,6 +506,20 @@ static void binary_specials(ortapp *app, const OrtEpDevice *device)
         /* PRelu(inf, NaN) and the like are NaN there; 1.30.0 returns x for x >= 0, as the spec says. */
         if (strcmp(ops[k], "PRelu") == 0) c.cpu_wrong = "1.24.";
         node(&c, ops[k], 2, (const char *[]){"x", "b"});
+        run_case(app, device, &c);
+    }
+    static const char *const comparisons[] = {"Equal", "Greater", "Less", "GreaterOrEqual", "LessOrEqual"};
+    for (size_t k = 0; k < sizeof(comparisons) / sizeof(comparisons[0]); k++) {
+        edge_case c;
+        int64_t x[1] = {(int64_t)n};
+        snprintf(name, sizeof(name), "%s of every pair of specials", comparisons[k]);
+        start(&c, name, 16, 1, x);
+        bool_output(&c, 16);
+        second_input(&c, "b", 1, x);
+        c.on_ortvk = true;
+        c.data[0] = a;
+        c.data[1] = b;
+        node(&c, comparisons[k], 2, (const char *[]){"x", "b"});
         run_case(app, device, &c);
     }
     free(a);

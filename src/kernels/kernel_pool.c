@@ -227,6 +227,16 @@ static OrtStatus *global_record(const ortvk_kparams *params, ortvk_krun *run)
     const ortvk_ktensor *x = &run->in[0], *y = &run->out[0];
     uint32_t spatial = (uint32_t)ortvk_kcount(x->dims + 2, x->rank - 2);
     if (spatial == 0) return ortvk_status(ORT_INVALID_ARGUMENT, "global pool over an empty input");
+    if (spatial > POOL_PASS_TAPS && x->rank >= 3 && x->rank <= 5) {
+        /* The reduce shader walks a window in one loop, which lavapipe cuts short past ~65,535 iterations: a large
+         * window runs as a pool whose kernel is the whole input, in passes. */
+        ortvk_kparams window = {.pool = {.kind = params->pool.kind, .spatial = (int)x->rank - 2}};
+        for (size_t d = 2; d < x->rank; d++) {
+            window.pool.kernel[d - 2] = x->dims[d];
+            window.pool.strides[d - 2] = window.pool.dilations[d - 2] = 1;
+        }
+        return pool_record(&window, run);
+    }
     ortvk_kpush_reduce push = {
         .x = x->address,
         .y = y->address,

@@ -423,7 +423,7 @@ static void pool(ortapp *app, const OrtEpDevice *device, const char *name, const
     c.on_ortvk = true;
     c.data[0] = data;
     onnx_node *n = node(&c, op, 1, (const char *[]){"x"});
-    onnx_node_attr_ints(n, "kernel_shape", kernel, rank - 2);
+    if (kernel) onnx_node_attr_ints(n, "kernel_shape", kernel, rank - 2);
     if (pads) onnx_node_attr_ints(n, "pads", pads, 2 * (rank - 2));
     if (auto_pad) onnx_node_attr_string(n, "auto_pad", auto_pad);
     if (include) onnx_node_attr_int(n, "count_include_pad", include);
@@ -452,6 +452,8 @@ static void pools(ortapp *app, const OrtEpDevice *device)
          "SAME_LOWER", 0);
     pool(app, device, "AveragePool kernel 2^33 x 3 SAME_UPPER over 3x3", "AveragePool", 4, small, NULL, huger, NULL,
          "SAME_UPPER", 0);
+    pool(app, device, "GlobalMaxPool over 300x300", "GlobalMaxPool", 4, x2, ramp, NULL, NULL, NULL, 0);
+    pool(app, device, "GlobalAveragePool over 70,000 ones", "GlobalAveragePool", 3, x1, ones, NULL, NULL, NULL, 0);
     free(ramp);
     free(ones);
 }

@@ -627,6 +627,17 @@ int main(int argc, char **argv)
         run_case(&app, device, &c);
     }
     {
+        /* A reduction over an empty axis: filled without a dispatch (3 values: an odd count in float16). */
+        op_case c;
+        int64_t x[2] = {3, 0}, axes[1] = {1};
+        start(&c, "ReduceMax over an empty axis", 13, 2, x);
+        attr_ints(node(&c, "ReduceMax", 1, (const char *[]){"x"}), "axes", axes, 1);
+        run_case(&app, device, &c);
+        start(&c, "ReduceProd over an empty axis", 13, 2, x);
+        attr_ints(node(&c, "ReduceProd", 1, (const char *[]){"x"}), "axes", axes, 1);
+        run_case(&app, device, &c);
+    }
+    {
         op_case c;
         int64_t x[3] = {3, 7, 11};
         start(&c, "Softmax axis 1", 13, 3, x);

@@ -31,7 +31,8 @@ static bool gemm_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
         (node->n_in == 3 && node->in[2].present && !is_float(&node->in[2])))
         return ortvk_krefuse(why, why_len, "inputs are not float");
     int64_t broadcast = 1;
-    if (!ortvk_knode_bool(node, "transA", false, &p->trans_a) || !ortvk_knode_bool(node, "transB", false, &p->trans_b) ||
+    if (!ortvk_knode_bool(node, "transA", false, &p->trans_a) ||
+        !ortvk_knode_bool(node, "transB", false, &p->trans_b) ||
         !ortvk_knode_float(node, "alpha", 1.0f, &p->alpha) || !ortvk_knode_float(node, "beta", 1.0f, &p->beta) ||
         !ortvk_knode_int(node, "broadcast", 1, &broadcast) || broadcast != 1)
         return ortvk_krefuse(why, why_len, "attributes (transA and transB 0 or 1)");

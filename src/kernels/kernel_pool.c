@@ -62,7 +62,8 @@ static bool pool_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
         if (p->kernel[i] < 1 || p->strides[i] < 1 || p->dilations[i] < 1 || p->pads[i] < 0 || p->pads[n + i] < 0)
             return ortvk_krefuse(why, why_len, "kernel, strides, dilations or pads out of range");
         /* The shader's index arithmetic is 32-bit (see pool_record); the kernel itself may be any size. */
-        if (p->strides[i] > POOL_MAX || p->dilations[i] > POOL_MAX || p->pads[i] > POOL_MAX || p->pads[n + i] > POOL_MAX ||
+        if (p->strides[i] > POOL_MAX || p->dilations[i] > POOL_MAX || p->pads[i] > POOL_MAX ||
+            p->pads[n + i] > POOL_MAX ||
             !ortvk_kmul(p->kernel[i] - 1, p->dilations[i], &extent) || extent == INT64_MAX)
             return ortvk_krefuse(why, why_len, "strides, dilations or pads past 2^30, or a kernel extent past 2^63");
         if (!max && p->dilations[i] != 1) return ortvk_krefuse(why, why_len, "AveragePool dilations");

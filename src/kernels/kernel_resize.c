@@ -168,7 +168,8 @@ static OrtStatus *resize_record(const ortvk_kparams *params, ortvk_krun *run)
     ORTVK_TRY(resize_plan(p, x, out, scale));
     if (x->count == 0) return ortvk_status(ORT_INVALID_ARGUMENT, "Resize of an empty input to a non-empty output");
     if (y->count > UINT32_MAX)
-        return ortvk_status(ORT_EP_FAIL, "Resize: an output of %zu elements (the shader indexes with 32 bits)", y->count);
+        return ortvk_status(ORT_EP_FAIL, "Resize: an output of %zu elements (the shader indexes with 32 bits)",
+                            y->count);
     size_t entries = 0; /* each out[d] <= y->count < 2^32 */
     for (int d = 0; d < p->rank; d++) entries += (size_t)out[d];
     entry *table = calloc(entries, sizeof(*table));

@@ -695,7 +695,7 @@ static OrtStatus *record_kernel(ortvk_partition *p, size_t index, ortvk_krun *ru
     for (size_t i = 0; any && i < run->n_in + run->n_out; i++) {
         const ortvk_ktensor *t = i < run->n_in ? &run->in[i] : &run->out[i - run->n_in];
         if (t->present && t->count > INT32_MAX)
-            return ortvk_status(ORT_EP_FAIL, "%s: %s %zu holds %zu elements (the shaders index with 31 bits)",
+            return ortvk_status(ORT_EP_FAIL, "%s: %s %zu holds %zu elements (the shaders take int32 strides)",
                                 kernel->op_type, i < run->n_in ? "input" : "output",
                                 i < run->n_in ? i : i - run->n_in, t->count);
     }

@@ -142,7 +142,8 @@ static void run_case(ortapp *app, const OrtEpDevice *device, edge_case *c)
     kc_assignment(app, vk, &ours, &other, NULL, 0, NULL, 0);
     if (c->on_ortvk) CHECK(ours == 1, "%s: the node runs on ortvk (%zu on ortvk, %zu elsewhere)", c->name, ours, other);
     if (c->refused) {
-        if (CHECK(ours == 0 && other == 1, "%s: left to the CPU EP (%zu on ortvk, %zu elsewhere)", c->name, ours, other))
+        if (CHECK(ours == 0 && other == 1, "%s: left to the CPU EP (%zu on ortvk, %zu elsewhere)", c->name, ours,
+                  other))
             printf("%-52s ok (left to the CPU EP)\n", c->name);
         api->ReleaseSession(vk);
         api->ReleaseSession(cpu);
@@ -493,7 +494,10 @@ static void binary_specials(ortapp *app, const OrtEpDevice *device)
     size_t n = N_SPECIALS * N_SPECIALS;
     float *a = malloc(n * sizeof(float)), *b = malloc(n * sizeof(float));
     for (size_t i = 0; i < N_SPECIALS; i++) {
-        for (size_t j = 0; j < N_SPECIALS; j++) a[i * N_SPECIALS + j] = specials[i], b[i * N_SPECIALS + j] = specials[j];
+        for (size_t j = 0; j < N_SPECIALS; j++) {
+            a[i * N_SPECIALS + j] = specials[i];
+            b[i * N_SPECIALS + j] = specials[j];
+        }
     }
     char name[96];
     for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {

@@ -290,6 +290,19 @@ static void shape_overflows(ortapp *app, const OrtEpDevice *device)
         run_case(app, device, &c);
     }
     {
+        /* Pads and strides of 2^40: a valid [1, 1, 3, 3] output; the conv shader takes them as 32-bit values. */
+        edge_case c;
+        float w[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+        int64_t x[4] = {1, 1, 5, 5}, pads[4] = {1099511627776LL, 0, 1099511627776LL, 0};
+        int64_t strides[2] = {1099511627776LL, 1};
+        start(&c, "Conv pads 2^40 strides 2^40", 13, 4, x);
+        onnx_model_add_initializer(c.m, "w", ONNX_FLOAT, 4, (const int64_t[]){1, 1, 3, 3}, w, sizeof(w));
+        onnx_node *n = node(&c, "Conv", 2, (const char *[]){"x", "w"});
+        onnx_node_attr_ints(n, "pads", pads, 4);
+        onnx_node_attr_ints(n, "strides", strides, 2);
+        run_case(app, device, &c);
+    }
+    {
         edge_case c;
         int64_t x[4] = {1, 1, 2, 2};
         float scales[4] = {1, 1, 1e30f, 1};

@@ -53,16 +53,23 @@ void main()
     uint base = nc * p.ID * p.IH * p.IW;
     float acc = (p.flags & 1u) != 0u ? (p.mode == 0u ? -ORTVK_INF : 0.0) : ORTVK_GET(Elems(p.y), i);
     uint end = min(p.t1, n);
+    // Tap t0 as (kd, kh, kw) once; then counters that carry, with no division per tap.
+    uint r = p.t0 / max(nw, 1u);
+    uint kw = wlo + (p.t0 - r * nw), kh = hlo + r % max(nh, 1u), kd = dlo + r / max(nh, 1u);
     for (uint k = p.t0; k < end; k++) {
-        uint r = k / nw;
-        uint iw = w0 + (wlo + (k - r * nw)) * p.DW;
-        uint ih = h0 + (hlo + r % nh) * p.DH;
-        uint id = d0 + (dlo + r / nh) * p.DD;
+        uint id = d0 + kd * p.DD, ih = h0 + kh * p.DH, iw = w0 + kw * p.DW;
         float v = ORTVK_GET(X, base + (id * p.IH + ih) * p.IW + iw);
         if (p.mode == 0u) {
             if (v > acc || ortvk_isnan(v)) acc = v;
         } else {
             acc += v;
+        }
+        if (++kw == whi) {
+            kw = wlo;
+            if (++kh == hhi) {
+                kh = hlo;
+                kd++;
+            }
         }
     }
     if ((p.flags & 2u) != 0u) {

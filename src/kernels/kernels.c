@@ -25,6 +25,7 @@ typedef struct ortvk_kernel {
     kconst *consts[ORTVK_KMAX_INPUTS]; /* constant inputs the device reads; NULL for the others */
     bool float16;                      /* runs the shaders' float16 variant */
     char op_type[32];
+    char name[96];                     /* the node's name, for run-time errors */
 } ortvk_kernel;
 
 /* A value a partition's nodes read or write: an input of the fused node ORT runs, one of its outputs, or internal
@@ -280,6 +281,7 @@ static OrtStatus *kernel_create(ortvk_partition *p, ortvk_stream *stream, const 
     kernel->n_in = k->n_in;
     kernel->n_out = k->n_out;
     snprintf(kernel->op_type, sizeof(kernel->op_type), "%s", k->op_type);
+    snprintf(kernel->name, sizeof(kernel->name), "%s", k->name ? k->name : "");
     free(k);
     *out = kernel;
     return NULL;
@@ -637,6 +639,18 @@ static void free_buffer(free_buffers *pool, ortvk_buffer *buffer)
     pool->buffers[pool->count++] = buffer;
 }
 
+/* `status` of a node's run with the node's name in front (ORT reports the fused node's, which names no model node). */
+static OrtStatus *with_node(const ortvk_kernel *kernel, OrtStatus *status)
+{
+    const char *message = ortvk_ort->GetErrorMessage(status);
+    if (strncmp(message, "ortvk: ", 7) == 0) message += 7;
+    OrtStatus *named = ortvk_status(ortvk_ort->GetErrorCode(status), "node %s (%s): %s", kernel->name,
+                                    kernel->op_type, message);
+    if (named == NULL) return status;
+    ortvk_ort->ReleaseStatus(status);
+    return named;
+}
+
 /* Records node `index` of the partition: its inputs from `values`, its output shapes, its outputs (ORT's for the
  * fused node's outputs, the run's own for internal values), its commands. */
 static OrtStatus *record_kernel(ortvk_partition *p, size_t index, ortvk_krun *run, ortvk_ktensor *values,
@@ -744,8 +758,10 @@ OrtStatus *ortvk_partition_run(ortvk_partition *p, ortvk_stream *stream, OrtKern
         goto out;
     }
     status = stage_host_inputs(run, values, host, p->n_values);
-    for (size_t k = 0; k < p->n_kernels && status == NULL; k++)
+    for (size_t k = 0; k < p->n_kernels && status == NULL; k++) {
         status = record_kernel(p, k, run, values, &pool, context);
+        if (status != NULL) status = with_node(p->kernels[k], status);
+    }
     /* Submitted even when recording failed part way: the commands recorded so far are valid, and submission is
      * what returns the command buffer and drops the held references once the GPU is done with them. */
     ortvk_retire retire = {0};

@@ -22,6 +22,7 @@ typedef struct edge_case {
     bool on_ortvk;                 /* the node must run on ortvk (a fix, not a refusal) */
     bool exact;                    /* bit for bit (NaN matching any NaN) rather than ONNX's tolerance */
     bool fails;                    /* ortvk must fail the run; the CPU EP is not asked (some builds crash) */
+    const char *message;           /* with `fails`: what ortvk's error must say */
     const char *cpu_wrong;         /* an ORT version prefix whose CPU EP gets this case wrong: not compared there */
     bool refused;                  /* the node must be left to the CPU EP; nothing is run */
     bool bool_out;                 /* "y" is bool (compared byte for byte); set through bool_output() */
@@ -172,6 +173,9 @@ static void run_case(ortapp *app, const OrtEpDevice *device, edge_case *c)
     if (want_status != NULL) {
         CHECK(got_status != NULL, "%s: the CPU EP fails (%s) but ortvk (%s) returns a result", c->name,
               api->GetErrorMessage(want_status), place);
+        if (got_status != NULL && c->message != NULL)
+            CHECK(strstr(api->GetErrorMessage(got_status), c->message) != NULL, "%s: the error says \"%s\": %s",
+                  c->name, c->message, api->GetErrorMessage(got_status));
         if (got_status != NULL)
             printf("%-52s ok (both fail; ortvk %s: %s)\n", c->name, place, api->GetErrorMessage(got_status));
     } else if (CHECK(got_status == NULL, "%s: the CPU EP returns a result but ortvk (%s) fails: %s", c->name, place,
@@ -245,6 +249,7 @@ static void shape_overflows(ortapp *app, const OrtEpDevice *device)
         /* ORT 1.24.3's CPU EP dies of SIGFPE on this one (1.30.0 reports an error). */
         start(&c, "DepthToSpace blocksize 2^32 (squared wraps to 0)", 13, 4, x);
         c.on_ortvk = c.fails = true;
+        c.message = "node n0 (DepthToSpace): DepthToSpace: blocksize 4294967296 squared overflows";
         onnx_node_attr_int(node(&c, "DepthToSpace", 1, (const char *[]){"x"}), "blocksize", 4294967296LL);
         run_case(app, device, &c);
     }
@@ -254,6 +259,7 @@ static void shape_overflows(ortapp *app, const OrtEpDevice *device)
         int64_t x[2] = {4, 3}, repeats[2] = {4611686018427387905LL, 1};
         start(&c, "Tile repeats [2^62 + 1, 1] (wraps to 4)", 13, 2, x);
         c.on_ortvk = c.fails = true;
+        c.message = "node n0 (Tile): Tile: dim 0 of 4 repeated 4611686018427387905 times overflows";
         const_ints(&c, "repeats", 2, repeats);
         node(&c, "Tile", 2, (const char *[]){"x", "repeats"});
         run_case(app, device, &c);

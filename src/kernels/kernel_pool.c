@@ -120,7 +120,7 @@ static OrtStatus *pool_shape(const ortvk_kparams *params, ortvk_krun *run)
 }
 
 typedef struct push_pool {
-    uint64_t x, y;
+    uint64_t x, y, partial;
     uint32_t NC, ID, IH, IW, OD, OH, OW;
     uint32_t KD, KH, KW, SD, SH, SW;
     int32_t PD, PH, PW;
@@ -187,6 +187,8 @@ static OrtStatus *pool_record(const ortvk_kparams *params, ortvk_krun *run)
         .mode = p->kind == ORTVK_POOL_MAX ? 0u : (p->count_include_pad ? 2u : 1u),
         .divisor = (float)divisor,
     };
+    /* Between passes each output's partial result stays a float (float16 outputs are rounded once, at the end). */
+    if (passes > 1) ORTVK_TRY(ortvk_krun_scratch(run, y->count * sizeof(float), &push.partial));
     for (int64_t pass = 0; pass < (passes > 0 ? passes : 1); pass++) {
         push.t0 = (uint32_t)(pass * POOL_PASS_TAPS);
         push.t1 = (uint32_t)((pass + 1) * POOL_PASS_TAPS);

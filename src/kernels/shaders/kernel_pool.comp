@@ -4,20 +4,21 @@
 // Each output visits only the taps that touch the input: per dim the range [lo, hi) of kernel indices whose input
 // index lies inside it, so a kernel far larger than the input costs what the input does. The host bounds every
 // value so that this arithmetic stays within 32 bits. An output's taps (in d, h, w order) are split into passes of
-// at most a few thousand, one dispatch each ([t0, t1)), each continuing from what the previous one stored: lavapipe
-// silently ends a shader loop after about 65,535 iterations.
+// at most a few thousand, one dispatch each ([t0, t1)), each continuing from what the previous one stored (in a
+// float scratch buffer, so that float16 tensors are rounded once): lavapipe silently ends a shader loop after about
+// 65,535 iterations.
 #version 460
 #include "common.glsl"
 
 layout(push_constant) uniform Push {
-    uvec2 x, y;
+    uvec2 x, y, partial; // partial: one float per output between passes (0 when there is one pass)
     uint NC, ID, IH, IW, OD, OH, OW;
     uint KD, KH, KW, SD, SH, SW;
     int PD, PH, PW;
     uint DD, DH, DW;
     uint mode;     // 0 max, 1 average (padding excluded), 2 average (padding included)
     uint t0, t1;   // this pass's share of each output's taps
-    uint flags;    // 1: the first pass (else it continues from y), 2: the last (average: divide)
+    uint flags;    // 1: the first pass (else it continues from partial), 2: the last (average: divide; store y)
     float divisor; // mode 2: the kernel's size
 } p;
 
@@ -51,7 +52,7 @@ void main()
     uint d0 = od * p.SD - uint(p.PD), h0 = oh * p.SH - uint(p.PH), w0 = ow * p.SW - uint(p.PW);
     Elems X = Elems(p.x);
     uint base = nc * p.ID * p.IH * p.IW;
-    float acc = (p.flags & 1u) != 0u ? (p.mode == 0u ? -ORTVK_INF : 0.0) : ORTVK_GET(Elems(p.y), i);
+    float acc = (p.flags & 1u) != 0u ? (p.mode == 0u ? -ORTVK_INF : 0.0) : Floats(p.partial).v[i];
     uint end = min(p.t1, n);
     // Tap t0 as (kd, kh, kw) once; then counters that carry, with no division per tap.
     uint r = p.t0 / max(nw, 1u);
@@ -72,9 +73,11 @@ void main()
             }
         }
     }
-    if ((p.flags & 2u) != 0u) {
-        if (p.mode == 1u) acc = acc / float(n);
-        else if (p.mode == 2u) acc = acc / p.divisor;
+    if ((p.flags & 2u) == 0u) {
+        Floats(p.partial).v[i] = acc;
+        return;
     }
+    if (p.mode == 1u) acc = acc / float(n);
+    else if (p.mode == 2u) acc = acc / p.divisor;
     ORTVK_SET(Elems(p.y), i, acc);
 }

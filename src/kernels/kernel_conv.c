@@ -60,6 +60,11 @@ static bool conv_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
     for (int i = 0; i < n; i++) {
         if (p->strides[i] < 1 || p->dilations[i] < 1 || p->kernel[i] < 0 || pads[i] < 0 || pads[n + i] < 0)
             return ortvk_krefuse(why, why_len, "non-positive strides/dilations or negative pads");
+        /* The shaders take these as 32-bit values and compute indices with them; 2^30 keeps every product exact. */
+        int64_t most = INT64_C(1) << 30;
+        if (p->strides[i] > most || p->dilations[i] > most || p->kernel[i] > most || pads[i] > most ||
+            pads[n + i] > most)
+            return ortvk_krefuse(why, why_len, "strides, dilations, kernel_shape or pads past 2^30");
         p->pads[i] = pads[i];
         p->pads[2 + i] = pads[n + i];
     }

@@ -55,6 +55,16 @@ bool ortvk_knode_floats(const ortvk_knode *node, const char *name, float *out, s
 /* *out = "" when absent. */
 bool ortvk_knode_string(const ortvk_knode *node, const char *name, char *out, size_t max);
 bool ortvk_knode_has(const ortvk_knode *node, const char *name);
+/* A boolean-like integer attribute (keepdims, ceil_mode, transA, ...): false when present with another type or with a
+ * value other than 0 and 1. ORT's CPU EP reads some of these as "== 1" and others as "!= 0", so such values are
+ * refused, which leaves the node to the CPU EP and the model with the CPU EP's answer. */
+static inline bool ortvk_knode_bool(const ortvk_knode *node, const char *name, bool fallback, bool *out)
+{
+    int64_t v = fallback ? 1 : 0;
+    if (!ortvk_knode_int(node, name, v, &v) || (v != 0 && v != 1)) return false;
+    *out = v == 1;
+    return true;
+}
 
 /* A constant input's values: int64/int32 tensors as int64, float and float16 tensors as float. False when it is not a
  * constant initializer of a fitting type or has more than `max` elements. */
@@ -422,6 +432,24 @@ OrtStatus *ortvk_krun_scratch(ortvk_krun *run, size_t bytes, VkDeviceAddress *ad
 
 /* Helpers for shapes. */
 size_t ortvk_kcount(const int64_t *dims, size_t rank);
+/* Checked 64-bit arithmetic: every shape, size, stride and loop bound computed from a model's attributes or an
+ * input's dims goes through these (or is bounded by values that did). False when the exact result does not fit an
+ * int64_t; the caller refuses the node (GetCapability) or fails the run naming the op, the field and the value. */
+static inline bool ortvk_kmul(int64_t a, int64_t b, int64_t *out)
+{
+    return !__builtin_mul_overflow(a, b, out);
+}
+static inline bool ortvk_kadd(int64_t a, int64_t b, int64_t *out)
+{
+    return !__builtin_add_overflow(a, b, out);
+}
+static inline bool ortvk_ksub(int64_t a, int64_t b, int64_t *out)
+{
+    return !__builtin_sub_overflow(a, b, out);
+}
+/* The element count of `dims`, false when a dim is negative or the count (or its bytes at `esize` bytes each)
+ * overflows. */
+bool ortvk_kcount_checked(const int64_t *dims, size_t rank, size_t esize, int64_t *out);
 /* Multidirectional broadcast of a and b into out; false when incompatible. */
 bool ortvk_kbroadcast(const int64_t *a, size_t ra, const int64_t *b, size_t rb, int64_t *out, size_t *rout);
 

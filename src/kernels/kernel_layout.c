@@ -45,6 +45,13 @@ static OrtStatus *strided_copy(ortvk_krun *run, VkDeviceAddress src, int64_t src
     size_t n = ortvk_kcount(s->dims, (size_t)s->rank);
     if (n == 0) return NULL;
     ortvk_kcoalesce(s, 2);
+    /* The shader indexes with 32 bits: larger tensors are left undone rather than wrapped. */
+    bool fits = n <= UINT32_MAX && src_off >= INT32_MIN && src_off <= INT32_MAX && dst_off >= INT32_MIN &&
+                dst_off <= INT32_MAX;
+    for (int k = 0; k < s->rank; k++) {
+        for (int o = 0; o < 2; o++) fits = fits && s->stride[o][k] >= INT32_MIN && s->stride[o][k] <= INT32_MAX;
+    }
+    if (!fits) return ortvk_status(ORT_EP_FAIL, "a copy of %zu elements with strides or offsets beyond 32 bits", n);
     if (s->rank == 1 && s->stride[0][0] == 1 && s->stride[1][0] == 1)
         return ortvk_krun_copy(run, dst + (VkDeviceAddress)dst_off * esize, src + (VkDeviceAddress)src_off * esize,
                                n * esize);
@@ -85,9 +92,7 @@ static bool reshape_prepare(const ortvk_knode *node, ortvk_kparams *params, char
     size_t n = 0;
     if (strcmp(op, "Reshape") == 0) {
         p->kind = ORTVK_RESHAPE_RESHAPE;
-        int64_t allowzero = 0;
-        if (!ortvk_knode_int(node, "allowzero", 0, &allowzero)) return ortvk_krefuse(why, why_len, "allowzero");
-        p->allowzero = allowzero != 0;
+        if (!ortvk_knode_bool(node, "allowzero", false, &p->allowzero)) return ortvk_krefuse(why, why_len, "allowzero");
         if (node->n_in != 2 || !ortvk_knode_const_ints(node, 1, p->shape, ORTVK_KMAX_RANK, &n))
             return ortvk_krefuse(why, why_len, "shape is not constant");
         p->count = (int)n;
@@ -136,7 +141,9 @@ static OrtStatus *reshape_shape(const ortvk_kparams *params, ortvk_krun *run)
             }
             if (v < 0) return ortvk_status(ORT_INVALID_ARGUMENT, "Reshape: dim %lld", (long long)v);
             y->dims[i] = v;
-            known *= v;
+            if (!ortvk_kmul(known, v, &known))
+                return ortvk_status(ORT_INVALID_ARGUMENT, "Reshape: shape[%d] = %lld overflows the element count", i,
+                                    (long long)v);
         }
         if (infer >= 0) {
             if (known == 0 || x->count % (size_t)known != 0)
@@ -307,11 +314,25 @@ static OrtStatus *concat_record(const ortvk_kparams *params, ortvk_krun *run)
 static bool slice_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
 {
     ortvk_kparams_slice *p = &params->slice;
-    if (!floats_only(node, 1, why, why_len) || node->n_out != 1 || node->n_in < 3 || node->n_in > 5)
-        return ortvk_krefuse(why, why_len, "inputs");
+    if (!floats_only(node, 1, why, why_len) || node->n_out != 1) return false;
     if (node->in[0].rank < 0 || node->in[0].rank > ORTVK_KMAX_SHADER_RANK)
         return ortvk_krefuse(why, why_len, "rank %d", node->in[0].rank);
     size_t ns = 0, ne = 0, na = 0, nt = 0;
+    if (node->opset < 10) {
+        /* Slice-1: starts, ends and axes are attributes, there are no steps. */
+        int cs = -1, ce = -1, ca = -1;
+        if (node->n_in != 1 || !ortvk_knode_ints(node, "starts", p->starts, ORTVK_KMAX_RANK, &cs) ||
+            !ortvk_knode_ints(node, "ends", p->ends, ORTVK_KMAX_RANK, &ce) || cs < 0 || cs != ce ||
+            !ortvk_knode_ints(node, "axes", p->axes, ORTVK_KMAX_RANK, &ca) || (ca >= 0 && ca != cs))
+            return ortvk_krefuse(why, why_len, "starts/ends/axes attributes");
+        p->count = cs;
+        for (int i = 0; i < cs; i++) {
+            if (ca < 0) p->axes[i] = i;
+            p->steps[i] = 1;
+        }
+        return true;
+    }
+    if (node->n_in < 3 || node->n_in > 5) return ortvk_krefuse(why, why_len, "inputs");
     if (!ortvk_knode_const_ints(node, 1, p->starts, ORTVK_KMAX_RANK, &ns) ||
         !ortvk_knode_const_ints(node, 2, p->ends, ORTVK_KMAX_RANK, &ne) || ns != ne)
         return ortvk_krefuse(why, why_len, "starts/ends are not constant");
@@ -334,7 +355,10 @@ static bool slice_prepare(const ortvk_knode *node, ortvk_kparams *params, char *
     return true;
 }
 
-/* Per input dim: first element, step and count (ONNX Slice clamping rules). */
+/* Per input dim: first element, step and count, as ORT's CPU EP computes them (its SliceOp::PrepareForCompute),
+ * which differs from the letter of the ONNX spec in one place: an end of INT32_MAX or INT64_MAX means "to the end in
+ * the direction of the step", so with a negative step it slices down to element 0 (the spec would clamp it to
+ * dim - 1 and return nothing). No intermediate value overflows, whatever the constants (huge steps included). */
 static OrtStatus *slice_plan(const ortvk_kparams_slice *p, const ortvk_ktensor *x, int64_t *start, int64_t *step,
                              int64_t *len)
 {
@@ -342,22 +366,30 @@ static OrtStatus *slice_plan(const ortvk_kparams_slice *p, const ortvk_ktensor *
     for (size_t d = 0; d < x->rank; d++) start[d] = 0, step[d] = 1, len[d] = x->dims[d];
     for (int i = 0; i < p->count; i++) {
         int64_t a;
-        if (!norm_axis(p->axes[i], x->rank, &a) || seen[a]) return ortvk_status(ORT_INVALID_ARGUMENT, "Slice: axes");
+        if (!norm_axis(p->axes[i], x->rank, &a) || seen[a])
+            return ortvk_status(ORT_INVALID_ARGUMENT, "Slice: axes[%d] = %lld is out of range or repeated", i,
+                                (long long)p->axes[i]);
         seen[a] = true;
-        int64_t dim = x->dims[a], s = p->starts[i], e = p->ends[i], t = p->steps[i];
+        /* dim >= 0 and s, e adjusted by at most dim: no overflow below. */
+        int64_t dim = x->dims[a], s = p->starts[i], e = p->ends[i], t = p->steps[i], n = 0;
         if (s < 0) s += dim;
-        if (e < 0) e += dim;
         if (t > 0) {
             s = s < 0 ? 0 : (s > dim ? dim : s);
+            if (e == INT32_MAX || e == INT64_MAX) e = dim;
+            else if (e < 0) e += dim;
             e = e < 0 ? 0 : (e > dim ? dim : e);
-            len[a] = e > s ? (e - s + t - 1) / t : 0;
+            n = e > s ? (e - s - 1) / t + 1 : 0;
         } else {
-            s = s < 0 ? 0 : (s > dim - 1 ? dim - 1 : s);
-            e = e < -1 ? -1 : (e > dim - 1 ? dim - 1 : e);
-            len[a] = s > e ? (s - e - t - 1) / -t : 0;
+            s = s < 0 ? 0 : (s > dim - 1 ? dim - 1 : s); /* dim 0: s = -1, nothing is read */
+            if (e == INT32_MAX || e == INT64_MAX) e = -1;
+            else if (e < 0) e += dim;
+            e = e < -1 ? -1 : (e > dim ? dim : e);
+            n = s > e ? (int64_t)((uint64_t)(s - e - 1) / (0 - (uint64_t)t)) + 1 : 0;
         }
-        start[a] = s;
-        step[a] = t;
+        if (dim == 0) n = 0; /* ORT's CPU EP: an empty dim stays empty (its clamps alone would make one element) */
+        start[a] = n > 0 ? s : 0;
+        step[a] = n > 1 ? t : 1; /* |t| < dim here: the stride it makes fits (t itself may be anything) */
+        len[a] = n;
     }
     return NULL;
 }
@@ -428,8 +460,8 @@ static OrtStatus *split_sizes(const ortvk_kparams_split *p, const ortvk_ktensor 
             int64_t part = (dim + (int64_t)n_out - 1) / (int64_t)n_out;
             sizes[i] = total + part > dim ? dim - total : part;
         }
-        if (sizes[i] < 0) return ortvk_status(ORT_INVALID_ARGUMENT, "Split: size");
-        total += sizes[i];
+        if (sizes[i] < 0 || !ortvk_kadd(total, sizes[i], &total))
+            return ortvk_status(ORT_INVALID_ARGUMENT, "Split: split[%zu] = %lld", i, (long long)sizes[i]);
     }
     if (total != dim) return ortvk_status(ORT_INVALID_ARGUMENT, "Split: sizes add up to %lld of %lld", (long long)total,
                                           (long long)dim);
@@ -596,7 +628,11 @@ static OrtStatus *tile_shape(const ortvk_kparams *params, ortvk_krun *run)
         return ortvk_status(ORT_INVALID_ARGUMENT, "Tile: input of rank %zu, %d repeats", x->rank, p->count);
     y->type = x->type;
     y->rank = x->rank;
-    for (size_t i = 0; i < x->rank; i++) y->dims[i] = x->dims[i] * p->shape[i];
+    for (size_t i = 0; i < x->rank; i++) {
+        if (!ortvk_kmul(x->dims[i], p->shape[i], &y->dims[i]))
+            return ortvk_status(ORT_INVALID_ARGUMENT, "Tile: dim %zu of %lld repeated %lld times overflows", i,
+                                (long long)x->dims[i], (long long)p->shape[i]);
+    }
     return NULL;
 }
 
@@ -645,13 +681,22 @@ static OrtStatus *depth_space_shape(const ortvk_kparams *params, ortvk_krun *run
     int64_t b = p->blocksize, n = x->dims[0], c = x->dims[1], h = x->dims[2], w = x->dims[3];
     const char *op = p->to_depth ? "SpaceToDepth" : "DepthToSpace";
     if (x->rank != 4) return ortvk_status(ORT_INVALID_ARGUMENT, "%s: input of rank %zu", op, x->rank);
-    if (p->to_depth ? h % b != 0 || w % b != 0 : c % (b * b) != 0)
+    /* A blocksize whose square overflows is kept (not left to the CPU EP, whose 1.24 build divides by the wrapped
+     * square and dies of SIGFPE) and fails here: no dim is a multiple of it. */
+    int64_t bb = 0;
+    if (!ortvk_kmul(b, b, &bb))
+        return ortvk_status(ORT_INVALID_ARGUMENT, "%s: blocksize %lld squared overflows 64 bits", op, (long long)b);
+    if (p->to_depth ? h % b != 0 || w % b != 0 : c % bb != 0)
         return ortvk_status(ORT_INVALID_ARGUMENT, "%s: shape [%lld,%lld,%lld,%lld] with blocksize %lld", op,
                             (long long)n, (long long)c, (long long)h, (long long)w, (long long)b);
     y->type = x->type;
     y->rank = 4;
-    int64_t dims[4] = {n, c * b * b, h / b, w / b};
-    if (!p->to_depth) dims[1] = c / (b * b), dims[2] = h * b, dims[3] = w * b;
+    int64_t dims[4] = {n, 0, h / b, w / b};
+    bool ok = p->to_depth ? ortvk_kmul(c, bb, &dims[1])
+                          : (dims[1] = c / bb, ortvk_kmul(h, b, &dims[2]) && ortvk_kmul(w, b, &dims[3]));
+    if (!ok)
+        return ortvk_status(ORT_INVALID_ARGUMENT, "%s: shape [%lld,%lld,%lld,%lld] with blocksize %lld overflows", op,
+                            (long long)n, (long long)c, (long long)h, (long long)w, (long long)b);
     memcpy(y->dims, dims, sizeof(dims));
     return NULL;
 }
@@ -726,6 +771,10 @@ static bool pad_prepare(const ortvk_knode *node, ortvk_kparams *params, char *wh
     for (size_t i = 0; i < na; i++) {
         int64_t a;
         if (!norm_axis(axes[i], (size_t)rank, &a)) return ortvk_krefuse(why, why_len, "axis %lld", (long long)axes[i]);
+        /* The shader takes the begin pads as int32; larger ones only make sense for outputs it cannot index. */
+        if (pads[i] < INT32_MIN || pads[i] > INT32_MAX || pads[na + i] < INT32_MIN || pads[na + i] > INT32_MAX)
+            return ortvk_krefuse(why, why_len, "pads[%zu] = %lld or pads[%zu] = %lld past 32 bits", i,
+                                 (long long)pads[i], na + i, (long long)pads[na + i]);
         p->pads[a] = pads[i];
         p->pads[rank + a] = pads[na + i];
     }
@@ -743,8 +792,9 @@ static OrtStatus *pad_shape(const ortvk_kparams *params, ortvk_krun *run)
     y->rank = x->rank;
     for (size_t d = 0; d < x->rank; d++) {
         int64_t b = p->pads[d], e = p->pads[x->rank + d];
-        y->dims[d] = x->dims[d] + b + e;
-        if (y->dims[d] < 0) return ortvk_status(ORT_INVALID_ARGUMENT, "Pad: negative output dim");
+        if (!ortvk_kadd(x->dims[d], b, &y->dims[d]) || !ortvk_kadd(y->dims[d], e, &y->dims[d]) || y->dims[d] < 0)
+            return ortvk_status(ORT_INVALID_ARGUMENT, "Pad: dim %zu of %lld with pads %lld and %lld", d,
+                                (long long)x->dims[d], (long long)b, (long long)e);
         /* Edge and reflect need input to copy from; reflect cannot fold more than once. */
         if (p->mode != ORTVK_PAD_CONSTANT && y->dims[d] > 0 &&
             (x->dims[d] == 0 || (p->mode == ORTVK_PAD_REFLECT && (b >= x->dims[d] || e >= x->dims[d]))))
@@ -844,6 +894,7 @@ const ortvk_kop ortvk_kops_layout[] = {
     {"Unsqueeze", 1, 21, "axes", 0x2, reshape_prepare, reshape_shape, reshape_record},
     {"Transpose", 1, 21, "perm", 0, transpose_prepare, transpose_shape, transpose_record},
     {"Concat", 4, 13, "axis", 0, concat_prepare, concat_shape, concat_record},
+    {"Slice", 1, 9, "axes ends starts", 0, slice_prepare, slice_shape, slice_record},
     {"Slice", 10, 13, "", 0x1E, slice_prepare, slice_shape, slice_record},
     {"Split", 2, 18, "axis num_outputs split", 0x2, split_prepare, split_shape, split_record},
     {"Expand", 8, 13, "", 0x2, expand_prepare, expand_shape, expand_record},

@@ -30,13 +30,12 @@ static bool gemm_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
     if (node->n_in < 2 || node->n_in > 3 || !is_float(&node->in[0]) || !is_float(&node->in[1]) ||
         (node->n_in == 3 && node->in[2].present && !is_float(&node->in[2])))
         return ortvk_krefuse(why, why_len, "inputs are not float");
-    int64_t ta = 0, tb = 0, broadcast = 1;
-    if (!ortvk_knode_int(node, "transA", 0, &ta) || !ortvk_knode_int(node, "transB", 0, &tb) ||
+    int64_t broadcast = 1;
+    if (!ortvk_knode_bool(node, "transA", false, &p->trans_a) ||
+        !ortvk_knode_bool(node, "transB", false, &p->trans_b) ||
         !ortvk_knode_float(node, "alpha", 1.0f, &p->alpha) || !ortvk_knode_float(node, "beta", 1.0f, &p->beta) ||
         !ortvk_knode_int(node, "broadcast", 1, &broadcast) || broadcast != 1)
-        return ortvk_krefuse(why, why_len, "attributes");
-    p->trans_a = ta != 0;
-    p->trans_b = tb != 0;
+        return ortvk_krefuse(why, why_len, "attributes (transA and transB 0 or 1)");
     return true;
 }
 
@@ -260,11 +259,9 @@ static bool reduce_prepare(const ortvk_knode *node, ortvk_kparams *params, char 
     p->fn = fns[k].fn;
     if (node->n_in < 1 || node->n_in > 2 || node->n_out != 1 || !is_float(&node->in[0]) || !is_float(&node->out[0]))
         return ortvk_krefuse(why, why_len, "not float");
-    int64_t keepdims = 1, noop = 0;
-    if (!ortvk_knode_int(node, "keepdims", 1, &keepdims) || !ortvk_knode_int(node, "noop_with_empty_axes", 0, &noop))
-        return ortvk_krefuse(why, why_len, "keepdims");
-    p->keepdims = keepdims != 0;
-    p->noop_empty = noop != 0;
+    if (!ortvk_knode_bool(node, "keepdims", true, &p->keepdims) ||
+        !ortvk_knode_bool(node, "noop_with_empty_axes", false, &p->noop_empty))
+        return ortvk_krefuse(why, why_len, "keepdims or noop_with_empty_axes other than 0 or 1");
     /* axes: an attribute until ReduceSum-13 / the others' opset 18 made it an optional constant input. */
     bool input_axes = p->fn == ORTVK_REDUCE_SUM ? node->opset >= 13 : node->opset >= 18;
     if (!input_axes) {
@@ -331,9 +328,20 @@ static OrtStatus *reduce_shape(const ortvk_kparams *params, ortvk_krun *run)
         if (!reduced[d]) y->dims[y->rank++] = x->dims[d];
         else if (p->keepdims) y->dims[y->rank++] = 1;
     }
-    if ((p->fn == ORTVK_REDUCE_MAX || p->fn == ORTVK_REDUCE_MIN) && R == 0 && outer * inner > 0)
-        return ortvk_status(ORT_INVALID_ARGUMENT, "ReduceMax/Min over an empty dim");
     return NULL;
+}
+
+/* What ORT's CPU EP returns for a reduction over nothing (an empty reduced dim with a non-empty output). */
+static float reduce_empty_value(int fn)
+{
+    switch (fn) {
+    case ORTVK_REDUCE_PROD: return 1.0f;
+    case ORTVK_REDUCE_MAX: return -1.0f / 0.0f;
+    case ORTVK_REDUCE_MIN: return 1.0f / 0.0f;
+    case ORTVK_REDUCE_LOG_SUM:
+    case ORTVK_REDUCE_LOG_SUM_EXP: return -1.0f / 0.0f;
+    default: return 0.0f; /* Sum, SumSquare, L1, L2, and Mean */
+    }
 }
 
 static OrtStatus *reduce_record(const ortvk_kparams *params, ortvk_krun *run)
@@ -343,6 +351,23 @@ static OrtStatus *reduce_record(const ortvk_kparams *params, ortvk_krun *run)
     bool reduced[ORTVK_KMAX_RANK];
     size_t outer, R, inner;
     ORTVK_TRY(reduce_plan(p, x, reduced, &outer, &R, &inner));
+    if (R == 0) { /* filled on the host's word: the shader never sees a reduction over nothing */
+        const ortvk_ktensor *y = &run->out[0];
+        float v = reduce_empty_value(p->fn);
+        uint32_t word;
+        memcpy(&word, &v, sizeof(word));
+        if (run->float16) {
+            uint32_t h = (word >> 16) & 0x8000u; /* the values above are exact in float16 */
+            h |= (word & 0x7fffffffu) == 0x7f800000u ? 0x7c00u : (word & 0x7fffffffu) == 0x3f800000u ? 0x3c00u : 0u;
+            word = h | h << 16;
+        }
+        size_t bytes = y->count * ortvk_element_size(y->type), even = bytes & ~(size_t)3;
+        ORTVK_TRY(ortvk_krun_fill(run, y->address, even, word));
+        if (even == bytes) return NULL;
+        VkDeviceAddress tail = 0; /* an odd count of float16 values: the last one */
+        ORTVK_TRY(ortvk_krun_upload(run, &word, 2, &tail));
+        return ortvk_krun_copy(run, y->address + even, tail, 2);
+    }
     ortvk_kpush_reduce push = {
         .x = x->count > 0 ? x->address : run->out[0].address,
         .y = run->out[0].address,

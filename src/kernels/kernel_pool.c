@@ -4,6 +4,15 @@
 
 #include "kernels/kernel_internal.h"
 
+/* Spatial sizes, strides, dilations, pads and output positions times strides the pool shader takes: with these
+ * below 2^30 its 32-bit index arithmetic cannot wrap. */
+#define POOL_MAX (INT64_C(1) << 30)
+/* Taps per output and pass: well below lavapipe's cap of about 65,535 iterations per shader loop. */
+#define POOL_PASS_TAPS 16384
+/* Passes per node: 2^12 x 2^14 = 2^26 taps per output at most; a larger window over a larger input is refused at
+ * run time rather than keeping the device busy for minutes. */
+#define POOL_MAX_PASSES 4096
+
 static bool pool_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
 {
     ortvk_kparams_pool *p = &params->pool;
@@ -20,21 +29,20 @@ static bool pool_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
     int n = rank - 2;
     p->spatial = n;
     char auto_pad[32];
-    int64_t ceil_mode = 0, include = 0, storage = 0;
+    bool storage = false;
     int count = 0;
     int64_t v[6];
     if (!ortvk_knode_string(node, "auto_pad", auto_pad, sizeof(auto_pad)) ||
-        !ortvk_knode_int(node, "ceil_mode", 0, &ceil_mode) ||
-        !ortvk_knode_int(node, "count_include_pad", 0, &include) ||
-        !ortvk_knode_int(node, "storage_order", 0, &storage))
-        return ortvk_krefuse(why, why_len, "attribute types");
+        !ortvk_knode_bool(node, "ceil_mode", false, &p->ceil_mode) ||
+        !ortvk_knode_bool(node, "count_include_pad", false, &p->count_include_pad) ||
+        !ortvk_knode_bool(node, "storage_order", false, &storage))
+        return ortvk_krefuse(why, why_len, "attribute types, or ceil_mode, count_include_pad or storage_order other "
+                             "than 0 or 1");
     if (auto_pad[0] == '\0' || strcmp(auto_pad, "NOTSET") == 0) p->auto_pad = ORTVK_AUTO_PAD_NOTSET;
     else if (strcmp(auto_pad, "VALID") == 0) p->auto_pad = ORTVK_AUTO_PAD_VALID;
     else if (strcmp(auto_pad, "SAME_UPPER") == 0) p->auto_pad = ORTVK_AUTO_PAD_SAME_UPPER;
     else if (strcmp(auto_pad, "SAME_LOWER") == 0) p->auto_pad = ORTVK_AUTO_PAD_SAME_LOWER;
     else return ortvk_krefuse(why, why_len, "auto_pad %s", auto_pad);
-    p->ceil_mode = ceil_mode != 0;
-    p->count_include_pad = include != 0;
     /* With ceil_mode a window may reach past the padded input; implementations disagree on its divisor then. */
     if (!max && p->ceil_mode && p->count_include_pad)
         return ortvk_krefuse(why, why_len, "ceil_mode with count_include_pad");
@@ -50,8 +58,14 @@ static bool pool_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
         return ortvk_krefuse(why, why_len, "pads");
     for (int i = 0; i < 2 * n; i++) p->pads[i] = count < 0 ? 0 : v[i];
     for (int i = 0; i < n; i++) {
+        int64_t extent;
         if (p->kernel[i] < 1 || p->strides[i] < 1 || p->dilations[i] < 1 || p->pads[i] < 0 || p->pads[n + i] < 0)
             return ortvk_krefuse(why, why_len, "kernel, strides, dilations or pads out of range");
+        /* The shader's index arithmetic is 32-bit (see pool_record); the kernel itself may be any size. */
+        if (p->strides[i] > POOL_MAX || p->dilations[i] > POOL_MAX || p->pads[i] > POOL_MAX ||
+            p->pads[n + i] > POOL_MAX ||
+            !ortvk_kmul(p->kernel[i] - 1, p->dilations[i], &extent) || extent == INT64_MAX)
+            return ortvk_krefuse(why, why_len, "strides, dilations or pads past 2^30, or a kernel extent past 2^63");
         if (!max && p->dilations[i] != 1) return ortvk_krefuse(why, why_len, "AveragePool dilations");
     }
     return true;
@@ -61,16 +75,25 @@ static bool pool_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
 static OrtStatus *pool_dim(const ortvk_kparams_pool *p, int d, int64_t in, int64_t *pad_begin, int64_t *out)
 {
     int n = p->spatial;
+    /* prepare checked that the extent fits, strides and pads are below 2^30; `in` is a real tensor's dim. */
     int64_t s = p->strides[d], dk = (p->kernel[d] - 1) * p->dilations[d] + 1;
     int64_t pb = p->pads[d], pe = p->pads[n + d];
+    if (p->auto_pad == ORTVK_AUTO_PAD_SAME_UPPER || p->auto_pad == ORTVK_AUTO_PAD_SAME_LOWER) {
+        int64_t target = (in + s - 1) / s, total = 0;
+        if (!ortvk_kmul(target > 0 ? target - 1 : 0, s, &total) || !ortvk_kadd(total, dk, &total))
+            return ortvk_status(ORT_INVALID_ARGUMENT, "pool: a SAME padding of kernel extent %lld overflows",
+                                (long long)dk);
+    }
     ortvk_kauto_pad(p->auto_pad, in, s, dk, &pb, &pe);
     if (p->auto_pad == ORTVK_AUTO_PAD_SAME_UPPER || p->auto_pad == ORTVK_AUTO_PAD_SAME_LOWER) {
         *pad_begin = pb;
         *out = (in + s - 1) / s; /* SAME: ceil(in / stride), ceil_mode or not */
         return NULL;
     }
-    int64_t span = in + pb + pe - dk;
-    if (span < 0) return ortvk_status(ORT_INVALID_ARGUMENT, "pool: kernel larger than the padded input");
+    int64_t span = in + pb + pe - dk; /* no overflow: in, pb, pe < 2^62 and 0 < dk */
+    if (span < 0)
+        return ortvk_status(ORT_INVALID_ARGUMENT, "pool: kernel extent %lld larger than the padded input (%lld)",
+                            (long long)dk, (long long)(in + pb + pe));
     int64_t o = p->ceil_mode ? (span + s - 1) / s + 1 : span / s + 1;
     /* ceil_mode: a last window that would start inside the end padding is dropped. */
     if (p->ceil_mode && (o - 1) * s >= in + pb) o--;
@@ -97,32 +120,60 @@ static OrtStatus *pool_shape(const ortvk_kparams *params, ortvk_krun *run)
 }
 
 typedef struct push_pool {
-    uint64_t x, y;
+    uint64_t x, y, partial;
     uint32_t NC, ID, IH, IW, OD, OH, OW;
     uint32_t KD, KH, KW, SD, SH, SW;
     int32_t PD, PH, PW;
     uint32_t DD, DH, DW;
     uint32_t mode;
+    uint32_t t0, t1, flags;
+    float divisor;
 } push_pool;
 
 static OrtStatus *pool_record(const ortvk_kparams *params, ortvk_krun *run)
 {
     const ortvk_kparams_pool *p = &params->pool;
     const ortvk_ktensor *x = &run->in[0], *y = &run->out[0];
+    const char *op = p->kind == ORTVK_POOL_MAX ? "MaxPool" : "AveragePool";
+    if (x->count == 0) return ortvk_status(ORT_INVALID_ARGUMENT, "%s: empty input with a non-empty output", op);
+    if (x->count > UINT32_MAX || y->count > UINT32_MAX)
+        return ortvk_status(ORT_EP_FAIL, "%s: %zu inputs, %zu outputs (the shader indexes with 32 bits)", op,
+                            x->count, y->count);
     /* Spatial dims right-aligned into (D, H, W); missing ones are 1 with a kernel of 1. */
     uint32_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, dl[3] = {1, 1, 1};
     int32_t pad[3] = {0, 0, 0};
     int off = 3 - p->spatial;
+    double divisor = 1.0;
+    int64_t taps = 1; /* the most taps of one output that touch the input */
     for (int d = 0; d < p->spatial; d++) {
-        int64_t pb = 0, o = 0;
-        ORTVK_TRY(pool_dim(p, d, x->dims[2 + d], &pb, &o));
-        in[off + d] = (uint32_t)x->dims[2 + d];
+        int64_t pb = 0, o = 0, i = x->dims[2 + d], kernel = p->kernel[d];
+        ORTVK_TRY(pool_dim(p, d, i, &pb, &o));
+        /* Taps that fall into the begin padding for every output (SAME pads of a huge kernel) are dropped: the same
+         * taps touch the input, with a begin pad the shader's arithmetic takes. */
+        int64_t before = o > 0 && pb > (o - 1) * p->strides[d] ? (pb - (o - 1) * p->strides[d]) / p->dilations[d] : 0;
+        if (before > kernel - 1) before = kernel - 1;
+        kernel -= before;
+        pb -= before * p->dilations[d];
+        if (i > POOL_MAX || pb > POOL_MAX || (o - 1) * p->strides[d] > POOL_MAX)
+            return ortvk_status(ORT_EP_FAIL, "%s: spatial dim %d of %lld with a begin pad of %lld and %lld outputs "
+                                "of stride %lld: past 2^30", op, d, (long long)i, (long long)pb, (long long)o,
+                                (long long)p->strides[d]);
+        /* Taps of one output that touch the input: distinct input positions D apart, so at most ceil(I / D). */
+        int64_t reach = (i + p->dilations[d] - 1) / p->dilations[d];
+        taps *= kernel < reach ? kernel : reach; /* <= the input's spatial size */
+        divisor *= (double)p->kernel[d];
+        in[off + d] = (uint32_t)i;
         out[off + d] = (uint32_t)o;
-        k[off + d] = (uint32_t)p->kernel[d];
+        /* Taps past (begin pad + input) / dilation never touch the input: 2^31 stands for any kernel beyond. */
+        k[off + d] = (uint32_t)(kernel < 2 * POOL_MAX ? kernel : 2 * POOL_MAX);
         s[off + d] = (uint32_t)p->strides[d];
         dl[off + d] = (uint32_t)p->dilations[d];
         pad[off + d] = (int32_t)pb;
     }
+    int64_t passes = (taps + POOL_PASS_TAPS - 1) / POOL_PASS_TAPS;
+    if (passes > POOL_MAX_PASSES)
+        return ortvk_status(ORT_EP_FAIL, "%s: windows of %lld taps over the input (at most %d)", op, (long long)taps,
+                            POOL_MAX_PASSES * POOL_PASS_TAPS);
     push_pool push = {
         .x = x->address,
         .y = y->address,
@@ -134,9 +185,17 @@ static OrtStatus *pool_record(const ortvk_kparams *params, ortvk_krun *run)
         .PD = pad[0], .PH = pad[1], .PW = pad[2],
         .DD = dl[0], .DH = dl[1], .DW = dl[2],
         .mode = p->kind == ORTVK_POOL_MAX ? 0u : (p->count_include_pad ? 2u : 1u),
+        .divisor = (float)divisor,
     };
-    if (x->count == 0) return ortvk_status(ORT_INVALID_ARGUMENT, "pool: empty input with a non-empty output");
-    return ortvk_krun_dispatch(run, ORTVK_SHADER_POOL, &push, sizeof(push), y->count);
+    /* Between passes each output's partial result stays a float (float16 outputs are rounded once, at the end). */
+    if (passes > 1) ORTVK_TRY(ortvk_krun_scratch(run, y->count * sizeof(float), &push.partial));
+    for (int64_t pass = 0; pass < (passes > 0 ? passes : 1); pass++) {
+        push.t0 = (uint32_t)(pass * POOL_PASS_TAPS);
+        push.t1 = (uint32_t)((pass + 1) * POOL_PASS_TAPS);
+        push.flags = (pass == 0 ? 1u : 0u) | (pass + 1 >= passes ? 2u : 0u);
+        ORTVK_TRY(ortvk_krun_dispatch(run, ORTVK_SHADER_POOL, &push, sizeof(push), y->count));
+    }
+    return NULL;
 }
 
 /* ---- global pools --------------------------------------------------------------------------------------- */
@@ -171,6 +230,16 @@ static OrtStatus *global_record(const ortvk_kparams *params, ortvk_krun *run)
     const ortvk_ktensor *x = &run->in[0], *y = &run->out[0];
     uint32_t spatial = (uint32_t)ortvk_kcount(x->dims + 2, x->rank - 2);
     if (spatial == 0) return ortvk_status(ORT_INVALID_ARGUMENT, "global pool over an empty input");
+    if (spatial > POOL_PASS_TAPS && x->rank >= 3 && x->rank <= 5) {
+        /* The reduce shader walks a window in one loop, which lavapipe cuts short past ~65,535 iterations: a large
+         * window runs as a pool whose kernel is the whole input, in passes. */
+        ortvk_kparams window = {.pool = {.kind = params->pool.kind, .spatial = (int)x->rank - 2}};
+        for (size_t d = 2; d < x->rank; d++) {
+            window.pool.kernel[d - 2] = x->dims[d];
+            window.pool.strides[d - 2] = window.pool.dilations[d - 2] = 1;
+        }
+        return pool_record(&window, run);
+    }
     ortvk_kpush_reduce push = {
         .x = x->address,
         .y = y->address,

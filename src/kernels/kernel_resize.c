@@ -95,7 +95,11 @@ static OrtStatus *resize_plan(const ortvk_kparams_resize *p, const ortvk_ktensor
         if (p->has_scales) {
             if (!(p->scales[d] > 0.0f)) return ortvk_status(ORT_INVALID_ARGUMENT, "Resize: scale %g", p->scales[d]);
             scale[d] = p->scales[d];
-            out[d] = (int64_t)(p->scales[d] * (float)x->dims[d]);
+            float o = p->scales[d] * (float)x->dims[d];
+            if (!(o < 9.2e18f)) /* converting a larger float to int64_t is undefined */
+                return ortvk_status(ORT_INVALID_ARGUMENT, "Resize: scales[%d] = %g on a dim of %lld overflows", d,
+                                    p->scales[d], (long long)x->dims[d]);
+            out[d] = (int64_t)o;
         } else {
             if (p->sizes[d] < 0) return ortvk_status(ORT_INVALID_ARGUMENT, "Resize: negative size");
             out[d] = p->sizes[d];
@@ -163,7 +167,10 @@ static OrtStatus *resize_record(const ortvk_kparams *params, ortvk_krun *run)
     float scale[ORTVK_KMAX_RANK];
     ORTVK_TRY(resize_plan(p, x, out, scale));
     if (x->count == 0) return ortvk_status(ORT_INVALID_ARGUMENT, "Resize of an empty input to a non-empty output");
-    size_t entries = 0;
+    if (y->count > UINT32_MAX)
+        return ortvk_status(ORT_EP_FAIL, "Resize: an output of %zu elements (the shader indexes with 32 bits)",
+                            y->count);
+    size_t entries = 0; /* each out[d] <= y->count < 2^32 */
     for (int d = 0; d < p->rank; d++) entries += (size_t)out[d];
     entry *table = calloc(entries, sizeof(*table));
     if (table == NULL) return ortvk_status(ORT_FAIL, "out of host memory for a Resize table");

@@ -26,7 +26,7 @@ typedef struct ortvk_kernel {
     kconst *consts[ORTVK_KMAX_INPUTS]; /* constant inputs the device reads; NULL for the others */
     bool float16;                      /* runs the shaders' float16 variant */
     char op_type[32];
-    char *name;                        /* the node's name (for the profile) */
+    char *name;                        /* the node's name (the profile, run-time errors) */
 } ortvk_kernel;
 
 /* A value a partition's nodes read or write: an input of the fused node ORT runs, one of its outputs, or internal
@@ -66,6 +66,22 @@ static bool listed(const char *list, const char *name)
     return false;
 }
 
+/* The shaders index elements with 32 bits and take strides and offsets as int32: a tensor whose static shape holds
+ * 2^31 elements or more (or overflows) is left to the CPU EP here; record_kernel checks the shapes of each run. */
+static bool indexable(const ortvk_knode *node, char *why, size_t why_len)
+{
+    for (size_t i = 0; i < node->n_in + node->n_out; i++) {
+        const ortvk_kvalue *v = i < node->n_in ? &node->in[i] : &node->out[i - node->n_in];
+        int64_t count = 1;
+        bool known = v->present && v->rank >= 0;
+        for (int d = 0; known && d < v->rank; d++) known = v->dims[d] >= 0;
+        if (!known || v->constant != NULL) continue;
+        if (!ortvk_kcount_checked(v->dims, (size_t)v->rank, 1, &count) || count > INT32_MAX)
+            return ortvk_krefuse(why, why_len, "%s of 2^31 elements or more", v->name ? v->name : "a tensor");
+    }
+    return true;
+}
+
 /* The op implementation for `node`, with its parameters, or NULL (with `why`). */
 static const ortvk_kop *find_op(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
 {
@@ -86,7 +102,7 @@ static const ortvk_kop *find_op(const ortvk_knode *node, ortvk_kparams *params, 
                 }
             }
             memset(params, 0, sizeof(*params));
-            if (!op->prepare(node, params, why, why_len)) return NULL;
+            if (!op->prepare(node, params, why, why_len) || !indexable(node, why, why_len)) return NULL;
             return op;
         }
     }
@@ -477,6 +493,17 @@ size_t ortvk_kcount(const int64_t *dims, size_t rank)
     return n;
 }
 
+bool ortvk_kcount_checked(const int64_t *dims, size_t rank, size_t esize, int64_t *out)
+{
+    int64_t n = 1, bytes = 0;
+    for (size_t i = 0; i < rank; i++) {
+        if (dims[i] < 0 || !ortvk_kmul(n, dims[i], &n)) return false;
+    }
+    if (!ortvk_kmul(n, (int64_t)esize, &bytes)) return false;
+    *out = n;
+    return true;
+}
+
 struct ortvk_kheld {
     size_t count, capacity;
     ortvk_buffer **buffers;
@@ -638,6 +665,18 @@ static void free_buffer(free_buffers *pool, ortvk_buffer *buffer)
     pool->buffers[pool->count++] = buffer;
 }
 
+/* `status` of a node's run with the node's name in front (ORT reports the fused node's, which names no model node). */
+static OrtStatus *with_node(const ortvk_kernel *kernel, OrtStatus *status)
+{
+    const char *message = ortvk_ort->GetErrorMessage(status);
+    if (strncmp(message, "ortvk: ", 7) == 0) message += 7;
+    OrtStatus *named = ortvk_status(ortvk_ort->GetErrorCode(status), "node %s (%s): %s", kernel->name,
+                                    kernel->op_type, message);
+    if (named == NULL) return status;
+    ortvk_ort->ReleaseStatus(status);
+    return named;
+}
+
 /* Records node `index` of the partition: its inputs from `values`, its output shapes, its outputs (ORT's for the
  * fused node's outputs, the run's own for internal values), its commands. */
 static OrtStatus *record_kernel(ortvk_partition *p, size_t index, ortvk_krun *run, ortvk_ktensor *values,
@@ -664,6 +703,11 @@ static OrtStatus *record_kernel(ortvk_partition *p, size_t index, ortvk_krun *ru
     bool any = false;
     for (size_t i = 0; i < kernel->n_out; i++) {
         ortvk_ktensor *t = &run->out[i];
+        int64_t count = 0;
+        if (t->rank > ORTVK_KMAX_RANK || !ortvk_kcount_checked(t->dims, t->rank, ortvk_element_size(t->type), &count))
+            return ortvk_status(ORT_INVALID_ARGUMENT, "%s: output %zu of rank %zu, dims [%lld, %lld, ...]: a negative "
+                                "dim or more elements than 64 bits count", kernel->op_type, i, t->rank,
+                                (long long)t->dims[0], (long long)(t->rank > 1 ? t->dims[1] : 0));
         int slot = kernel->out_slot[i];
         const pvalue *v = slot >= 0 ? &p->values[slot] : NULL;
         if (v == NULL || (v->fused_out < 0 && v->last_use < 0)) {
@@ -687,6 +731,13 @@ static OrtStatus *record_kernel(ortvk_partition *p, size_t index, ortvk_krun *ru
         }
         values[slot] = *t;
         any = any || t->count > 0;
+    }
+    for (size_t i = 0; any && i < run->n_in + run->n_out; i++) {
+        const ortvk_ktensor *t = i < run->n_in ? &run->in[i] : &run->out[i - run->n_in];
+        if (t->present && t->count > INT32_MAX)
+            return ortvk_status(ORT_EP_FAIL, "%s: %s %zu holds %zu elements (the shaders take int32 strides)",
+                                kernel->op_type, i < run->n_in ? "input" : "output",
+                                i < run->n_in ? i : i - run->n_in, t->count);
     }
     if (any) {
         ownership(run, true);
@@ -747,6 +798,7 @@ OrtStatus *ortvk_partition_run(ortvk_partition *p, ortvk_stream *stream, OrtKern
     }
     for (size_t k = 0; k < p->n_kernels && status == NULL; k++) {
         status = record_kernel(p, k, run, values, &pool, context);
+        if (status != NULL) status = with_node(p->kernels[k], status);
         if (profile != NULL && status == NULL)
             ortvk_profile_run_node(profile, p->kernels[k]->name, p->kernels[k]->op_type, &p->kernels[k]->params, run);
     }

@@ -626,6 +626,41 @@ int main(int argc, char **argv)
         attr_ints(node(&c, "ReduceLogSumExp", 1, in), "axes", axes, 1);
         run_case(&app, device, &c);
     }
+    /* Pools: borders with pads, ceil_mode, dilations, count_include_pad, a global pool past one pass. */
+    {
+        op_case c;
+        int64_t x[4] = {2, 3, 11, 9}, k[2] = {3, 3}, s2[2] = {2, 2}, p[4] = {1, 0, 1, 2}, d[2] = {2, 1};
+        start(&c, "MaxPool 3x3 s2 pads ceil_mode dilations", 13, 4, x);
+        node2 n = node(&c, "MaxPool", 1, (const char *[]){"x"});
+        attr_ints(n, "kernel_shape", k, 2);
+        attr_ints(n, "strides", s2, 2);
+        attr_ints(n, "pads", p, 4);
+        attr_ints(n, "dilations", d, 2);
+        attr_int(n, "ceil_mode", 1);
+        run_case(&app, device, &c);
+        start(&c, "AveragePool 3x3 s2 pads count_include_pad", 13, 4, x);
+        n = node(&c, "AveragePool", 1, (const char *[]){"x"});
+        attr_ints(n, "kernel_shape", k, 2);
+        attr_ints(n, "strides", s2, 2);
+        attr_ints(n, "pads", p, 4);
+        attr_int(n, "count_include_pad", 1);
+        run_case(&app, device, &c);
+        int64_t big[4] = {1, 2, 150, 130};
+        start(&c, "GlobalAveragePool over 150x130 (two passes)", 13, 4, big);
+        node(&c, "GlobalAveragePool", 1, (const char *[]){"x"});
+        run_case(&app, device, &c);
+    }
+    {
+        /* A reduction over an empty axis: filled without a dispatch (3 values: an odd count in float16). */
+        op_case c;
+        int64_t x[2] = {3, 0}, axes[1] = {1};
+        start(&c, "ReduceMax over an empty axis", 13, 2, x);
+        attr_ints(node(&c, "ReduceMax", 1, (const char *[]){"x"}), "axes", axes, 1);
+        run_case(&app, device, &c);
+        start(&c, "ReduceProd over an empty axis", 13, 2, x);
+        attr_ints(node(&c, "ReduceProd", 1, (const char *[]){"x"}), "axes", axes, 1);
+        run_case(&app, device, &c);
+    }
     {
         op_case c;
         int64_t x[3] = {3, 7, 11};

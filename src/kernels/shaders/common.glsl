@@ -111,13 +111,22 @@ float ortvk_expm1(float x)
 }
 
 // ln x: x = m 2^e with m in [sqrt(1/2), sqrt(2)), a degree-9 polynomial for ln(1 + (m - 1)).
+// Signs, zeros and subnormals are read from the bits: Vulkan lets a device flush subnormals (lavapipe's frexp
+// read 1e-45 as 2^-126), so a subnormal's significand is taken as an integer and 2^-149 added to the exponent.
 float ortvk_log(float x)
 {
-    if (ortvk_isnan(x) || x < 0.0) return ORTVK_NAN;
-    if (x == 0.0) return -ORTVK_INF;
+    uint bits = floatBitsToUint(x);
+    if (ortvk_isnan(x) || (bits > 0x80000000u)) return ORTVK_NAN; // negative (not -0)
+    if ((bits & 0x7fffffffu) == 0u) return -ORTVK_INF;           // +0 and -0
     if (x == ORTVK_INF) return ORTVK_INF;
     int e;
-    float m = frexp(x, e);
+    float m;
+    if (bits < 0x00800000u) { // subnormal: bits * 2^-149, and bits < 2^23 is exact as a float
+        m = frexp(float(bits), e);
+        e -= 149;
+    } else {
+        m = frexp(x, e);
+    }
     if (m < 0.70710678118654752440) {
         e -= 1;
         m = m + m - 1.0;
@@ -206,26 +215,34 @@ float ortvk_erf(float x)
     return x < 0.0 ? -r : r;
 }
 
-bool ortvk_is_integer(float y) { return floor(y) == y && abs(y) < 16777216.0; }
-
-// x^y as ONNX (numpy) defines it for floats, including negative bases with integral exponents.
+// x^y as C99's pow (Annex F) defines it for floats, which is what ORT's CPU EP computes: 1 for y = ±0 and for x = 1
+// (NaN included), (-1)^±inf = 1, |x|^±inf, infinite bases and zero bases by the sign and parity of y, NaN for a
+// negative base with a non-integral exponent. Every float of magnitude 2^24 or more is an even integer. Signs and
+// zeros are read from the bits (a device may flush subnormals).
 float ortvk_pow(float x, float y)
 {
-    if (y == 0.0) return 1.0;
+    if ((floatBitsToUint(y) & 0x7fffffffu) == 0u) return 1.0;
     if (x == 1.0) return 1.0;
     if (ortvk_isnan(x) || ortvk_isnan(y)) return ORTVK_NAN;
+    float ax = abs(x), ay = abs(y);
+    bool negative = (floatBitsToUint(x) >> 31) != 0u;
+    if (ay == ORTVK_INF) {
+        if (ax == 1.0) return 1.0;
+        return (ax < 1.0) == (y > 0.0) ? 0.0 : ORTVK_INF;
+    }
+    bool integer = floor(y) == y;
+    bool odd = integer && ay < 16777216.0 && mod(ay, 2.0) == 1.0;
+    if (ax == ORTVK_INF || (floatBitsToUint(x) & 0x7fffffffu) == 0u) {
+        bool big = (ax == ORTVK_INF) == (y > 0.0); // inf^positive and 0^negative are infinite
+        float r = big ? ORTVK_INF : 0.0;
+        return negative && odd ? -r : r;
+    }
     // Small integral exponents multiply exactly like the reference does (x*x, x*x*x).
     if (y == 1.0) return x;
     if (y == 2.0) return x * x;
     if (y == 3.0) return x * x * x;
-    if (y == 0.5 && x >= 0.0) return sqrt(x);
-    bool odd = ortvk_is_integer(y) && mod(abs(y), 2.0) == 1.0;
-    if (x == 0.0) {
-        if (y > 0.0) return odd ? x : 0.0;
-        return odd && floatBitsToUint(x) != 0u ? -ORTVK_INF : ORTVK_INF;
-    }
-    if (x < 0.0 && !ortvk_is_integer(y)) return ORTVK_NAN;
-    float l = ortvk_log(abs(x));
-    float r = ortvk_exp(y * l);
-    return x < 0.0 && odd ? -r : r;
+    if (y == 0.5 && !negative) return sqrt(x);
+    if (negative && !integer) return ORTVK_NAN;
+    float r = ortvk_exp(y * ortvk_log(ax));
+    return negative && odd ? -r : r;
 }

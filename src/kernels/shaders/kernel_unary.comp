@@ -26,7 +26,7 @@ float apply(float v)
     case 1u: return v < 0.0 ? 0.0 : v;                                     // Relu (NaN stays NaN)
     case 2u: return v < 0.0 ? v * p.alpha : v;                             // LeakyRelu
     case 3u: return ortvk_sigmoid(v);                                      // Sigmoid
-    case 4u: return max(0.0, min(1.0, p.alpha * v + p.beta));              // HardSigmoid
+    case 4u: return ortvk_isnan(v) ? v : max(0.0, min(1.0, p.alpha * v + p.beta)); // HardSigmoid (NaN stays NaN)
     case 5u: return v * max(0.0, min(1.0, v * (1.0 / 6.0) + 0.5));        // HardSwish
     case 6u: return ortvk_tanh(v);                                         // Tanh
     case 7u: return ortvk_exp(v);                                          // Exp
@@ -46,7 +46,7 @@ float apply(float v)
     case 21u: return roundEven(v);                                         // Round (halves to even)
     case 22u: return v / (1.0 + abs(v));                                   // Softsign
     case 23u: return v > p.alpha ? v : 0.0;                                // ThresholdedRelu
-    case 24u: return max(0.0, v) + min(0.0, p.alpha * ortvk_expm1(v / p.alpha)); // Celu
+    case 24u: return ortvk_isnan(v) ? v : max(0.0, v) + min(0.0, p.alpha * ortvk_expm1(v / p.alpha)); // Celu
     case 25u: return v < -p.alpha ? v + p.beta : (v > p.alpha ? v - p.beta : 0.0); // Shrink (lambd, bias)
     case 26u: return v / p.alpha;                                          // Mean's division by the count
     }

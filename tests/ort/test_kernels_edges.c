@@ -1,0 +1,801 @@
+/* ortvk against ORT's CPU EP at the edges of what a model can ask: shape arithmetic that overflows, loops bounded
+ * only by an attribute, boolean-like attributes with other values, NaN/infinity/subnormal inputs, empty tensors,
+ * and the places where ORT's CPU EP reads the ONNX spec its own way. Each case is a one-node model whose inputs have
+ * symbolic dims (so ORT's shape inference does not catch anything first). Where the CPU EP returns a result ortvk
+ * must return the same one (or have left the node to the CPU EP); where the CPU EP fails, ortvk must fail too. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "kernel_check.h"
+
+#define MAX_INPUTS 3
+
+typedef struct edge_case {
+    const char *name;
+    onnx_model *m;
+    int n_inputs;
+    const char *inputs[MAX_INPUTS];
+    int rank[MAX_INPUTS];
+    int64_t dims[MAX_INPUTS][8];
+    const float *data[MAX_INPUTS]; /* NULL: small integers */
+    bool on_ortvk;                 /* the node must run on ortvk (a fix, not a refusal) */
+    bool exact;                    /* bit for bit (NaN matching any NaN) rather than ONNX's tolerance */
+    bool fails;                    /* ortvk must fail the run; the CPU EP is not asked (some builds crash) */
+    const char *message;           /* with `fails`: what ortvk's error must say */
+    const char *cpu_wrong;         /* an ORT version prefix whose CPU EP gets this case wrong: not compared there */
+    bool refused;                  /* the node must be left to the CPU EP; nothing is run */
+    bool bool_out;                 /* "y" is bool (compared byte for byte); set through bool_output() */
+} edge_case;
+
+/* argv[1], when given: only the cases whose name contains it run. */
+static const char *only;
+
+static size_t count_of(const int64_t *dims, int rank)
+{
+    size_t n = 1;
+    for (int i = 0; i < rank; i++) n *= (size_t)dims[i];
+    return n;
+}
+
+/* A case with float input "x" of `dims` (declared with every dim symbolic) and float output "y" of unknown shape. */
+static edge_case *start(edge_case *c, const char *name, int opset, int rank, const int64_t *dims)
+{
+    memset(c, 0, sizeof(*c));
+    c->name = name;
+    c->m = onnx_model_new(opset);
+    c->n_inputs = 1;
+    c->inputs[0] = "x";
+    c->rank[0] = rank;
+    memcpy(c->dims[0], dims, (size_t)rank * sizeof(int64_t));
+    int64_t symbolic[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+    onnx_model_add_input(c->m, "x", ONNX_FLOAT, rank, symbolic);
+    onnx_model_add_output(c->m, "y", ONNX_FLOAT, -1, NULL);
+    return c;
+}
+
+/* Makes "y" a bool output (comparisons, logic). */
+static void bool_output(edge_case *c, int opset)
+{
+    onnx_model_free(c->m);
+    c->m = onnx_model_new(opset);
+    int64_t symbolic[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+    onnx_model_add_input(c->m, "x", ONNX_FLOAT, c->rank[0], symbolic);
+    onnx_model_add_output(c->m, "y", ONNX_BOOL, -1, NULL);
+    c->bool_out = true;
+}
+
+static void second_input(edge_case *c, const char *name, int rank, const int64_t *dims)
+{
+    int64_t symbolic[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+    c->inputs[c->n_inputs] = name;
+    c->rank[c->n_inputs] = rank;
+    memcpy(c->dims[c->n_inputs], dims, (size_t)rank * sizeof(int64_t));
+    c->n_inputs++;
+    onnx_model_add_input(c->m, name, ONNX_FLOAT, rank, symbolic);
+}
+
+static void const_ints(edge_case *c, const char *name, int count, const int64_t *values)
+{
+    int64_t dims[1] = {count};
+    onnx_model_add_initializer(c->m, name, ONNX_INT64, 1, dims, values, (size_t)count * sizeof(int64_t));
+}
+
+static onnx_node *node(edge_case *c, const char *op, int n_in, const char *const *in)
+{
+    const char *out[] = {"y"};
+    return onnx_model_add_node(c->m, op, in, n_in, out, 1);
+}
+
+/* Runs a session on `inputs`; the status (NULL: success) and the output. */
+static OrtStatus *run_session(ortapp *app, OrtSession *s, edge_case *c, OrtValue **inputs, OrtValue **out)
+{
+    const char *out_names[] = {"y"};
+    return app->api->Run(s, NULL, c->inputs, (const OrtValue *const *)inputs, (size_t)c->n_inputs, out_names, 1,
+                         out);
+}
+
+static bool same_value(float want, float got, bool exact)
+{
+    if (isnan(want) || isnan(got)) return isnan(want) && isnan(got);
+    if (exact) return memcmp(&want, &got, sizeof(float)) == 0;
+    if (want == got) return true;
+    if (isinf(want) || isinf(got)) return false;
+    return fabs((double)want - (double)got) <= 1e-7 + 1e-3 * fabs((double)want);
+}
+
+static void shape_of(ortapp *app, OrtValue *value, size_t *rank, int64_t *dims)
+{
+    OrtTensorTypeAndShapeInfo *info = NULL;
+    if (!ORT_OK(app, app->api->GetTensorTypeAndShape(value, &info))) return;
+    ORT_OK(app, app->api->GetDimensionsCount(info, rank));
+    if (*rank <= 8) ORT_OK(app, app->api->GetDimensions(info, dims, *rank));
+    app->api->ReleaseTensorTypeAndShapeInfo(info);
+}
+
+static void run_case(ortapp *app, const OrtEpDevice *device, edge_case *c)
+{
+    const OrtApi *api = app->api;
+    if (c->cpu_wrong != NULL && strncmp(app->version, c->cpu_wrong, strlen(c->cpu_wrong)) == 0) {
+        printf("%-52s not compared: ORT %s's CPU EP gets it wrong\n", c->name, app->version);
+        onnx_model_free(c->m);
+        return;
+    }
+    if (only != NULL && strstr(c->name, only) == NULL) {
+        onnx_model_free(c->m);
+        return;
+    }
+    uint8_t *model = NULL;
+    size_t len = 0;
+    int rc = onnx_model_serialize(c->m, &model, &len);
+    onnx_model_free(c->m);
+    if (!CHECK(rc == ONNX_OK, "%s: model (%s)", c->name, onnx_strerror(rc))) return;
+    OrtStatus *error = NULL;
+    OrtSession *cpu = kc_session(app, NULL, model, len, false, false, &error);
+    OrtSession *vk = cpu ? kc_session(app, device, model, len, false, true, &error) : NULL;
+    free(model);
+    if (!CHECK(vk != NULL, "%s: sessions: %s", c->name, error ? api->GetErrorMessage(error) : "")) {
+        if (error) api->ReleaseStatus(error);
+        if (cpu) api->ReleaseSession(cpu);
+        return;
+    }
+    size_t ours = 0, other = 0;
+    kc_assignment(app, vk, &ours, &other, NULL, 0, NULL, 0);
+    if (c->on_ortvk) CHECK(ours == 1, "%s: the node runs on ortvk (%zu on ortvk, %zu elsewhere)", c->name, ours, other);
+    if (c->refused) {
+        if (CHECK(ours == 0 && other == 1, "%s: left to the CPU EP (%zu on ortvk, %zu elsewhere)", c->name, ours,
+                  other))
+            printf("%-52s ok (left to the CPU EP)\n", c->name);
+        api->ReleaseSession(vk);
+        api->ReleaseSession(cpu);
+        return;
+    }
+    OrtValue *inputs[MAX_INPUTS] = {0};
+    float *data[MAX_INPUTS] = {0};
+    for (int i = 0; i < c->n_inputs; i++) {
+        size_t n = count_of(c->dims[i], c->rank[i]);
+        data[i] = malloc(n * sizeof(float) + 4);
+        for (size_t k = 0; k < n; k++) data[i][k] = c->data[i] ? c->data[i][k] : (float)((int)(k * 7 % 11) - 5);
+        inputs[i] = test_host_tensor(app, data[i], n, c->rank[i], c->dims[i]);
+    }
+    OrtValue *want = NULL, *got = NULL;
+    OrtStatus *want_status = c->fails ? api->CreateStatus(ORT_INVALID_ARGUMENT, "not asked")
+                                      : run_session(app, cpu, c, inputs, &want);
+    OrtStatus *got_status = run_session(app, vk, c, inputs, &got);
+    const char *place = ours ? "on ortvk" : "left to the CPU EP";
+    if (want_status == NULL && got_status != NULL) {
+        size_t wr = 0;
+        int64_t wd[8] = {0};
+        shape_of(app, want, &wr, wd);
+        printf("%s: the CPU EP's output has rank %zu, dims [%lld,%lld,%lld,...]\n", c->name, wr, (long long)wd[0],
+               (long long)wd[1], (long long)wd[2]);
+    }
+    if (want_status != NULL) {
+        CHECK(got_status != NULL, "%s: the CPU EP fails (%s) but ortvk (%s) returns a result", c->name,
+              api->GetErrorMessage(want_status), place);
+        if (got_status != NULL && c->message != NULL)
+            CHECK(strstr(api->GetErrorMessage(got_status), c->message) != NULL, "%s: the error says \"%s\": %s",
+                  c->name, c->message, api->GetErrorMessage(got_status));
+        if (got_status != NULL)
+            printf("%-52s ok (both fail; ortvk %s: %s)\n", c->name, place, api->GetErrorMessage(got_status));
+    } else if (CHECK(got_status == NULL, "%s: the CPU EP returns a result but ortvk (%s) fails: %s", c->name, place,
+                     api->GetErrorMessage(got_status))) {
+        size_t wr = 0, gr = 0;
+        int64_t wd[8] = {0}, gd[8] = {0};
+        shape_of(app, want, &wr, wd);
+        shape_of(app, got, &gr, gd);
+        bool same_shape = wr == gr && memcmp(wd, gd, sizeof(wd)) == 0;
+        CHECK(same_shape, "%s: shapes differ: rank %zu [%lld,%lld,%lld,...] (CPU EP), rank %zu [%lld,%lld,%lld,...] "
+              "(ortvk)", c->name, wr, (long long)wd[0], (long long)wd[1], (long long)wd[2], gr, (long long)gd[0],
+              (long long)gd[1], (long long)gd[2]);
+        size_t wb = 0, gb = 0;
+        float *w = kc_host_data(app, want, &wb), *g = kc_host_data(app, got, &gb);
+        if (same_shape && c->bool_out && CHECK(w && g && wb == gb, "%s: outputs of %zu and %zu bytes", c->name, wb,
+                                               gb)) {
+            size_t bad = 0, first = 0;
+            for (size_t i = 0; i < wb; i++) {
+                if (((const uint8_t *)w)[i] != ((const uint8_t *)g)[i] && bad++ == 0) first = i;
+            }
+            CHECK(bad == 0, "%s: %zu of %zu values differ (first at %zu)", c->name, bad, wb, first);
+            if (bad == 0) printf("%-52s ok (%zu values, %s)\n", c->name, wb, place);
+        } else if (same_shape && CHECK(w && g && wb == gb, "%s: outputs of %zu and %zu bytes", c->name, wb, gb)) {
+            size_t n = wb / sizeof(float), bad = 0, first = 0;
+            for (size_t i = 0; i < n; i++) {
+                if (!same_value(w[i], g[i], c->exact) && bad++ == 0) first = i;
+            }
+            CHECK(bad == 0, "%s: %zu of %zu values differ (first [%zu]: CPU EP %.9g, ortvk %.9g)", c->name, bad, n,
+                  first, bad ? w[first] : 0.0, bad ? g[first] : 0.0);
+            if (bad == 0) printf("%-52s ok (%zu values, %s)\n", c->name, n, place);
+        }
+        free(w);
+        free(g);
+    }
+    if (want_status) api->ReleaseStatus(want_status);
+    if (got_status) api->ReleaseStatus(got_status);
+    if (want) api->ReleaseValue(want);
+    if (got) api->ReleaseValue(got);
+    for (int i = 0; i < c->n_inputs; i++) {
+        if (inputs[i]) api->ReleaseValue(inputs[i]);
+        free(data[i]);
+    }
+    api->ReleaseSession(vk);
+    api->ReleaseSession(cpu);
+}
+
+/* ---- the cases ------------------------------------------------------------------------------------------ */
+
+static void slice(ortapp *app, const OrtEpDevice *device, const char *name, int rank, const int64_t *x, int count,
+                  const int64_t *starts, const int64_t *ends, const int64_t *axes, const int64_t *steps,
+                  bool on_ortvk)
+{
+    edge_case c;
+    start(&c, name, 13, rank, x);
+    c.on_ortvk = on_ortvk;
+    c.exact = true;
+    const_ints(&c, "starts", count, starts);
+    const_ints(&c, "ends", count, ends);
+    const_ints(&c, "axes", count, axes);
+    if (steps) const_ints(&c, "steps", count, steps);
+    const char *in[] = {"x", "starts", "ends", "axes", "steps"};
+    node(&c, "Slice", steps ? 5 : 4, in);
+    run_case(app, device, &c);
+}
+
+static void shape_overflows(ortapp *app, const OrtEpDevice *device)
+{
+    {
+        edge_case c;
+        int64_t x[4] = {1, 4, 2, 2};
+        /* ORT 1.24.3's CPU EP dies of SIGFPE on this one (1.30.0 reports an error). */
+        start(&c, "DepthToSpace blocksize 2^32 (squared wraps to 0)", 13, 4, x);
+        c.on_ortvk = c.fails = true;
+        c.message = "node n0 (DepthToSpace): DepthToSpace: blocksize 4294967296 squared overflows";
+        onnx_node_attr_int(node(&c, "DepthToSpace", 1, (const char *[]){"x"}), "blocksize", 4294967296LL);
+        run_case(app, device, &c);
+    }
+    {
+        edge_case c;
+        /* 4 (2^62 + 1) wraps to 4: a [4, 3] output. ORT 1.30.0's CPU EP refuses; 1.24.3's wraps too. */
+        int64_t x[2] = {4, 3}, repeats[2] = {4611686018427387905LL, 1};
+        start(&c, "Tile repeats [2^62 + 1, 1] (wraps to 4)", 13, 2, x);
+        c.on_ortvk = c.fails = true;
+        c.message = "node n0 (Tile): Tile: dim 0 of 4 repeated 4611686018427387905 times overflows";
+        const_ints(&c, "repeats", 2, repeats);
+        node(&c, "Tile", 2, (const char *[]){"x", "repeats"});
+        run_case(app, device, &c);
+    }
+    {
+        /* Known at GetCapability: 2^32 + 2^16 elements, more than the shaders index. */
+        edge_case c;
+        int64_t x[2] = {65536, 65537};
+        memset(&c, 0, sizeof(c));
+        c.name = "Relu of [65536, 65537] (static)";
+        c.m = onnx_model_new(13);
+        onnx_model_add_input(c.m, "x", ONNX_FLOAT, 2, x);
+        onnx_model_add_output(c.m, "y", ONNX_FLOAT, 2, x);
+        c.refused = true;
+        node(&c, "Relu", 1, (const char *[]){"x"});
+        run_case(app, device, &c);
+    }
+    {
+        edge_case c;
+        int64_t x[2] = {2, 3}, pads[4] = {0, INT64_MAX, 0, 2};
+        start(&c, "Pad end pads INT64_MAX (overflows)", 13, 2, x);
+        const_ints(&c, "pads", 4, pads);
+        node(&c, "Pad", 2, (const char *[]){"x", "pads"});
+        run_case(app, device, &c);
+    }
+    {
+        /* Cropping 2^40 at the start and padding 2^40 + 2 at the end: a [2, 5] output, begin pads past 32 bits. */
+        edge_case c;
+        int64_t x[2] = {2, 3}, pads[4] = {0, -1099511627776LL, 0, 1099511627778LL};
+        start(&c, "Pad by -2^40 and 2^40 + 2", 13, 2, x);
+        c.exact = true;
+        const_ints(&c, "pads", 4, pads);
+        node(&c, "Pad", 2, (const char *[]){"x", "pads"});
+        run_case(app, device, &c);
+    }
+    {
+        /* Pads and strides of 2^40: a valid [1, 1, 3, 3] output; the conv shader takes them as 32-bit values. */
+        edge_case c;
+        float w[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+        int64_t x[4] = {1, 1, 5, 5}, pads[4] = {1099511627776LL, 0, 1099511627776LL, 0};
+        int64_t strides[2] = {1099511627776LL, 1};
+        start(&c, "Conv pads 2^40 strides 2^40", 13, 4, x);
+        onnx_model_add_initializer(c.m, "w", ONNX_FLOAT, 4, (const int64_t[]){1, 1, 3, 3}, w, sizeof(w));
+        onnx_node *n = node(&c, "Conv", 2, (const char *[]){"x", "w"});
+        onnx_node_attr_ints(n, "pads", pads, 4);
+        onnx_node_attr_ints(n, "strides", strides, 2);
+        run_case(app, device, &c);
+    }
+    {
+        edge_case c;
+        int64_t x[4] = {1, 1, 2, 2};
+        float scales[4] = {1, 1, 1e30f, 1};
+        int64_t four[1] = {4};
+        start(&c, "Resize scale 1e30 (float to int64 overflows)", 13, 4, x);
+        onnx_model_add_initializer(c.m, "scales", ONNX_FLOAT, 1, four, scales, sizeof(scales));
+        node(&c, "Resize", 3, (const char *[]){"x", "", "scales"});
+        run_case(app, device, &c);
+    }
+    {
+        int64_t x[2] = {3, 10}, st[1] = {2}, en[1] = {10}, ax[1] = {1}, huge[1] = {INT64_MAX - 1};
+        slice(app, device, "Slice step INT64_MAX - 1", 2, x, 1, st, en, ax, huge, true);
+        int64_t st2[1] = {-1}, en2[1] = {INT64_MIN}, neg[1] = {INT64_MIN};
+        slice(app, device, "Slice step INT64_MIN from the end", 2, x, 1, st2, en2, ax, neg, true);
+        int64_t st3[1] = {INT64_MIN}, en3[1] = {INT64_MAX};
+        slice(app, device, "Slice starts INT64_MIN ends INT64_MAX", 2, x, 1, st3, en3, ax, NULL, true);
+    }
+}
+
+/* Slices that ORT's CPU EP reads its own way (ends = INT64_MAX or INT32_MAX with a negative step), Slice-1, and
+ * slices of empty inputs. */
+static void slices(ortapp *app, const OrtEpDevice *device)
+{
+    int64_t x[2] = {3, 10}, ax[1] = {1}, back[1] = {-1}, neg2[1] = {-2};
+    int64_t st[1] = {8}, en[1] = {INT64_MAX}, en32[1] = {INT32_MAX}, en_min[1] = {INT64_MIN};
+    slice(app, device, "Slice ends INT64_MAX step -1", 2, x, 1, st, en, ax, back, true);
+    slice(app, device, "Slice ends INT32_MAX step -2", 2, x, 1, st, en32, ax, neg2, true);
+    slice(app, device, "Slice ends INT64_MIN step -1", 2, x, 1, st, en_min, ax, back, true);
+    int64_t empty[2] = {0, 3}, ax0[1] = {0}, s0[1] = {0}, s_neg[1] = {-1}, e5[1] = {5};
+    slice(app, device, "Slice of [0,3] from -1 down, step -1", 2, empty, 1, s_neg, en_min, ax0, back, false);
+    slice(app, device, "Slice of [0,3] from 0 down, step -1", 2, empty, 1, s0, en_min, ax0, back, false);
+    slice(app, device, "Slice of [0,3] ends INT64_MAX step -1", 2, empty, 1, s0, en, ax0, back, false);
+    slice(app, device, "Slice of [0,3] [0:5] on axis 0", 2, empty, 1, s0, e5, ax0, NULL, false);
+    int64_t empty2[2] = {3, 0};
+    slice(app, device, "Slice of [3,0] [0:5] on axis 0", 2, empty2, 1, s0, e5, ax0, NULL, false);
+    {
+        edge_case c;
+        int64_t x3[3] = {4, 5, 6}, starts[2] = {1, -4}, ends[2] = {INT64_MAX, -1}, axes[2] = {0, 2};
+        start(&c, "Slice-1 (attributes) axes [0,2]", 9, 3, x3);
+        c.on_ortvk = c.exact = true;
+        onnx_node *n = node(&c, "Slice", 1, (const char *[]){"x"});
+        onnx_node_attr_ints(n, "starts", starts, 2);
+        onnx_node_attr_ints(n, "ends", ends, 2);
+        onnx_node_attr_ints(n, "axes", axes, 2);
+        run_case(app, device, &c);
+    }
+    {
+        edge_case c;
+        int64_t x3[3] = {4, 5, 6}, starts[2] = {1, -100}, ends[2] = {3, 4};
+        start(&c, "Slice-1 (attributes) no axes", 1, 3, x3);
+        c.on_ortvk = c.exact = true;
+        onnx_node *n = node(&c, "Slice", 1, (const char *[]){"x"});
+        onnx_node_attr_ints(n, "starts", starts, 2);
+        onnx_node_attr_ints(n, "ends", ends, 2);
+        run_case(app, device, &c);
+    }
+}
+
+/* Boolean-like integer attributes set to 2, -1 and 2^31: the CPU EP's reading of each (or a refusal). */
+static void booleans(ortapp *app, const OrtEpDevice *device)
+{
+    static const int64_t values[] = {2, -1, 2147483648LL};
+    static const char *const names[] = {"2", "-1", "2^31"};
+    char name[96];
+    for (int k = 0; k < 3; k++) {
+        {
+            edge_case c;
+            int64_t x[3] = {2, 3, 4}, axes[1] = {1};
+            snprintf(name, sizeof(name), "ReduceSum keepdims %s", names[k]);
+            start(&c, name, 13, 3, x);
+            const_ints(&c, "axes", 1, axes);
+            onnx_node_attr_int(node(&c, "ReduceSum", 2, (const char *[]){"x", "axes"}), "keepdims", values[k]);
+            run_case(app, device, &c);
+        }
+        {
+            edge_case c;
+            int64_t x[3] = {2, 3, 4};
+            snprintf(name, sizeof(name), "ReduceMax noop_with_empty_axes %s", names[k]);
+            start(&c, name, 18, 3, x);
+            onnx_node_attr_int(node(&c, "ReduceMax", 1, (const char *[]){"x"}), "noop_with_empty_axes", values[k]);
+            run_case(app, device, &c);
+        }
+        {
+            edge_case c;
+            int64_t x[4] = {1, 2, 6, 6}, kernel[2] = {3, 3}, strides[2] = {2, 2};
+            snprintf(name, sizeof(name), "MaxPool ceil_mode %s", names[k]);
+            start(&c, name, 13, 4, x);
+            onnx_node *n = node(&c, "MaxPool", 1, (const char *[]){"x"});
+            onnx_node_attr_ints(n, "kernel_shape", kernel, 2);
+            onnx_node_attr_ints(n, "strides", strides, 2);
+            onnx_node_attr_int(n, "ceil_mode", values[k]);
+            run_case(app, device, &c);
+        }
+        {
+            edge_case c;
+            int64_t x[4] = {1, 2, 5, 5}, kernel[2] = {3, 3}, pads[4] = {1, 1, 1, 1};
+            snprintf(name, sizeof(name), "AveragePool count_include_pad %s", names[k]);
+            start(&c, name, 13, 4, x);
+            onnx_node *n = node(&c, "AveragePool", 1, (const char *[]){"x"});
+            onnx_node_attr_ints(n, "kernel_shape", kernel, 2);
+            onnx_node_attr_ints(n, "pads", pads, 4);
+            onnx_node_attr_int(n, "count_include_pad", values[k]);
+            run_case(app, device, &c);
+        }
+        {
+            edge_case c;
+            int64_t a[2] = {3, 4}, b[2] = {3, 5};
+            snprintf(name, sizeof(name), "Gemm transA %s", names[k]);
+            start(&c, name, 13, 2, a);
+            second_input(&c, "b", 2, b);
+            onnx_node_attr_int(node(&c, "Gemm", 2, (const char *[]){"x", "b"}), "transA", values[k]);
+            run_case(app, device, &c);
+        }
+        {
+            edge_case c;
+            int64_t x[2] = {0, 4}, shape[2] = {4, 0};
+            snprintf(name, sizeof(name), "Reshape [0,4] to [4,0] allowzero %s", names[k]);
+            start(&c, name, 14, 2, x);
+            const_ints(&c, "shape", 2, shape);
+            onnx_node_attr_int(node(&c, "Reshape", 2, (const char *[]){"x", "shape"}), "allowzero", values[k]);
+            run_case(app, device, &c);
+        }
+    }
+}
+
+/* A pool of `op` over `x` (rank 3 to 5, filled with `data`) with `kernel`, optional pads or auto_pad. */
+static void pool(ortapp *app, const OrtEpDevice *device, const char *name, const char *op, int rank, const int64_t *x,
+                 const float *data, const int64_t *kernel, const int64_t *pads, const char *auto_pad, int64_t include)
+{
+    edge_case c;
+    start(&c, name, 13, rank, x);
+    c.on_ortvk = true;
+    c.data[0] = data;
+    onnx_node *n = node(&c, op, 1, (const char *[]){"x"});
+    if (kernel) onnx_node_attr_ints(n, "kernel_shape", kernel, rank - 2);
+    if (pads) onnx_node_attr_ints(n, "pads", pads, 2 * (rank - 2));
+    if (auto_pad) onnx_node_attr_string(n, "auto_pad", auto_pad);
+    if (include) onnx_node_attr_int(n, "count_include_pad", include);
+    run_case(app, device, &c);
+}
+
+/* Windows far larger than lavapipe's 65,535 loop iterations, and kernels far larger than the input. */
+static void pools(ortapp *app, const OrtEpDevice *device)
+{
+    float *ramp = malloc(90000 * sizeof(float)), *ones = malloc(90000 * sizeof(float));
+    for (int i = 0; i < 90000; i++) ramp[i] = (float)i, ones[i] = 1.0f;
+    int64_t x1[3] = {1, 1, 70000}, k1[1] = {70000}, k1b[1] = {69000}, pads1[2] = {3, 2};
+    pool(app, device, "MaxPool kernel 70,000 over 70,000", "MaxPool", 3, x1, ramp, k1, NULL, NULL, 0);
+    pool(app, device, "AveragePool kernel 70,000 over 70,000 ones", "AveragePool", 3, x1, ones, k1, NULL, NULL, 0);
+    pool(app, device, "AveragePool kernel 69,000 pads [3,2] include pad", "AveragePool", 3, x1, ramp, k1b, pads1, NULL,
+         1);
+    int64_t x2[4] = {1, 1, 300, 300}, k2[2] = {300, 300};
+    pool(app, device, "MaxPool kernel 300x300 over 300x300", "MaxPool", 4, x2, ramp, k2, NULL, NULL, 0);
+    int64_t x3[5] = {1, 1, 40, 40, 50}, k3[3] = {40, 40, 50};
+    pool(app, device, "AveragePool kernel 40x40x50 over 40x40x50", "AveragePool", 5, x3, ramp, k3, NULL, NULL, 0);
+    int64_t small[4] = {1, 2, 3, 3}, huge[2] = {2147483648LL, 2147483648LL};
+    pool(app, device, "MaxPool kernel 2^31 x 2^31 SAME_UPPER over 3x3", "MaxPool", 4, small, NULL, huge, NULL,
+         "SAME_UPPER", 0);
+    int64_t huger[2] = {8589934592LL, 3}; /* begin pads of 2^32 */
+    pool(app, device, "MaxPool kernel 2^33 x 3 SAME_LOWER over 3x3", "MaxPool", 4, small, NULL, huger, NULL,
+         "SAME_LOWER", 0);
+    pool(app, device, "AveragePool kernel 2^33 x 3 SAME_UPPER over 3x3", "AveragePool", 4, small, NULL, huger, NULL,
+         "SAME_UPPER", 0);
+    pool(app, device, "GlobalMaxPool over 300x300", "GlobalMaxPool", 4, x2, ramp, NULL, NULL, NULL, 0);
+    pool(app, device, "GlobalAveragePool over 70,000 ones", "GlobalAveragePool", 3, x1, ones, NULL, NULL, NULL, 0);
+    free(ramp);
+    free(ones);
+}
+
+/* NaN, infinities, zeros, subnormals, the edges of each function's range, and ordinary values. */
+static const float specials[] = {
+    NAN, -NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1e-45f, -1e-45f, 1e-40f, -1e-40f, 1.1754942e-38f, -1.1754942e-38f,
+    FLT_MIN, -FLT_MIN, FLT_MAX, -FLT_MAX, 1.0f, -1.0f, 0.5f, -0.5f, 2.5f, -2.5f, 3.0f, -3.0f, 0.1f, -0.1f,
+    20.0f, -20.0f, 88.7f, -88.7f, 89.0f, -104.0f, 1e10f, -1e10f, 16777217.0f, 3e38f, 1e-30f, 6.0f, -6.0f,
+};
+#define N_SPECIALS (sizeof(specials) / sizeof(specials[0]))
+
+static void unary_specials(ortapp *app, const OrtEpDevice *device)
+{
+    static const char *const ops[] = {
+        "Relu", "LeakyRelu", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Exp", "Log", "Abs", "Neg", "Sqrt", "Erf",
+        "Reciprocal", "Floor", "Ceil", "Elu", "Selu", "Softplus", "Sign", "Round", "Softsign", "ThresholdedRelu",
+        "Celu", "Shrink", "Clip", "Identity",
+    };
+    char name[96];
+    for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
+        edge_case c;
+        int64_t x[1] = {N_SPECIALS};
+        snprintf(name, sizeof(name), "%s of NaN, infinities, zeros, subnormals", ops[k]);
+        start(&c, name, 14, 1, x);
+        c.on_ortvk = true;
+        c.data[0] = specials;
+        if (strcmp(ops[k], "Erf") == 0) c.cpu_wrong = "1.24."; /* Erf(NaN) = 1 there; 1.30.0 returns NaN */
+        node(&c, ops[k], 1, (const char *[]){"x"});
+        run_case(app, device, &c);
+    }
+}
+
+static void binary_specials(ortapp *app, const OrtEpDevice *device)
+{
+    static const char *const ops[] = {"Add", "Sub", "Mul", "Div", "Pow", "PRelu", "Max", "Min"};
+    size_t n = N_SPECIALS * N_SPECIALS;
+    float *a = malloc(n * sizeof(float)), *b = malloc(n * sizeof(float));
+    for (size_t i = 0; i < N_SPECIALS; i++) {
+        for (size_t j = 0; j < N_SPECIALS; j++) {
+            a[i * N_SPECIALS + j] = specials[i];
+            b[i * N_SPECIALS + j] = specials[j];
+        }
+    }
+    char name[96];
+    for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
+        edge_case c;
+        int64_t x[1] = {(int64_t)n};
+        snprintf(name, sizeof(name), "%s of every pair of specials", ops[k]);
+        start(&c, name, 14, 1, x);
+        second_input(&c, "b", 1, x);
+        c.on_ortvk = true;
+        c.data[0] = a;
+        c.data[1] = b;
+        /* PRelu(inf, NaN) and the like are NaN there; 1.30.0 returns x for x >= 0, as the spec says. */
+        if (strcmp(ops[k], "PRelu") == 0) c.cpu_wrong = "1.24.";
+        node(&c, ops[k], 2, (const char *[]){"x", "b"});
+        run_case(app, device, &c);
+    }
+    static const char *const comparisons[] = {"Equal", "Greater", "Less", "GreaterOrEqual", "LessOrEqual"};
+    for (size_t k = 0; k < sizeof(comparisons) / sizeof(comparisons[0]); k++) {
+        edge_case c;
+        int64_t x[1] = {(int64_t)n};
+        snprintf(name, sizeof(name), "%s of every pair of specials", comparisons[k]);
+        start(&c, name, 16, 1, x);
+        bool_output(&c, 16);
+        second_input(&c, "b", 1, x);
+        c.on_ortvk = true;
+        c.data[0] = a;
+        c.data[1] = b;
+        node(&c, comparisons[k], 2, (const char *[]){"x", "b"});
+        run_case(app, device, &c);
+    }
+    free(a);
+    free(b);
+}
+
+/* A one-node case of `op` over float inputs of the given shapes (the first named "x", then "b", "c"), with a
+ * constant int64 input `ints` (named "k", appended last) when `n_ints` >= 0. */
+static edge_case *simple(edge_case *c, const char *name, const char *op, int opset, int n_in, const int *ranks,
+                         const int64_t (*dims)[5], const int64_t *ints, int n_ints)
+{
+    static const char *const names[] = {"x", "b", "c"};
+    start(c, name, opset, ranks[0], dims[0]);
+    for (int i = 1; i < n_in; i++) second_input(c, names[i], ranks[i], dims[i]);
+    const char *in[4] = {"x", "b", "c", "k"};
+    int n = n_in;
+    if (n_ints >= 0) {
+        const_ints(c, "k", n_ints, ints);
+        in[n++] = "k";
+    }
+    onnx_model_add_node(c->m, op, in, n, (const char *[]){"y"}, 1);
+    return c;
+}
+
+/* Every op with a zero-sized input (and some with a non-empty output from an empty input). */
+static void empties(ortapp *app, const OrtEpDevice *device)
+{
+    edge_case c;
+    const int r1[3] = {1, 1, 1}, r2[3] = {2, 2, 2}, r3[3] = {3, 3, 3}, r4[3] = {4, 4, 4};
+    const int64_t d03[3][5] = {{0, 3}, {3}, {0}}, d20[3][5] = {{2, 0}, {1, 1}, {0}};
+    run_case(app, device, simple(&c, "Relu of [0,3]", "Relu", 13, 1, r2, d03, NULL, -1));
+    run_case(app, device, simple(&c, "Add [0,3] + [3]", "Add", 13, 2, (const int[]){2, 1}, d03, NULL, -1));
+    run_case(app, device, simple(&c, "Mul [2,0] * [1,1]", "Mul", 13, 2, r2, d20, NULL, -1));
+    run_case(app, device, simple(&c, "Max of [2,0], [1,1]", "Max", 13, 2, r2, d20, NULL, -1));
+    run_case(app, device, simple(&c, "Mean of [2,0], [1,1]", "Mean", 13, 2, r2, d20, NULL, -1));
+    run_case(app, device, simple(&c, "Softmax of [2,0]", "Softmax", 13, 1, r2, d20, NULL, -1));
+    run_case(app, device, simple(&c, "Softmax of [0,3]", "Softmax", 13, 1, r2, d03, NULL, -1));
+    const int64_t mm[3][5] = {{2, 0}, {0, 3}};
+    run_case(app, device, simple(&c, "MatMul [2,0] x [0,3] (sums of nothing)", "MatMul", 13, 2, r2, mm, NULL, -1));
+    run_case(app, device, simple(&c, "Gemm [2,0] x [0,3] + C[3]", "Gemm", 13, 3, (const int[]){2, 2, 1},
+                                 (const int64_t[3][5]){{2, 0}, {0, 3}, {3}}, NULL, -1));
+    const int64_t mm0[3][5] = {{0, 4}, {4, 3}};
+    run_case(app, device, simple(&c, "MatMul [0,4] x [4,3]", "MatMul", 13, 2, r2, mm0, NULL, -1));
+    static const char *const reduces[] = {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
+                                          "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum",
+                                          "ReduceLogSumExp"};
+    char name[96];
+    for (size_t k = 0; k < sizeof(reduces) / sizeof(reduces[0]); k++) {
+        int64_t axes[1] = {1};
+        snprintf(name, sizeof(name), "%s over the empty axis of [3,0]", reduces[k]);
+        simple(&c, name, reduces[k], 18, 1, r2, (const int64_t[3][5]){{3, 0}}, axes, 1);
+        run_case(app, device, &c);
+        snprintf(name, sizeof(name), "%s of [0,3] over axis 1", reduces[k]);
+        simple(&c, name, reduces[k], 18, 1, r2, (const int64_t[3][5]){{0, 3}}, axes, 1);
+        run_case(app, device, &c);
+    }
+    run_case(app, device, simple(&c, "Transpose of [0,3]", "Transpose", 13, 1, r2, d03, NULL, -1));
+    {
+        edge_case e;
+        start(&e, "Concat [2,0] and [2,0] on axis 1", 13, 2, (const int64_t[]){2, 0});
+        second_input(&e, "b", 2, (const int64_t[]){2, 0});
+        onnx_node_attr_int(node(&e, "Concat", 2, (const char *[]){"x", "b"}), "axis", 1);
+        run_case(app, device, &e);
+    }
+    {
+        edge_case e;
+        start(&e, "Concat [0,2] and [3,2] on axis 0", 13, 2, (const int64_t[]){0, 2});
+        second_input(&e, "b", 2, (const int64_t[]){3, 2});
+        onnx_node_attr_int(node(&e, "Concat", 2, (const char *[]){"x", "b"}), "axis", 0);
+        run_case(app, device, &e);
+    }
+    {
+        edge_case e;
+        start(&e, "Split [3,4] into [3,0] and [3,4]", 13, 2, (const int64_t[]){3, 4});
+        const_ints(&e, "split", 2, (const int64_t[]){0, 4});
+        onnx_model_add_output(e.m, "z", ONNX_FLOAT, -1, NULL);
+        onnx_node_attr_int(onnx_model_add_node(e.m, "Split", (const char *[]){"x", "split"}, 2,
+                                               (const char *[]){"y", "z"}, 2), "axis", 1);
+        run_case(app, device, &e);
+    }
+    run_case(app, device, simple(&c, "Expand [0,1] to [2,0,3]", "Expand", 13, 1, r2,
+                                 (const int64_t[3][5]){{0, 1}}, (const int64_t[]){2, 0, 3}, 3));
+    run_case(app, device, simple(&c, "Tile [2,3] by [0,2]", "Tile", 13, 1, r2, (const int64_t[3][5]){{2, 3}},
+                                 (const int64_t[]){0, 2}, 2));
+    run_case(app, device, simple(&c, "Tile [0,3] by [2,2]", "Tile", 13, 1, r2, d03, (const int64_t[]){2, 2}, 2));
+    run_case(app, device, simple(&c, "Reshape [0,3] to [3,0]", "Reshape", 14, 1, r2, d03, (const int64_t[]){3, 0}, 2));
+    run_case(app, device, simple(&c, "Pad [0,3] by [1,0,1,0] (a non-empty output)", "Pad", 13, 1, r2, d03,
+                                 (const int64_t[]){1, 0, 1, 0}, 4));
+    run_case(app, device, simple(&c, "Pad [2,0] by [0,1,0,1] (a non-empty output)", "Pad", 13, 1, r2, d20,
+                                 (const int64_t[]){0, 1, 0, 1}, 4));
+    {
+        edge_case e;
+        start(&e, "Gather [0,3] at [1] on axis 1", 13, 2, (const int64_t[]){0, 3});
+        const_ints(&e, "i", 1, (const int64_t[]){1});
+        onnx_node_attr_int(node(&e, "Gather", 2, (const char *[]){"x", "i"}), "axis", 1);
+        run_case(app, device, &e);
+    }
+    {
+        edge_case e;
+        start(&e, "DepthToSpace of [0,4,2,2]", 13, 4, (const int64_t[]){0, 4, 2, 2});
+        onnx_node_attr_int(node(&e, "DepthToSpace", 1, (const char *[]){"x"}), "blocksize", 2);
+        run_case(app, device, &e);
+    }
+    {
+        edge_case e;
+        start(&e, "MaxPool of [0,2,4,4]", 13, 4, (const int64_t[]){0, 2, 4, 4});
+        onnx_node_attr_ints(node(&e, "MaxPool", 1, (const char *[]){"x"}), "kernel_shape", (const int64_t[]){2, 2}, 2);
+        run_case(app, device, &e);
+    }
+    run_case(app, device, simple(&c, "GlobalAveragePool of [1,2,0,0]", "GlobalAveragePool", 13, 1, r4,
+                                 (const int64_t[3][5]){{1, 2, 0, 0}}, NULL, -1));
+    run_case(app, device, simple(&c, "GlobalMaxPool of [0,2,3,3]", "GlobalMaxPool", 13, 1, r4,
+                                 (const int64_t[3][5]){{0, 2, 3, 3}}, NULL, -1));
+    {
+        edge_case e;
+        start(&e, "Resize of [0,1,2,2] x2", 13, 4, (const int64_t[]){0, 1, 2, 2});
+        float scales[4] = {1, 1, 2, 2};
+        onnx_model_add_initializer(e.m, "s", ONNX_FLOAT, 1, (const int64_t[]){4}, scales, sizeof(scales));
+        node(&e, "Resize", 3, (const char *[]){"x", "", "s"});
+        run_case(app, device, &e);
+    }
+    {
+        edge_case e;
+        start(&e, "LayerNormalization of [0,4]", 17, 2, (const int64_t[]){0, 4});
+        float ones4[4] = {1, 1, 1, 1};
+        onnx_model_add_initializer(e.m, "s", ONNX_FLOAT, 1, (const int64_t[]){4}, ones4, sizeof(ones4));
+        node(&e, "LayerNormalization", 2, (const char *[]){"x", "s"});
+        run_case(app, device, &e);
+    }
+    {
+        edge_case e;
+        start(&e, "InstanceNormalization of [1,2,0]", 13, 3, (const int64_t[]){1, 2, 0});
+        float ones2[2] = {1, 1};
+        onnx_model_add_initializer(e.m, "s", ONNX_FLOAT, 1, (const int64_t[]){2}, ones2, sizeof(ones2));
+        onnx_model_add_initializer(e.m, "b", ONNX_FLOAT, 1, (const int64_t[]){2}, ones2, sizeof(ones2));
+        node(&e, "InstanceNormalization", 3, (const char *[]){"x", "s", "b"});
+        run_case(app, device, &e);
+    }
+    (void)r1;
+    (void)r3;
+}
+
+/* Ops that combine many values (pools, reductions, Softmax, normalizations) over rows holding NaN and
+ * infinities. */
+static void combined_specials(ortapp *app, const OrtEpDevice *device)
+{
+    /* Rows of 4: plain, one NaN, +inf, -inf, both infinities, all -inf, NaN first, a subnormal. */
+    static const float rows[8][4] = {
+        {1, 2, 3, 4}, {1, NAN, 3, 4}, {1, INFINITY, 3, 4}, {1, -INFINITY, 3, 4}, {INFINITY, -INFINITY, 0, 1},
+        {-INFINITY, -INFINITY, -INFINITY, -INFINITY}, {NAN, 1, 2, 3}, {1e-45f, 0, -1e-45f, 1e-40f},
+    };
+    /* Max and min over a NaN: ORT's CPU EP returns what its SIMD order makes of it (ReduceMax of {1, NaN, 3, 4}
+     * is 3 there, GlobalMaxPool's 4); ortvk propagates NaN. And a max over only -inf is -FLT_MAX in most of its
+     * pooling kernels (-inf in others); ortvk's is -inf (docs/kernels.md). Those ops get rows without NaN, and no
+     * window of only -inf. */
+    float no_nan[8][4];
+    for (int r = 0; r < 8; r++) {
+        for (int i = 0; i < 4; i++) no_nan[r][i] = isnan(rows[r][i]) ? 5.0f : rows[r][i];
+    }
+    no_nan[5][1] = 0.0f;
+    no_nan[5][3] = 1.0f;
+    int64_t x[4] = {1, 8, 2, 2}, x2[2] = {8, 4};
+    static const char *const global[] = {"GlobalMaxPool", "GlobalAveragePool"};
+    char name[96];
+    for (int k = 0; k < 2; k++) {
+        edge_case c;
+        snprintf(name, sizeof(name), "%s of rows with %sinfinities", global[k], k == 0 ? "" : "NaN and ");
+        start(&c, name, 13, 4, x);
+        c.on_ortvk = true;
+        c.data[0] = k == 0 ? &no_nan[0][0] : &rows[0][0];
+        node(&c, global[k], 1, (const char *[]){"x"});
+        run_case(app, device, &c);
+    }
+    static const char *const pools[] = {"MaxPool", "AveragePool"};
+    for (int k = 0; k < 2; k++) {
+        edge_case c;
+        snprintf(name, sizeof(name), "%s 2x2 of rows with %sinfinities", pools[k], k == 0 ? "" : "NaN and ");
+        start(&c, name, 13, 4, x);
+        c.on_ortvk = true;
+        c.data[0] = k == 0 ? &no_nan[0][0] : &rows[0][0];
+        onnx_node_attr_ints(node(&c, pools[k], 1, (const char *[]){"x"}), "kernel_shape", (const int64_t[]){2, 2}, 2);
+        run_case(app, device, &c);
+    }
+    {
+        edge_case c;
+        int64_t x1[3] = {1, 8, 4};
+        start(&c, "MaxPool 1-D 2 of rows with infinities", 13, 3, x1);
+        c.on_ortvk = true;
+        c.data[0] = &no_nan[0][0];
+        onnx_node_attr_ints(node(&c, "MaxPool", 1, (const char *[]){"x"}), "kernel_shape", (const int64_t[]){2}, 1);
+        run_case(app, device, &c);
+    }
+    static const char *const reduces[] = {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
+                                          "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum",
+                                          "ReduceLogSumExp"};
+    for (size_t k = 0; k < sizeof(reduces) / sizeof(reduces[0]); k++) {
+        edge_case c;
+        bool extremum = strcmp(reduces[k], "ReduceMax") == 0 || strcmp(reduces[k], "ReduceMin") == 0;
+        snprintf(name, sizeof(name), "%s of rows with %sinfinities", reduces[k], extremum ? "" : "NaN and ");
+        start(&c, name, 18, 2, x2);
+        c.on_ortvk = true;
+        c.data[0] = extremum ? &no_nan[0][0] : &rows[0][0];
+        const_ints(&c, "axes", 1, (const int64_t[]){1});
+        node(&c, reduces[k], 2, (const char *[]){"x", "axes"});
+        run_case(app, device, &c);
+    }
+    static const char *const softmaxes[] = {"Softmax", "LogSoftmax"};
+    for (int k = 0; k < 2; k++) {
+        edge_case c;
+        snprintf(name, sizeof(name), "%s of rows with NaN and infinities", softmaxes[k]);
+        start(&c, name, 13, 2, x2);
+        c.on_ortvk = true;
+        c.data[0] = &rows[0][0];
+        node(&c, softmaxes[k], 1, (const char *[]){"x"});
+        run_case(app, device, &c);
+    }
+    {
+        edge_case c;
+        start(&c, "LayerNormalization of rows with NaN and infinities", 17, 2, x2);
+        c.on_ortvk = true;
+        c.data[0] = &rows[0][0];
+        float ones4[4] = {1, 1, 1, 1};
+        onnx_model_add_initializer(c.m, "s", ONNX_FLOAT, 1, (const int64_t[]){4}, ones4, sizeof(ones4));
+        node(&c, "LayerNormalization", 2, (const char *[]){"x", "s"});
+        run_case(app, device, &c);
+    }
+    {
+        edge_case c;
+        start(&c, "MatMul of rows with NaN and infinities", 13, 2, x2);
+        second_input(&c, "b", 2, (const int64_t[]){4, 8});
+        c.on_ortvk = true;
+        c.data[0] = &rows[0][0];
+        c.data[1] = &rows[0][0];
+        node(&c, "MatMul", 2, (const char *[]){"x", "b"});
+        run_case(app, device, &c);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    only = argc > 1 ? argv[1] : NULL;
+    ortapp app;
+    const OrtEpDevice *device;
+    test_open(&app, &device);
+    shape_overflows(&app, device);
+    slices(&app, device);
+    booleans(&app, device);
+    pools(&app, device);
+    unary_specials(&app, device);
+    binary_specials(&app, device);
+    empties(&app, device);
+    combined_specials(&app, device);
+    return test_finish(&app, "test_kernels_edges");
+}

@@ -26,6 +26,7 @@ typedef struct ortvk_ep {
     ortvk_stream *used[16];       /* streams Compute submitted to, for OnRunEnd; entries may be stale */
     size_t used_count;
     atomic_bool stream_logged;    /* how Compute found its stream is logged once */
+    atomic_size_t claimed;        /* nodes GetCapability claimed, over the model's main graph and subgraphs */
 } ortvk_ep;
 
 /* What Compile returns for one claimed partition. */
@@ -103,9 +104,24 @@ static OrtStatus *ORT_API_CALL ep_get_capability(OrtEp *base, const OrtGraph *gr
         }
     }
     free(nodes);
-    if (status == NULL)
-        ORTVK_LOG_INFO(ep->logger, "ortvk claims %zu of %zu nodes in %zu partitions", claimed, count, partitions);
-    return status;
+    if (status != NULL) return status;
+    ORTVK_LOG_INFO(ep->logger, "ortvk claims %zu of %zu nodes in %zu partitions", claimed, count, partitions);
+    size_t total = atomic_fetch_add(&ep->claimed, claimed) + claimed;
+    /* ORT partitions subgraphs before the graph that holds them: at the main graph, the count is the model's. */
+    const OrtNode *parent = NULL;
+    OrtStatus *ignored = ortvk_ort->Graph_GetParentNode(graph, &parent);
+    if (ignored != NULL) {
+        ortvk_ort->ReleaseStatus(ignored);
+        parent = (const OrtNode *)graph; /* unknown: say nothing */
+    }
+    if (parent == NULL && total == 0) {
+        ORTVK_LOG_WARNING(ep->logger,
+                          "ortvk claims none of the %zu nodes of this model: ORT's CPU EP runs them all. Runs of this "
+                          "session drop any sync stream from their run options (RunOptionsSetSyncStream): ONNX Runtime "
+                          "1.24 to 1.30 crash on one when the session has no node on its device (docs/interop.md)",
+                          count);
+    }
+    return NULL;
 }
 
 /* The EP's own stream, created on first use: for copies at Compile, and Computes ORT gives no stream. */
@@ -307,9 +323,15 @@ static OrtStatus *ORT_API_CALL ep_create_stream(OrtEp *base, const OrtMemoryDevi
  * on the GPU; nothing waits on the host). A run on the application's stream is ordered by the stream itself. */
 static OrtStatus *ORT_API_CALL ep_on_run_start(OrtEp *base, const OrtRunOptions *run_options)
 {
-    (void)run_options;
     ortvk_ep *ep = ep_cast(base);
     ortvk_device_order_streams_of(ep->device, ep);
+    /* ONNX Runtime 1.24.3 and 1.30.0 dereference NULL right after OnRunStart when the run options carry a sync
+     * stream and the session has no stream of that device, i.e. when ortvk claimed no node: take the stream out of
+     * the run options then (ORT reads the application's own OrtRunOptions, and offers no way to read the stream
+     * back). Nothing of the run needs it: ORT's copies of ortvk memory without a stream wait for every stream of
+     * the device, the application's included. */
+    if (atomic_load(&ep->claimed) == 0 && run_options != NULL)
+        ortvk_ort->RunOptionsSetSyncStream((OrtRunOptions *)run_options, NULL);
     return NULL;
 }
 

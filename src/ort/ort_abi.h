@@ -402,7 +402,8 @@ struct OrtApi {
     void *unused_332_343[12];
     OrtStatus*(ORT_API_CALL *Graph_GetNumNodes)(const OrtGraph* graph, size_t* num_nodes);
     OrtStatus*(ORT_API_CALL *Graph_GetNodes)(const OrtGraph* graph, const OrtNode** nodes, size_t num_nodes);
-    void *unused_346_348[3];
+    OrtStatus*(ORT_API_CALL *Graph_GetParentNode)(const OrtGraph* graph, const OrtNode** node);
+    void *unused_347_348[2];
     OrtStatus*(ORT_API_CALL *Node_GetName)(const OrtNode* node, const char** node_name);
     OrtStatus*(ORT_API_CALL *Node_GetOperatorType)(const OrtNode* node, const char** operator_type);
     OrtStatus*(ORT_API_CALL *Node_GetDomain)(const OrtNode* node, const char** domain_name);
@@ -542,6 +543,8 @@ ORTVK_PIN_SLOT(ValueInfo_GetInitializerValue, 326);
 ORTVK_PIN_SLOT(ValueInfo_IsConstantInitializer, 331);
 ORTVK_PIN_SLOT(Graph_GetNumNodes, 344);
 ORTVK_PIN_SLOT(Graph_GetNodes, 345);
+/* 346: with NULL arguments both runtimes answer "'node' argument is NULL" (its out parameter); Node_GetName is 349. */
+ORTVK_PIN_SLOT(Graph_GetParentNode, 346);
 ORTVK_PIN_SLOT(Node_GetName, 349);
 ORTVK_PIN_SLOT(Node_GetOperatorType, 350);
 ORTVK_PIN_SLOT(Node_GetDomain, 351);

@@ -75,13 +75,11 @@ static bool ortvk_runs_input(app_ctx *c)
     return consumer == c->device;
 }
 
-/* ONNX Runtime 1.24.3 and 1.30.0 crash inside Run (a NULL dereference, before any EP callback) when the run
- * options carry a sync stream and the session's execution plan has no device stream: every node on ORT's CPU EP.
- * An application has to leave the stream out of the run options then; ortvk still orders Run's copies of its
- * memory after every stream's queued work (copies without a stream wait for all of them). So the stream goes into
- * the run options when ortvk runs the session's input node, or when ORTVK_TEST_RUN_STREAM=1 asks for it anyway
- * (to reproduce the crash). =0 leaves it out everywhere: ortvk's kernels then run on the session's own stream,
- * which nothing orders after the application's stream, and frames of the Relu session come out wrong. */
+/* ONNX Runtime 1.24.3 and 1.30.0 crash inside Run (a NULL dereference, after OnRunStart) when the run options
+ * carry a sync stream and the session's execution plan has no stream of that device: every node on ORT's CPU EP.
+ * ortvk now takes the stream out of the run options of such a session (test_interop_unclaimed); Run's copies of its
+ * memory still wait for every stream's queued work. So the stream goes into the run options when ortvk runs the
+ * session's input node, or when ORTVK_TEST_RUN_STREAM=1 asks for it anyway. =0 leaves it out everywhere. */
 static bool run_stream_usable(bool ortvk_runs)
 {
     const char *force = getenv("ORTVK_TEST_RUN_STREAM");

@@ -27,6 +27,7 @@ typedef struct ortvk_ep {
     size_t used_count;
     atomic_bool stream_logged;    /* how Compute found its stream is logged once */
     atomic_size_t claimed;        /* nodes GetCapability claimed, over the model's main graph and subgraphs */
+    atomic_int main_claimed;      /* nodes claimed in the main graph; -1 before GetCapability saw it */
 } ortvk_ep;
 
 /* What Compile returns for one claimed partition. */
@@ -70,6 +71,22 @@ static OrtStatus *ORT_API_CALL ep_get_capability(OrtEp *base, const OrtGraph *gr
     ortvk_ep *ep = ep_cast(base);
     size_t count = 0;
     ORTVK_TRY(ortvk_ort->Graph_GetNumNodes(graph, &count));
+    /* The node holding this graph (If, Loop, Scan), NULL for the model's main graph. */
+    const OrtNode *parent = NULL;
+    OrtStatus *unknown = ortvk_ort->Graph_GetParentNode(graph, &parent);
+    if (unknown != NULL) {
+        ortvk_ort->ReleaseStatus(unknown);
+        parent = (const OrtNode *)graph; /* unknown: treated as a subgraph */
+    }
+    /* ORT before 1.30 (measured: 1.24.3) names fused nodes <ep>_<model hash>_<n> with n counted from 0 in each
+     * graph, so fused nodes in two graphs of one model (the main graph and an If's branch) get the same name and
+     * session creation fails ("Conflicting with a registered kernel"). There, ortvk claims nodes of the main
+     * graph only; the CPU EP runs the subgraphs. */
+    if (parent != NULL && ortvk_ort_version < 30) {
+        ORTVK_LOG_INFO(ep->logger, "the %zu nodes of a subgraph stay with the CPU EP: ONNX Runtime before 1.30 cannot "
+                                   "name fused nodes of two graphs of a model apart", count);
+        return NULL;
+    }
     if (count == 0) return NULL;
     const OrtNode **nodes = calloc(count, sizeof(*nodes));
     if (nodes == NULL) return ortvk_status(ORT_FAIL, "out of host memory reading a graph of %zu nodes", count);
@@ -107,19 +124,16 @@ static OrtStatus *ORT_API_CALL ep_get_capability(OrtEp *base, const OrtGraph *gr
     if (status != NULL) return status;
     ORTVK_LOG_INFO(ep->logger, "ortvk claims %zu of %zu nodes in %zu partitions", claimed, count, partitions);
     size_t total = atomic_fetch_add(&ep->claimed, claimed) + claimed;
+    if (parent != NULL) return NULL;
+    atomic_store(&ep->main_claimed, claimed > INT32_MAX ? INT32_MAX : (int)claimed);
     /* ORT partitions subgraphs before the graph that holds them: at the main graph, the count is the model's. */
-    const OrtNode *parent = NULL;
-    OrtStatus *ignored = ortvk_ort->Graph_GetParentNode(graph, &parent);
-    if (ignored != NULL) {
-        ortvk_ort->ReleaseStatus(ignored);
-        parent = (const OrtNode *)graph; /* unknown: say nothing */
-    }
-    if (parent == NULL && total == 0) {
+    if (claimed == 0) {
         ORTVK_LOG_WARNING(ep->logger,
-                          "ortvk claims none of the %zu nodes of this model: ORT's CPU EP runs them all. Runs of this "
-                          "session drop any sync stream from their run options (RunOptionsSetSyncStream): ONNX Runtime "
-                          "1.24 to 1.30 crash on one when the session has no node on its device (docs/interop.md)",
-                          count);
+                          "ortvk claims none of the %zu nodes of this model's main graph (%zu in its subgraphs): "
+                          "ORT's CPU EP runs them. Runs of this session drop any sync stream from their run options "
+                          "(RunOptionsSetSyncStream): ONNX Runtime 1.24 to 1.30 crash on one when the main graph has "
+                          "no node on its device (docs/interop.md)",
+                          count, total);
     }
     return NULL;
 }
@@ -326,11 +340,12 @@ static OrtStatus *ORT_API_CALL ep_on_run_start(OrtEp *base, const OrtRunOptions 
     ortvk_ep *ep = ep_cast(base);
     ortvk_device_order_streams_of(ep->device, ep);
     /* ONNX Runtime 1.24.3 and 1.30.0 dereference NULL right after OnRunStart when the run options carry a sync
-     * stream and the session has no stream of that device, i.e. when ortvk claimed no node: take the stream out of
-     * the run options then (ORT reads the application's own OrtRunOptions, and offers no way to read the stream
-     * back). Nothing of the run needs it: ORT's copies of ortvk memory without a stream wait for every stream of
-     * the device, the application's included. */
-    if (atomic_load(&ep->claimed) == 0 && run_options != NULL)
+     * stream and the main graph's plan has no stream of that device, i.e. when ortvk claimed no node of the main
+     * graph (nodes in an If's branches do not count): take the stream out of the run options then (ORT reads the
+     * application's own OrtRunOptions, and offers no way to read the stream back). Nothing of the run needs it:
+     * the session's streams were just ordered after every stream of the device, and ORT's copies of ortvk memory
+     * without a stream wait for all of them. */
+    if (atomic_load(&ep->main_claimed) == 0 && run_options != NULL)
         ortvk_ort->RunOptionsSetSyncStream((OrtRunOptions *)run_options, NULL);
     return NULL;
 }
@@ -416,6 +431,7 @@ OrtStatus *ortvk_ep_create(ortvk_factory *factory, ortvk_device *const *candidat
     pthread_mutex_init(&ep->lock, NULL);
     ep->logger = logger;
     ep->host_timeout_ms = timeout;
+    atomic_init(&ep->main_claimed, -1);
     ORTVK_LOG_INFO(logger, "session runs on device %u: %s", device->index, device->caps.props.deviceName);
     *out = &ep->base;
     return NULL;

@@ -21,6 +21,8 @@ typedef struct ortvk_ep {
     ortvk_kernel_device *kernels; /* the device's pipelines; holds a reference */
     const OrtLogger *logger;
     uint64_t host_timeout_ms;
+    bool host_timeout_set;        /* ep.ortvk.host_wait_timeout_ms was given */
+    atomic_bool timeout_warned;   /* the application's stream keeps its own timeout: said once */
     pthread_mutex_t lock;         /* guards own_stream and used */
     ortvk_stream *own_stream;     /* only when ORT gives a Compute no stream (see compute_stream) */
     ortvk_stream *used[16];       /* streams Compute submitted to, for OnRunEnd; entries may be stale */
@@ -174,6 +176,17 @@ static OrtStatus *compute_stream(ortvk_ep *ep, OrtKernelContext *context, ortvk_
             }
             pthread_mutex_unlock(&device->streams_lock);
         }
+    }
+    /* The session option sets the timeout of the session's own streams; a stream the application created keeps the
+     * one it was created with (stream option host_wait_timeout_ms): one stream may serve several sessions. */
+    if (*out != NULL && (*out)->owner != ep && ep->host_timeout_set && (*out)->host_timeout_ms != ep->host_timeout_ms &&
+        atomic_exchange(&ep->timeout_warned, true) == false) {
+        ORTVK_LOG_WARNING(ep->logger,
+                          "ep.ortvk.host_wait_timeout_ms = %llu sets this session's own streams; the application's "
+                          "stream given to Run keeps its own host wait timeout (%llu ms), set by the stream option "
+                          "\"%s\" of CreateSyncStreamForEpDevice",
+                          (unsigned long long)ep->host_timeout_ms, (unsigned long long)(*out)->host_timeout_ms,
+                          ORTVK_STREAM_OPTION_HOST_WAIT_TIMEOUT_MS);
     }
     if (atomic_exchange(&ep->stream_logged, true) == false) {
         static const char *const ways[] = {"", "KernelContext_GetSyncStream", "KernelContext_GetGPUComputeStream",
@@ -363,6 +376,51 @@ static OrtStatus *read_option(const OrtSessionOptions *options, const char *key,
     return NULL;
 }
 
+/* The ep.ortvk.* keys ortvk reads ("profile": the profiler's). */
+static const char *const known_options[] = {ORTVK_OPTION_DEVICE_INDEX, ORTVK_OPTION_DEVICE_UUID,
+                                            ORTVK_OPTION_HOST_WAIT_TIMEOUT_MS, "profile"};
+
+/* Warns about each ep.ortvk.<key> that ortvk does not read (a misspelt key would otherwise do nothing, silently).
+ * The session's config entries are listed with GetSessionOptionsConfigEntries (slot 379, pinned in ort_abi.h); its
+ * answer to NULL arguments is checked first, so that a runtime whose slot held something else is left alone. */
+static void warn_unknown_options(const OrtSessionOptions *options, const OrtLogger *logger)
+{
+    OrtKeyValuePairs *entries = NULL;
+    OrtStatus *probe = ortvk_ort->GetSessionOptionsConfigEntries(NULL, &entries);
+    bool usable = probe != NULL && strstr(ortvk_ort->GetErrorMessage(probe), "options") != NULL;
+    if (probe != NULL) ortvk_ort->ReleaseStatus(probe);
+    if (!usable) {
+        ORTVK_LOG_INFO(logger, "this ONNX Runtime does not list session config entries: unknown ep.%s.* keys go "
+                               "unnoticed", ORTVK_EP_NAME);
+        return;
+    }
+    entries = NULL;
+    OrtStatus *status = ortvk_ort->GetSessionOptionsConfigEntries(options, &entries);
+    if (status != NULL) {
+        ortvk_ort->ReleaseStatus(status);
+        return;
+    }
+    if (entries == NULL) return;
+    const char *const *keys = NULL, *const *values = NULL;
+    size_t count = 0;
+    ortvk_ort->GetKeyValuePairs(entries, &keys, &values, &count);
+    const char prefix[] = "ep." ORTVK_EP_NAME ".";
+    for (size_t i = 0; i < count; i++) {
+        if (keys[i] == NULL || strncmp(keys[i], prefix, sizeof(prefix) - 1) != 0) continue;
+        const char *key = keys[i] + sizeof(prefix) - 1;
+        bool known = false;
+        for (size_t k = 0; k < sizeof(known_options) / sizeof(known_options[0]) && !known; k++)
+            known = strcmp(key, known_options[k]) == 0;
+        if (known) continue;
+        char list[256] = "";
+        for (size_t k = 0; k < sizeof(known_options) / sizeof(known_options[0]); k++)
+            snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", k ? ", " : "", known_options[k]);
+        ORTVK_LOG_WARNING(logger, "session option %s = \"%s\" is not an ortvk option and is ignored; ortvk reads %s%s",
+                          keys[i], values[i] ? values[i] : "", prefix, list);
+    }
+    ortvk_ort->ReleaseKeyValuePairs(entries);
+}
+
 /* Picks the device among `candidates` (what ORT selected), honoring ep.ortvk.device_index / device_uuid. */
 static OrtStatus *choose_device(ortvk_factory *factory, ortvk_device *const *candidates, size_t count,
                                 const OrtSessionOptions *options, ortvk_device **out)
@@ -400,6 +458,7 @@ OrtStatus *ortvk_ep_create(ortvk_factory *factory, ortvk_device *const *candidat
                            const OrtSessionOptions *options, const OrtLogger *logger, OrtEp **out)
 {
     ortvk_device *device = NULL;
+    warn_unknown_options(options, logger);
     ORTVK_TRY(choose_device(factory, candidates, count, options, &device));
     char timeout_text[32];
     uint64_t timeout = ORTVK_DEFAULT_HOST_WAIT_TIMEOUT_MS;
@@ -431,6 +490,7 @@ OrtStatus *ortvk_ep_create(ortvk_factory *factory, ortvk_device *const *candidat
     pthread_mutex_init(&ep->lock, NULL);
     ep->logger = logger;
     ep->host_timeout_ms = timeout;
+    ep->host_timeout_set = timeout_text[0] != '\0';
     atomic_init(&ep->main_claimed, -1);
     ORTVK_LOG_INFO(logger, "session runs on device %u: %s", device->index, device->caps.props.deviceName);
     *out = &ep->base;

@@ -425,7 +425,7 @@ struct OrtApi {
     OrtStatus*(ORT_API_CALL *GetSharedAllocator)(OrtEnv* env, const OrtMemoryInfo* mem_info, OrtAllocator** allocator);
     OrtStatus*(ORT_API_CALL *ReleaseSharedAllocator)(OrtEnv* env, const OrtEpDevice* ep_device, OrtDeviceMemoryType mem_type);
     OrtStatus*(ORT_API_CALL *GetTensorData)(const OrtValue* value, const void** out);
-    void *unused_379;
+    OrtStatus*(ORT_API_CALL *GetSessionOptionsConfigEntries)(const OrtSessionOptions* options, OrtKeyValuePairs** out);
     OrtStatus*(ORT_API_CALL *SessionGetMemoryInfoForInputs)(const OrtSession* session, const OrtMemoryInfo** inputs_memory_info, size_t num_inputs);
     OrtStatus*(ORT_API_CALL *SessionGetMemoryInfoForOutputs)(const OrtSession* session, const OrtMemoryInfo** outputs_memory_info, size_t num_outputs);
     OrtStatus*(ORT_API_CALL *SessionGetEpDeviceForInputs)(const OrtSession* session, const OrtEpDevice** inputs_ep_devices, size_t num_inputs);
@@ -563,6 +563,8 @@ ORTVK_PIN_SLOT(CreateSharedAllocator, 375);
 ORTVK_PIN_SLOT(GetSharedAllocator, 376);
 ORTVK_PIN_SLOT(ReleaseSharedAllocator, 377);
 ORTVK_PIN_SLOT(GetTensorData, 378);
+/* 379: with NULL arguments both runtimes answer "options is nullptr"; GetTensorData is 378. */
+ORTVK_PIN_SLOT(GetSessionOptionsConfigEntries, 379);
 ORTVK_PIN_SLOT(SessionGetMemoryInfoForInputs, 380);
 ORTVK_PIN_SLOT(SessionGetMemoryInfoForOutputs, 381);
 ORTVK_PIN_SLOT(SessionGetEpDeviceForInputs, 382);

@@ -89,7 +89,10 @@ static OrtStatus *ORT_API_CALL ep_get_capability(OrtEp *base, const OrtGraph *gr
                                    "name fused nodes of two graphs of a model apart", count);
         return NULL;
     }
-    if (count == 0) return NULL;
+    if (count == 0) {
+        if (parent == NULL) atomic_store(&ep->main_claimed, 0);
+        return NULL;
+    }
     const OrtNode **nodes = calloc(count, sizeof(*nodes));
     if (nodes == NULL) return ortvk_status(ORT_FAIL, "out of host memory reading a graph of %zu nodes", count);
     OrtStatus *status = ortvk_ort->Graph_GetNodes(graph, nodes, count);

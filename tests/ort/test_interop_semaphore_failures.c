@@ -149,7 +149,8 @@ int main(void)
     ctx c = {.app = &app};
     test_open(&app, &c.device);
     ORT_OK(&app, app.interop->CreateExternalResourceImporterForDevice(c.device, &c.importer));
-    if (!CHECK(c.importer != NULL, "ortvk gives an importer")) return test_finish(&app, "test_interop_semaphore_failures");
+    if (!CHECK(c.importer != NULL, "ortvk gives an importer"))
+        return test_finish(&app, "test_interop_semaphore_failures");
     timed_out_wait(&c);
     released_stream(&c);
     mixed_sequence(&c);

@@ -75,8 +75,15 @@ enum {
 };
 
 /* AttributeProto.AttributeType values used by the builder. */
-enum { ONNX_AT_FLOAT = 1, ONNX_AT_INT = 2, ONNX_AT_STRING = 3, ONNX_AT_TENSOR = 4, ONNX_AT_GRAPH = 5, ONNX_AT_FLOATS = 6,
-       ONNX_AT_INTS = 7 };
+enum {
+    ONNX_AT_FLOAT = 1,
+    ONNX_AT_INT = 2,
+    ONNX_AT_STRING = 3,
+    ONNX_AT_TENSOR = 4,
+    ONNX_AT_GRAPH = 5,
+    ONNX_AT_FLOATS = 6,
+    ONNX_AT_INTS = 7
+};
 
 #define ONNX_IR_VERSION 8
 #define ONNX_READ_FILE_MAX ((size_t)1 << 30)

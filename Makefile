@@ -4,7 +4,7 @@ ASAN_BUILD ?= build-asan
 RELEASE_BUILD ?= build-release
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps build test check asan release demo info clean fuzz fuzz-long tsan
+.PHONY: all deps build test check asan release demo info clean fuzz fuzz-long tsan gpu-bundle
 
 all: build
 
@@ -69,5 +69,9 @@ tsan: deps $(TSAN_BUILD)/CMakeCache.txt
 	cmake --build $(TSAN_BUILD) -j $(JOBS) --target test_concurrency test_host_timeline
 	ctest --test-dir $(TSAN_BUILD) --output-on-failure -R '^(test_concurrency@|test_host_timeline$$)'
 
+# What scripts/gpu-check.sh needs on an offline GPU machine (no apt, npm, glslc or Vulkan loader): see the script.
+gpu-bundle:
+	./scripts/gpu-bundle.sh
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(RELEASE_BUILD) $(FUZZ_BUILD) $(TSAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(RELEASE_BUILD) $(FUZZ_BUILD) $(TSAN_BUILD) gpu-bundle

@@ -117,6 +117,10 @@ typedef struct ortvk_stream_info {
 #define ORTVK_OPTION_DEVICE_INDEX "device_index"             /* pick among the EP devices given, by index */
 #define ORTVK_OPTION_DEVICE_UUID "device_uuid"               /* ... or by deviceUUID (hex) */
 #define ORTVK_OPTION_HOST_WAIT_TIMEOUT_MS "host_wait_timeout_ms"
+/* A file the session writes a per-op device profile to when it ends (Chrome trace JSON; docs/benchmarks.md,
+ * "Profiling"); the environment variable ORTVK_PROFILE does the same for sessions without the option. Off by
+ * default: no timestamps are recorded then. */
+#define ORTVK_OPTION_PROFILE "profile"
 
 /* Stream options (CreateSyncStreamForEpDevice's OrtKeyValuePairs). */
 #define ORTVK_STREAM_OPTION_HOST_WAIT_TIMEOUT_MS "host_wait_timeout_ms"

@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# The GPU-only checks, in one run of under 8 minutes (each step has its own time limit) on a machine with a real Vulkan GPU (the project's device
-# machine: one NVIDIA H200). Builds ortvk, then: lists the Vulkan devices and ortvk's EP devices, runs the whole
-# ctest suite on the GPU (the default device is the most capable one), the Vulkan timeline semaphore FD import
-# test (skipped on lavapipe, proof of the feature only here), and the benchmarks. Prints everything; record the
-# output in docs/gpu-results.md. Changes no setting of the card.
+# The GPU-only checks, in one run of under 8 minutes (each step has its own time limit) on a machine with a real
+# Vulkan GPU (the project's device machine: one NVIDIA H200). Lists the Vulkan devices and ortvk's EP devices, runs
+# the ctest suite on the GPU (the default device is the most capable one), the Vulkan timeline semaphore FD import
+# test (skipped on lavapipe, proof of the feature only here), the benchmarks and the demo. Prints everything;
+# record the output in docs/gpu-results.md. Changes no setting of the card.
+#
+# Two ways to run it:
+# - offline, from gpu-bundle/ (`make gpu-bundle` here first, then carry gpu-bundle with the working tree): for a
+#   bare machine without apt, npm, glslc or a Vulkan loader, such as the device machine;
+# - otherwise it installs what it needs (scripts/deps.sh) and builds build-gpu/.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -15,34 +20,69 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>/dev/null
 grep -m1 "model name" /proc/cpuinfo; nproc
 
 section "dependencies"
-./scripts/deps.sh >/tmp/gpu-check-deps.log 2>&1 || { tail -20 /tmp/gpu-check-deps.log; exit 1; }
-./scripts/fetch-models.sh >/dev/null 2>&1 || echo "models: not fetched (model tests will skip)"
+if [ -f gpu-bundle/ROOT ]; then
+  echo "offline: from gpu-bundle/"
+  (cd gpu-bundle && sha256sum -c --quiet SHA256SUMS) || { echo "gpu-bundle: checksum mismatch"; exit 1; }
+  # The loader into / (as the machine would have it installed); the validation layer beside, found by path.
+  for f in gpu-bundle/debs/libvulkan1_*.deb; do dpkg -x "$f" /; done
+  ldconfig
+  vvl=/tmp/ortvk-validation-layers
+  rm -rf "$vvl" && dpkg -x gpu-bundle/debs/vulkan-validationlayers_*.deb "$vvl"
+  export VK_LAYER_PATH="$vvl/usr/share/vulkan/explicit_layer.d"
+  export LD_LIBRARY_PATH="$vvl/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  # A driver whose ICD file is outside the loader's search path (the device machine's NVIDIA driver).
+  if ! ls /usr/share/vulkan/icd.d/*.json /etc/vulkan/icd.d/*.json >/dev/null 2>&1; then
+    for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json; do
+      [ -f "$icd" ] && export VK_DRIVER_FILES="$icd" && echo "ICD: $icd"
+    done
+  fi
+  mkdir -p .cache/ort/1.30.0 .cache/models
+  if command -v xz >/dev/null; then
+    xz -dc gpu-bundle/ort/libonnxruntime.so.1.xz > .cache/ort/1.30.0/libonnxruntime.so.1
+  else
+    python3 -c 'import lzma,shutil,sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' \
+      gpu-bundle/ort/libonnxruntime.so.1.xz .cache/ort/1.30.0/libonnxruntime.so.1
+  fi
+  cp gpu-bundle/models/*.onnx .cache/models/
+  build=gpu-bundle/build
+  # ctest's files name the folder the bundle was built in: point them here.
+  built_in=$(cat gpu-bundle/ROOT)
+  find "$build" -name CTestTestfile.cmake -exec sed -i "s#$built_in#$PWD#g" {} +
+  echo "$PWD" > gpu-bundle/ROOT
+  export ORTVK_ORT_LIBRARY="$PWD/.cache/ort/1.30.0/libonnxruntime.so.1" ORTVK_EP_LIBRARY="$PWD/$build/libortvk.so"
+else
+  ./scripts/deps.sh >/tmp/gpu-check-deps.log 2>&1 || { tail -20 /tmp/gpu-check-deps.log; exit 1; }
+  build=build-gpu
+fi
 ls /usr/share/vulkan/icd.d/ /etc/vulkan/icd.d/ 2>/dev/null
 
-section "build"
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null && cmake --build build-gpu -j "$(nproc)" 2>&1 | tail -3
+if [ "$build" = build-gpu ]; then
+  section "build"
+  cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null && cmake --build build-gpu -j "$(nproc)" 2>&1 | tail -3
+fi
 
 section "Vulkan devices"
-vulkaninfo --summary 2>/dev/null | sed -n '/Devices:/,$p' | head -40
+vulkaninfo --summary 2>/dev/null | sed -n '/Devices:/,$p' | head -40 || true
+command -v vulkaninfo >/dev/null || echo "vulkaninfo: not installed (ortvk-info below lists the devices)"
 
 section "ortvk EP devices (ORT 1.30.0)"
-./build-gpu/ortvk-info
+./$build/ortvk-info
 
 section "ctest (validation layer on), default device"
-timeout 150 ctest --test-dir build-gpu --output-on-failure -j 4 -LE valgrind -E "bench_smoke|run_conformance" 2>&1 | tail -40
+timeout 150 ctest --test-dir "$build" --output-on-failure -j 4 -LE valgrind -E "bench_smoke|run_conformance|install_consumer" 2>&1 | tail -40
 
 section "Vulkan timeline semaphore FD import"
-ctest --test-dir build-gpu -R "vk_timeline|interop" -V 2>&1 | grep -E "SKIP|PASS|FAIL|timeline" | head -20
+ctest --test-dir "$build" -R "vk_timeline" -LE valgrind -V 2>&1 | grep -E "SKIP|PASS|FAIL|timeline" | head -20
 
 section "benchmarks: import, frame path, semaphores"
-ORTVK_VALIDATION=0 timeout 90 ./build-gpu/ortvk-bench 2>&1 | tail -60
+ORTVK_VALIDATION=0 timeout 90 ./$build/ortvk-bench 2>&1 | tail -60
 
 section "benchmark: the PP-OCRv4 detector on ortvk against ORT's CPU EP (640x640, 960x544)"
-ORTVK_VALIDATION=0 timeout 75 ./build-gpu/ortvk-bench --compare-model .cache/models/ch_PP-OCRv4_det_infer.onnx \
+ORTVK_VALIDATION=0 timeout 75 ./$build/ortvk-bench --compare-model .cache/models/ch_PP-OCRv4_det_infer.onnx \
   --compare-frames 5 --threads "$(nproc)" 2>&1 | tail -10
 
 section "demo"
-ORTVK_VALIDATION=0 timeout 40 ./build-gpu/ortvk-demo --size 640x640 --out build-gpu/demo-out 2>&1 | tail -25
+ORTVK_VALIDATION=0 timeout 40 ./$build/ortvk-demo --model .cache/models/ch_PP-OCRv4_det_infer.onnx --size 640x640 --out $build/demo-out 2>&1 | tail -25
 
 section "done"
 echo "gpu-check finished in $(( $(date +%s) - start ))s"

@@ -34,7 +34,8 @@ static void usage(FILE *to)
             "                   that are multiples of 32\n"
             "  --compare-model PATH  instead: this model on ortvk and on ORT's CPU EP, side by side (e.g. the\n"
             "                   PP-OCRv4 detector); --compare-sizes LIST (default 640x640,960x544),\n"
-            "                   --compare-frames N (default 3)\n"
+            "                   --compare-frames N (default 3); ORT's WebGPU EP runs too where Dawn finds an\n"
+            "                   adapter; --profile adds ortvk's per-op device profile of each size\n"
             "  --device INDEX   ortvk EP device to use (default 0, the most capable; see ortvk-info)\n"
             "  --threads N      ORT intra-op threads (default 1: the model's compute runs on the app thread)\n"
             "  --delay-ms N     the non-blocking proof's producer delay (default 50)\n"
@@ -95,6 +96,10 @@ static int parse_args(int argc, char **argv, bench_options *o, const char **ort_
         }
         if (strcmp(a, "--host-timeline") == 0) {
             o->host_timeline = true;
+            continue;
+        }
+        if (strcmp(a, "--profile") == 0) {
+            o->profile = true;
             continue;
         }
         static const char *const with_value[] = {"--iterations", "--frames",         "--warmup",        "--sizes",

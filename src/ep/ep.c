@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ep/ep.h"
+#include "kernels/kernel_profile.h"
 #include "kernels/kernels.h"
 #include "ort/ort_status.h"
 #include "ortvk.h"
@@ -28,6 +29,7 @@ typedef struct ortvk_ep {
     ortvk_stream *used[16];       /* streams Compute submitted to, for OnRunEnd; entries may be stale */
     size_t used_count;
     atomic_bool stream_logged;    /* how Compute found its stream is logged once */
+    ortvk_profile *profile;       /* ep.ortvk.profile / ORTVK_PROFILE; NULL when off */
     atomic_size_t claimed;        /* nodes GetCapability claimed, over the model's main graph and subgraphs */
     atomic_int main_claimed;      /* nodes claimed in the main graph; -1 before GetCapability saw it */
 } ortvk_ep;
@@ -294,6 +296,7 @@ static OrtStatus *compile_one(ortvk_ep *ep, const OrtGraph *graph, const OrtNode
     ortvk_stream *stream = NULL;
     OrtStatus *status = own_stream(ep, &stream);
     if (status == NULL) status = ortvk_partition_create(ep->kernels, stream, graph, fused, &info->partition);
+    if (status == NULL) ortvk_partition_set_profile(info->partition, ep->profile);
     if (status != NULL) {
         free(info);
         return status;
@@ -366,6 +369,13 @@ static OrtStatus *ORT_API_CALL ep_on_run_start(OrtEp *base, const OrtRunOptions 
     return NULL;
 }
 
+/* ORT's profiler (ORT >= 1.30): the per-op device times go into ORT's profile too (kernels/kernel_profile.h). */
+static OrtStatus *ORT_API_CALL ep_create_profiler(OrtEp *base, OrtEpProfilerImpl **out)
+{
+    ortvk_ep *ep = ep_cast(base);
+    return ortvk_profile_ort_profiler(ep->device, &ep->profile, out);
+}
+
 /* Reads "ep.ortvk.<key>" into `buffer` (empty when absent). */
 static OrtStatus *read_option(const OrtSessionOptions *options, const char *key, char *buffer, size_t size)
 {
@@ -379,9 +389,9 @@ static OrtStatus *read_option(const OrtSessionOptions *options, const char *key,
     return NULL;
 }
 
-/* The ep.ortvk.* keys ortvk reads ("profile": the profiler's). */
+/* The ep.ortvk.* keys ortvk reads. */
 static const char *const known_options[] = {ORTVK_OPTION_DEVICE_INDEX, ORTVK_OPTION_DEVICE_UUID,
-                                            ORTVK_OPTION_HOST_WAIT_TIMEOUT_MS, "profile"};
+                                            ORTVK_OPTION_HOST_WAIT_TIMEOUT_MS, ORTVK_OPTION_PROFILE};
 
 /* Warns about each ep.ortvk.<key> that ortvk does not read (a misspelt key would otherwise do nothing, silently).
  * The session's config entries are listed with GetSessionOptionsConfigEntries (slot 379, pinned in ort_abi.h); its
@@ -469,13 +479,26 @@ OrtStatus *ortvk_ep_create(ortvk_factory *factory, ortvk_device *const *candidat
     if (timeout_text[0] != '\0')
         ORTVK_TRY(ortvk_parse_u64("ep.ortvk.host_wait_timeout_ms", timeout_text, UINT32_MAX, &timeout));
 
+    char profile_path[1024];
+    ORTVK_TRY(read_option(options, ORTVK_OPTION_PROFILE, profile_path, sizeof(profile_path)));
+    const char *profile_option = "ep.ortvk.profile";
+    if (profile_path[0] == '\0' && getenv("ORTVK_PROFILE") != NULL) {
+        snprintf(profile_path, sizeof(profile_path), "%s", getenv("ORTVK_PROFILE"));
+        profile_option = "ORTVK_PROFILE";
+    }
+    ortvk_profile *profile = NULL;
+    if (profile_path[0] != '\0') ORTVK_TRY(ortvk_profile_create(device, profile_path, profile_option, &profile));
+
     ortvk_kernel_device *kernels = NULL;
-    ORTVK_TRY(ortvk_kernel_device_get(device, &kernels));
-    ortvk_ep *ep = calloc(1, sizeof(*ep));
+    OrtStatus *status = ortvk_kernel_device_get(device, &kernels);
+    ortvk_ep *ep = status == NULL ? calloc(1, sizeof(*ep)) : NULL;
     if (ep == NULL) {
+        ortvk_profile_put(profile);
+        if (status != NULL) return status;
         ortvk_kernel_device_put(kernels);
         return ortvk_status(ORT_FAIL, "out of host memory creating the EP");
     }
+    ep->profile = profile;
     ep->base = (OrtEp){
         .ort_version_supported = ortvk_ort_version,
         .GetName = ep_get_name,
@@ -485,6 +508,7 @@ OrtStatus *ortvk_ep_create(ortvk_factory *factory, ortvk_device *const *candidat
         .OnRunStart = ep_on_run_start,
         .OnRunEnd = ep_on_run_end,
         .CreateSyncStreamForDevice = ep_create_stream,
+        .CreateProfiler = ortvk_ort_version >= 30 ? ep_create_profiler : NULL,
     };
     ep->factory = factory;
     ortvk_device_ref(device);
@@ -505,6 +529,7 @@ void ortvk_ep_destroy(OrtEp *base)
     if (base == NULL) return;
     ortvk_ep *ep = ep_cast(base);
     ortvk_stream_destroy(ep->own_stream);
+    ortvk_profile_put(ep->profile); /* written now, or by the last of its runs still queued */
     ortvk_kernel_device_put(ep->kernels);
     pthread_mutex_destroy(&ep->lock);
     ortvk_device_unref(ep->device);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kernels/kernel_internal.h"
+#include "kernels/kernel_profile.h"
 #include "ort/ort_tensor.h"
 #include "vk/vk_memory.h"
 #include "vk/vk_transfer.h"
@@ -25,6 +26,7 @@ typedef struct ortvk_kernel {
     kconst *consts[ORTVK_KMAX_INPUTS]; /* constant inputs the device reads; NULL for the others */
     bool float16;                      /* runs the shaders' float16 variant */
     char op_type[32];
+    char *name;                        /* the node's name (for the profile) */
 } ortvk_kernel;
 
 /* A value a partition's nodes read or write: an input of the fused node ORT runs, one of its outputs, or internal
@@ -42,6 +44,9 @@ struct ortvk_partition {
     ortvk_kernel **kernels;    /* topological order */
     size_t n_values, values_capacity;
     pvalue *values;
+    char *name;                /* the fused node's */
+    ortvk_profile *profile;    /* NULL unless profiling; holds a reference */
+    int profile_id;
 };
 
 static const ortvk_kop *const families[] = {
@@ -181,6 +186,7 @@ static void kernel_destroy(ortvk_kernel *kernel)
 {
     if (kernel == NULL) return;
     free_consts(kernel);
+    free(kernel->name);
     free(kernel);
 }
 
@@ -264,6 +270,11 @@ static OrtStatus *kernel_create(ortvk_partition *p, ortvk_stream *stream, const 
     kernel->n_in = k->n_in;
     kernel->n_out = k->n_out;
     snprintf(kernel->op_type, sizeof(kernel->op_type), "%s", k->op_type);
+    kernel->name = strdup(k->name ? k->name : "");
+    if (kernel->name == NULL) {
+        status = ortvk_status(ORT_FAIL, "out of host memory compiling a node");
+        goto fail;
+    }
     free(k);
     *out = kernel;
     return NULL;
@@ -378,6 +389,8 @@ void ortvk_partition_destroy(ortvk_partition *p)
     for (size_t v = 0; v < p->n_values; v++) free(p->values[v].name);
     free(p->kernels);
     free(p->values);
+    free(p->name);
+    ortvk_profile_put(p->profile);
     ortvk_kernel_device_put(p->kdev);
     free(p);
 }
@@ -405,7 +418,11 @@ OrtStatus *ortvk_partition_create(ortvk_kernel_device *kdev, ortvk_stream *strea
     }
     ortvk_kernel_device_ref(kdev);
     p->kdev = kdev;
-    if (count > 0) status = ortvk_ort->Graph_GetNodes(graph, nodes, count);
+    const char *fused_name = NULL;
+    status = ortvk_ort->Node_GetName(fused, &fused_name);
+    if (status == NULL && (p->name = strdup(fused_name ? fused_name : "")) == NULL)
+        status = ortvk_status(ORT_FAIL, "out of host memory compiling a partition of %zu nodes", count);
+    if (status == NULL && count > 0) status = ortvk_ort->Graph_GetNodes(graph, nodes, count);
     if (status == NULL && io.n_in > 0) status = ortvk_ort->Node_GetInputs(fused, io.ins, io.n_in);
     if (status == NULL && io.n_out > 0) status = ortvk_ort->Node_GetOutputs(fused, io.outs, io.n_out);
     for (size_t j = 0; j < count && status == NULL; j++) status = names_of(nodes[j], &names[j]);
@@ -442,6 +459,15 @@ size_t ortvk_partition_size(const ortvk_partition *p)
     return p->n_kernels;
 }
 
+void ortvk_partition_set_profile(ortvk_partition *p, ortvk_profile *profile)
+{
+    if (profile == NULL) return;
+    ortvk_profile_ref(profile);
+    ortvk_profile_put(p->profile);
+    p->profile = profile;
+    p->profile_id = ortvk_profile_next_partition(profile);
+}
+
 /* ---- one run -------------------------------------------------------------------------------------------- */
 
 size_t ortvk_kcount(const int64_t *dims, size_t rank)
@@ -454,12 +480,14 @@ size_t ortvk_kcount(const int64_t *dims, size_t rank)
 struct ortvk_kheld {
     size_t count, capacity;
     ortvk_buffer **buffers;
+    ortvk_profile_run *profile; /* the run's timestamps, read once the GPU is done */
 };
 
 static void release_held(void *owner)
 {
     ortvk_kheld *list = owner;
     if (list == NULL) return;
+    ortvk_profile_run_retire(list->profile);
     for (size_t i = 0; i < list->count; i++) ortvk_buffer_destroy(list->buffers[i]);
     free(list->buffers);
     free(list);
@@ -704,14 +732,31 @@ OrtStatus *ortvk_partition_run(ortvk_partition *p, ortvk_stream *stream, OrtKern
         release_held(run->held); /* nothing was submitted */
         goto out;
     }
+    /* Profiling: timestamps around the staging and after each node, read when the submission retires. */
+    ortvk_profile_run *profile = NULL;
+    if (p->profile != NULL && (run->held != NULL || (run->held = calloc(1, sizeof(*run->held))) != NULL)) {
+        profile = ortvk_profile_run_begin(p->profile, run->cmd, p->profile_id, p->name, p->n_kernels);
+        run->held->profile = profile;
+    }
     status = stage_host_inputs(run, values, host, p->n_values);
-    for (size_t k = 0; k < p->n_kernels && status == NULL; k++)
+    if (profile != NULL) {
+        size_t staged = 0;
+        for (size_t v = 0; v < p->n_values; v++)
+            if (host[v] != NULL) staged += values[v].count * ortvk_element_size(values[v].type);
+        ortvk_profile_run_inputs(profile, run->cmd, staged);
+    }
+    for (size_t k = 0; k < p->n_kernels && status == NULL; k++) {
         status = record_kernel(p, k, run, values, &pool, context);
+        if (profile != NULL && status == NULL)
+            ortvk_profile_run_node(profile, p->kernels[k]->name, p->kernels[k]->op_type, &p->kernels[k]->params, run);
+    }
     /* Submitted even when recording failed part way: the commands recorded so far are valid, and submission is
      * what returns the command buffer and drops the held references once the GPU is done with them. */
     ortvk_retire retire = {0};
     if (run->held != NULL) retire = (ortvk_retire){.release = release_held, .owner = run->held};
-    OrtStatus *submit = ortvk_stream_submit(stream, run->cmd, NULL, 0, NULL, 0, retire, NULL);
+    uint64_t done = 0;
+    OrtStatus *submit = ortvk_stream_submit(stream, run->cmd, NULL, 0, NULL, 0, retire, &done);
+    ortvk_profile_run_end(profile, status == NULL && submit == NULL, (ortvk_semaphore_point){stream->timeline, done});
     if (status == NULL) status = submit;
     else if (submit != NULL) ortvk_ort->ReleaseStatus(submit);
 out:

@@ -34,6 +34,10 @@ OrtStatus *ortvk_partition_create(ortvk_kernel_device *kdev, ortvk_stream *strea
 void ortvk_partition_destroy(ortvk_partition *partition);
 size_t ortvk_partition_size(const ortvk_partition *partition);
 
+/* Profiles the partition's runs into `profile` (kernels/kernel_profile.h; takes a reference). */
+typedef struct ortvk_profile ortvk_profile;
+void ortvk_partition_set_profile(ortvk_partition *partition, ortvk_profile *profile);
+
 /* One run of the partition: shapes from `context`, outputs allocated through ORT, values inside the partition in
  * buffers of the run's own, every node's dispatches recorded into one command buffer submitted on `stream`. Never
  * waits on the host. */

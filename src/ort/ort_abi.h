@@ -293,7 +293,8 @@ struct OrtApi {
     OrtStatus*(ORT_API_CALL *CreateSessionOptions)(OrtSessionOptions** options);
     void *unused_11_12[2];
     OrtStatus*(ORT_API_CALL *SetSessionExecutionMode)(OrtSessionOptions* options, ExecutionMode execution_mode);
-    void *unused_14_22[9];
+    OrtStatus*(ORT_API_CALL *EnableProfiling)(OrtSessionOptions* options, const char* profile_file_prefix);
+    void *unused_15_22[8];
     OrtStatus*(ORT_API_CALL *SetSessionGraphOptimizationLevel)(OrtSessionOptions* options, GraphOptimizationLevel graph_optimization_level);
     OrtStatus*(ORT_API_CALL *SetIntraOpNumThreads)(OrtSessionOptions* options, int intra_op_num_threads);
     void *unused_25_29[5];
@@ -352,7 +353,9 @@ struct OrtApi {
     void *unused_166_192[27];
     OrtStatus*(ORT_API_CALL *KernelContext_GetGPUComputeStream)(const OrtKernelContext* context, void** out);
     OrtStatus*(ORT_API_CALL *GetTensorMemoryInfo)(const OrtValue* value, const OrtMemoryInfo** mem_info);
-    void *unused_195_224[30];
+    void *unused_195_215[21];
+    OrtStatus*(ORT_API_CALL *SessionOptionsAppendExecutionProvider)(OrtSessionOptions* options, const char* provider_name, const char* const* provider_options_keys, const char* const* provider_options_values, size_t num_keys);
+    void *unused_217_224[8];
     void (ORT_API_CALL *MemoryInfoGetDeviceType)(const OrtMemoryInfo* ptr, OrtMemoryInfoDeviceType* out);
     void *unused_226_236[11];
     OrtStatus*(ORT_API_CALL *HasSessionConfigEntry)(const OrtSessionOptions* options, const char* config_key, int* out);
@@ -463,6 +466,7 @@ ORTVK_PIN_SLOT(CreateSessionFromArray, 8);
 ORTVK_PIN_SLOT(Run, 9);
 ORTVK_PIN_SLOT(CreateSessionOptions, 10);
 ORTVK_PIN_SLOT(SetSessionExecutionMode, 13);
+ORTVK_PIN_SLOT(EnableProfiling, 14);
 ORTVK_PIN_SLOT(SetSessionGraphOptimizationLevel, 23);
 ORTVK_PIN_SLOT(SetIntraOpNumThreads, 24);
 ORTVK_PIN_SLOT(SessionGetInputCount, 30);
@@ -507,6 +511,7 @@ ORTVK_PIN_SLOT(ReleaseAllocator, 132);
 ORTVK_PIN_SLOT(AddRunConfigEntry, 165);
 ORTVK_PIN_SLOT(KernelContext_GetGPUComputeStream, 193);
 ORTVK_PIN_SLOT(GetTensorMemoryInfo, 194);
+ORTVK_PIN_SLOT(SessionOptionsAppendExecutionProvider, 216);
 ORTVK_PIN_SLOT(MemoryInfoGetDeviceType, 225);
 ORTVK_PIN_SLOT(HasSessionConfigEntry, 237);
 ORTVK_PIN_SLOT(GetSessionConfigEntry, 238);
@@ -656,6 +661,28 @@ struct OrtNodeComputeInfo {
 };
 _Static_assert(sizeof(OrtNodeComputeInfo) == 32, "OrtNodeComputeInfo layout");
 
+/* ORT's profiler and an EP's events in it (ORT >= 1.30 calls OrtEp::CreateProfiler; slots checked on 1.30.0). */
+typedef enum OrtProfilingEventCategory {
+    OrtProfilingEventCategory_SESSION = 0,
+    OrtProfilingEventCategory_NODE = 1,
+    OrtProfilingEventCategory_KERNEL = 2,
+    OrtProfilingEventCategory_API = 3,
+} OrtProfilingEventCategory;
+typedef struct OrtProfilingEvent OrtProfilingEvent;
+typedef struct OrtProfilingEventsContainer OrtProfilingEventsContainer;
+
+typedef struct OrtEpProfilerImpl OrtEpProfilerImpl;
+struct OrtEpProfilerImpl {
+    uint32_t ort_version_supported;
+    void (ORT_API_CALL *Release)(OrtEpProfilerImpl *self);
+    /* Offset of this call from the start of ORT's profile (ORT's events are in microseconds from that start). */
+    OrtStatus *(ORT_API_CALL *StartProfiling)(OrtEpProfilerImpl *self, int64_t ep_profiling_start_offset_ns);
+    OrtStatus *(ORT_API_CALL *StartEvent)(OrtEpProfilerImpl *self, uint64_t ort_event_correlation_id);
+    OrtStatus *(ORT_API_CALL *StopEvent)(OrtEpProfilerImpl *self, uint64_t ort_event_correlation_id,
+                                         const OrtProfilingEvent *ort_event);
+    OrtStatus *(ORT_API_CALL *EndProfiling)(OrtEpProfilerImpl *self, OrtProfilingEventsContainer *events);
+};
+
 typedef struct OrtEp OrtEp;
 struct OrtEp {
     uint32_t ort_version_supported;
@@ -676,7 +703,7 @@ struct OrtEp {
     ortvk_ort_unused_fn GetKernelRegistry;                 /* 1.24 */
     ortvk_ort_unused_fn IsConcurrentRunSupported;          /* later members: left NULL, all optional */
     ortvk_ort_unused_fn Sync;
-    ortvk_ort_unused_fn CreateProfiler;
+    OrtStatus *(ORT_API_CALL *CreateProfiler)(OrtEp *self, OrtEpProfilerImpl **out); /* read by ORT 1.30 */
     ortvk_ort_unused_fn IsGraphCaptureEnabled;
     ortvk_ort_unused_fn IsGraphCaptured;
     ortvk_ort_unused_fn ReplayGraph;
@@ -732,6 +759,7 @@ ORTVK_PIN(OrtEpFactory, CreateExternalResourceImporterForDevice, 15);
 ORTVK_PIN(OrtEpFactory, InitGraphicsInterop, 18);
 ORTVK_PIN(OrtEpFactory, SelectBestModelCandidate, 20);
 ORTVK_PIN(OrtEp, CreateSyncStreamForDevice, 11);
+ORTVK_PIN(OrtEp, CreateProfiler, 16);
 ORTVK_PIN(OrtEp, GetWeightlessSupport, 25);
 ORTVK_PIN(OrtExternalResourceImporterImpl, Release, 10);
 ORTVK_PIN(OrtSyncStreamImpl, OnSessionRunEnd, 5);
@@ -766,6 +794,17 @@ struct OrtEpApi {
                                                     uint32_t device_id, const char *vendor_name,
                                                     const OrtKeyValuePairs *metadata, OrtHardwareDevice **out);
     void (ORT_API_CALL *ReleaseHardwareDevice)(OrtHardwareDevice *device);
+    void *unused_18_64[47];
+    OrtStatus *(ORT_API_CALL *CreateProfilingEvent)(OrtProfilingEventCategory category, int32_t process_id,
+                                                    int32_t thread_id, const char *event_name, int64_t timestamp_us,
+                                                    int64_t duration_us, const char *const *arg_keys,
+                                                    const char *const *arg_values, size_t num_args,
+                                                    OrtProfilingEvent **out);
+    void (ORT_API_CALL *ReleaseProfilingEvent)(OrtProfilingEvent *event);
+    void *unused_67_71[5];
+    OrtStatus *(ORT_API_CALL *ProfilingEventsContainer_AddEvents)(OrtProfilingEventsContainer *container,
+                                                                  const OrtProfilingEvent *const *events,
+                                                                  size_t num_events);
 };
 
 #define ORTVK_PIN_EP(member, slot)                                                                             \
@@ -775,6 +814,10 @@ ORTVK_PIN_EP(NodeComputeContext_NodeName, 4);
 ORTVK_PIN_EP(EpDevice_AddAllocatorInfo, 5);
 ORTVK_PIN_EP(SyncStream_GetImpl, 13);
 ORTVK_PIN_EP(CreateHardwareDevice, 16);
+/* Checked on 1.30.0 by calling each slot with NULL arguments (the message names the function's parameter). */
+ORTVK_PIN_EP(CreateProfilingEvent, 65);
+ORTVK_PIN_EP(ReleaseProfilingEvent, 66);
+ORTVK_PIN_EP(ProfilingEventsContainer_AddEvents, 72);
 
 /* ---- OrtInteropApi (the application side of import) ------------------------------------------------------ */
 

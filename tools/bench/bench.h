@@ -39,11 +39,19 @@ typedef struct bench_options {
     bench_size compare_sizes[BENCH_MAX_SIZES];
     int compare_size_count;
     int compare_frames;
+    bool profile;              /* --compare-model --profile: ortvk's per-op device profile of each size */
 } bench_options;
 
 /* --compare-model: the model on ortvk and on ORT's CPU EP, side by side (tools/bench/bench_model.c). 0 when it ran,
  * 77 when ONNX Runtime cannot be loaded, else 1. */
 int bench_model_compare(const bench_options *opt, const char *ort_path, const char *ep_path);
+/* --profile: the per-op table of the profile ortvk wrote to `path` for one size, per measured run, beside the CPU
+ * EP's per-op times from ORT's profile at `cpu_path` ("" when there is none) and the Run medians
+ * (tools/bench/bench_report.c). Text, or a JSON member with --json. */
+void bench_report_profile(const bench_options *opt, const char *path, const char *cpu_path, const char *size,
+                          double cpu_ms, double ortvk_ms);
+/* The first file whose path starts with `prefix` (ORT's profiler appends a date), into `out`; "" when none. */
+void bench_find_file(const char *prefix, char *out, size_t len);
 
 /* ---- timing and statistics ----------------------------------------------------------------------------- */
 

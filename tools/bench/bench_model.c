@@ -1,12 +1,19 @@
-/* ortvk-bench --compare-model: one real model (e.g. the PP-OCRv4 detector) at a few frame sizes, run by ortvk and by
- * ORT's CPU EP in one process, median and p99 of each Run and their ratio, plus how far the outputs differ. */
+/* ortvk-bench --compare-model: one real model (e.g. the PP-OCRv4 detector) at a few frame sizes, run by ortvk, by
+ * ORT's CPU EP and, where Dawn finds an adapter, by ORT's own WebGPU EP, in one process: median and p99 of each Run,
+ * their ratio, and how far the outputs differ (a mismatch with the CPU EP fails the bench). With --profile, ortvk's
+ * per-op device profile (ep.ortvk.profile) of each size, as a table beside the CPU EP's time. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "onnx_proto.h"
+
+/* ONNX's model-test tolerances: |ortvk - cpu| <= ATOL + RTOL * |cpu| for every element. */
+#define ATOL 1e-4
+#define RTOL 1e-3
 
 static int ort_failed(ortapp *app, OrtStatus *status, const char *what)
 {
@@ -16,43 +23,123 @@ static int ort_failed(ortapp *app, OrtStatus *status, const char *what)
     return 1;
 }
 
-static OrtSession *session_for(ortapp *app, const OrtEpDevice *device, const uint8_t *model, size_t len, int threads)
+/* Keeps ORT's message in `why` instead of printing it. */
+static int ort_failed_quiet(ortapp *app, OrtStatus *status, char *why, size_t len)
+{
+    if (status == NULL) return 0;
+    snprintf(why, len, "%s", app->api->GetErrorMessage(status));
+    why[strcspn(why, "\n")] = '\0';
+    app->api->ReleaseStatus(status);
+    return 1;
+}
+
+/* A session on ortvk's `device` (with `profile` as ep.ortvk.profile when not NULL), on the EP named `provider`, or
+ * on the CPU EP alone (both NULL; with ORT's profiler writing <ort_profile>_<date>.json when not NULL). NULL on
+ * failure, with ORT's message in `why`. */
+static OrtSession *session_for(ortapp *app, const OrtEpDevice *device, const char *provider, const char *profile,
+                               const char *ort_profile, const uint8_t *model, size_t len, int threads, char *why,
+                               size_t why_len)
 {
     OrtSessionOptions *options = NULL;
     OrtSession *session = NULL;
-    if (ort_failed(app, app->api->CreateSessionOptions(&options), "CreateSessionOptions")) return NULL;
-    int failed = ort_failed(app, app->api->SetIntraOpNumThreads(options, threads), "SetIntraOpNumThreads");
+    if (ort_failed_quiet(app, app->api->CreateSessionOptions(&options), why, why_len)) return NULL;
+    int failed = ort_failed_quiet(app, app->api->SetIntraOpNumThreads(options, threads), why, why_len);
+    if (!failed && ort_profile != NULL)
+        failed = ort_failed_quiet(app, app->api->EnableProfiling(options, ort_profile), why, why_len);
+    const char *keys[] = {ORTVK_OPTION_PROFILE}, *values[] = {profile};
     if (!failed && device != NULL)
-        failed = ort_failed(app, app->api->SessionOptionsAppendExecutionProvider_V2(options, app->env, &device, 1,
-                                                                                    NULL, NULL, 0),
-                            "SessionOptionsAppendExecutionProvider_V2");
-    if (!failed) ort_failed(app, app->api->CreateSessionFromArray(app->env, model, len, options, &session),
-                            "CreateSessionFromArray");
+        failed = ort_failed_quiet(app, app->api->SessionOptionsAppendExecutionProvider_V2(
+                                           options, app->env, &device, 1, profile ? keys : NULL,
+                                           profile ? values : NULL, profile ? 1 : 0),
+                                  why, why_len);
+    if (!failed && provider != NULL)
+        failed = ort_failed_quiet(app, app->api->SessionOptionsAppendExecutionProvider(options, provider, NULL, NULL, 0),
+                                  why, why_len);
+    if (!failed) ort_failed_quiet(app, app->api->CreateSessionFromArray(app->env, model, len, options, &session), why,
+                                  why_len);
     app->api->ReleaseSessionOptions(options);
     return session;
 }
 
-/* Runs `session` on `input` `warmup + frames` times; fills `ms` with the measured frames' Run times and `first`
- * (when not NULL) with the first output. */
-static int time_runs(ortapp *app, OrtSession *session, const char *in_name, const char *out_name, OrtValue *input,
-                     int warmup, int frames, double *ms, float *first, size_t count)
+/* The first output of a run: its float values copied (malloc'd) and their count; NULL with `why` when it is not a
+ * float tensor. */
+static float *copy_output(ortapp *app, OrtValue *output, size_t *count, char *why, size_t why_len)
 {
+    OrtTensorTypeAndShapeInfo *info = NULL;
+    ONNXTensorElementDataType type = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+    float *copy = NULL, *data = NULL;
+    *count = 0;
+    if (ort_failed_quiet(app, app->api->GetTensorTypeAndShape(output, &info), why, why_len)) return NULL;
+    int failed = ort_failed_quiet(app, app->api->GetTensorElementType(info, &type), why, why_len) ||
+                 ort_failed_quiet(app, app->api->GetTensorShapeElementCount(info, count), why, why_len);
+    app->api->ReleaseTensorTypeAndShapeInfo(info);
+    if (failed) return NULL;
+    if (type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) {
+        snprintf(why, why_len, "the first output is not a float tensor (element type %d)", (int)type);
+        return NULL;
+    }
+    copy = malloc(*count * sizeof(float) + 1);
+    if (copy == NULL) {
+        snprintf(why, why_len, "out of memory for %zu output values", *count);
+        return NULL;
+    }
+    if (*count > 0 && ort_failed_quiet(app, app->api->GetTensorMutableData(output, (void **)&data), why, why_len)) {
+        free(copy);
+        return NULL;
+    }
+    if (*count > 0) memcpy(copy, data, *count * sizeof(float));
+    return copy;
+}
+
+/* One EP's runs at one size. */
+typedef struct side {
+    const char *label;
+    OrtSession *session;
+    double *ms;
+    float *first;     /* the first run's output (malloc'd) */
+    size_t count;     /* its values */
+    char why[384];    /* why it could not run, or "" */
+    bench_stat stat;
+} side;
+
+/* Runs `s->session` on `input` `warmup + frames` times, with a progress line on stderr for runs that take long;
+ * fills s->ms with the measured frames' Run times and s->first with the first output. */
+static int time_runs(ortapp *app, side *s, const char *size, const char *in_name, const char *out_name,
+                     OrtValue *input, int warmup, int frames)
+{
+    double began = bench_now_us();
     for (int k = 0; k < warmup + frames; k++) {
         OrtValue *output = NULL;
         double start = bench_now_us();
-        if (ort_failed(app, app->api->Run(session, NULL, &in_name, (const OrtValue *const *)&input, 1, &out_name, 1,
-                                          &output),
-                       "Run"))
+        if (ort_failed_quiet(app, app->api->Run(s->session, NULL, &in_name, (const OrtValue *const *)&input, 1,
+                                                &out_name, 1, &output),
+                             s->why, sizeof(s->why)))
             return -1;
-        if (k >= warmup) ms[k - warmup] = (bench_now_us() - start) / 1000.0;
-        if (k == 0 && first != NULL) {
-            float *data = NULL;
-            if (!ort_failed(app, app->api->GetTensorMutableData(output, (void **)&data), "GetTensorMutableData"))
-                memcpy(first, data, count * sizeof(float));
-        }
+        double took = (bench_now_us() - start) / 1000.0;
+        if (k >= warmup) s->ms[k - warmup] = took;
+        if (k == 0) s->first = copy_output(app, output, &s->count, s->why, sizeof(s->why));
         app->api->ReleaseValue(output);
+        if (k == 0 && s->first == NULL) return -1;
+        if ((bench_now_us() - began) > 2e6)
+            fprintf(stderr, "ortvk-bench: %s %s: run %d of %d took %.1f ms%s\n", size, s->label, k + 1,
+                    warmup + frames, took, k < warmup ? " (warm-up)" : "");
     }
+    s->stat = bench_stat_of(s->ms, (size_t)frames);
     return 0;
+}
+
+/* Largest |a - b|, and whether every element is within the tolerance (counts must agree). */
+static bool outputs_match(const side *a, const side *ref, double *max_diff)
+{
+    *max_diff = 0;
+    if (a->count != ref->count) return false;
+    bool ok = true;
+    for (size_t i = 0; i < a->count; i++) {
+        double d = fabs((double)a->first[i] - (double)ref->first[i]);
+        if (!(d <= ATOL + RTOL * fabs((double)ref->first[i]))) ok = false; /* NaN fails too */
+        if (d > *max_diff || isnan(d)) *max_diff = isnan(d) ? INFINITY : d;
+    }
+    return ok;
 }
 
 int bench_model_compare(const bench_options *opt, const char *ort_path, const char *ep_path)
@@ -69,75 +156,181 @@ int bench_model_compare(const bench_options *opt, const char *ort_path, const ch
         count = ortapp_devices(&app, devices, 16);
     uint8_t *model = NULL;
     size_t len = 0;
-    int rc = 1;
+    int rc = 1, mismatches = 0;
     if ((size_t)opt->device_index >= count || onnx_read_file(opt->compare_model, &model, &len) != 0) {
         fprintf(stderr, "ortvk-bench: no ortvk device %d, or cannot read %s\n", opt->device_index, opt->compare_model);
         goto out;
     }
     const OrtEpDevice *device = devices[opt->device_index];
-    OrtSession *on_ortvk = session_for(&app, device, model, len, opt->threads);
-    OrtSession *on_cpu = session_for(&app, NULL, model, len, opt->threads);
+    side ortvk = {.label = "ortvk"}, cpu = {.label = "CPU EP"}, webgpu = {.label = "WebGPU EP"};
+    side *sides[3] = {&ortvk, &cpu, &webgpu};
+    char profile_base[256] = "";
+    if (opt->profile) {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(profile_base, sizeof(profile_base), "%s/ortvk-profile-%d", tmp && tmp[0] ? tmp : "/tmp",
+                 (int)getpid());
+    }
+    /* With --profile each size gets a session (and a profile file) of its own, made in the size's loop. */
+    if (!opt->profile)
+        ortvk.session = session_for(&app, device, NULL, NULL, NULL, model, len, opt->threads, ortvk.why,
+                                    sizeof(ortvk.why));
+    cpu.session = session_for(&app, NULL, NULL, NULL, NULL, model, len, opt->threads, cpu.why, sizeof(cpu.why));
+    /* ORT's WebGPU EP (Dawn) where this ONNX Runtime has it and Dawn finds an adapter. Not with 1.24.3: once its
+     * Dawn has found no adapter (lavapipe), releasing the environment hangs in ORT's teardown. */
+    if (app.api_version >= 30)
+        webgpu.session = session_for(&app, NULL, "WebGPU", NULL, NULL, model, len, opt->threads, webgpu.why,
+                                     sizeof(webgpu.why));
+    else
+        snprintf(webgpu.why, sizeof(webgpu.why), "not tried with ONNX Runtime %s (only with 1.30 and later)",
+                 app.version);
+    const char *plain = strstr(webgpu.why, "Failed to get a WebGPU adapter"); /* past ORT's source location */
+    if (plain != NULL) memmove(webgpu.why, plain, strlen(plain) + 1);
     OrtAllocator *allocator = NULL;
     char *in_name = NULL, *out_name = NULL;
-    if (on_ortvk == NULL || on_cpu == NULL ||
-        ort_failed(&app, app.api->GetAllocatorWithDefaultOptions(&allocator), "GetAllocatorWithDefaultOptions") ||
-        ort_failed(&app, app.api->SessionGetInputName(on_cpu, 0, allocator, &in_name), "SessionGetInputName") ||
-        ort_failed(&app, app.api->SessionGetOutputName(on_cpu, 0, allocator, &out_name), "SessionGetOutputName"))
+    if ((!opt->profile && ortvk.session == NULL) || cpu.session == NULL) {
+        fprintf(stderr, "ortvk-bench: creating the %s session failed: %s\n", cpu.session ? "ortvk" : "CPU EP",
+                cpu.session ? ortvk.why : cpu.why);
+        goto sessions;
+    }
+    if (ort_failed(&app, app.api->GetAllocatorWithDefaultOptions(&allocator), "GetAllocatorWithDefaultOptions") ||
+        ort_failed(&app, app.api->SessionGetInputName(cpu.session, 0, allocator, &in_name), "SessionGetInputName") ||
+        ort_failed(&app, app.api->SessionGetOutputName(cpu.session, 0, allocator, &out_name), "SessionGetOutputName"))
         goto sessions;
 
     const char *device_name = app.api->GetKeyValue(app.api->EpDevice_EpMetadata(device), ORTVK_META_DEVICE_NAME);
-    if (opt->json) printf("{\"model\": \"%s\", \"device\": \"%s\", \"onnxruntime\": \"%s\", \"sizes\": [",
-                          opt->compare_model, device_name, app.version);
-    else printf("Model on ortvk against ORT's CPU EP (%d intra-op threads), Run time in ms over %d frames (+1 warm-up)\n"
-                "  model  %s\n  device %s, ONNX Runtime %s; inputs in host memory, outputs allocated by ORT\n"
-                "  size        ortvk median      p99   CPU EP median      p99   ratio (ortvk / CPU)  max |diff|\n",
-                opt->threads, opt->compare_frames, opt->compare_model, device_name, app.version);
+    if (opt->json) {
+        printf("{\"model\": \"%s\", \"device\": \"%s\", \"onnxruntime\": \"%s\", \"webgpu\": ", opt->compare_model,
+               device_name, app.version);
+        ortapp_print_json_string(webgpu.session ? "runs" : webgpu.why);
+        printf(", \"sizes\": [");
+    } else {
+        printf("Model on ortvk against ORT's CPU EP (%d intra-op threads), Run time in ms over %d frames (+1 warm-up)\n"
+               "  model  %s\n  device %s, ONNX Runtime %s; inputs in host memory, outputs allocated by ORT\n",
+               opt->threads, opt->compare_frames, opt->compare_model, device_name, app.version);
+        if (webgpu.session == NULL) printf("  ORT's WebGPU EP (Dawn): not run: %s\n", webgpu.why);
+        printf("  size        ortvk median      p99   CPU EP median      p99   ratio (ortvk / CPU)  max |diff|%s\n",
+               webgpu.session ? "   WebGPU median   ratio (WebGPU / CPU)  max |diff|" : "");
+    }
     rc = 0;
     for (int s = 0; s < opt->compare_size_count && rc == 0; s++) {
         int w = opt->compare_sizes[s].width, h = opt->compare_sizes[s].height;
-        size_t n = (size_t)3 * (size_t)w * (size_t)h, out_count = (size_t)w * (size_t)h; /* [1,1,H,W] maps */
+        char size[32], profile_path[300] = "", cpu_prefix[300] = "", cpu_profile[600] = "";
+        snprintf(size, sizeof(size), "%dx%d", w, h);
+        size_t n = (size_t)3 * (size_t)w * (size_t)h;
         float *in = malloc(n * sizeof(float));
-        float *a = calloc(out_count, sizeof(float)), *c = calloc(out_count, sizeof(float));
-        double *ms_ortvk = calloc((size_t)opt->compare_frames, sizeof(double));
-        double *ms_cpu = calloc((size_t)opt->compare_frames, sizeof(double));
         OrtValue *input = NULL;
         int64_t shape[4] = {1, 3, h, w};
-        OrtMemoryInfo *cpu = NULL;
-        rc = in && a && c && ms_ortvk && ms_cpu ? 0 : 1;
+        OrtMemoryInfo *host = NULL;
+        rc = in ? 0 : 1;
+        for (int i = 0; i < 3 && rc == 0; i++) {
+            sides[i]->ms = calloc((size_t)opt->compare_frames, sizeof(double));
+            if (sides[i]->ms == NULL) rc = 1;
+        }
+        if (rc == 0 && opt->profile) {
+            snprintf(profile_path, sizeof(profile_path), "%s-%s.json", profile_base, size);
+            ortvk.session = session_for(&app, device, NULL, profile_path, NULL, model, len, opt->threads, ortvk.why,
+                                        sizeof(ortvk.why));
+            if (ortvk.session == NULL) {
+                fprintf(stderr, "ortvk-bench: creating the ortvk session failed: %s\n", ortvk.why);
+                rc = 1;
+            }
+            /* The CPU EP's per-op times come from ORT's profiler, on a session of the size's own. */
+            snprintf(cpu_prefix, sizeof(cpu_prefix), "%s-%s-cpu", profile_base, size);
+            OrtSession *profiled = rc == 0 ? session_for(&app, NULL, NULL, NULL, cpu_prefix, model, len, opt->threads,
+                                                         cpu.why, sizeof(cpu.why))
+                                           : NULL;
+            if (profiled != NULL) {
+                if (cpu.session != NULL) app.api->ReleaseSession(cpu.session);
+                cpu.session = profiled;
+            } else if (rc == 0) {
+                fprintf(stderr, "ortvk-bench: the CPU EP session with ORT's profiler failed: %s\n", cpu.why);
+                cpu_prefix[0] = '\0';
+                rc = cpu.session != NULL ? 0 : 1;
+            }
+        }
         for (size_t i = 0; rc == 0 && i < n; i++) in[i] = (float)((i * 2654435761u) % 1000) / 500.0f - 1.0f;
-        if (rc == 0) rc = ort_failed(&app, app.api->CreateCpuMemoryInfo(OrtDeviceAllocator, OrtMemTypeDefault, &cpu),
+        if (rc == 0) rc = ort_failed(&app, app.api->CreateCpuMemoryInfo(OrtDeviceAllocator, OrtMemTypeDefault, &host),
                                      "CreateCpuMemoryInfo");
-        if (rc == 0) rc = ort_failed(&app, app.api->CreateTensorWithDataAsOrtValue(cpu, in, n * sizeof(float), shape, 4,
+        if (rc == 0) rc = ort_failed(&app, app.api->CreateTensorWithDataAsOrtValue(host, in, n * sizeof(float), shape, 4,
                                                                                ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT,
                                                                                &input),
                                      "CreateTensorWithDataAsOrtValue");
-        if (rc == 0) rc = time_runs(&app, on_ortvk, in_name, out_name, input, 1, opt->compare_frames, ms_ortvk, a,
-                                    out_count);
-        if (rc == 0) rc = time_runs(&app, on_cpu, in_name, out_name, input, 1, opt->compare_frames, ms_cpu, c,
-                                    out_count);
+        for (int i = 0; i < 3 && rc == 0; i++) {
+            side *e = sides[i];
+            if (e->session == NULL) continue;
+            fprintf(stderr, "ortvk-bench: %s: running on %s (%d frames + 1 warm-up)\n", size, e->label,
+                    opt->compare_frames);
+            if (time_runs(&app, e, size, in_name, out_name, input, 1, opt->compare_frames) != 0) {
+                if (e == &webgpu) {
+                    fprintf(stderr, "ortvk-bench: %s on the WebGPU EP failed: %s\n", size, e->why);
+                    app.api->ReleaseSession(webgpu.session), webgpu.session = NULL;
+                    continue;
+                }
+                fprintf(stderr, "ortvk-bench: %s on %s failed: %s\n", size, e->label, e->why);
+                rc = 1;
+            }
+        }
+        if (rc == 0 && opt->profile) {
+            app.api->ReleaseSession(ortvk.session); /* writes the profile */
+            ortvk.session = NULL;
+            if (cpu_prefix[0] != '\0') {
+                app.api->ReleaseSession(cpu.session); /* ORT writes its profile */
+                cpu.session = NULL;
+                bench_find_file(cpu_prefix, cpu_profile, sizeof(cpu_profile)); /* the next size makes its own */
+            }
+        }
         if (rc == 0) {
-            double diff = 0;
-            for (size_t i = 0; i < out_count; i++) diff = fmax(diff, fabs((double)a[i] - (double)c[i]));
-            bench_stat o = bench_stat_of(ms_ortvk, (size_t)opt->compare_frames);
-            bench_stat p = bench_stat_of(ms_cpu, (size_t)opt->compare_frames);
-            if (opt->json)
-                printf("%s{\"size\": \"%dx%d\", \"ortvk_ms\": {\"median\": %.3f, \"p99\": %.3f}, \"cpu_ms\": "
-                       "{\"median\": %.3f, \"p99\": %.3f}, \"ratio\": %.3f, \"max_abs_diff\": %.3g}",
-                       s ? ", " : "", w, h, o.median, o.p99, p.median, p.p99, o.median / p.median, diff);
-            else
-                printf("  %4dx%-4d %12.1f %8.1f %15.1f %8.1f %12.2fx %17.2g\n", w, h, o.median, o.p99, p.median, p.p99,
-                       o.median / p.median, diff);
+            double diff = 0, wdiff = 0;
+            bool match = outputs_match(&ortvk, &cpu, &diff);
+            bool wmatch = webgpu.session != NULL && outputs_match(&webgpu, &cpu, &wdiff);
+            if (!match) {
+                mismatches++;
+                fprintf(stderr, "ortvk-bench: %s: MISMATCH: ortvk's output (%zu values) differs from the CPU EP's "
+                        "(%zu values): max |diff| %.3g beyond %g + %g * |cpu|\n", size, ortvk.count, cpu.count, diff,
+                        ATOL, RTOL);
+            }
+            bench_stat o = ortvk.stat, p = cpu.stat, g = webgpu.stat;
+            if (opt->json) {
+                printf("%s{\"size\": \"%s\", \"outputs\": %zu, \"ortvk_ms\": {\"median\": %.3f, \"p99\": %.3f}, "
+                       "\"cpu_ms\": {\"median\": %.3f, \"p99\": %.3f}, \"ratio\": %.3f, \"max_abs_diff\": %.3g, "
+                       "\"match\": %s",
+                       s ? ", " : "", size, cpu.count, o.median, o.p99, p.median, p.p99, o.median / p.median, diff,
+                       match ? "true" : "false");
+                if (webgpu.session != NULL)
+                    printf(", \"webgpu_ms\": {\"median\": %.3f, \"p99\": %.3f}, \"webgpu_max_abs_diff\": %.3g, "
+                           "\"webgpu_match\": %s",
+                           g.median, g.p99, wdiff, wmatch ? "true" : "false");
+            } else {
+                printf("  %-9s %12.1f %8.1f %15.1f %8.1f %12.2fx %17.2g%s", size, o.median, o.p99, p.median, p.p99,
+                       o.median / p.median, diff, match ? "" : " MISMATCH");
+                if (webgpu.session != NULL)
+                    printf(" %15.1f %12.2fx %17.2g%s", g.median, g.median / p.median, wdiff, wmatch ? "" : " differs");
+                printf("\n");
+            }
+            if (opt->profile) bench_report_profile(opt, profile_path, cpu_profile, size, p.median, o.median);
+            if (opt->json) printf("}");
         }
         app.api->ReleaseValue(input);
-        app.api->ReleaseMemoryInfo(cpu);
-        free(in), free(a), free(c), free(ms_ortvk), free(ms_cpu);
+        app.api->ReleaseMemoryInfo(host);
+        free(in);
+        for (int i = 0; i < 3; i++) {
+            free(sides[i]->ms), sides[i]->ms = NULL;
+            free(sides[i]->first), sides[i]->first = NULL;
+        }
     }
     if (opt->json) printf("]}\n");
+    if (mismatches) {
+        fprintf(stderr, "ortvk-bench: %d size(s) with outputs that differ from the CPU EP's\n", mismatches);
+        rc = 1;
+    }
 sessions:
     if (in_name) app.api->AllocatorFree(allocator, in_name);
     if (out_name) app.api->AllocatorFree(allocator, out_name);
-    if (on_ortvk) app.api->ReleaseSession(on_ortvk);
-    if (on_cpu) app.api->ReleaseSession(on_cpu);
+    for (int i = 0; i < 3; i++) {
+        if (sides[i]->session) app.api->ReleaseSession(sides[i]->session);
+        free(sides[i]->ms);
+        free(sides[i]->first);
+    }
 out:
     free(model);
     ortapp_close(&app);

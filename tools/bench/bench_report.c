@@ -1,5 +1,7 @@
 /* ortvk-bench's output: aligned tables with notes (default) or one JSON object (--json). */
+#include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
@@ -251,4 +253,201 @@ void bench_report_json(const bench *b)
                       "zero-copy path, copies the input out of the imported memory (and the output back into it) "
                       "through ortvk's data transfer (ortvk_bytes_per_frame)");
     printf("\n  ],\n  \"failures\": %d\n}\n", b->failures);
+}
+
+/* ---- --compare-model --profile --------------------------------------------------------------------------- */
+
+typedef struct profile_op {
+    char op[32];
+    double count, ms, flops, bytes;
+} profile_op;
+
+#define PROFILE_MAX_OPS 128
+
+static int by_ms(const void *a, const void *b)
+{
+    double x = ((const profile_op *)a)->ms, y = ((const profile_op *)b)->ms;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Per-op totals of the events ortvk's profiler wrote (src/kernels/kernel_profile.c: one event a line) of runs
+ * `from` and later (the warm-up run, which includes the driver's first-use work, is left out), most time first. */
+static int read_profile(const char *path, unsigned from, profile_op *ops, int *n, unsigned *runs, char *note,
+                        size_t note_len)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL) return -1;
+    char line[4096];
+    *n = 0;
+    *runs = 0;
+    note[0] = '\0';
+    while (fgets(line, sizeof(line), f)) {
+        const char *r = strstr(line, "\"runs\": ");
+        if (strncmp(line, "\"otherData\"", 11) == 0 && r != NULL) sscanf(r, "\"runs\": %u", runs);
+        const char *nt = strstr(line, "\"note\": \"");
+        if (strncmp(line, "\"otherData\"", 11) == 0 && nt != NULL) {
+            snprintf(note, note_len, "%s", nt + 9);
+            note[strcspn(note, "\"")] = '\0';
+        }
+        char cat[32];
+        const char *c = strstr(line, "\"cat\": \""), *d = strstr(line, "\"dur\": "), *b = strstr(line, "\"bytes\": ");
+        const char *fl = strstr(line, "\"flops\": ");
+        unsigned run = 0;
+        double dur = 0, bytes = 0, flops = 0;
+        if (strncmp(line, "{\"name\": ", 9) != 0 || c == NULL || d == NULL || strstr(line, "\"run\": ") == NULL ||
+            sscanf(c, "\"cat\": \"%31[^\"]", cat) != 1 || sscanf(d, "\"dur\": %lf", &dur) != 1 ||
+            sscanf(strstr(line, "\"run\": "), "\"run\": %u", &run) != 1)
+            continue;
+        if (run < from) continue;
+        if (b != NULL) sscanf(b, "\"bytes\": %lf", &bytes);
+        if (fl != NULL) sscanf(fl, "\"flops\": %lf", &flops);
+        int k = 0;
+        while (k < *n && strcmp(ops[k].op, cat) != 0) k++;
+        if (k == *n) {
+            if (*n == PROFILE_MAX_OPS) continue;
+            ops[(*n)++] = (profile_op){0};
+            snprintf(ops[k].op, sizeof(ops[k].op), "%s", cat);
+        }
+        ops[k].count += 1;
+        ops[k].ms += dur / 1e3;
+        ops[k].flops += flops;
+        ops[k].bytes += bytes;
+    }
+    fclose(f);
+    qsort(ops, (size_t)*n, sizeof(*ops), by_ms);
+    return 0;
+}
+
+void bench_find_file(const char *prefix, char *out, size_t len)
+{
+    char dir[512];
+    snprintf(dir, sizeof(dir), "%s", prefix);
+    char *slash = strrchr(dir, '/');
+    const char *stem = slash ? slash + 1 : dir;
+    if (slash) *slash = '\0';
+    out[0] = '\0';
+    DIR *d = opendir(slash ? dir : ".");
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;)
+        if (strncmp(e->d_name, stem, strlen(stem)) == 0) snprintf(out, len, "%s/%s", slash ? dir : ".", e->d_name);
+    if (d != NULL) closedir(d);
+}
+
+/* Per-op totals of the CPU EP's nodes in ORT's profile ("Node" events named <node>_kernel_time, one a line), the
+ * first run (the warm-up) left out; *runs: the runs counted. */
+static int read_ort_profile(const char *path, profile_op *ops, int *n, unsigned *runs)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL) return -1;
+    char line[8192];
+    double first_ts = -1, first_end = 0;
+    unsigned all = 0;
+    *n = 0;
+    while (fgets(line, sizeof(line), f)) { /* ORT writes a run's model_run event after the run's node events */
+        const char *ts = strstr(line, "\"ts\" :"), *dur = strstr(line, "\"dur\" :");
+        double t = 0, d = 0;
+        if (strstr(line, "\"name\" :\"model_run\"") == NULL || ts == NULL || dur == NULL ||
+            sscanf(ts, "\"ts\" :%lf", &t) != 1 || sscanf(dur, "\"dur\" :%lf", &d) != 1)
+            continue;
+        all++;
+        if (first_ts < 0 || t < first_ts) first_ts = t, first_end = t + d;
+    }
+    rewind(f);
+    while (fgets(line, sizeof(line), f)) {
+        const char *ts = strstr(line, "\"ts\" :"), *dur = strstr(line, "\"dur\" :");
+        const char *op = strstr(line, "\"op_name\" : \"");
+        double t = 0, d = 0;
+        char name[32];
+        if (strstr(line, "\"cat\" : \"Node\"") == NULL || strstr(line, "_kernel_time\"") == NULL || ts == NULL ||
+            dur == NULL || op == NULL || sscanf(ts, "\"ts\" :%lf", &t) != 1 || sscanf(dur, "\"dur\" :%lf", &d) != 1 ||
+            sscanf(op, "\"op_name\" : \"%31[^\"]", name) != 1 || t < first_end)
+            continue;
+        int k = 0;
+        while (k < *n && strcmp(ops[k].op, name) != 0) k++;
+        if (k == *n) {
+            if (*n == PROFILE_MAX_OPS) continue;
+            ops[(*n)++] = (profile_op){0};
+            snprintf(ops[k].op, sizeof(ops[k].op), "%s", name);
+        }
+        ops[k].count += 1;
+        ops[k].ms += d / 1e3;
+    }
+    fclose(f);
+    *runs = all > 1 ? all - 1 : 0;
+    return 0;
+}
+
+static const profile_op *find_op(const profile_op *ops, int n, const char *op)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(ops[i].op, op) == 0) return &ops[i];
+    return NULL;
+}
+
+void bench_report_profile(const bench_options *opt, const char *path, const char *cpu_path, const char *size,
+                          double cpu_ms, double ortvk_ms)
+{
+    static profile_op ops[PROFILE_MAX_OPS], cpu[PROFILE_MAX_OPS];
+    int n = 0, n_cpu = 0;
+    unsigned runs = 0, warmup = 1, cpu_runs = 0;
+    char note[256];
+    if (read_profile(path, warmup, ops, &n, &runs, note, sizeof(note)) != 0) {
+        fprintf(stderr, "ortvk-bench: cannot read the profile %s\n", path);
+        if (opt->json) printf(", \"profile\": null");
+        return;
+    }
+    if (cpu_path[0] != '\0' && read_ort_profile(cpu_path, cpu, &n_cpu, &cpu_runs) != 0)
+        fprintf(stderr, "ortvk-bench: cannot read ORT's profile %s\n", cpu_path);
+    unsigned counted = runs > warmup ? runs - warmup : 0;
+    double per = counted > 0 ? 1.0 / counted : 0, device_ms = 0, cpu_per = cpu_runs > 0 ? 1.0 / cpu_runs : 0;
+    for (int i = 0; i < n; i++) device_ms += ops[i].ms * per;
+    if (opt->json) {
+        printf(", \"profile\": {\"file\": ");
+        ortapp_print_json_string(path);
+        printf(", \"runs\": %u, \"device_ms_per_run\": %.3f, \"ops\": [", counted, device_ms);
+        for (int i = 0; i < n; i++) {
+            double s = ops[i].ms / 1e3;
+            const profile_op *c = find_op(cpu, n_cpu, ops[i].op);
+            printf("%s{\"op\": \"%s\", \"count_per_run\": %.1f, \"ms_per_run\": %.3f, \"share\": %.4f, "
+                   "\"gflop_per_s\": %.3f, \"gb_per_s\": %.3f",
+                   i ? ", " : "", ops[i].op, ops[i].count * per, ops[i].ms * per,
+                   device_ms > 0 ? ops[i].ms * per / device_ms : 0, s > 0 ? ops[i].flops / s / 1e9 : 0,
+                   s > 0 ? ops[i].bytes / s / 1e9 : 0);
+            if (c != NULL) printf(", \"cpu_ms_per_run\": %.3f, \"cpu_count_per_run\": %.1f", c->ms * cpu_per,
+                                  c->count * cpu_per);
+            printf("}");
+        }
+        printf("], \"cpu_ops\": [");
+        for (int i = 0; i < n_cpu; i++)
+            printf("%s{\"op\": \"%s\", \"count_per_run\": %.1f, \"ms_per_run\": %.3f}", i ? ", " : "", cpu[i].op,
+                   cpu[i].count * cpu_per, cpu[i].ms * cpu_per);
+        printf("]}");
+        return;
+    }
+    printf("    ortvk's device time per op at %s, per run (%u measured runs; the profile: %s)\n", size, counted, path);
+    if (note[0] != '\0') printf("    note: %s\n", note);
+    printf("    device time %.1f ms per run; Run median %.1f ms on ortvk, %.1f ms on the CPU EP\n", device_ms, ortvk_ms,
+           cpu_ms);
+    if (cpu_runs > 0)
+        printf("    CPU EP per op: ORT's profile of %u measured runs (%s); ORT's CPU EP fuses some ops (FusedConv ...)\n",
+               cpu_runs, cpu_path);
+    printf("      %-22s %9s %11s %7s %16s %13s %9s\n", "op", "count/run", "ms/run", "share", "rate", "CPU EP ms/run",
+           "ratio");
+    for (int i = 0; i < n; i++) {
+        double s = ops[i].ms / 1e3;
+        char rate[32] = "", cpu_text[32] = "", ratio_text[32] = "";
+        if (s > 0 && ops[i].flops > 0) snprintf(rate, sizeof(rate), "%.2f GFLOP/s", ops[i].flops / s / 1e9);
+        else if (s > 0 && ops[i].bytes > 0) snprintf(rate, sizeof(rate), "%.2f GB/s", ops[i].bytes / s / 1e9);
+        const profile_op *c = find_op(cpu, n_cpu, ops[i].op);
+        if (c != NULL) {
+            snprintf(cpu_text, sizeof(cpu_text), "%.2f", c->ms * cpu_per);
+            if (c->ms > 0) snprintf(ratio_text, sizeof(ratio_text), "%.1fx", ops[i].ms * per / (c->ms * cpu_per));
+        }
+        printf("      %-22s %9.1f %11.2f %6.1f%% %16s %13s %9s\n", ops[i].op, ops[i].count * per, ops[i].ms * per,
+               device_ms > 0 ? 100 * ops[i].ms * per / device_ms : 0, rate, cpu_text, ratio_text);
+    }
+    for (int i = 0; i < n_cpu; i++) {
+        if (find_op(ops, n, cpu[i].op) != NULL) continue;
+        printf("      %-22s %9.1f %11s %7s %16s %13.2f %9s   (CPU EP only)\n", cpu[i].op, cpu[i].count * cpu_per, "",
+               "", "", cpu[i].ms * cpu_per, "");
+    }
 }

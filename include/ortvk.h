@@ -32,6 +32,18 @@
  *   A tensor made by CreateTensorFromMemory keeps its import alive: releasing the OrtExternalMemoryHandle while
  *   tensors still view it is allowed; the Vulkan memory goes away with the last of them. Handles do not depend on
  *   the importer and may outlive it. See docs/interop.md for the full contract, error codes and thread-safety.
+ *
+ * WAITS THAT FAIL
+ *   A host timeline WaitSemaphore that times out (the stream's host_wait_timeout_ms) or is abandoned (its stream
+ *   released) lets the stream go on; the next call on the stream returns ORT_EP_FAIL saying so. Host timeline
+ *   signals queued on the stream behind the failed wait, before that report, are never delivered.
+ *
+ * DESCRIPTOR VERSIONS
+ *   Any version from 24 on is accepted; ortvk reads the fields of its own version (30) and ignores later ones.
+ *
+ * RUN OPTIONS WITH A STREAM
+ *   When ortvk claims no node of a model's main graph, each Run of that session removes the sync stream from the
+ *   run options it is given (ONNX Runtime 1.24.3 and 1.30.0 crash on it otherwise); session creation warns.
  */
 #ifndef ORTVK_H
 #define ORTVK_H

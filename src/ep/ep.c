@@ -22,12 +22,16 @@ typedef struct ortvk_ep {
     ortvk_kernel_device *kernels; /* the device's pipelines; holds a reference */
     const OrtLogger *logger;
     uint64_t host_timeout_ms;
+    bool host_timeout_set;        /* ep.ortvk.host_wait_timeout_ms was given */
+    atomic_bool timeout_warned;   /* the application's stream keeps its own timeout: said once */
     pthread_mutex_t lock;         /* guards own_stream and used */
     ortvk_stream *own_stream;     /* only when ORT gives a Compute no stream (see compute_stream) */
     ortvk_stream *used[16];       /* streams Compute submitted to, for OnRunEnd; entries may be stale */
     size_t used_count;
     atomic_bool stream_logged;    /* how Compute found its stream is logged once */
     ortvk_profile *profile;       /* ep.ortvk.profile / ORTVK_PROFILE; NULL when off */
+    atomic_size_t claimed;        /* nodes GetCapability claimed, over the model's main graph and subgraphs */
+    atomic_int main_claimed;      /* nodes claimed in the main graph; -1 before GetCapability saw it */
 } ortvk_ep;
 
 /* What Compile returns for one claimed partition. */
@@ -71,7 +75,26 @@ static OrtStatus *ORT_API_CALL ep_get_capability(OrtEp *base, const OrtGraph *gr
     ortvk_ep *ep = ep_cast(base);
     size_t count = 0;
     ORTVK_TRY(ortvk_ort->Graph_GetNumNodes(graph, &count));
-    if (count == 0) return NULL;
+    /* The node holding this graph (If, Loop, Scan), NULL for the model's main graph. */
+    const OrtNode *parent = NULL;
+    OrtStatus *unknown = ortvk_ort->Graph_GetParentNode(graph, &parent);
+    if (unknown != NULL) {
+        ortvk_ort->ReleaseStatus(unknown);
+        parent = (const OrtNode *)graph; /* unknown: treated as a subgraph */
+    }
+    /* ORT before 1.30 (measured: 1.24.3) names fused nodes <ep>_<model hash>_<n> with n counted from 0 in each
+     * graph, so fused nodes in two graphs of one model (the main graph and an If's branch) get the same name and
+     * session creation fails ("Conflicting with a registered kernel"). There, ortvk claims nodes of the main
+     * graph only; the CPU EP runs the subgraphs. */
+    if (parent != NULL && ortvk_ort_version < 30) {
+        ORTVK_LOG_INFO(ep->logger, "the %zu nodes of a subgraph stay with the CPU EP: ONNX Runtime before 1.30 cannot "
+                                   "name fused nodes of two graphs of a model apart", count);
+        return NULL;
+    }
+    if (count == 0) {
+        if (parent == NULL) atomic_store(&ep->main_claimed, 0);
+        return NULL;
+    }
     const OrtNode **nodes = calloc(count, sizeof(*nodes));
     if (nodes == NULL) return ortvk_status(ORT_FAIL, "out of host memory reading a graph of %zu nodes", count);
     OrtStatus *status = ortvk_ort->Graph_GetNodes(graph, nodes, count);
@@ -106,9 +129,21 @@ static OrtStatus *ORT_API_CALL ep_get_capability(OrtEp *base, const OrtGraph *gr
         }
     }
     free(nodes);
-    if (status == NULL)
-        ORTVK_LOG_INFO(ep->logger, "ortvk claims %zu of %zu nodes in %zu partitions", claimed, count, partitions);
-    return status;
+    if (status != NULL) return status;
+    ORTVK_LOG_INFO(ep->logger, "ortvk claims %zu of %zu nodes in %zu partitions", claimed, count, partitions);
+    size_t total = atomic_fetch_add(&ep->claimed, claimed) + claimed;
+    if (parent != NULL) return NULL;
+    atomic_store(&ep->main_claimed, claimed > INT32_MAX ? INT32_MAX : (int)claimed);
+    /* ORT partitions subgraphs before the graph that holds them: at the main graph, the count is the model's. */
+    if (claimed == 0) {
+        ORTVK_LOG_WARNING(ep->logger,
+                          "ortvk claims none of the %zu nodes of this model's main graph (%zu in its subgraphs): "
+                          "ORT's CPU EP runs them. Runs of this session drop any sync stream from their run options "
+                          "(RunOptionsSetSyncStream): ONNX Runtime 1.24 to 1.30 crash on one when the main graph has "
+                          "no node on its device (docs/interop.md)",
+                          count, total);
+    }
+    return NULL;
 }
 
 /* The EP's own stream, created on first use: for copies at Compile, and Computes ORT gives no stream. */
@@ -147,6 +182,17 @@ static OrtStatus *compute_stream(ortvk_ep *ep, OrtKernelContext *context, ortvk_
             }
             pthread_mutex_unlock(&device->streams_lock);
         }
+    }
+    /* The session option sets the timeout of the session's own streams; a stream the application created keeps the
+     * one it was created with (stream option host_wait_timeout_ms): one stream may serve several sessions. */
+    if (*out != NULL && (*out)->owner != ep && ep->host_timeout_set && (*out)->host_timeout_ms != ep->host_timeout_ms &&
+        atomic_exchange(&ep->timeout_warned, true) == false) {
+        ORTVK_LOG_WARNING(ep->logger,
+                          "ep.ortvk.host_wait_timeout_ms = %llu sets this session's own streams; the application's "
+                          "stream given to Run keeps its own host wait timeout (%llu ms), set by the stream option "
+                          "\"%s\" of CreateSyncStreamForEpDevice",
+                          (unsigned long long)ep->host_timeout_ms, (unsigned long long)(*out)->host_timeout_ms,
+                          ORTVK_STREAM_OPTION_HOST_WAIT_TIMEOUT_MS);
     }
     if (atomic_exchange(&ep->stream_logged, true) == false) {
         static const char *const ways[] = {"", "KernelContext_GetSyncStream", "KernelContext_GetGPUComputeStream",
@@ -311,9 +357,16 @@ static OrtStatus *ORT_API_CALL ep_create_stream(OrtEp *base, const OrtMemoryDevi
  * on the GPU; nothing waits on the host). A run on the application's stream is ordered by the stream itself. */
 static OrtStatus *ORT_API_CALL ep_on_run_start(OrtEp *base, const OrtRunOptions *run_options)
 {
-    (void)run_options;
     ortvk_ep *ep = ep_cast(base);
     ortvk_device_order_streams_of(ep->device, ep);
+    /* ONNX Runtime 1.24.3 and 1.30.0 dereference NULL right after OnRunStart when the run options carry a sync
+     * stream and the main graph's plan has no stream of that device, i.e. when ortvk claimed no node of the main
+     * graph (nodes in an If's branches do not count): take the stream out of the run options then (ORT reads the
+     * application's own OrtRunOptions, and offers no way to read the stream back). Nothing of the run needs it:
+     * the session's streams were just ordered after every stream of the device, and ORT's copies of ortvk memory
+     * without a stream wait for all of them. */
+    if (atomic_load(&ep->main_claimed) == 0 && run_options != NULL)
+        ortvk_ort->RunOptionsSetSyncStream((OrtRunOptions *)run_options, NULL);
     return NULL;
 }
 
@@ -335,6 +388,51 @@ static OrtStatus *read_option(const OrtSessionOptions *options, const char *key,
     if (!has) return NULL;
     ORTVK_TRY(ortvk_ort->GetSessionConfigEntry(options, full, buffer, &size));
     return NULL;
+}
+
+/* The ep.ortvk.* keys ortvk reads. */
+static const char *const known_options[] = {ORTVK_OPTION_DEVICE_INDEX, ORTVK_OPTION_DEVICE_UUID,
+                                            ORTVK_OPTION_HOST_WAIT_TIMEOUT_MS, ORTVK_OPTION_PROFILE};
+
+/* Warns about each ep.ortvk.<key> that ortvk does not read (a misspelt key would otherwise do nothing, silently).
+ * The session's config entries are listed with GetSessionOptionsConfigEntries (slot 379, pinned in ort_abi.h); its
+ * answer to NULL arguments is checked first, so that a runtime whose slot held something else is left alone. */
+static void warn_unknown_options(const OrtSessionOptions *options, const OrtLogger *logger)
+{
+    OrtKeyValuePairs *entries = NULL;
+    OrtStatus *probe = ortvk_ort->GetSessionOptionsConfigEntries(NULL, &entries);
+    bool usable = probe != NULL && strstr(ortvk_ort->GetErrorMessage(probe), "options") != NULL;
+    if (probe != NULL) ortvk_ort->ReleaseStatus(probe);
+    if (!usable) {
+        ORTVK_LOG_INFO(logger, "this ONNX Runtime does not list session config entries: unknown ep.%s.* keys go "
+                               "unnoticed", ORTVK_EP_NAME);
+        return;
+    }
+    entries = NULL;
+    OrtStatus *status = ortvk_ort->GetSessionOptionsConfigEntries(options, &entries);
+    if (status != NULL) {
+        ortvk_ort->ReleaseStatus(status);
+        return;
+    }
+    if (entries == NULL) return;
+    const char *const *keys = NULL, *const *values = NULL;
+    size_t count = 0;
+    ortvk_ort->GetKeyValuePairs(entries, &keys, &values, &count);
+    const char prefix[] = "ep." ORTVK_EP_NAME ".";
+    for (size_t i = 0; i < count; i++) {
+        if (keys[i] == NULL || strncmp(keys[i], prefix, sizeof(prefix) - 1) != 0) continue;
+        const char *key = keys[i] + sizeof(prefix) - 1;
+        bool known = false;
+        for (size_t k = 0; k < sizeof(known_options) / sizeof(known_options[0]) && !known; k++)
+            known = strcmp(key, known_options[k]) == 0;
+        if (known) continue;
+        char list[256] = "";
+        for (size_t k = 0; k < sizeof(known_options) / sizeof(known_options[0]); k++)
+            snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", k ? ", " : "", known_options[k]);
+        ORTVK_LOG_WARNING(logger, "session option %s = \"%s\" is not an ortvk option and is ignored; ortvk reads %s%s",
+                          keys[i], values[i] ? values[i] : "", prefix, list);
+    }
+    ortvk_ort->ReleaseKeyValuePairs(entries);
 }
 
 /* Picks the device among `candidates` (what ORT selected), honoring ep.ortvk.device_index / device_uuid. */
@@ -374,6 +472,7 @@ OrtStatus *ortvk_ep_create(ortvk_factory *factory, ortvk_device *const *candidat
                            const OrtSessionOptions *options, const OrtLogger *logger, OrtEp **out)
 {
     ortvk_device *device = NULL;
+    warn_unknown_options(options, logger);
     ORTVK_TRY(choose_device(factory, candidates, count, options, &device));
     char timeout_text[32];
     uint64_t timeout = ORTVK_DEFAULT_HOST_WAIT_TIMEOUT_MS;
@@ -419,6 +518,8 @@ OrtStatus *ortvk_ep_create(ortvk_factory *factory, ortvk_device *const *candidat
     pthread_mutex_init(&ep->lock, NULL);
     ep->logger = logger;
     ep->host_timeout_ms = timeout;
+    ep->host_timeout_set = timeout_text[0] != '\0';
+    atomic_init(&ep->main_claimed, -1);
     ORTVK_LOG_INFO(logger, "session runs on device %u: %s", device->index, device->caps.props.deviceName);
     *out = &ep->base;
     return NULL;

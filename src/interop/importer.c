@@ -16,10 +16,12 @@ static ortvk_importer *importer_cast(const OrtExternalResourceImporterImpl *impl
 
 OrtStatus *ortvk_check_version(const char *what, uint32_t version)
 {
-    /* ORT core checks only pointers; descriptor versions are the EP's to check. */
-    if (version < ORTVK_DESCRIPTOR_MIN_VERSION || version > ORTVK_DESCRIPTOR_MAX_VERSION) {
-        return ortvk_status(ORT_INVALID_ARGUMENT, "%s->version %u is not supported (ortvk accepts %d to %d)", what,
-                            version, ORTVK_DESCRIPTOR_MIN_VERSION, ORTVK_DESCRIPTOR_MAX_VERSION);
+    /* ORT core checks only pointers; descriptor versions are the EP's to check. An application built with a newer
+     * ORT's headers (ORT_API_VERSION above ortvk's) fills a longer struct whose start is the one ortvk knows. */
+    if (version < ORTVK_DESCRIPTOR_MIN_VERSION) {
+        return ortvk_status(ORT_INVALID_ARGUMENT,
+                            "%s->version %u is not supported (ortvk accepts %d and later; use ORT_API_VERSION)", what,
+                            version, ORTVK_DESCRIPTOR_MIN_VERSION);
     }
     return NULL;
 }

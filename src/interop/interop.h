@@ -8,9 +8,9 @@
 
 #include "vk/vk_stream.h"
 
-/* Accepted descriptor versions: ORT 1.24's up to the layout ortvk declares. */
+/* Accepted descriptor versions: ORT 1.24's and every later one. ORT's structs only grow at the end, so a
+ * descriptor of a newer version starts with the fields ortvk knows; ortvk reads those and nothing beyond. */
 #define ORTVK_DESCRIPTOR_MIN_VERSION 24
-#define ORTVK_DESCRIPTOR_MAX_VERSION ORTVK_ORT_API_VERSION
 
 /* Tensors ortvk makes from imported memory have at most this many dimensions. */
 #define ORTVK_MAX_TENSOR_RANK 8

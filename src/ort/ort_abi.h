@@ -405,7 +405,8 @@ struct OrtApi {
     void *unused_332_343[12];
     OrtStatus*(ORT_API_CALL *Graph_GetNumNodes)(const OrtGraph* graph, size_t* num_nodes);
     OrtStatus*(ORT_API_CALL *Graph_GetNodes)(const OrtGraph* graph, const OrtNode** nodes, size_t num_nodes);
-    void *unused_346_348[3];
+    OrtStatus*(ORT_API_CALL *Graph_GetParentNode)(const OrtGraph* graph, const OrtNode** node);
+    void *unused_347_348[2];
     OrtStatus*(ORT_API_CALL *Node_GetName)(const OrtNode* node, const char** node_name);
     OrtStatus*(ORT_API_CALL *Node_GetOperatorType)(const OrtNode* node, const char** operator_type);
     OrtStatus*(ORT_API_CALL *Node_GetDomain)(const OrtNode* node, const char** domain_name);
@@ -427,7 +428,7 @@ struct OrtApi {
     OrtStatus*(ORT_API_CALL *GetSharedAllocator)(OrtEnv* env, const OrtMemoryInfo* mem_info, OrtAllocator** allocator);
     OrtStatus*(ORT_API_CALL *ReleaseSharedAllocator)(OrtEnv* env, const OrtEpDevice* ep_device, OrtDeviceMemoryType mem_type);
     OrtStatus*(ORT_API_CALL *GetTensorData)(const OrtValue* value, const void** out);
-    void *unused_379;
+    OrtStatus*(ORT_API_CALL *GetSessionOptionsConfigEntries)(const OrtSessionOptions* options, OrtKeyValuePairs** out);
     OrtStatus*(ORT_API_CALL *SessionGetMemoryInfoForInputs)(const OrtSession* session, const OrtMemoryInfo** inputs_memory_info, size_t num_inputs);
     OrtStatus*(ORT_API_CALL *SessionGetMemoryInfoForOutputs)(const OrtSession* session, const OrtMemoryInfo** outputs_memory_info, size_t num_outputs);
     OrtStatus*(ORT_API_CALL *SessionGetEpDeviceForInputs)(const OrtSession* session, const OrtEpDevice** inputs_ep_devices, size_t num_inputs);
@@ -547,6 +548,8 @@ ORTVK_PIN_SLOT(ValueInfo_GetInitializerValue, 326);
 ORTVK_PIN_SLOT(ValueInfo_IsConstantInitializer, 331);
 ORTVK_PIN_SLOT(Graph_GetNumNodes, 344);
 ORTVK_PIN_SLOT(Graph_GetNodes, 345);
+/* 346: with NULL arguments both runtimes answer "'node' argument is NULL" (its out parameter); Node_GetName is 349. */
+ORTVK_PIN_SLOT(Graph_GetParentNode, 346);
 ORTVK_PIN_SLOT(Node_GetName, 349);
 ORTVK_PIN_SLOT(Node_GetOperatorType, 350);
 ORTVK_PIN_SLOT(Node_GetDomain, 351);
@@ -565,6 +568,8 @@ ORTVK_PIN_SLOT(CreateSharedAllocator, 375);
 ORTVK_PIN_SLOT(GetSharedAllocator, 376);
 ORTVK_PIN_SLOT(ReleaseSharedAllocator, 377);
 ORTVK_PIN_SLOT(GetTensorData, 378);
+/* 379: with NULL arguments both runtimes answer "options is nullptr"; GetTensorData is 378. */
+ORTVK_PIN_SLOT(GetSessionOptionsConfigEntries, 379);
 ORTVK_PIN_SLOT(SessionGetMemoryInfoForInputs, 380);
 ORTVK_PIN_SLOT(SessionGetMemoryInfoForOutputs, 381);
 ORTVK_PIN_SLOT(SessionGetEpDeviceForInputs, 382);

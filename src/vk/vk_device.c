@@ -457,40 +457,40 @@ void ortvk_device_remove_range(ortvk_device *device, VkDeviceAddress address, co
     pthread_mutex_unlock(&device->address_lock);
 }
 
-ortvk_buffer *ortvk_device_resolve(ortvk_device *device, const void *pointer, size_t size, VkDeviceSize *offset)
+/* The range holding [address, address + size), the last added first among those that start together; with `ref`,
+ * one whose buffer a reference could be taken on. Ranges overlap only where memory is imported twice (two host
+ * imports of overlapping ranges, whose device addresses are their host addresses on lavapipe): when the ranges that
+ * start nearest below miss, every range that starts below is tried, from the nearest down. Lock held. */
+static ortvk_buffer *find_range(ortvk_device *device, VkDeviceAddress address, size_t size, bool ref,
+                                VkDeviceSize *offset)
 {
-    VkDeviceAddress address = (VkDeviceAddress)(uintptr_t)pointer;
-    ortvk_buffer *found = NULL;
-    pthread_mutex_lock(&device->address_lock);
     size_t at = upper_bound(device, address);
-    if (at > 0) {
-        const ortvk_address_range *range = &device->ranges[at - 1];
-        VkDeviceSize into = address - range->address;
-        if (into <= range->size && size <= range->size - into) {
-            found = range->buffer;
-            *offset = into;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t k = at; k-- > 0;) {
+            const ortvk_address_range *range = &device->ranges[k];
+            if (pass == 0 && range->address != device->ranges[at - 1].address) break;
+            VkDeviceSize into = address - range->address;
+            if (into <= range->size && size <= range->size - into && (!ref || ortvk_buffer_try_ref(range->buffer))) {
+                *offset = into;
+                return range->buffer;
+            }
         }
     }
+    return NULL;
+}
+
+ortvk_buffer *ortvk_device_resolve(ortvk_device *device, const void *pointer, size_t size, VkDeviceSize *offset)
+{
+    pthread_mutex_lock(&device->address_lock);
+    ortvk_buffer *found = find_range(device, (VkDeviceAddress)(uintptr_t)pointer, size, false, offset);
     pthread_mutex_unlock(&device->address_lock);
     return found;
 }
 
 ortvk_buffer *ortvk_device_acquire(ortvk_device *device, const void *pointer, size_t size, VkDeviceSize *offset)
 {
-    VkDeviceAddress address = (VkDeviceAddress)(uintptr_t)pointer;
-    ortvk_buffer *found = NULL;
     pthread_mutex_lock(&device->address_lock);
-    size_t at = upper_bound(device, address);
-    /* The entries that start where the nearest one does, from the last added back. */
-    for (size_t k = at; k-- > 0 && found == NULL;) {
-        const ortvk_address_range *range = &device->ranges[k];
-        if (range->address != device->ranges[at - 1].address) break;
-        VkDeviceSize into = address - range->address;
-        if (into <= range->size && size <= range->size - into && ortvk_buffer_try_ref(range->buffer)) {
-            found = range->buffer;
-            *offset = into;
-        }
-    }
+    ortvk_buffer *found = find_range(device, (VkDeviceAddress)(uintptr_t)pointer, size, true, offset);
     pthread_mutex_unlock(&device->address_lock);
     return found;
 }

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -314,6 +315,27 @@ OrtStatus *ortvk_buffer_import_host(ortvk_device *device, void *pointer, VkDevic
         return ortvk_status(ORT_INVALID_ARGUMENT,
                             "desc->size_bytes %llu is not a multiple of the device's %llu-byte host pointer alignment",
                             (unsigned long long)size, (unsigned long long)align);
+    }
+    /* Every page of the range must be mapped: the driver takes the pointer on trust, and a view of a page that is
+     * not there faulted inside it at the first use. mincore fails with ENOMEM for a range with a hole. (A mapping
+     * of a file past the file's end passes this check; its pages fault when touched, as they would for the
+     * application.) */
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    uint64_t lead = (uint64_t)(uintptr_t)pointer % page; /* mincore wants a page-aligned start */
+    char *first = (char *)pointer - lead;
+    unsigned char residency[256];
+    for (uint64_t done = 0; done < size + lead;) {
+        uint64_t chunk = size + lead - done;
+        if (chunk > sizeof(residency) * page) chunk = sizeof(residency) * page;
+        if (mincore(first + done, chunk, residency) != 0) {
+            int err = errno;
+            return ortvk_status(ORT_INVALID_ARGUMENT,
+                                "desc->native_handle %p + desc->size_bytes %llu: the range is not mapped in this "
+                                "process from byte %llu on (%s)",
+                                pointer, (unsigned long long)size, (unsigned long long)(done > lead ? done - lead : 0),
+                                err == ENOMEM ? "a page of it is not mapped" : "mincore failed");
+        }
+        done += chunk;
     }
     /* An import of this very range that is still alive is shared (a dying one, refs already 0, is not). */
     pthread_mutex_lock(&device->host_lock);

@@ -513,6 +513,8 @@ OrtStatus *ortvk_stream_take_error(ortvk_stream *stream)
     pthread_mutex_lock(&stream->lock);
     memcpy(message, stream->error, sizeof(message));
     stream->error[0] = '\0';
+    /* The application now knows: signals it queues from here on are delivered again. */
+    if (stream->withhold_until == UINT64_MAX) stream->withhold_until = stream->job_seq;
     pthread_mutex_unlock(&stream->lock);
     if (message[0] == '\0') return NULL;
     return ortvk_status(ORT_EP_FAIL, "%s", message);
@@ -534,9 +536,12 @@ static void run_wait_job(ortvk_stream *stream, const ortvk_host_job *job)
         rc = ortvk_host_timeline_wait(job->timeline, job->value, HOST_WAIT_SLICE_NS);
     } while (rc == -ETIMEDOUT && now_ms() < deadline && !stopping(stream));
     if (rc != 0) {
+        pthread_mutex_lock(&stream->lock);
+        stream->withhold_until = UINT64_MAX;
+        pthread_mutex_unlock(&stream->lock);
         set_error(stream,
                   "host timeline wait for value %llu %s after %llu ms (its value is %llu; is the producer gone?); "
-                  "the stream went on without it",
+                  "the stream went on without it, and host timeline signals queued behind it are withheld",
                   (unsigned long long)job->value, stopping(stream) ? "was abandoned" : "timed out",
                   (unsigned long long)stream->host_timeout_ms,
                   (unsigned long long)ortvk_host_timeline_value(job->timeline));
@@ -566,6 +571,16 @@ static void run_signal_job(ortvk_stream *stream, const ortvk_host_job *job)
     if (r != VK_SUCCESS) {
         set_error(stream, "waiting for stream value %llu before a host signal: vkWaitSemaphores failed: %s (%d)",
                   (unsigned long long)job->gpu_value, ortvk_vk_result_name(r), r);
+        return;
+    }
+    /* Never signal a value whose preceding wait failed: the consumer would take invalid output for valid. */
+    pthread_mutex_lock(&stream->lock);
+    bool withheld = job->seq <= stream->withhold_until;
+    pthread_mutex_unlock(&stream->lock);
+    if (withheld) {
+        set_error(stream, "host timeline signal of value %llu withheld: a host timeline wait queued before it on this "
+                          "stream failed",
+                  (unsigned long long)job->value);
         return;
     }
     int rc = ortvk_host_timeline_signal(job->timeline, job->value);
@@ -613,6 +628,7 @@ static OrtStatus *start_thread(ortvk_stream *stream)
 /* Lock held. */
 static void push_job(ortvk_stream *stream, ortvk_host_job *job)
 {
+    job->seq = ++stream->job_seq;
     if (stream->jobs_tail) stream->jobs_tail->next = job;
     else stream->jobs_head = job;
     stream->jobs_tail = job;

@@ -41,6 +41,7 @@ typedef struct ortvk_host_job {
     uint64_t gpu_value;          /* SIGNAL: stream timeline value to wait for; WAIT: bridge value to signal */
     void (*release)(void *owner); /* drops the job's reference on whoever owns `timeline` */
     void *owner;
+    uint64_t seq;                /* 1, 2, ... in the order jobs reach the helper thread */
 } ortvk_host_job;
 
 struct ortvk_stream {
@@ -72,6 +73,11 @@ struct ortvk_stream {
     ortvk_host_job *jobs_head, *jobs_tail;
     uint64_t host_timeout_ms;
     char error[512];             /* failure from the helper thread, reported by the next stream call */
+    /* After a host wait failed (timed out, or abandoned when the stream is released), the signal jobs queued behind
+     * it are withheld: those with seq <= withhold_until. UINT64_MAX until the failure is reported
+     * (ortvk_stream_take_error), then the last seq queued by then; 0 when nothing failed. */
+    uint64_t job_seq;
+    uint64_t withhold_until;
 };
 
 /* `owner` tags a session's streams (the OrtEp) for ortvk_device_order_streams_of; NULL for other streams. It is set
@@ -123,7 +129,9 @@ OrtStatus *ortvk_stream_wait_host_timeline(ortvk_stream *stream, ortvk_host_time
 OrtStatus *ortvk_stream_signal_host_timeline(ortvk_stream *stream, ortvk_host_timeline *timeline, uint64_t value,
                                              void (*release)(void *), void *owner);
 
-/* Reports (and clears) a failure of the helper thread, e.g. a host timeline wait that timed out. */
+/* Reports (and clears) a failure of the helper thread, e.g. a host timeline wait that timed out. Host timeline
+ * signals queued on the stream before the report, behind the failed wait, are never delivered; those queued after
+ * it are. */
 OrtStatus *ortvk_stream_take_error(ortvk_stream *stream);
 
 /* The stream's last submitted timeline point. */

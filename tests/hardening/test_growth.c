@@ -65,6 +65,22 @@ typedef struct ctx {
     long cycles;
 } ctx;
 
+/* The open descriptor count once it holds still: a stream's helper thread drops its reference on a released
+ * semaphore import (and closes the import's descriptor) just after it signals, so a count taken the moment the
+ * application sees the signal may still include it. */
+static int settled_fds(void)
+{
+    int count = test_open_fds();
+    for (int tries = 0; tries < 100; tries++) {
+        struct timespec ts = {.tv_sec = 0, .tv_nsec = 2000000};
+        nanosleep(&ts, NULL);
+        int again = test_open_fds();
+        if (again == count) break;
+        count = again;
+    }
+    return count;
+}
+
 /* One cycle of a phase; returns 0 on success. */
 typedef int (*cycle_fn)(ctx *c, void *state, long i);
 
@@ -75,12 +91,12 @@ static void phase(ctx *c, const char *name, cycle_fn cycle, void *state)
     for (; i < WARMUP; i++) {
         if (cycle(c, state, i) != 0) break;
     }
-    int fds_before = test_open_fds();
+    int fds_before = settled_fds();
     long rss_before = rss_kib();
     for (; i < c->cycles && test_failures == 0; i++) {
         if (cycle(c, state, i) != 0) break;
     }
-    int fds_after = test_open_fds();
+    int fds_after = settled_fds();
     long rss_after = rss_kib();
     double seconds = now_s() - t0;
     printf("%s: %ld cycles in %.1f s (%.1f us each); open fds %d -> %d; VmRSS %ld -> %ld KiB (%+ld KiB) after the "

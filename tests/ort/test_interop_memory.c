@@ -1,9 +1,11 @@
 /* Zero-copy import through ORT's OrtInteropApi, as an application would: memory exported as an opaque FD by
  * another Vulkan device (the "renderer"), and a page-aligned host allocation. One import, two tensor views (input
  * and output at different offsets); a session reads the input in place and writes its output into the imported
- * memory, where the producer reads exact values. */
+ * memory, where the producer reads exact values. Host imports: two imports of overlapping ranges with different
+ * starts both stay usable; a range that runs past the end of the mapping is refused. */
 #include <math.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "test_util.h"
@@ -149,6 +151,68 @@ static void host_allocation(ortapp *app, OrtExternalResourceImporter *importer, 
     free(host);
 }
 
+static OrtExternalMemoryHandle *import_host(ortapp *app, OrtExternalResourceImporter *importer, void *at, size_t size,
+                                            OrtStatus **status)
+{
+    OrtExternalMemoryDescriptor desc = {
+        .version = app->api_version,
+        .handle_type = ORT_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION,
+        .native_handle = at,
+        .size_bytes = size,
+    };
+    OrtExternalMemoryHandle *memory = NULL;
+    *status = app->interop->ImportMemory(importer, &desc, &memory);
+    return memory;
+}
+
+/* A = pages [0, 4), then B = page [1, 2) of the same allocation: views of A that B's range covers only in part
+ * (from page 1.5, and from page 3) still resolve to A. */
+static void host_overlap(ortapp *app, OrtExternalResourceImporter *importer, OrtSession *session)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), size = 0;
+    if (page != COUNT * 4) {
+        printf("SKIP: overlapping host imports: the test's views are one %d-byte page, this one is %zu\n", COUNT * 4,
+               page);
+        return;
+    }
+    char *host = test_page_alloc(4 * page, &size);
+    OrtStatus *status = NULL;
+    OrtExternalMemoryHandle *a = import_host(app, importer, host, 4 * page, &status);
+    ORT_OK(app, status);
+    OrtExternalMemoryHandle *b = import_host(app, importer, host + page, page, &status);
+    ORT_OK(app, status);
+    if (a != NULL && b != NULL) {
+        float *in = (float *)(host + page + page / 2), *out = (float *)(host + 3 * page);
+        OrtValue *input = make_view(app, importer, a, page + page / 2), *output = make_view(app, importer, a, 3 * page);
+        fill_frame(in, 5);
+        if (input && output && run_relu(app, session, input, output))
+            check_relu(in, out, "views of the first of two overlapping host imports");
+        app->api->ReleaseValue(input);
+        app->api->ReleaseValue(output);
+    }
+    if (b) app->interop->ReleaseExternalMemoryHandle(b);
+    if (a) app->interop->ReleaseExternalMemoryHandle(a);
+    free(host);
+}
+
+/* A host range whose second page is not mapped is refused at import (a view there crashed inside the driver). */
+static void host_past_mapping(ortapp *app, OrtExternalResourceImporter *importer)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    char *pages = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (!CHECK(pages != MAP_FAILED, "mmap two pages")) return;
+    munmap(pages + page, page);
+    OrtStatus *status = NULL;
+    OrtExternalMemoryHandle *memory = import_host(app, importer, pages, 2 * page, &status);
+    ORT_FAILS(app, status, ORT_INVALID_ARGUMENT, "not mapped");
+    if (memory) app->interop->ReleaseExternalMemoryHandle(memory);
+    /* The mapped part alone imports. */
+    memory = import_host(app, importer, pages, page, &status);
+    ORT_OK(app, status);
+    if (memory) app->interop->ReleaseExternalMemoryHandle(memory);
+    munmap(pages, page);
+}
+
 int main(void)
 {
     ortapp app;
@@ -166,6 +230,12 @@ int main(void)
     if (session) {
         opaque_fd(&app, importer, session);
         host_allocation(&app, importer, session);
+        bool can = false;
+        ORT_OK(&app, app.interop->CanImportMemory(importer, ORT_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION, &can));
+        if (can) {
+            host_overlap(&app, importer, session);
+            host_past_mapping(&app, importer);
+        }
         app.api->ReleaseSession(session);
     }
     app.interop->ReleaseExternalResourceImporter(importer);

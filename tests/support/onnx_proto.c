@@ -37,6 +37,7 @@ enum {
     ONNX_FN_ATTR_I = 3,
     ONNX_FN_ATTR_S = 4,
     ONNX_FN_ATTR_T = 5,
+    ONNX_FN_ATTR_G = 6,
     ONNX_FN_ATTR_FLOATS = 7,
     ONNX_FN_ATTR_INTS = 8,
     ONNX_FN_ATTR_TYPE = 20,
@@ -74,7 +75,15 @@ enum {
 };
 
 /* AttributeProto.AttributeType values used by the builder. */
-enum { ONNX_AT_FLOAT = 1, ONNX_AT_INT = 2, ONNX_AT_STRING = 3, ONNX_AT_TENSOR = 4, ONNX_AT_FLOATS = 6, ONNX_AT_INTS = 7 };
+enum {
+    ONNX_AT_FLOAT = 1,
+    ONNX_AT_INT = 2,
+    ONNX_AT_STRING = 3,
+    ONNX_AT_TENSOR = 4,
+    ONNX_AT_GRAPH = 5,
+    ONNX_AT_FLOATS = 6,
+    ONNX_AT_INTS = 7
+};
 
 #define ONNX_IR_VERSION 8
 #define ONNX_READ_FILE_MAX ((size_t)1 << 30)
@@ -475,6 +484,33 @@ void onnx_node_attr_tensor(onnx_node *n, const char *name, int32_t elem_type, in
     onnx_attr_end(n, &a);
 }
 
+/* GraphProto{nodes, name, initializers, inputs, outputs} of `m` into `graph` (the message body). */
+static void onnx_encode_graph(const onnx_model *m, onnx_buf *graph, const char *name) {
+    for (size_t i = 0; i < m->n_nodes; i++)
+        onnx_buf_field_msg(graph, ONNX_FN_GRAPH_NODE, &m->nodes[i]->buf);
+    onnx_buf_field_str(graph, ONNX_FN_GRAPH_NAME, name);
+    const onnx_buf *parts[3] = {&m->inits, &m->inputs, &m->outputs};
+    for (int i = 0; i < 3; i++) {
+        if (parts[i]->err && !graph->err)
+            graph->err = parts[i]->err;
+        onnx_buf_put(graph, parts[i]->p, parts[i]->len);
+    }
+}
+
+void onnx_node_attr_graph(onnx_node *n, const char *name, const onnx_model *body, const char *graph_name) {
+    if (n && (!body || !graph_name || body->err)) {
+        onnx_model_fail(n->model, body && body->err ? body->err : ONNX_ERR_INVALID);
+        return;
+    }
+    onnx_buf a = {0}, g = {0};
+    if (!onnx_attr_begin(n, &a, name, ONNX_AT_GRAPH))
+        return;
+    onnx_encode_graph(body, &g, graph_name);
+    onnx_buf_field_msg(&a, ONNX_FN_ATTR_G, &g);
+    onnx_buf_free(&g);
+    onnx_attr_end(n, &a);
+}
+
 int onnx_model_serialize(const onnx_model *m, uint8_t **out, size_t *out_len) {
     if (out)
         *out = NULL;
@@ -485,15 +521,7 @@ int onnx_model_serialize(const onnx_model *m, uint8_t **out, size_t *out_len) {
     if (m->err)
         return m->err;
     onnx_buf graph = {0}, opset = {0}, model = {0};
-    for (size_t i = 0; i < m->n_nodes; i++)
-        onnx_buf_field_msg(&graph, ONNX_FN_GRAPH_NODE, &m->nodes[i]->buf);
-    onnx_buf_field_str(&graph, ONNX_FN_GRAPH_NAME, "g");
-    const onnx_buf *parts[3] = {&m->inits, &m->inputs, &m->outputs};
-    for (int i = 0; i < 3; i++) {
-        if (parts[i]->err && !graph.err)
-            graph.err = parts[i]->err;
-        onnx_buf_put(&graph, parts[i]->p, parts[i]->len);
-    }
+    onnx_encode_graph(m, &graph, "g");
     onnx_buf_field_str(&opset, ONNX_FN_OPSET_DOMAIN, "");
     onnx_buf_field_int64(&opset, ONNX_FN_OPSET_VERSION, m->opset);
 

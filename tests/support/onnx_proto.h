@@ -86,6 +86,11 @@ void onnx_node_attr_string(onnx_node *n, const char *name, const char *v);
 void onnx_node_attr_tensor(onnx_node *n, const char *name, int32_t elem_type, int rank, const int64_t *dims,
                            const void *raw, size_t raw_bytes);
 
+/* GRAPH attribute (If's "then_branch"/"else_branch"): the nodes, initializers, inputs and outputs added to `body`
+ * (a model used as a graph builder; its opset is ignored), as a GraphProto named `graph_name`. `body` is copied:
+ * free it whenever you like. Its node names ("n<k>") may repeat the outer graph's; ONNX allows that. */
+void onnx_node_attr_graph(onnx_node *n, const char *name, const onnx_model *body, const char *graph_name);
+
 /* Encodes the model into *out (malloc'd, release with free()) and *out_len. ONNX_OK, or the first recorded
  * error (then *out is NULL and *out_len 0). May be called more than once. */
 int onnx_model_serialize(const onnx_model *m, uint8_t **out, size_t *out_len);

@@ -39,11 +39,14 @@ typedef struct bench_options {
     bench_size compare_sizes[BENCH_MAX_SIZES];
     int compare_size_count;
     int compare_frames;
+    const char *ops; /* --ops: single ops on ortvk and the CPU EP (tools/bench/bench_ops.c) */
 } bench_options;
 
 /* --compare-model: the model on ortvk and on ORT's CPU EP, side by side (tools/bench/bench_model.c). 0 when it ran,
  * 77 when ONNX Runtime cannot be loaded, else 1. */
 int bench_model_compare(const bench_options *opt, const char *ort_path, const char *ep_path);
+/* --ops LIST: single-op chains on ortvk and on ORT's CPU EP (tools/bench/bench_ops.c); same exit codes. */
+int bench_ops(const bench_options *opt, const char *ort_path, const char *ep_path);
 
 /* ---- timing and statistics ----------------------------------------------------------------------------- */
 

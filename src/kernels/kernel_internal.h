@@ -462,6 +462,15 @@ extern const ortvk_kop ortvk_kops_resize[];
 extern const ortvk_kop ortvk_kops_layout[];
 extern const ortvk_kop ortvk_kops_math[];
 
+/* The tensors of a shader are storage buffers pushed per dispatch (VK_KHR_push_descriptor): up to ORTVK_KBINDINGS,
+ * the uvec2 members of its push constants (the 8-byte words ortvk_kernel_device_operands marks, bit k for word k).
+ * Ops fill those with device addresses; ortvk_krun_dispatch binds each address's buffer and rewrites the member to (byte offset from the
+ * binding's start, 1), or (0, 0) for address 0 (shaders/common.glsl). */
+#define ORTVK_KBINDINGS 6
+uint32_t ortvk_kernel_device_operands(ortvk_shader shader);
+/* Pushes `infos` (ORTVK_KBINDINGS entries; VK_NULL_HANDLE buffers get a small placeholder) for the next dispatch. */
+void ortvk_kernel_device_bind(ortvk_kernel_device *kdev, VkCommandBuffer cmd, VkDescriptorBufferInfo *infos);
+
 /* Pipeline lookup (created on first use): the shader's float32 variant, or its float16 one, specialized for `fn`. */
 OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, ortvk_shader shader, bool float16, uint32_t fn,
                                         VkPipeline *pipeline, VkPipelineLayout *layout);

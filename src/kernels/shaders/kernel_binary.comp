@@ -46,5 +46,5 @@ void main()
         ia += c * p.sa[k];
         ib += c * p.sb[k];
     }
-    ORTVK_SET(Elems(p.c), i, apply(ORTVK_GET(Elems(p.a), ia), ORTVK_GET(Elems(p.b), ib)));
+    ORTVK_SET(2, p.c, i, apply(ORTVK_GET(0, p.a, ia), ORTVK_GET(1, p.b, ib)));
 }

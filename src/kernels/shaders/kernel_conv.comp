@@ -31,8 +31,6 @@ void main()
     uint n = t / m_blocks;
     uint cg = p.C / p.G, mg = p.M / p.G;
     uint g = m0 / mg;
-    Elems X = Elems(p.x);
-    Elems Wt = Elems(p.w);
 
     float acc[4][TW];
     bool col_in[TW];
@@ -59,11 +57,11 @@ void main()
                     int iw = iw0[c] + int(kw * p.DW);
                     in_[c] = col_in[c] && iw >= 0 && iw < int(p.W);
                     xv[c] = 0.0;
-                    if (in_[c]) xv[c] = ORTVK_GET(X, xrow + uint(iw));
+                    if (in_[c]) xv[c] = ORTVK_GET(0, p.x, xrow + uint(iw));
                 }
                 [[unroll]] for (uint j = 0u; j < 4u; j++) {
                     if (j >= p.TM) break;
-                    float wv = ORTVK_GET(Wt, wrow + kw + j * w_stride);
+                    float wv = ORTVK_GET(1, p.w, wrow + kw + j * w_stride);
                     [[unroll]] for (uint c = 0u; c < TW; c++) {
                         if (in_[c]) acc[j][c] += xv[c] * wv;
                     }
@@ -74,13 +72,13 @@ void main()
     [[unroll]] for (uint j = 0u; j < 4u; j++) {
         if (j >= p.TM) break;
         uint m = m0 + j;
-        float bias = p.b != uvec2(0u) ? ORTVK_GET(Elems(p.b), m) : 0.0;
+        float bias = p.b != uvec2(0u) ? ORTVK_GET(2, p.b, m) : 0.0;
         uint row = ((n * p.M + m) * p.OH + oh) * p.OW;
         [[unroll]] for (uint c = 0u; c < TW; c++) {
             if (!col_in[c]) continue;
             float sum = acc[j][c];
             if (p.b != uvec2(0u)) sum += bias;
-            ORTVK_SET(Elems(p.y), row + ow0 + c, sum);
+            ORTVK_SET(3, p.y, row + ow0 + c, sum);
         }
     }
 }

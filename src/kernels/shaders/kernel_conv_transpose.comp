@@ -47,8 +47,6 @@ void main()
     uint n = t / m_blocks;
     uint cg = p.C / p.G, mg = p.M / p.G;
     uint g = m0 / mg, ml0 = m0 % mg;
-    Elems X = Elems(p.x);
-    Elems Wt = Elems(p.w);
     int ih0, iw0;
     uint kh0 = first_tap(int(oh), p.PH, p.KH, p.SH, p.DH, p.step_h, ih0);
     uint kw0 = first_tap(int(ow), p.PW, p.KW, p.SW, p.DW, p.step_w, iw0);
@@ -68,10 +66,10 @@ void main()
             for (uint kw = kw0; kw < p.KW; kw += p.step_w, iw -= p.di_w) {
                 if (iw < 0) break;
                 if (iw >= int(p.W)) continue;
-                float xv = ORTVK_GET(X, xrow + uint(iw));
+                float xv = ORTVK_GET(0, p.x, xrow + uint(iw));
                 [[unroll]] for (uint j = 0u; j < 4u; j++) {
                     if (j >= p.TM) break;
-                    acc[j] += xv * ORTVK_GET(Wt, wrow + kw + j * taps);
+                    acc[j] += xv * ORTVK_GET(1, p.w, wrow + kw + j * taps);
                 }
             }
         }
@@ -80,7 +78,7 @@ void main()
         if (j >= p.TM) break;
         uint m = m0 + j;
         float sum = acc[j];
-        if (p.b != uvec2(0u)) sum += ORTVK_GET(Elems(p.b), m);
-        ORTVK_SET(Elems(p.y), ((n * p.M + m) * p.OH + oh) * p.OW + ow, sum);
+        if (p.b != uvec2(0u)) sum += ORTVK_GET(2, p.b, m);
+        ORTVK_SET(3, p.y, ((n * p.M + m) * p.OH + oh) * p.OW + ow, sum);
     }
 }

@@ -24,7 +24,6 @@ void main()
     uint od = t % p.OD;
     uint nc = t / p.OD;
     int d0 = int(od * p.SD) - p.PD, h0 = int(oh * p.SH) - p.PH, w0 = int(ow * p.SW) - p.PW;
-    Elems X = Elems(p.x);
     uint base = nc * p.ID * p.IH * p.IW;
     float acc = p.mode == 0u ? -ORTVK_INF : 0.0;
     uint count = 0u;
@@ -37,7 +36,7 @@ void main()
             for (uint kw = 0u; kw < p.KW; kw++) {
                 int iw = w0 + int(kw * p.DW);
                 if (iw < 0 || iw >= int(p.IW)) continue;
-                float v = ORTVK_GET(X, base + (uint(id) * p.IH + uint(ih)) * p.IW + uint(iw));
+                float v = ORTVK_GET(0, p.x, base + (uint(id) * p.IH + uint(ih)) * p.IW + uint(iw));
                 if (p.mode == 0u) {
                     if (v > acc || ortvk_isnan(v)) acc = v;
                 } else {
@@ -49,5 +48,5 @@ void main()
     }
     if (p.mode == 1u) acc = acc / float(count);
     else if (p.mode == 2u) acc = acc / float(p.KD * p.KH * p.KW);
-    ORTVK_SET(Elems(p.y), i, acc);
+    ORTVK_SET(1, p.y, i, acc);
 }

@@ -14,17 +14,16 @@ void main()
     uint i = ortvk_index();
     if (i >= p.outer * p.inner) return;
     uint o = i / p.inner, in_ = i % p.inner;
-    Elems X = Elems(p.x);
     uint base = o * p.R * p.inner + in_;
     float acc = p.fn == 2u ? -ORTVK_INF : (p.fn == 3u ? ORTVK_INF : (p.fn == 9u ? 1.0 : 0.0));
     float shift = 0.0;
     if (p.fn == 8u) {
         float mx = -ORTVK_INF;
-        for (uint r = 0u; r < p.R; r++) mx = max(mx, ORTVK_GET(X, base + r * p.inner));
+        for (uint r = 0u; r < p.R; r++) mx = max(mx, ORTVK_GET(0, p.x, base + r * p.inner));
         if (!isinf(mx)) shift = mx; // all -inf (or none): log(0) = -inf below; an inf stays inf
     }
     for (uint r = 0u; r < p.R; r++) {
-        float v = ORTVK_GET(X, base + r * p.inner);
+        float v = ORTVK_GET(0, p.x, base + r * p.inner);
         if (p.fn <= 1u || p.fn == 7u) acc += v;
         else if (p.fn == 4u) acc += abs(v);
         else if (p.fn == 5u || p.fn == 6u) acc += v * v;
@@ -37,5 +36,5 @@ void main()
     else if (p.fn == 5u) acc = sqrt(acc);
     else if (p.fn == 7u) acc = ortvk_log(acc);
     else if (p.fn == 8u) acc = ortvk_log(acc) + shift;
-    ORTVK_SET(Elems(p.y), i, acc);
+    ORTVK_SET(1, p.y, i, acc);
 }

@@ -57,12 +57,12 @@ void main()
 {
     uint i = ortvk_index();
     if (i >= p.n) return;
-    float v = ORTVK_GET(Elems(p.x), i);
+    float v = ORTVK_GET(0, p.x, i);
     if (FN == 13u && (p.lo != uvec2(0u) || p.hi != uvec2(0u))) {
-        float lo = p.lo != uvec2(0u) ? ORTVK_GET(Elems(p.lo), 0) : p.alpha;
-        float hi = p.hi != uvec2(0u) ? ORTVK_GET(Elems(p.hi), 0) : p.beta;
-        ORTVK_SET(Elems(p.y), i, ortvk_isnan(v) ? v : min(max(v, lo), hi));
+        float lo = p.lo != uvec2(0u) ? ORTVK_GET(2, p.lo, 0) : p.alpha;
+        float hi = p.hi != uvec2(0u) ? ORTVK_GET(3, p.hi, 0) : p.beta;
+        ORTVK_SET(1, p.y, i, ortvk_isnan(v) ? v : min(max(v, lo), hi));
         return;
     }
-    ORTVK_SET(Elems(p.y), i, apply(v));
+    ORTVK_SET(1, p.y, i, apply(v));
 }

@@ -300,10 +300,13 @@ OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, ortvk_shader 
         VkShaderModule module = VK_NULL_HANDLE;
         VkResult r = vkCreateShaderModule(vk, &module_info, NULL, &module);
         if (r == VK_SUCCESS) {
-            /* Constant 0 is the function of shaders that have it; the others ignore the entry. */
-            VkSpecializationMapEntry entry = {.constantID = 0, .offset = 0, .size = sizeof(fn)};
+            /* Constant 0 is the function of shaders that have it, constant 1 their variant; the others ignore the
+             * entries. */
+            uint32_t values[2] = {fn % ORTVK_KVARIANT, fn / ORTVK_KVARIANT};
+            VkSpecializationMapEntry entries[2] = {{.constantID = 0, .offset = 0, .size = sizeof(uint32_t)},
+                                                   {.constantID = 1, .offset = 4, .size = sizeof(uint32_t)}};
             VkSpecializationInfo specialization = {
-                .mapEntryCount = 1, .pMapEntries = &entry, .dataSize = sizeof(fn), .pData = &fn};
+                .mapEntryCount = 2, .pMapEntries = entries, .dataSize = sizeof(values), .pData = values};
             VkComputePipelineCreateInfo info = {
                 .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
                 .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,

@@ -165,8 +165,15 @@ static OrtStatus *upload_const(ortvk_kernel *kernel, ortvk_stream *stream, const
     ORTVK_TRY(ortvk_buffer_allocate(stream->device, bytes, &c->buffer));
     t->buffer = c->buffer;
     t->address = c->buffer->address;
+    void *packed = strcmp(k->op_type, "Conv") == 0 ? malloc(bytes) : NULL;
+    if (packed != NULL && ortvk_kconv_pack(&kernel->params, index, t, data, packed)) {
+        t->packed = true;
+        data = packed;
+    }
     ortvk_copy_end dst = {.buffer = c->buffer}, src = {.host = (void *)data};
-    return ortvk_transfer_copy(stream, dst, src, bytes, true);
+    OrtStatus *status = ortvk_transfer_copy(stream, dst, src, bytes, true);
+    free(packed);
+    return status;
 }
 
 static void free_consts(ortvk_kernel *kernel)

@@ -3,6 +3,7 @@
  * divided by CHAIN - 1 is one node's time without the copies of the graph's input and output. */
 #include <math.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +25,7 @@ static const op_spec specs[] = {
     {"conv1x1", "Conv 1x1 64->64 160x160", 4, {1, 64, 160, 160}, 2.0 * 64 * 64 * 160 * 160, false},
     {"dw3x3", "Conv depthwise 3x3 128 ch 160x160", 4, {1, 128, 160, 160}, 2.0 * 128 * 9 * 160 * 160, false},
     {"matmul", "MatMul 1024x1024x1024", 2, {1024, 1024}, 2.0 * 1024 * 1024 * 1024, false},
-    {"add", "Add 16M (constant of the same shape)", 1, {16 << 20}, 16 << 20, true},
+    {"add", "Add 16M (same-shape constant)", 1, {16 << 20}, 16 << 20, true},
     {"mul", "Mul 16M (broadcast scalar)", 1, {16 << 20}, 16 << 20, true},
     {"sigmoid", "Sigmoid 16M", 1, {16 << 20}, 16 << 20, true},
 };
@@ -124,14 +125,24 @@ static OrtSession *session(ortapp *app, const OrtEpDevice *device, const uint8_t
     return s;
 }
 
-static double run_ms(ortapp *app, OrtSession *s, OrtValue *input, float *first, size_t count)
+static double process_cpu_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* A Run's wall time in ms; *cpu (when not NULL) gets the CPU time all threads of the process spent in it, which
+ * other work on a loaded machine changes less than the wall time. */
+static double run_ms(ortapp *app, OrtSession *s, OrtValue *input, float *first, size_t count, double *cpu)
 {
     const char *in_name = "x", *out_name = "y";
     OrtValue *output = NULL;
-    double start = bench_now_us();
+    double start = bench_now_us(), cpu_start = process_cpu_ms();
     if (failed(app, app->api->Run(s, NULL, &in_name, (const OrtValue *const *)&input, 1, &out_name, 1, &output), "Run"))
         return -1;
     double ms = (bench_now_us() - start) / 1000.0;
+    if (cpu != NULL) *cpu = process_cpu_ms() - cpu_start;
     if (first != NULL) {
         float *data = NULL;
         if (!failed(app, app->api->GetTensorMutableData(output, (void **)&data), "GetTensorMutableData"))
@@ -176,7 +187,8 @@ int bench_ops(const bench_options *opt, const char *ort_path, const char *ep_pat
     int frames = opt->compare_frames;
     printf("Single ops on ortvk against ORT's CPU EP (%d intra-op threads): chains of 1 and %d nodes, one node's time\n"
            "= (median(%d) - median(1)) / %d over %d interleaved runs each (+1 warm-up); device %s, ONNX Runtime %s\n"
-           "  op                                      ortvk ms   CPU ms   ortvk rate     CPU rate   ratio  max|diff|\n",
+           "  (cpu: CPU time of all the process's threads, less sensitive to other load; diff: relative to max |y|)\n"
+           "  op                                  ortvk ms   CPU ms    ortvk rate      CPU rate  ratio ortvk cpu  CPU cpu  ratio     diff\n",
            opt->threads, CHAIN, CHAIN, CHAIN - 1, frames, device_name, app.version);
     int rc = 0;
     for (size_t o = 0; o < sizeof(specs) / sizeof(specs[0]) && rc == 0; o++) {
@@ -185,7 +197,7 @@ int bench_ops(const bench_options *opt, const char *ort_path, const char *ep_pat
         size_t n = 1;
         for (int i = 0; i < s->rank; i++) n *= (size_t)s->dims[i];
         float *in = malloc(n * sizeof(float)), *a = malloc(n * sizeof(float)), *c = malloc(n * sizeof(float));
-        double *ms = calloc(4 * (size_t)frames, sizeof(double));
+        double *ms = calloc(8 * (size_t)frames, sizeof(double));
         OrtSession *sessions[2][2] = {{NULL, NULL}, {NULL, NULL}}; /* [chain 1 / CHAIN][ortvk / CPU] */
         OrtMemoryInfo *cpu = NULL;
         OrtValue *input = NULL;
@@ -210,21 +222,23 @@ int bench_ops(const bench_options *opt, const char *ort_path, const char *ep_pat
                                                                                &input),
                                  "CreateTensorWithDataAsOrtValue");
         /* Warm-up (and the outputs to compare), then interleaved frames. */
-        if (rc == 0 && (run_ms(&app, sessions[1][0], input, a, n) < 0 || run_ms(&app, sessions[1][1], input, c, n) < 0 ||
-                        run_ms(&app, sessions[0][0], input, NULL, 0) < 0 ||
-                        run_ms(&app, sessions[0][1], input, NULL, 0) < 0))
+        if (rc == 0 && (run_ms(&app, sessions[1][0], input, a, n, NULL) < 0 || run_ms(&app, sessions[1][1], input, c, n, NULL) < 0 ||
+                        run_ms(&app, sessions[0][0], input, NULL, 0, NULL) < 0 ||
+                        run_ms(&app, sessions[0][1], input, NULL, 0, NULL) < 0))
             rc = 1;
         for (int f = 0; f < frames && rc == 0; f++) {
             for (int k = 0; k < 4 && rc == 0; k++) {
-                double t = run_ms(&app, sessions[k / 2][k % 2], input, NULL, 0);
+                double cpu = 0, t = run_ms(&app, sessions[k / 2][k % 2], input, NULL, 0, &cpu);
                 if (t < 0) rc = 1;
                 ms[(size_t)k * (size_t)frames + (size_t)f] = t;
+                ms[(size_t)(4 + k) * (size_t)frames + (size_t)f] = cpu;
             }
         }
         if (rc == 0) {
-            double med[4];
-            for (int k = 0; k < 4; k++) med[k] = bench_stat_of(ms + (size_t)k * (size_t)frames, (size_t)frames).median;
+            double med[8];
+            for (int k = 0; k < 8; k++) med[k] = bench_stat_of(ms + (size_t)k * (size_t)frames, (size_t)frames).median;
             double node[2] = {(med[2] - med[0]) / (CHAIN - 1), (med[3] - med[1]) / (CHAIN - 1)};
+            double cpu[2] = {(med[6] - med[4]) / (CHAIN - 1), (med[7] - med[5]) / (CHAIN - 1)};
             double diff = 0, scale = 0;
             for (size_t i = 0; i < n; i++) {
                 diff = fmax(diff, fabs((double)a[i] - (double)c[i]));
@@ -235,8 +249,8 @@ int bench_ops(const bench_options *opt, const char *ort_path, const char *ep_pat
                 if (s->elementwise) snprintf(rate[e], sizeof(rate[e]), "%.2f ns/el", node[e] * 1e6 / s->work);
                 else snprintf(rate[e], sizeof(rate[e]), "%.1f GFLOP/s", s->work / (node[e] * 1e6));
             }
-            printf("  %-38s %9.2f %8.2f %12s %12s %6.1fx %9.2g\n", s->label, node[0], node[1], rate[0], rate[1],
-                   node[0] / node[1], diff / (scale > 0 ? scale : 1));
+            printf("  %-34s %9.2f %8.2f %13s %13s %6.1fx %9.1f %8.1f %6.1fx %8.2g\n", s->label, node[0], node[1],
+                   rate[0], rate[1], node[0] / node[1], cpu[0], cpu[1], cpu[0] / cpu[1], diff / (scale > 0 ? scale : 1));
             fflush(stdout);
         }
         app.api->ReleaseValue(input);

@@ -71,11 +71,18 @@ layout(set = 0, binding = 0, std430) restrict buffer OrtvkElems { uint16_t v[]; 
 #define ORTVK_ELEM(n, ref, i) ortvk_elems[n].v[((ref).x >> 1u) + uint(i)]
 #define ORTVK_GET(n, ref, i) ortvk_half_to_float(uint(ORTVK_ELEM(n, ref, i)))
 #define ORTVK_SET(n, ref, i, x) (ORTVK_ELEM(n, ref, i) = uint16_t(ortvk_float_to_half(x)))
+#define ORTVK_GET4(n, ref, i) vec4(ORTVK_GET(n, ref, i), ORTVK_GET(n, ref, uint(i) + 1u), \
+                                   ORTVK_GET(n, ref, uint(i) + 2u), ORTVK_GET(n, ref, uint(i) + 3u))
+#define ORTVK_SET4(n, ref, i, value) { vec4 v4_ = (value); uint i4_ = uint(i); ORTVK_SET(n, ref, i4_, v4_.x); \
+    ORTVK_SET(n, ref, i4_ + 1u, v4_.y); ORTVK_SET(n, ref, i4_ + 2u, v4_.z); ORTVK_SET(n, ref, i4_ + 3u, v4_.w); }
 #else
 #define ORTVK_ELEM(n, ref, i) ortvk_floats[n].v[((ref).x >> 2u) + uint(i)]
 #define ORTVK_GET(n, ref, i) ORTVK_ELEM(n, ref, i)
 #define ORTVK_SET(n, ref, i, x) (ORTVK_ELEM(n, ref, i) = (x))
+#define ORTVK_GET4(n, ref, i) ORTVK_VEC4(n, ref, uint(i) >> 2u)
+#define ORTVK_SET4(n, ref, i, value) (ORTVK_VEC4(n, ref, uint(i) >> 2u) = (value))
 #endif
+// ORTVK_GET4/SET4: elements i..i+3 (i a multiple of 4, the operand's offset a multiple of 16 bytes).
 
 // Matches ortvk_krun_dispatch: workgroups of 64 over x, then y.
 uint ortvk_index()

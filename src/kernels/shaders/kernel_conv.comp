@@ -1,6 +1,10 @@
 // Direct convolution, NCHW (1-D runs with H = 1): each invocation computes TM output channels (1, 2 or 4 of one
-// group) by TW neighbouring columns, so every loaded input serves TM channels and every weight TW columns. Sums run
-// over the group's channels and the kernel window, then the bias, in the order of ONNX's reference.
+// group; 4 or 8 with packed weights) by TW neighbouring columns, so every loaded input serves TM channels and every
+// weight TW columns. Sums run over the group's channels and the kernel window, then the bias, in the order of ONNX's
+// reference. Specialization constant FN: 0 weights as ONNX lays them out; else packed at Compile as
+// [g][c][kh][kw][m of the group] (kernel_conv.c), read 4 channels per vec4: bit 0 TM = 4, bit 1 TM = 8, bit 2 the
+// input rows read as vec4 (a 1x1 convolution of stride 1 without pads, run as one row of H * W columns), bit 3 the
+// same for 3 taps of stride 1, pad 1 (3x3 "same" convolutions).
 #version 460
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
@@ -16,9 +20,127 @@ layout(push_constant) uniform Push {
 } p;
 
 #define TW 8u // output columns per invocation
+#define LOOP 32768u // lavapipe ends loops of more than 65535 iterations: the channel loop runs in chunks of this
+
+layout(constant_id = 0) const uint FN = 0u;
+
+#ifdef ORTVK_F16
+#define WEIGHTS4(i) vec4(ORTVK_GET(1, p.w, i), ORTVK_GET(1, p.w, (i) + 1u), ORTVK_GET(1, p.w, (i) + 2u), \
+                         ORTVK_GET(1, p.w, (i) + 3u))
+#define INPUT4(i) vec4(ORTVK_GET(0, p.x, i), ORTVK_GET(0, p.x, (i) + 1u), ORTVK_GET(0, p.x, (i) + 2u), \
+                       ORTVK_GET(0, p.x, (i) + 3u))
+#else
+#define WEIGHTS4(i) ORTVK_VEC4(1, p.w, (i) >> 2u)
+#define INPUT4(i) ORTVK_VEC4(0, p.x, (i) >> 2u)
+#endif
+
+void main_packed()
+{
+    const uint TM8 = (FN & 2u) != 0u ? 8u : 4u;
+    const bool XVEC = (FN & 4u) != 0u;
+    const bool ROW3 = (FN & 8u) != 0u;
+    // A workgroup's 64 invocations share their output channels: the weights' index is uniform across them (one
+    // load serves the workgroup where a driver sees that), the inputs' differs by column block.
+    uint col_blocks = (p.OW + TW - 1u) / TW;
+    uint pixel_blocks = p.OH * col_blocks;
+    uint groups_per_m = (pixel_blocks + 63u) / 64u;
+    uint wg = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint pb = (wg % groups_per_m) * 64u + gl_LocalInvocationID.x;
+    uint m_blocks = p.M / TM8;
+    uint mt = wg / groups_per_m;
+    if (pb >= pixel_blocks || mt >= p.N * m_blocks) return;
+    uint ow0 = (pb % col_blocks) * TW;
+    uint oh = pb / col_blocks;
+    uint m0 = (mt % m_blocks) * TM8;
+    uint n = mt / m_blocks;
+    uint cg = p.C / p.G, mg = p.M / p.G;
+    uint g = m0 / mg, ml0 = m0 - g * mg;
+
+    vec4 acc[2][TW];
+    bool col_in[TW];
+    int iw0[TW];
+    [[unroll]] for (uint c = 0u; c < TW; c++) {
+        col_in[c] = ow0 + c < p.OW;
+        iw0[c] = int((ow0 + c) * p.SW) - p.PW;
+        acc[0][c] = vec4(0.0);
+        acc[1][c] = vec4(0.0);
+    }
+    int ih0 = int(oh * p.SH) - p.PH;
+    for (uint c0 = 0u; c0 < cg; c0 += LOOP) {
+        uint c1 = min(cg, c0 + LOOP);
+        for (uint c = c0; c < c1; c++) {
+            uint xc = (n * p.C + g * cg + c) * p.H;
+            uint wc = (g * cg + c) * p.KH;
+            for (uint kh = 0u; kh < p.KH; kh++) {
+                int ih = ih0 + int(kh * p.DH);
+                if (ih < 0 || ih >= int(p.H)) continue;
+                uint xrow = (xc + uint(ih)) * p.W;
+                uint wrow = (wc + kh) * p.KW;
+                if (ROW3) {
+                    // 3 taps of stride 1, pad 1, rows of a multiple of 4: columns ow0 - 4 .. ow0 + 11 as 4 aligned
+                    // vec4 (zero outside the row), each tap reading 8 of them.
+                    float xr[16];
+                    [[unroll]] for (uint q = 0u; q < 4u; q++) {
+                        int col = int(ow0) - 4 + int(q * 4u);
+                        vec4 v = col >= 0 && col < int(p.W) ? INPUT4(xrow + uint(col)) : vec4(0.0);
+                        xr[q * 4u] = v.x, xr[q * 4u + 1u] = v.y, xr[q * 4u + 2u] = v.z, xr[q * 4u + 3u] = v.w;
+                    }
+                    [[unroll]] for (uint kw = 0u; kw < 3u; kw++) {
+                        uint wi = (wrow + kw) * mg + ml0;
+                        vec4 w0 = WEIGHTS4(wi);
+                        [[unroll]] for (uint c = 0u; c < TW; c++) acc[0][c] += xr[c + kw + 3u] * w0;
+                        if (TM8 == 8u) {
+                            vec4 w1 = WEIGHTS4(wi + 4u);
+                            [[unroll]] for (uint c = 0u; c < TW; c++) acc[1][c] += xr[c + kw + 3u] * w1;
+                        }
+                    }
+                    continue;
+                }
+                for (uint kw = 0u; kw < p.KW; kw++) {
+                    float xv[TW];
+                    if (XVEC) { // one row, stride 1, no pads: columns ow0.. are inputs ow0..
+                        vec4 lo = INPUT4(xrow + ow0);
+                        vec4 hi = col_in[4] ? INPUT4(xrow + ow0 + 4u) : vec4(0.0);
+                        xv[0] = lo.x, xv[1] = lo.y, xv[2] = lo.z, xv[3] = lo.w;
+                        xv[4] = hi.x, xv[5] = hi.y, xv[6] = hi.z, xv[7] = hi.w;
+                    } else {
+                        [[unroll]] for (uint c = 0u; c < TW; c++) {
+                            int iw = iw0[c] + int(kw * p.DW);
+                            xv[c] = 0.0;
+                            if (col_in[c] && iw >= 0 && iw < int(p.W)) xv[c] = ORTVK_GET(0, p.x, xrow + uint(iw));
+                        }
+                    }
+                    uint wi = (wrow + kw) * mg + ml0;
+                    vec4 w0 = WEIGHTS4(wi);
+                    [[unroll]] for (uint c = 0u; c < TW; c++) acc[0][c] += xv[c] * w0;
+                    if (TM8 == 8u) {
+                        vec4 w1 = WEIGHTS4(wi + 4u);
+                        [[unroll]] for (uint c = 0u; c < TW; c++) acc[1][c] += xv[c] * w1;
+                    }
+                }
+            }
+        }
+    }
+    [[unroll]] for (uint j = 0u; j < 8u; j++) {
+        if (j >= TM8) break;
+        uint m = m0 + j;
+        float bias = p.b != uvec2(0u) ? ORTVK_GET(2, p.b, m) : 0.0;
+        uint row = ((n * p.M + m) * p.OH + oh) * p.OW;
+        [[unroll]] for (uint c = 0u; c < TW; c++) {
+            if (!col_in[c]) continue;
+            float sum = acc[j / 4u][c][j % 4u];
+            if (p.b != uvec2(0u)) sum += bias;
+            ORTVK_SET(3, p.y, row + ow0 + c, sum);
+        }
+    }
+}
 
 void main()
 {
+    if (FN != 0u) {
+        main_packed();
+        return;
+    }
     uint i = ortvk_index();
     uint col_blocks = (p.OW + TW - 1u) / TW;
     uint m_blocks = p.M / p.TM;
@@ -42,28 +164,31 @@ void main()
     }
     int ih0 = int(oh * p.SH) - p.PH;
     uint w_stride = cg * p.KH * p.KW; // between the weights of neighbouring output channels
-    for (uint c = 0u; c < cg; c++) {
-        uint xc = (n * p.C + g * cg + c) * p.H;
-        uint wc = (m0 * cg + c) * p.KH;
-        for (uint kh = 0u; kh < p.KH; kh++) {
-            int ih = ih0 + int(kh * p.DH);
-            if (ih < 0 || ih >= int(p.H)) continue;
-            uint xrow = (xc + uint(ih)) * p.W;
-            uint wrow = (wc + kh) * p.KW;
-            for (uint kw = 0u; kw < p.KW; kw++) {
-                float xv[TW];
-                bool in_[TW];
-                [[unroll]] for (uint c = 0u; c < TW; c++) {
-                    int iw = iw0[c] + int(kw * p.DW);
-                    in_[c] = col_in[c] && iw >= 0 && iw < int(p.W);
-                    xv[c] = 0.0;
-                    if (in_[c]) xv[c] = ORTVK_GET(0, p.x, xrow + uint(iw));
-                }
-                [[unroll]] for (uint j = 0u; j < 4u; j++) {
-                    if (j >= p.TM) break;
-                    float wv = ORTVK_GET(1, p.w, wrow + kw + j * w_stride);
+    for (uint c0 = 0u; c0 < cg; c0 += LOOP) {
+        uint c1 = min(cg, c0 + LOOP);
+        for (uint c = c0; c < c1; c++) {
+            uint xc = (n * p.C + g * cg + c) * p.H;
+            uint wc = (m0 * cg + c) * p.KH;
+            for (uint kh = 0u; kh < p.KH; kh++) {
+                int ih = ih0 + int(kh * p.DH);
+                if (ih < 0 || ih >= int(p.H)) continue;
+                uint xrow = (xc + uint(ih)) * p.W;
+                uint wrow = (wc + kh) * p.KW;
+                for (uint kw = 0u; kw < p.KW; kw++) {
+                    float xv[TW];
+                    bool in_[TW];
                     [[unroll]] for (uint c = 0u; c < TW; c++) {
-                        if (in_[c]) acc[j][c] += xv[c] * wv;
+                        int iw = iw0[c] + int(kw * p.DW);
+                        in_[c] = col_in[c] && iw >= 0 && iw < int(p.W);
+                        xv[c] = 0.0;
+                        if (in_[c]) xv[c] = ORTVK_GET(0, p.x, xrow + uint(iw));
+                    }
+                    [[unroll]] for (uint j = 0u; j < 4u; j++) {
+                        if (j >= p.TM) break;
+                        float wv = ORTVK_GET(1, p.w, wrow + kw + j * w_stride);
+                        [[unroll]] for (uint c = 0u; c < TW; c++) {
+                            if (in_[c]) acc[j][c] += xv[c] * wv;
+                        }
                     }
                 }
             }

@@ -1,6 +1,7 @@
 // Element-wise functions of one float tensor: y[i] = f(x[i]), the function (ortvk_unary_fn) fixed per pipeline by
 // specialization constant 0, so that a pipeline holds only its own function's code.
 #version 460
+#extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 
 layout(push_constant) uniform Push {
@@ -53,8 +54,24 @@ float apply(float v)
     return ORTVK_NAN;
 }
 
+// Constant 1: 1 for the vectorised form, where each invocation maps 16 elements as vec4 (n and the offsets
+// multiples of 4 elements and 16 bytes: kernel_elementwise.c checks).
+layout(constant_id = 1) const uint VEC = 0u;
+
+vec4 apply4(vec4 v)
+{
+    return vec4(apply(v.x), apply(v.y), apply(v.z), apply(v.w));
+}
+
 void main()
 {
+    if (VEC != 0u && (FN != 13u || (p.lo == uvec2(0u) && p.hi == uvec2(0u)))) {
+        uint e0 = ortvk_index() * 16u;
+        [[unroll]] for (uint j = 0u; j < 16u; j += 4u) {
+            if (e0 + j < p.n) ORTVK_SET4(1, p.y, e0 + j, apply4(ORTVK_GET4(0, p.x, e0 + j)));
+        }
+        return;
+    }
     uint i = ortvk_index();
     if (i >= p.n) return;
     float v = ORTVK_GET(0, p.x, i);

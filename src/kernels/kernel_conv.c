@@ -257,6 +257,17 @@ static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *ru
     uint32_t group_channels = push.M / push.G;
     push.TM = group_channels % 4 == 0 ? 4 : group_channels % 2 == 0 ? 2 : 1;
     uint32_t fn = 0;
+    /* Depthwise convolutions of the common shapes: their own form of the shader (its constant 1). */
+    uint32_t depthwise = 0;
+    if (push.KW == 3 && push.PW == 1) depthwise = push.SW == 1 ? 1 : push.SW == 2 ? 2 : 0;
+    if (push.KW == 5 && push.PW == 2) depthwise = push.SW == 1 ? 3 : push.SW == 2 ? 4 : 0;
+    if (!transpose && depthwise != 0 && push.C > 0 && push.G == push.C && push.M == push.C && push.DW == 1 &&
+        push.W % 4 == 0 && run->in[0].address % 16 == 0 && g.pad[1] == push.PW) {
+        uint64_t pixel_blocks = (uint64_t)push.OH * ((push.OW + CONV_COLUMNS - 1) / CONV_COLUMNS);
+        uint64_t groups = (uint64_t)push.N * push.M * ((pixel_blocks + 63) / 64);
+        return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_CONV, depthwise * ORTVK_KVARIANT, &push, sizeof(push),
+                                      groups * 64);
+    }
     if (!transpose && run->in[1].packed && push.C > 0) {
         /* Packed weights (conv_pack): 8 or 4 channels a vec4 at a time. A 1x1 convolution of stride 1 without pads
          * is one row of H * W columns, read as vec4 where the rows start 16-byte aligned. */

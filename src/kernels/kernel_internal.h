@@ -378,7 +378,7 @@ OrtStatus *ortvk_krun_dispatch(ortvk_krun *run, ortvk_shader shader, const void 
 /* The same with specialization constant 0 of the shader set to `fn` (< ORTVK_KMAX_FN): a shader that picks its
  * function by it (unary, binary) gets a pipeline per function, without the others' code. Drivers that run every
  * side of a branch under a mask (lavapipe) would otherwise pay for all of them: Relu cost as much as Erf. */
-#define ORTVK_KMAX_FN 64
+#define ORTVK_KMAX_FN 160
 /* fn / ORTVK_KVARIANT goes to specialization constant 1 instead (fn % ORTVK_KVARIANT to constant 0): a variant of
  * the shader, e.g. the element-wise ones' vectorised form. */
 #define ORTVK_KVARIANT 32

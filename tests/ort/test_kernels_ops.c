@@ -793,5 +793,39 @@ int main(int argc, char **argv)
         }
         run_case(&app, device, &c);
     }
+    /* Last, so that the cases above keep their random values. The depthwise forms (rows of a multiple of 4 read as vec4: 3 or 5 taps, stride 1 or 2) and packed weights
+     * (8 or 4 output channels of a group a vec4; 3-tap rows, 1x1 flattened, the general path). */
+    {
+        int64_t x[4] = {2, 5, 6, 20}, w[4] = {5, 1, 3, 3}, p[4] = {1, 1, 1, 1};
+        conv(&app, device, "Conv depthwise 3x3 s1 p1, rows of 20", x, w, 5, NULL, NULL, p, NULL, true);
+    }
+    {
+        int64_t x[4] = {1, 3, 9, 24}, w[4] = {3, 1, 3, 3}, s[2] = {2, 2}, p[4] = {1, 1, 0, 0};
+        conv(&app, device, "Conv depthwise 3x3 s2 p1/0, rows of 24", x, w, 3, s, NULL, p, NULL, false);
+    }
+    {
+        int64_t x[4] = {1, 4, 11, 16}, w[4] = {4, 1, 5, 5}, p[4] = {2, 2, 2, 1};
+        conv(&app, device, "Conv depthwise 5x5 s1 p2, rows of 16", x, w, 4, NULL, NULL, p, NULL, true);
+    }
+    {
+        int64_t x[4] = {1, 2, 10, 28}, w[4] = {2, 1, 5, 5}, s[2] = {2, 2}, p[4] = {2, 2, 2, 2};
+        conv(&app, device, "Conv depthwise 5x5 s2 p2, rows of 28", x, w, 2, s, NULL, p, NULL, true);
+    }
+    {
+        int64_t x[4] = {2, 16, 6, 12}, w[4] = {16, 8, 3, 3}, p[4] = {1, 1, 1, 1};
+        conv(&app, device, "Conv 3x3 s1 p1 group 2 (8 channels a group)", x, w, 2, NULL, NULL, p, NULL, true);
+    }
+    {
+        int64_t x[4] = {1, 5, 7, 8}, w[4] = {12, 5, 3, 3}, p[4] = {1, 1, 1, 1};
+        conv(&app, device, "Conv 3x3 s1 p1 12 channels (4 a vec4)", x, w, 1, NULL, NULL, p, NULL, false);
+    }
+    {
+        int64_t x[4] = {2, 7, 6, 10}, w[4] = {16, 7, 1, 1};
+        conv(&app, device, "Conv 1x1 batch 2, 60 pixels as one row", x, w, 1, NULL, NULL, NULL, NULL, true);
+    }
+    {
+        int64_t x[4] = {1, 6, 13, 15}, w[4] = {8, 6, 3, 3}, s[2] = {2, 2}, p[4] = {1, 1, 1, 1};
+        conv(&app, device, "Conv 3x3 s2 packed weights", x, w, 1, s, NULL, p, NULL, true);
+    }
     return test_finish(&app, half_mode ? "test_kernels_ops --float16" : "test_kernels_ops");
 }

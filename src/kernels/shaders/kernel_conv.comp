@@ -135,8 +135,63 @@ void main_packed()
     }
 }
 
+// Constant 1: depthwise convolutions (one channel per group, multiplier 1) of rows of a multiple of 4, dilation 1:
+// 1 3 taps stride 1 pad 1, 2 3 taps stride 2 pad 1, 3 5 taps stride 1 pad 2, 4 5 taps stride 2 pad 2. Each
+// invocation computes TW columns of one channel from its input columns read as aligned vec4 (zero outside the row).
+layout(constant_id = 1) const uint DEPTHWISE = 0u;
+
+void main_depthwise()
+{
+    const uint KW_ = DEPTHWISE <= 2u ? 3u : 5u;
+    const uint SW_ = DEPTHWISE % 2u == 1u ? 1u : 2u;
+    const uint PW_ = KW_ / 2u;
+    const uint NV = (4u + 7u * SW_ - PW_ + KW_ + 3u) / 4u; // vec4 of the window: columns ow0 * SW - 4 ..
+    uint col_blocks = (p.OW + TW - 1u) / TW;
+    uint pixel_blocks = p.OH * col_blocks;
+    uint groups_per_m = (pixel_blocks + 63u) / 64u;
+    uint wg = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint pb = (wg % groups_per_m) * 64u + gl_LocalInvocationID.x;
+    uint mt = wg / groups_per_m; // n * M + m, uniform across the workgroup
+    if (pb >= pixel_blocks || mt >= p.N * p.M) return;
+    uint ow0 = (pb % col_blocks) * TW;
+    uint oh = pb / col_blocks;
+    uint m = mt % p.M;
+    float acc[TW];
+    [[unroll]] for (uint c = 0u; c < TW; c++) acc[c] = 0.0;
+    int ih0 = int(oh * p.SH) - p.PH;
+    int start = int(ow0 * SW_) - 4;
+    for (uint kh = 0u; kh < p.KH; kh++) {
+        int ih = ih0 + int(kh * p.DH);
+        if (ih < 0 || ih >= int(p.H)) continue;
+        uint xrow = (mt * p.H + uint(ih)) * p.W;
+        float xr[NV * 4u];
+        [[unroll]] for (uint q = 0u; q < NV; q++) {
+            int col = start + int(q * 4u);
+            vec4 v = col >= 0 && col < int(p.W) ? ORTVK_GET4(0, p.x, xrow + uint(col)) : vec4(0.0);
+            xr[q * 4u] = v.x, xr[q * 4u + 1u] = v.y, xr[q * 4u + 2u] = v.z, xr[q * 4u + 3u] = v.w;
+        }
+        uint wrow = (m * p.KH + kh) * KW_;
+        [[unroll]] for (uint kw = 0u; kw < KW_; kw++) {
+            float wv = ORTVK_GET(1, p.w, wrow + kw);
+            [[unroll]] for (uint c = 0u; c < TW; c++) acc[c] += xr[c * SW_ + kw + 4u - PW_] * wv;
+        }
+    }
+    float bias = p.b != uvec2(0u) ? ORTVK_GET(2, p.b, m) : 0.0;
+    uint row = (mt * p.OH + oh) * p.OW;
+    [[unroll]] for (uint c = 0u; c < TW; c++) {
+        if (ow0 + c >= p.OW) continue;
+        float sum = acc[c];
+        if (p.b != uvec2(0u)) sum += bias;
+        ORTVK_SET(3, p.y, row + ow0 + c, sum);
+    }
+}
+
 void main()
 {
+    if (DEPTHWISE != 0u) {
+        main_depthwise();
+        return;
+    }
     if (FN != 0u) {
         main_packed();
         return;

@@ -203,9 +203,13 @@ typedef struct push_conv {
     int32_t PH, PW;
     uint32_t DH, DW, G;
     uint32_t TM;                   /* output channels per invocation: 1, 2 or 4 of one group */
-    uint32_t step_h, step_w;       /* ConvTranspose: taps between those that reach one output */
+    uint32_t step_h, step_w;       /* ConvTranspose: taps between those that reach one output; Conv: the range of
+                                      a group's input channels a dispatch sums (conv_dispatch) */
     int32_t di_h, di_w;            /* ConvTranspose: how far the input index moves from one such tap to the next */
+    uint32_t unused;
+    uint64_t partial;              /* Conv of float16 tensors over several ranges: float32 partial sums */
 } push_conv;
+_Static_assert(sizeof(push_conv) == 128, "push_conv: its last 8 bytes are the shader's operand `partial`");
 
 /* Output columns per invocation of the Conv shader (its TW). */
 #define CONV_COLUMNS 8
@@ -218,6 +222,28 @@ static uint32_t gcd(uint32_t a, uint32_t b)
         b = r;
     }
     return a;
+}
+
+/* Records Conv's dispatches: one, or one per range of input channels where a loop over all of them would pass
+ * lavapipe's cap of 65535 loop iterations an invocation (shaders/common.glsl); ranges after the first add to the
+ * partial sums in y, in the same order. */
+static OrtStatus *conv_dispatch(ortvk_krun *run, uint32_t fn, push_conv *push, uint64_t invocations)
+{
+    uint32_t cg = push->G > 0 ? push->C / push->G : 0;
+    uint32_t per_channel = 1 + push->KH + push->KH * push->KW; /* iterations of its loops per input channel */
+    uint32_t chunk = 16000 / per_channel;
+    if (chunk == 0) chunk = 1;
+    push->step_h = 0;
+    push->step_w = cg;
+    if (cg <= chunk) return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_CONV, fn, push, sizeof(*push), invocations);
+    /* float16 partial sums would round once per range: they stay float32 in a scratch buffer. */
+    if (run->float16) ORTVK_TRY(ortvk_krun_scratch(run, run->out[0].count * sizeof(float), &push->partial));
+    for (uint32_t c = 0; c < cg; c += chunk) {
+        push->step_h = c;
+        push->step_w = cg - c < chunk ? cg : c + chunk;
+        ORTVK_TRY(ortvk_krun_dispatch_fn(run, ORTVK_SHADER_CONV, fn, push, sizeof(*push), invocations));
+    }
+    return NULL;
 }
 
 static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *run, bool transpose)
@@ -285,12 +311,12 @@ static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *ru
         /* Workgroups of 64 column blocks that share their output channels (shaders/kernel_conv.comp). */
         uint64_t pixel_blocks = (uint64_t)push.OH * ((push.OW + CONV_COLUMNS - 1) / CONV_COLUMNS);
         uint64_t groups = (uint64_t)push.N * (push.M / push.TM) * ((pixel_blocks + 63) / 64);
-        return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_CONV, fn, &push, sizeof(push), groups * 64);
+        return conv_dispatch(run, fn, &push, groups * 64);
     }
     uint64_t blocks = (uint64_t)push.N * (push.M / push.TM) * push.OH;
     if (!transpose) {
         blocks *= (push.OW + CONV_COLUMNS - 1) / CONV_COLUMNS;
-        return ortvk_krun_dispatch(run, ORTVK_SHADER_CONV, &push, sizeof(push), blocks);
+        return conv_dispatch(run, 0, &push, blocks);
     }
     push.step_h = push.SH / gcd(push.SH, push.DH);
     push.step_w = push.SW / gcd(push.SW, push.DW);

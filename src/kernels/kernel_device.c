@@ -105,7 +105,8 @@ static const uint32_t spv_where_f16[] =
 
 /* Each shader twice: [0] for float32 tensors, [1] compiled with ORTVK_F16 for float16 ones (shaders/common.glsl). */
 /* `operands`: which 8-byte words of a shader's push constants are the tensors it reads and writes (its uvec2 members,
- * common.glsl), bit k for word k; the leading words, except for unary's Clip bounds after its scalars. */
+ * common.glsl), bit k for word k; the leading words, and after their scalars unary's Clip bounds and conv's
+ * float32 partial sums. */
 static const struct {
     const char *name;
     const uint32_t *code[2];
@@ -117,7 +118,7 @@ static const struct {
     SHADER(ORTVK_SHADER_UNARY, "unary", spv_unary, 0x33),
     SHADER(ORTVK_SHADER_BINARY, "binary", spv_binary, 0x7),
     SHADER(ORTVK_SHADER_COPY, "copy", spv_copy, 0x3),
-    SHADER(ORTVK_SHADER_CONV, "conv", spv_conv, 0xf),
+    SHADER(ORTVK_SHADER_CONV, "conv", spv_conv, 0x800f),
     SHADER(ORTVK_SHADER_CONV_TRANSPOSE, "conv_transpose", spv_conv_transpose, 0xf),
     SHADER(ORTVK_SHADER_POOL, "pool", spv_pool, 0x3),
     SHADER(ORTVK_SHADER_BATCHNORM, "batchnorm", spv_batchnorm, 0x3f),

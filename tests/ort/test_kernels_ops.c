@@ -827,5 +827,42 @@ int main(int argc, char **argv)
         int64_t x[4] = {1, 6, 13, 15}, w[4] = {8, 6, 3, 3}, s[2] = {2, 2}, p[4] = {1, 1, 1, 1};
         conv(&app, device, "Conv 3x3 s2 packed weights", x, w, 1, s, NULL, p, NULL, true);
     }
+    /* Loops past lavapipe's cap of about 65535 iterations, which ended them silently (a ReduceSum of 70000 values
+     * summed 65534 of them): every such loop now runs in chunks. Last, like the cases above. */
+    {
+        op_case c;
+        int64_t x[2] = {1, 70000};
+        start(&c, "ReduceSum of 70000 values", 13, 2, x);
+        const char *in[] = {"x"};
+        node(&c, "ReduceSum", 1, in);
+        run_case(&app, device, &c);
+    }
+    {
+        int64_t a[2] = {2, 70000}, b[2] = {70000, 3};
+        binary(&app, device, "MatMul K = 70000", "MatMul", 2, a, 2, b, true);
+    }
+    {
+        int64_t x[4] = {1, 70000, 1, 2}, w[4] = {2, 70000, 1, 1}, w4[4] = {4, 70000, 1, 1};
+        conv(&app, device, "Conv of 70000 input channels", x, w, 1, NULL, NULL, NULL, NULL, true);
+        conv(&app, device, "Conv of 70000 input channels, packed", x, w4, 1, NULL, NULL, NULL, NULL, false);
+    }
+    {
+        op_case c;
+        int64_t x[2] = {2, 70000}, norm[1] = {70000};
+        start(&c, "LayerNormalization over 70000", 17, 2, x);
+        constant(&c, "scale", 1, norm);
+        constant(&c, "bias", 1, norm);
+        const char *in[] = {"x", "scale", "bias"};
+        attr_int(node(&c, "LayerNormalization", 3, in), "axis", -1);
+        run_case(&app, device, &c);
+    }
+    {
+        op_case c;
+        int64_t x[2] = {2, 100003};
+        start(&c, "Softmax over rows of 100003", 13, 2, x);
+        const char *in[] = {"x"};
+        attr_int(node(&c, "Softmax", 1, in), "axis", 1);
+        run_case(&app, device, &c);
+    }
     return test_finish(&app, half_mode ? "test_kernels_ops --float16" : "test_kernels_ops");
 }

@@ -6,6 +6,7 @@
 // results. These use only +, -, *, /, which Vulkan rounds (nearly) exactly; `precise` keeps compilers from
 // reassociating the range reductions (lavapipe did, costing exp 34 ULP). tests/ort/test_kernels_math.c measures
 // them over their whole ranges: exp, log, tanh, sigmoid, elu within 1 ULP, erf 3.5, pow 13.
+#extension GL_EXT_control_flow_attributes : require
 #ifdef ORTVK_F16
 #extension GL_EXT_shader_16bit_storage : require
 #endif
@@ -83,6 +84,18 @@ layout(set = 0, binding = 0, std430) restrict buffer OrtvkElems { uint16_t v[]; 
 #define ORTVK_SET4(n, ref, i, value) (ORTVK_VEC4(n, ref, uint(i) >> 2u) = (value))
 #endif
 // ORTVK_GET4/SET4: elements i..i+3 (i a multiple of 4, the operand's offset a multiple of 16 bytes).
+
+// lavapipe (llvmpipe) ends a shader's loops, silently, once they have run about 65535 iterations in one invocation,
+// all its loops counted together (a Softmax over rows of 40000 runs 3 loops of 40000 and broke). A loop whose count
+// comes from the tensors runs as ORTVK_FOR: blocks of ORTVK_LOOP_BLOCK iterations, each block unrolled, so only
+// the blocks count. ORTVK_FOR(k, begin, end) { body } runs body for k = begin .. end - 1 in order; `continue` ends
+// one k, `break` is not allowed. Loops of more blocks than the cap are split over dispatches by the ops.
+#define ORTVK_LOOP_BLOCK 16u
+#define ORTVK_FOR(k, begin, end) \
+    for (uint k##_b = (begin); k##_b < (end); k##_b += ORTVK_LOOP_BLOCK) \
+        [[unroll]] for (uint k##_j = 0u; k##_j < ORTVK_LOOP_BLOCK; k##_j++) \
+            if (k##_b + k##_j < (end)) \
+                [[unroll]] for (uint k = k##_b + k##_j, k##_once = 0u; k##_once < 1u; k##_once++)
 
 // Matches ortvk_krun_dispatch: workgroups of 64 over x, then y.
 uint ortvk_index()

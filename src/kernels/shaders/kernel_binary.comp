@@ -2,7 +2,6 @@
 // shapes into at most 6 dims and gives each operand's element strides (0 where it is broadcast). The function
 // (ortvk_binary_fn) is specialization constant 0.
 #version 460
-#extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 
 layout(push_constant) uniform Push {

@@ -6,7 +6,6 @@
 // input rows read as vec4 (a 1x1 convolution of stride 1 without pads, run as one row of H * W columns), bit 3 the
 // same for 3 taps of stride 1, pad 1 (3x3 "same" convolutions).
 #version 460
-#extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 
 layout(push_constant) uniform Push {
@@ -17,10 +16,14 @@ layout(push_constant) uniform Push {
     int PH, PW;
     uint DH, DW, G;
     uint TM; // output channels per invocation: 1, 2 or 4, dividing the channels of a group
+    // The channels of a group this dispatch sums: all of them, or a range where one loop over them all would pass
+    // lavapipe's loop cap (common.glsl); a range after the first adds to y's partial sums, the last adds the bias.
+    uint c_begin, c_end;
+    int unused_[3];
+    uvec2 partial; // float16 tensors over several ranges: the partial sums in float32 (y's element count)
 } p;
 
 #define TW 8u // output columns per invocation
-#define LOOP 32768u // lavapipe ends loops of more than 65535 iterations: the channel loop runs in chunks of this
 
 layout(constant_id = 0) const uint FN = 0u;
 
@@ -65,10 +68,20 @@ void main_packed()
         acc[0][c] = vec4(0.0);
         acc[1][c] = vec4(0.0);
     }
+    if (p.c_begin > 0u) {
+        [[unroll]] for (uint j = 0u; j < 8u; j++) {
+            if (j >= TM8) break;
+            uint row = ((n * p.M + m0 + j) * p.OH + oh) * p.OW;
+            [[unroll]] for (uint c = 0u; c < TW; c++) {
+                if (!col_in[c]) continue;
+                acc[j / 4u][c][j % 4u] = p.partial != uvec2(0u) ? ORTVK_FLOAT(4, p.partial, row + ow0 + c)
+                                                                : ORTVK_GET(3, p.y, row + ow0 + c);
+            }
+        }
+    }
     int ih0 = int(oh * p.SH) - p.PH;
-    for (uint c0 = 0u; c0 < cg; c0 += LOOP) {
-        uint c1 = min(cg, c0 + LOOP);
-        for (uint c = c0; c < c1; c++) {
+    {
+        for (uint c = p.c_begin; c < p.c_end; c++) {
             uint xc = (n * p.C + g * cg + c) * p.H;
             uint wc = (g * cg + c) * p.KH;
             for (uint kh = 0u; kh < p.KH; kh++) {
@@ -129,8 +142,9 @@ void main_packed()
         [[unroll]] for (uint c = 0u; c < TW; c++) {
             if (!col_in[c]) continue;
             float sum = acc[j / 4u][c][j % 4u];
-            if (p.b != uvec2(0u)) sum += bias;
-            ORTVK_SET(3, p.y, row + ow0 + c, sum);
+            if (p.b != uvec2(0u) && p.c_end == cg) sum += bias;
+            if (p.partial != uvec2(0u) && p.c_end != cg) ORTVK_FLOAT(4, p.partial, row + ow0 + c) = sum;
+            else ORTVK_SET(3, p.y, row + ow0 + c, sum);
         }
     }
 }
@@ -217,11 +231,21 @@ void main()
         iw0[c] = int((ow0 + c) * p.SW) - p.PW;
         [[unroll]] for (uint j = 0u; j < 4u; j++) acc[j][c] = 0.0;
     }
+    if (p.c_begin > 0u) {
+        [[unroll]] for (uint j = 0u; j < 4u; j++) {
+            if (j >= p.TM) break;
+            uint row = ((n * p.M + m0 + j) * p.OH + oh) * p.OW;
+            [[unroll]] for (uint c = 0u; c < TW; c++) {
+                if (!col_in[c]) continue;
+                acc[j][c] = p.partial != uvec2(0u) ? ORTVK_FLOAT(4, p.partial, row + ow0 + c)
+                                                   : ORTVK_GET(3, p.y, row + ow0 + c);
+            }
+        }
+    }
     int ih0 = int(oh * p.SH) - p.PH;
     uint w_stride = cg * p.KH * p.KW; // between the weights of neighbouring output channels
-    for (uint c0 = 0u; c0 < cg; c0 += LOOP) {
-        uint c1 = min(cg, c0 + LOOP);
-        for (uint c = c0; c < c1; c++) {
+    {
+        for (uint c = p.c_begin; c < p.c_end; c++) {
             uint xc = (n * p.C + g * cg + c) * p.H;
             uint wc = (m0 * cg + c) * p.KH;
             for (uint kh = 0u; kh < p.KH; kh++) {
@@ -257,8 +281,9 @@ void main()
         [[unroll]] for (uint c = 0u; c < TW; c++) {
             if (!col_in[c]) continue;
             float sum = acc[j][c];
-            if (p.b != uvec2(0u)) sum += bias;
-            ORTVK_SET(3, p.y, row + ow0 + c, sum);
+            if (p.b != uvec2(0u) && p.c_end == cg) sum += bias;
+            if (p.partial != uvec2(0u) && p.c_end != cg) ORTVK_FLOAT(4, p.partial, row + ow0 + c) = sum;
+            else ORTVK_SET(3, p.y, row + ow0 + c, sum);
         }
     }
 }

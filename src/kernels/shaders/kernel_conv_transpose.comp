@@ -2,7 +2,6 @@
 // oh = ih SH - PH + kh DH (likewise for w); weights are (C, M / G, KH, KW). Each invocation computes TM output
 // channels (1, 2 or 4 of one group) and visits only the taps that reach its output, in ascending order.
 #version 460
-#extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 
 // Only every step-th tap can reach a given output (step = S / gcd(D, S)), and the input index moves by
@@ -52,7 +51,7 @@ void main()
     uint kw0 = first_tap(int(ow), p.PW, p.KW, p.SW, p.DW, p.step_w, iw0);
     uint taps = p.KH * p.KW; // between the weights of neighbouring output channels
     float acc[4] = float[4](0.0, 0.0, 0.0, 0.0);
-    for (uint c = 0u; c < cg; c++) {
+    ORTVK_FOR(c, 0u, cg) {
         uint ci = g * cg + c;
         uint xc = (n * p.C + ci) * p.H;
         uint wc = (ci * mg + ml0) * p.KH;

@@ -2,7 +2,6 @@
 // (+ beta * C[m, n]), with A and B addressed through strides so that transposes cost nothing. Each invocation
 // computes a TM x TN block of one batch's output; every sum runs over k in ascending order.
 #version 460
-#extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 
 layout(push_constant) uniform Push {
@@ -50,7 +49,7 @@ void main()
         col_in[c] = n0 + c < p.N;
         bi[c] = bo + int(n0 + c) * p.b_sn;
     }
-    for (uint k = 0u; k < p.K; k++) {
+    ORTVK_FOR(k, 0u, p.K) {
         float av[TM], bv[TN];
         [[unroll]] for (uint j = 0u; j < TM; j++) {
             av[j] = 0.0;

@@ -18,10 +18,10 @@ void main()
     if (row >= p.rows) return;
     uint base = row * p.len;
     float sum = 0.0;
-    for (uint k = 0u; k < p.len; k++) sum += ORTVK_GET(0, p.x, base + k);
+    ORTVK_FOR(k, 0u, p.len) sum += ORTVK_GET(0, p.x, base + k);
     float mean = sum / float(p.len);
     float sq = 0.0;
-    for (uint k = 0u; k < p.len; k++) {
+    ORTVK_FOR(k, 0u, p.len) {
         float d = ORTVK_GET(0, p.x, base + k) - mean;
         sq += d * d;
     }
@@ -29,7 +29,7 @@ void main()
     if (p.mean != uvec2(0u)) ORTVK_FLOAT(4, p.mean, row) = mean;
     if (p.inv_std != uvec2(0u)) ORTVK_FLOAT(5, p.inv_std, row) = inv_std;
     uint c = row % p.channels;
-    for (uint k = 0u; k < p.len; k++) {
+    ORTVK_FOR(k, 0u, p.len) {
         uint s = p.per_element != 0u ? k : c;
         float v = (ORTVK_GET(0, p.x, base + k) - mean) * inv_std * ORTVK_GET(2, p.scale, s);
         if (p.bias != uvec2(0u)) v += ORTVK_GET(3, p.bias, s);

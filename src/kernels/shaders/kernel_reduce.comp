@@ -19,10 +19,10 @@ void main()
     float shift = 0.0;
     if (p.fn == 8u) {
         float mx = -ORTVK_INF;
-        for (uint r = 0u; r < p.R; r++) mx = max(mx, ORTVK_GET(0, p.x, base + r * p.inner));
+        ORTVK_FOR(r, 0u, p.R) mx = max(mx, ORTVK_GET(0, p.x, base + r * p.inner));
         if (!isinf(mx)) shift = mx; // all -inf (or none): log(0) = -inf below; an inf stays inf
     }
-    for (uint r = 0u; r < p.R; r++) {
+    ORTVK_FOR(r, 0u, p.R) {
         float v = ORTVK_GET(0, p.x, base + r * p.inner);
         if (p.fn <= 1u || p.fn == 7u) acc += v;
         else if (p.fn == 4u) acc += abs(v);

@@ -1,7 +1,6 @@
 // Element-wise functions of one float tensor: y[i] = f(x[i]), the function (ortvk_unary_fn) fixed per pipeline by
 // specialization constant 0, so that a pipeline holds only its own function's code.
 #version 460
-#extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 
 layout(push_constant) uniform Push {

@@ -134,9 +134,9 @@ static double process_cpu_ms(void)
 
 /* A Run's wall time in ms; *cpu (when not NULL) gets the CPU time all threads of the process spent in it, which
  * other work on a loaded machine changes less than the wall time. */
-static double run_ms(ortapp *app, OrtSession *s, OrtValue *input, float *first, size_t count, double *cpu)
+static double run_named(ortapp *app, OrtSession *s, const char *in_name, const char *out_name, OrtValue *input,
+                        float *first, size_t count, double *cpu)
 {
-    const char *in_name = "x", *out_name = "y";
     OrtValue *output = NULL;
     double start = bench_now_us(), cpu_start = process_cpu_ms();
     if (failed(app, app->api->Run(s, NULL, &in_name, (const OrtValue *const *)&input, 1, &out_name, 1, &output), "Run"))
@@ -152,6 +152,11 @@ static double run_ms(ortapp *app, OrtSession *s, OrtValue *input, float *first, 
     return ms;
 }
 
+static double run_ms(ortapp *app, OrtSession *s, OrtValue *input, float *first, size_t count, double *cpu)
+{
+    return run_named(app, s, "x", "y", input, first, count, cpu);
+}
+
 static bool wanted(const char *list, const char *name)
 {
     if (strcmp(list, "all") == 0) return true;
@@ -163,6 +168,70 @@ static bool wanted(const char *list, const char *name)
         p = end ? end + 1 : NULL;
     }
     return false;
+}
+
+/* --ops model --model PATH: a whole model (one float input [1,3,H,W]) at --compare-sizes, the same way. */
+static int bench_ops_model(ortapp *app, const OrtEpDevice *device, const bench_options *opt)
+{
+    uint8_t *model = NULL;
+    size_t len = 0;
+    if (opt->model_path == NULL || onnx_read_file(opt->model_path, &model, &len) != 0) {
+        fprintf(stderr, "ortvk-bench: --ops model needs --model PATH (a readable ONNX file)\n");
+        return 1;
+    }
+    OrtSession *s[2] = {session(app, device, model, len, opt->threads), session(app, NULL, model, len, opt->threads)};
+    free(model);
+    int rc = s[0] && s[1] ? 0 : 1;
+    int frames = opt->compare_frames;
+    OrtAllocator *allocator = NULL;
+    char *in_name = NULL, *out_name = NULL;
+    if (rc == 0)
+        rc = failed(app, app->api->GetAllocatorWithDefaultOptions(&allocator), "GetAllocatorWithDefaultOptions") ||
+             failed(app, app->api->SessionGetInputName(s[1], 0, allocator, &in_name), "SessionGetInputName") ||
+             failed(app, app->api->SessionGetOutputName(s[1], 0, allocator, &out_name), "SessionGetOutputName");
+    printf("  model %s\n  size        ortvk ms   CPU ms  ratio  ortvk cpu  CPU cpu  ratio\n", opt->model_path);
+    for (int z = 0; z < opt->compare_size_count && rc == 0; z++) {
+        int w = opt->compare_sizes[z].width, h = opt->compare_sizes[z].height;
+        size_t n = (size_t)3 * (size_t)w * (size_t)h;
+        int64_t dims[4] = {1, 3, h, w};
+        float *in = malloc(n * sizeof(float));
+        double *ms = calloc(4 * (size_t)frames, sizeof(double));
+        OrtMemoryInfo *cpu = NULL;
+        OrtValue *input = NULL;
+        rc = in && ms ? 0 : 1;
+        for (size_t i = 0; rc == 0 && i < n; i++) in[i] = (float)((i * 2654435761u) % 1000) / 500.0f - 1.0f;
+        if (rc == 0) rc = failed(app, app->api->CreateCpuMemoryInfo(OrtDeviceAllocator, OrtMemTypeDefault, &cpu),
+                                 "CreateCpuMemoryInfo");
+        if (rc == 0) rc = failed(app, app->api->CreateTensorWithDataAsOrtValue(cpu, in, n * sizeof(float), dims, 4,
+                                                                               ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT,
+                                                                               &input),
+                                 "CreateTensorWithDataAsOrtValue");
+        for (int e = 0; e < 2 && rc == 0; e++) rc = run_named(app, s[e], in_name, out_name, input, NULL, 0, NULL) < 0;
+        for (int f = 0; f < frames && rc == 0; f++) {
+            for (int e = 0; e < 2 && rc == 0; e++) {
+                double c = 0, t = run_named(app, s[e], in_name, out_name, input, NULL, 0, &c);
+                rc = t < 0;
+                ms[(size_t)e * (size_t)frames + (size_t)f] = t;
+                ms[(size_t)(2 + e) * (size_t)frames + (size_t)f] = c;
+            }
+        }
+        if (rc == 0) {
+            double med[4];
+            for (int k = 0; k < 4; k++) med[k] = bench_stat_of(ms + (size_t)k * (size_t)frames, (size_t)frames).median;
+            printf("  %4dx%-4d %10.1f %8.1f %5.1fx %10.1f %8.1f %5.1fx\n", w, h, med[0], med[1], med[0] / med[1],
+                   med[2], med[3], med[2] / med[3]);
+            fflush(stdout);
+        }
+        app->api->ReleaseValue(input);
+        app->api->ReleaseMemoryInfo(cpu);
+        free(in), free(ms);
+    }
+    if (in_name) app->api->AllocatorFree(allocator, in_name);
+    if (out_name) app->api->AllocatorFree(allocator, out_name);
+    for (int e = 0; e < 2; e++) {
+        if (s[e]) app->api->ReleaseSession(s[e]);
+    }
+    return rc;
 }
 
 int bench_ops(const bench_options *opt, const char *ort_path, const char *ep_path)
@@ -191,6 +260,7 @@ int bench_ops(const bench_options *opt, const char *ort_path, const char *ep_pat
            "  op                                  ortvk ms   CPU ms    ortvk rate      CPU rate  ratio ortvk cpu  CPU cpu  ratio     diff\n",
            opt->threads, CHAIN, CHAIN, CHAIN - 1, frames, device_name, app.version);
     int rc = 0;
+    if (wanted(opt->ops, "model") && strcmp(opt->ops, "all") != 0) rc = bench_ops_model(&app, device, opt);
     for (size_t o = 0; o < sizeof(specs) / sizeof(specs[0]) && rc == 0; o++) {
         const op_spec *s = &specs[o];
         if (!wanted(opt->ops, s->name)) continue;

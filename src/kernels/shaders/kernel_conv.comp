@@ -80,7 +80,23 @@ void main_packed()
         }
     }
     int ih0 = int(oh * p.SH) - p.PH;
-    {
+    if (XVEC) {
+        // 1x1, one row: no window loops (each loop iteration costs lavapipe more than this body's loads), and the
+        // channels in unrolled blocks.
+        ORTVK_FOR(c, p.c_begin, p.c_end) {
+            uint xrow = (n * p.C + g * cg + c) * p.W;
+            vec4 lo = INPUT4(xrow + ow0);
+            vec4 hi = col_in[4] ? INPUT4(xrow + ow0 + 4u) : vec4(0.0);
+            float xv[TW] = float[TW](lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w);
+            uint wi = (g * cg + c) * mg + ml0;
+            vec4 w0 = WEIGHTS4(wi);
+            [[unroll]] for (uint q = 0u; q < TW; q++) acc[0][q] += xv[q] * w0;
+            if (TM8 == 8u) {
+                vec4 w1 = WEIGHTS4(wi + 4u);
+                [[unroll]] for (uint q = 0u; q < TW; q++) acc[1][q] += xv[q] * w1;
+            }
+        }
+    } else {
         for (uint c = p.c_begin; c < p.c_end; c++) {
             uint xc = (n * p.C + g * cg + c) * p.H;
             uint wc = (g * cg + c) * p.KH;

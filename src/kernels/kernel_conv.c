@@ -304,7 +304,7 @@ static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *ru
             push.W = push.OW = push.H * push.W;
             push.H = push.OH = 1;
             if (push.W % 4 == 0 && run->in[0].address % 16 == 0) fn |= 4;
-        } else if (push.KW == 3 && push.SW == 1 && push.DW == 1 && push.PW == 1 && push.W % 4 == 0 &&
+        } else if (push.KH == 3 && push.KW == 3 && push.SW == 1 && push.DW == 1 && push.PW == 1 && push.W % 4 == 0 &&
                    run->in[0].address % 16 == 0) {
             fn |= 8;
         }

@@ -473,8 +473,8 @@ extern const ortvk_kop ortvk_kops_math[];
 
 /* The tensors of a shader are storage buffers pushed per dispatch (VK_KHR_push_descriptor): up to ORTVK_KBINDINGS,
  * the uvec2 members of its push constants (the 8-byte words ortvk_kernel_device_operands marks, bit k for word k).
- * Ops fill those with device addresses; ortvk_krun_dispatch binds each address's buffer and rewrites the member to (byte offset from the
- * binding's start, 1), or (0, 0) for address 0 (shaders/common.glsl). */
+ * Ops fill those with device addresses; ortvk_krun_dispatch binds each address's buffer and rewrites the member to
+ * (byte offset from the binding's start, 1), or (0, 0) for address 0 (shaders/common.glsl). */
 #define ORTVK_KBINDINGS 6
 uint32_t ortvk_kernel_device_operands(ortvk_shader shader);
 /* Pushes `infos` (ORTVK_KBINDINGS entries; VK_NULL_HANDLE buffers get a small placeholder) for the next dispatch. */

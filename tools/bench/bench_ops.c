@@ -120,7 +120,8 @@ static OrtSession *session(ortapp *app, const OrtEpDevice *device, const uint8_t
                                                                                  NULL, 0),
                          "SessionOptionsAppendExecutionProvider_V2");
     }
-    if (!bad) failed(app, app->api->CreateSessionFromArray(app->env, model, len, options, &s), "CreateSessionFromArray");
+    if (!bad)
+        failed(app, app->api->CreateSessionFromArray(app->env, model, len, options, &s), "CreateSessionFromArray");
     app->api->ReleaseSessionOptions(options);
     return s;
 }
@@ -257,7 +258,8 @@ int bench_ops(const bench_options *opt, const char *ort_path, const char *ep_pat
     printf("Single ops on ortvk against ORT's CPU EP (%d intra-op threads): chains of 1 and %d nodes, one node's time\n"
            "= (median(%d) - median(1)) / %d over %d interleaved runs each (+1 warm-up); device %s, ONNX Runtime %s\n"
            "  (cpu: CPU time of all the process's threads, less sensitive to other load; diff: relative to max |y|)\n"
-           "  op                                  ortvk ms   CPU ms    ortvk rate      CPU rate  ratio ortvk cpu  CPU cpu  ratio     diff\n",
+           "  op                                  ortvk ms   CPU ms    ortvk rate      CPU rate  ratio"
+           " ortvk cpu  CPU cpu  ratio     diff\n",
            opt->threads, CHAIN, CHAIN, CHAIN - 1, frames, device_name, app.version);
     int rc = 0;
     if (wanted(opt->ops, "model") && strcmp(opt->ops, "all") != 0) rc = bench_ops_model(&app, device, opt);
@@ -292,7 +294,8 @@ int bench_ops(const bench_options *opt, const char *ort_path, const char *ep_pat
                                                                                &input),
                                  "CreateTensorWithDataAsOrtValue");
         /* Warm-up (and the outputs to compare), then interleaved frames. */
-        if (rc == 0 && (run_ms(&app, sessions[1][0], input, a, n, NULL) < 0 || run_ms(&app, sessions[1][1], input, c, n, NULL) < 0 ||
+        if (rc == 0 && (run_ms(&app, sessions[1][0], input, a, n, NULL) < 0 ||
+                        run_ms(&app, sessions[1][1], input, c, n, NULL) < 0 ||
                         run_ms(&app, sessions[0][0], input, NULL, 0, NULL) < 0 ||
                         run_ms(&app, sessions[0][1], input, NULL, 0, NULL) < 0))
             rc = 1;
@@ -320,7 +323,8 @@ int bench_ops(const bench_options *opt, const char *ort_path, const char *ep_pat
                 else snprintf(rate[e], sizeof(rate[e]), "%.1f GFLOP/s", s->work / (node[e] * 1e6));
             }
             printf("  %-34s %9.2f %8.2f %13s %13s %6.1fx %9.1f %8.1f %6.1fx %8.2g\n", s->label, node[0], node[1],
-                   rate[0], rate[1], node[0] / node[1], cpu[0], cpu[1], cpu[0] / cpu[1], diff / (scale > 0 ? scale : 1));
+                   rate[0], rate[1], node[0] / node[1], cpu[0], cpu[1], cpu[0] / cpu[1],
+                   diff / (scale > 0 ? scale : 1));
             fflush(stdout);
         }
         app.api->ReleaseValue(input);

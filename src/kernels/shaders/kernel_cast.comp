@@ -58,7 +58,8 @@ void main()
         ORTVK_WORD(1, p.y, 2u * i) = lo;
         ORTVK_WORD(1, p.y, 2u * i + 1u) = hi;
     } else if (p.mode == 3u) {
-        ORTVK_WORD(1, p.y, i) = floatBitsToUint(i64_to_float(ORTVK_WORD(0, p.x, 2u * i), ORTVK_WORD(0, p.x, 2u * i + 1u)));
+        uint lo = ORTVK_WORD(0, p.x, 2u * i), hi = ORTVK_WORD(0, p.x, 2u * i + 1u);
+        ORTVK_WORD(1, p.y, i) = floatBitsToUint(i64_to_float(lo, hi));
     } else if (p.mode == 4u) {
         uint v = ORTVK_WORD(0, p.x, i);
         ORTVK_WORD(1, p.y, 2u * i) = v;

@@ -4,7 +4,7 @@
 // reference. Specialization constant FN: 0 weights as ONNX lays them out; else packed at Compile as
 // [g][c][kh][kw][m of the group] (kernel_conv.c), read 4 channels per vec4: bit 0 TM = 4, bit 1 TM = 8, bit 2 the
 // input rows read as vec4 (a 1x1 convolution of stride 1 without pads, run as one row of H * W columns), bit 3 the
-// same for 3 taps of stride 1, pad 1 (3x3 "same" convolutions).
+// same for 3x3 windows of stride 1, pad 1 (the "same" convolutions).
 #version 460
 #include "common.glsl"
 
@@ -96,6 +96,34 @@ void main_packed()
                 [[unroll]] for (uint q = 0u; q < TW; q++) acc[1][q] += xv[q] * w1;
             }
         }
+    } else if (ROW3) {
+        // 3x3, stride 1, pad 1, rows of a multiple of 4: the window's rows unrolled (loop iterations cost lavapipe
+        // more than loads); columns ow0 - 4 .. ow0 + 11 as 4 aligned vec4 (zero outside the row), 8 for each tap.
+        for (uint c = p.c_begin; c < p.c_end; c++) {
+            uint xc = (n * p.C + g * cg + c) * p.H;
+            uint wc = (g * cg + c) * 3u;
+            [[unroll]] for (uint kh = 0u; kh < 3u; kh++) {
+                int ih = ih0 + int(kh * p.DH);
+                if (ih < 0 || ih >= int(p.H)) continue;
+                uint xrow = (xc + uint(ih)) * p.W;
+                uint wrow = (wc + kh) * 3u;
+                float xr[16];
+                [[unroll]] for (uint q = 0u; q < 4u; q++) {
+                    int col = int(ow0) - 4 + int(q * 4u);
+                    vec4 v = col >= 0 && col < int(p.W) ? INPUT4(xrow + uint(col)) : vec4(0.0);
+                    xr[q * 4u] = v.x, xr[q * 4u + 1u] = v.y, xr[q * 4u + 2u] = v.z, xr[q * 4u + 3u] = v.w;
+                }
+                [[unroll]] for (uint kw = 0u; kw < 3u; kw++) {
+                    uint wi = (wrow + kw) * mg + ml0;
+                    vec4 w0 = WEIGHTS4(wi);
+                    [[unroll]] for (uint q = 0u; q < TW; q++) acc[0][q] += xr[q + kw + 3u] * w0;
+                    if (TM8 == 8u) {
+                        vec4 w1 = WEIGHTS4(wi + 4u);
+                        [[unroll]] for (uint q = 0u; q < TW; q++) acc[1][q] += xr[q + kw + 3u] * w1;
+                    }
+                }
+            }
+        }
     } else {
         for (uint c = p.c_begin; c < p.c_end; c++) {
             uint xc = (n * p.C + g * cg + c) * p.H;
@@ -105,26 +133,6 @@ void main_packed()
                 if (ih < 0 || ih >= int(p.H)) continue;
                 uint xrow = (xc + uint(ih)) * p.W;
                 uint wrow = (wc + kh) * p.KW;
-                if (ROW3) {
-                    // 3 taps of stride 1, pad 1, rows of a multiple of 4: columns ow0 - 4 .. ow0 + 11 as 4 aligned
-                    // vec4 (zero outside the row), each tap reading 8 of them.
-                    float xr[16];
-                    [[unroll]] for (uint q = 0u; q < 4u; q++) {
-                        int col = int(ow0) - 4 + int(q * 4u);
-                        vec4 v = col >= 0 && col < int(p.W) ? INPUT4(xrow + uint(col)) : vec4(0.0);
-                        xr[q * 4u] = v.x, xr[q * 4u + 1u] = v.y, xr[q * 4u + 2u] = v.z, xr[q * 4u + 3u] = v.w;
-                    }
-                    [[unroll]] for (uint kw = 0u; kw < 3u; kw++) {
-                        uint wi = (wrow + kw) * mg + ml0;
-                        vec4 w0 = WEIGHTS4(wi);
-                        [[unroll]] for (uint c = 0u; c < TW; c++) acc[0][c] += xr[c + kw + 3u] * w0;
-                        if (TM8 == 8u) {
-                            vec4 w1 = WEIGHTS4(wi + 4u);
-                            [[unroll]] for (uint c = 0u; c < TW; c++) acc[1][c] += xr[c + kw + 3u] * w1;
-                        }
-                    }
-                    continue;
-                }
                 for (uint kw = 0u; kw < p.KW; kw++) {
                     float xv[TW];
                     if (XVEC) { // one row, stride 1, no pads: columns ow0.. are inputs ow0..

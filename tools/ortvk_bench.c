@@ -36,6 +36,9 @@ static void usage(FILE *to)
             "                   PP-OCRv4 detector); --compare-sizes LIST (default 640x640,960x544),\n"
             "                   --compare-frames N (default 3); ORT's WebGPU EP runs too where Dawn finds an\n"
             "                   adapter; --profile adds ortvk's per-op device profile of each size\n"
+            "  --ops LIST       instead: single ops on ortvk and the CPU EP (all, or some of conv3x3,conv1x1,\n"
+            "                   dw3x3,matmul,add,mul,sigmoid, or model: the --model PATH at --compare-sizes);\n"
+            "                   --compare-frames N runs each\n"
             "  --device INDEX   ortvk EP device to use (default 0, the most capable; see ortvk-info)\n"
             "  --threads N      ORT intra-op threads (default 1: the model's compute runs on the app thread)\n"
             "  --delay-ms N     the non-blocking proof's producer delay (default 50)\n"
@@ -105,7 +108,7 @@ static int parse_args(int argc, char **argv, bench_options *o, const char **ort_
         static const char *const with_value[] = {"--iterations", "--frames",         "--warmup",        "--sizes",
                                                  "--model",      "--device",         "--threads",       "--delay-ms",
                                                  "--ort",        "--ep",             "--compare-model", "--compare-sizes",
-                                                 "--compare-frames"};
+                                                 "--compare-frames", "--ops"};
         bool known = false;
         for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++) known |= strcmp(a, with_value[k]) == 0;
         if (!known || i + 1 >= argc) {
@@ -121,6 +124,7 @@ static int parse_args(int argc, char **argv, bench_options *o, const char **ort_
         else if (strcmp(a, "--compare-sizes") == 0) ok = parse_sizes(v, o->compare_sizes, &o->compare_size_count);
         else if (strcmp(a, "--compare-frames") == 0) ok = parse_int(v, 1, 1000000, &o->compare_frames);
         else if (strcmp(a, "--compare-model") == 0) o->compare_model = v;
+        else if (strcmp(a, "--ops") == 0) o->ops = v;
         else if (strcmp(a, "--model") == 0) o->model_path = v;
         else if (strcmp(a, "--device") == 0) ok = parse_int(v, 0, 1000, &o->device_index);
         else if (strcmp(a, "--threads") == 0) ok = parse_int(v, 0, 1024, &o->threads);
@@ -313,6 +317,7 @@ int main(int argc, char **argv)
     const char *ort_path = NULL, *ep_path = NULL;
     if (parse_args(argc, argv, &b.opt, &ort_path, &ep_path) != 0) return 2;
     if (b.opt.compare_model != NULL) return bench_model_compare(&b.opt, ort_path, ep_path);
+    if (b.opt.ops != NULL) return bench_ops(&b.opt, ort_path, ep_path);
     int rc = setup(&b, ort_path, ep_path);
     int errors = 0;
     if (rc == 0) {

@@ -208,9 +208,13 @@ typedef struct push_conv {
     int32_t PH, PW;
     uint32_t DH, DW, G;
     uint32_t TM;                   /* output channels per invocation: 1, 2 or 4 of one group */
-    uint32_t step_h, step_w;       /* ConvTranspose: taps between those that reach one output */
+    uint32_t step_h, step_w;       /* ConvTranspose: taps between those that reach one output; Conv: the range of
+                                      a group's input channels a dispatch sums (conv_dispatch) */
     int32_t di_h, di_w;            /* ConvTranspose: how far the input index moves from one such tap to the next */
+    uint32_t unused;
+    uint64_t partial;              /* Conv of float16 tensors over several ranges: float32 partial sums */
 } push_conv;
+_Static_assert(sizeof(push_conv) == 128, "push_conv: its last 8 bytes are the shader's operand `partial`");
 
 /* Output columns per invocation of the Conv shader (its TW). */
 #define CONV_COLUMNS 8
@@ -223,6 +227,28 @@ static uint32_t gcd(uint32_t a, uint32_t b)
         b = r;
     }
     return a;
+}
+
+/* Records Conv's dispatches: one, or one per range of input channels where a loop over all of them would pass
+ * lavapipe's cap of 65535 loop iterations an invocation (shaders/common.glsl); ranges after the first add to the
+ * partial sums in y, in the same order. */
+static OrtStatus *conv_dispatch(ortvk_krun *run, uint32_t fn, push_conv *push, uint64_t invocations)
+{
+    uint32_t cg = push->G > 0 ? push->C / push->G : 0;
+    uint32_t per_channel = 1 + push->KH + push->KH * push->KW; /* iterations of its loops per input channel */
+    uint32_t chunk = 16000 / per_channel;
+    if (chunk == 0) chunk = 1;
+    push->step_h = 0;
+    push->step_w = cg;
+    if (cg <= chunk) return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_CONV, fn, push, sizeof(*push), invocations);
+    /* float16 partial sums would round once per range: they stay float32 in a scratch buffer. */
+    if (run->float16) ORTVK_TRY(ortvk_krun_scratch(run, run->out[0].count * sizeof(float), &push->partial));
+    for (uint32_t c = 0; c < cg; c += chunk) {
+        push->step_h = c;
+        push->step_w = cg - c < chunk ? cg : c + chunk;
+        ORTVK_TRY(ortvk_krun_dispatch_fn(run, ORTVK_SHADER_CONV, fn, push, sizeof(*push), invocations));
+    }
+    return NULL;
 }
 
 static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *run, bool transpose)
@@ -261,16 +287,73 @@ static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *ru
     /* Blocks of output channels that stay within one group. */
     uint32_t group_channels = push.M / push.G;
     push.TM = group_channels % 4 == 0 ? 4 : group_channels % 2 == 0 ? 2 : 1;
+    uint32_t fn = 0;
+    /* Depthwise convolutions of the common shapes: their own form of the shader (its constant 1). */
+    uint32_t depthwise = 0;
+    if (push.KW == 3 && push.PW == 1) depthwise = push.SW == 1 ? 1 : push.SW == 2 ? 2 : 0;
+    if (push.KW == 5 && push.PW == 2) depthwise = push.SW == 1 ? 3 : push.SW == 2 ? 4 : 0;
+    if (!transpose && depthwise != 0 && push.C > 0 && push.G == push.C && push.M == push.C && push.DW == 1 &&
+        push.W % 4 == 0 && run->in[0].address % 16 == 0 && g.pad[1] == push.PW) {
+        uint64_t pixel_blocks = (uint64_t)push.OH * ((push.OW + CONV_COLUMNS - 1) / CONV_COLUMNS);
+        uint64_t groups = (uint64_t)push.N * push.M * ((pixel_blocks + 63) / 64);
+        return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_CONV, depthwise * ORTVK_KVARIANT, &push, sizeof(push),
+                                      groups * 64);
+    }
+    if (!transpose && run->in[1].packed && push.C > 0) {
+        /* Packed weights (conv_pack): 8 or 4 channels a vec4 at a time. A 1x1 convolution of stride 1 without pads
+         * is one row of H * W columns, read as vec4 where the rows start 16-byte aligned. */
+        push.TM = group_channels % 8 == 0 ? 8 : 4;
+        fn = push.TM == 8 ? 2 : 1;
+        if (push.KH == 1 && push.KW == 1 && push.SH == 1 && push.SW == 1 && push.PH == 0 && push.PW == 0 &&
+            g.pad[0] == 0 && g.pad[1] == 0 && push.OH == push.H && push.OW == push.W) {
+            push.W = push.OW = push.H * push.W;
+            push.H = push.OH = 1;
+            if (push.W % 4 == 0 && run->in[0].address % 16 == 0) fn |= 4;
+        } else if (push.KH == 3 && push.KW == 3 && push.SW == 1 && push.DW == 1 && push.PW == 1 && push.W % 4 == 0 &&
+                   run->in[0].address % 16 == 0) {
+            fn |= 8;
+        }
+        /* Workgroups of 64 column blocks that share their output channels (shaders/kernel_conv.comp). */
+        uint64_t pixel_blocks = (uint64_t)push.OH * ((push.OW + CONV_COLUMNS - 1) / CONV_COLUMNS);
+        uint64_t groups = (uint64_t)push.N * (push.M / push.TM) * ((pixel_blocks + 63) / 64);
+        return conv_dispatch(run, fn, &push, groups * 64);
+    }
     uint64_t blocks = (uint64_t)push.N * (push.M / push.TM) * push.OH;
     if (!transpose) {
         blocks *= (push.OW + CONV_COLUMNS - 1) / CONV_COLUMNS;
-        return ortvk_krun_dispatch(run, ORTVK_SHADER_CONV, &push, sizeof(push), blocks);
+        return conv_dispatch(run, 0, &push, blocks);
     }
     push.step_h = push.SH / gcd(push.SH, push.DH);
     push.step_w = push.SW / gcd(push.SW, push.DW);
     push.di_h = (int32_t)(push.step_h * push.DH / push.SH);
     push.di_w = (int32_t)(push.step_w * push.DW / push.SW);
     return ortvk_krun_dispatch(run, ORTVK_SHADER_CONV_TRANSPOSE, &push, sizeof(push), blocks * push.OW);
+}
+
+/* Conv's constant weights [M][C/G][KH][KW] rearranged as [G][C/G][KH][KW][M/G], so that one vec4 holds 4 output
+ * channels' weights of one tap; only where a group's output channels come in fours (not depthwise). */
+bool ortvk_kconv_pack(const ortvk_kparams *params, size_t input, const ortvk_ktensor *t, const void *data,
+                      void *packed)
+{
+    if (input != 1 || (t->rank != 3 && t->rank != 4) || t->count == 0) return false;
+    int64_t G = params->conv.group, M = t->dims[0], cg = t->dims[1];
+    int64_t taps = t->rank == 4 ? t->dims[2] * t->dims[3] : t->dims[2];
+    if (G < 1 || M % G != 0 || (M / G) % 4 != 0) return false;
+    int64_t mg = M / G;
+    size_t es = ortvk_element_size(t->type);
+    const uint8_t *from = data;
+    uint8_t *to = packed;
+    for (int64_t m = 0; m < M; m++) {
+        int64_t g = m / mg, ml = m % mg;
+        for (int64_t c = 0; c < cg; c++) {
+            for (int64_t k = 0; k < taps; k++) {
+                size_t src = (size_t)((m * cg + c) * taps + k);
+                size_t dst = (size_t)(((g * cg + c) * taps + k) * mg + ml);
+                memcpy(to + dst * es, from + src * es, es);
+            }
+        }
+    }
+    return true;
 }
 
 static OrtStatus *conv_record(const ortvk_kparams *params, ortvk_krun *run)

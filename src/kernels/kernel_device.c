@@ -104,28 +104,33 @@ static const uint32_t spv_where_f16[] =
     ;
 
 /* Each shader twice: [0] for float32 tensors, [1] compiled with ORTVK_F16 for float16 ones (shaders/common.glsl). */
+/* `operands`: which 8-byte words of a shader's push constants are the tensors it reads and writes (its uvec2 members,
+ * common.glsl), bit k for word k; the leading words, and after their scalars unary's Clip bounds and conv's
+ * float32 partial sums. */
 static const struct {
     const char *name;
     const uint32_t *code[2];
     size_t size[2];
+    uint32_t operands;
 } shaders[ORTVK_SHADER_COUNT] = {
-#define SHADER(id, name, spv) [id] = {name, {spv, spv##_f16}, {sizeof(spv), sizeof(spv##_f16)}}
-    SHADER(ORTVK_SHADER_UNARY, "unary", spv_unary),
-    SHADER(ORTVK_SHADER_BINARY, "binary", spv_binary),
-    SHADER(ORTVK_SHADER_COPY, "copy", spv_copy),
-    SHADER(ORTVK_SHADER_CONV, "conv", spv_conv),
-    SHADER(ORTVK_SHADER_CONV_TRANSPOSE, "conv_transpose", spv_conv_transpose),
-    SHADER(ORTVK_SHADER_POOL, "pool", spv_pool),
-    SHADER(ORTVK_SHADER_BATCHNORM, "batchnorm", spv_batchnorm),
-    SHADER(ORTVK_SHADER_RESIZE, "resize", spv_resize),
-    SHADER(ORTVK_SHADER_REDUCE, "reduce", spv_reduce),
-    SHADER(ORTVK_SHADER_GEMM, "gemm", spv_gemm),
-    SHADER(ORTVK_SHADER_SOFTMAX, "softmax", spv_softmax),
-    SHADER(ORTVK_SHADER_PAD, "pad", spv_pad),
-    SHADER(ORTVK_SHADER_CAST, "cast", spv_cast),
-    SHADER(ORTVK_SHADER_NORM, "norm", spv_norm),
-    SHADER(ORTVK_SHADER_COMPARE, "compare", spv_compare),
-    SHADER(ORTVK_SHADER_WHERE, "where", spv_where),
+#define SHADER(id, name, spv, operands) \
+    [id] = {name, {spv, spv##_f16}, {sizeof(spv), sizeof(spv##_f16)}, operands}
+    SHADER(ORTVK_SHADER_UNARY, "unary", spv_unary, 0x33),
+    SHADER(ORTVK_SHADER_BINARY, "binary", spv_binary, 0x7),
+    SHADER(ORTVK_SHADER_COPY, "copy", spv_copy, 0x3),
+    SHADER(ORTVK_SHADER_CONV, "conv", spv_conv, 0x800f),
+    SHADER(ORTVK_SHADER_CONV_TRANSPOSE, "conv_transpose", spv_conv_transpose, 0xf),
+    SHADER(ORTVK_SHADER_POOL, "pool", spv_pool, 0x7),
+    SHADER(ORTVK_SHADER_BATCHNORM, "batchnorm", spv_batchnorm, 0x3f),
+    SHADER(ORTVK_SHADER_RESIZE, "resize", spv_resize, 0x7),
+    SHADER(ORTVK_SHADER_REDUCE, "reduce", spv_reduce, 0x3),
+    SHADER(ORTVK_SHADER_GEMM, "gemm", spv_gemm, 0xf),
+    SHADER(ORTVK_SHADER_SOFTMAX, "softmax", spv_softmax, 0x3),
+    SHADER(ORTVK_SHADER_PAD, "pad", spv_pad, 0x3),
+    SHADER(ORTVK_SHADER_CAST, "cast", spv_cast, 0x3),
+    SHADER(ORTVK_SHADER_NORM, "norm", spv_norm, 0x3f),
+    SHADER(ORTVK_SHADER_COMPARE, "compare", spv_compare, 0x7),
+    SHADER(ORTVK_SHADER_WHERE, "where", spv_where, 0xf),
 #undef SHADER
 };
 
@@ -136,7 +141,10 @@ struct ortvk_kernel_device {
     ortvk_kernel_device *next; /* registry list, under registry_lock */
     int refs;                  /* under registry_lock */
     ortvk_device *device;      /* holds a reference */
+    VkDescriptorSetLayout set_layout; /* ORTVK_KBINDINGS storage buffers at binding 0, pushed per dispatch */
     VkPipelineLayout layout;
+    PFN_vkCmdPushDescriptorSetKHR push_descriptor_set;
+    ortvk_buffer *unbound;     /* bound where a shader's operand is absent: every binding must be valid */
     pthread_mutex_t lock;      /* guards pipeline creation */
     VkPipeline pipelines[ORTVK_SHADER_COUNT][2][ORTVK_KMAX_FN]; /* [shader][float16][fn] */
 };
@@ -164,16 +172,50 @@ OrtStatus *ortvk_kernel_device_get(ortvk_device *device, ortvk_kernel_device **o
         status = ortvk_status(ORT_FAIL, "out of host memory creating the kernel state of device %u", device->index);
         goto out;
     }
+    k->push_descriptor_set =
+        (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(device->vk, "vkCmdPushDescriptorSetKHR");
+    if (k->push_descriptor_set == NULL) {
+        free(k);
+        status = ortvk_status(ORT_EP_FAIL, "device %u lacks vkCmdPushDescriptorSetKHR (VK_KHR_push_descriptor)",
+                              device->index);
+        goto out;
+    }
+    VkDescriptorSetLayoutBinding binding = {
+        .binding = 0,
+        .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+        .descriptorCount = ORTVK_KBINDINGS,
+        .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+    };
+    VkDescriptorSetLayoutCreateInfo set_info = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+        .flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR,
+        .bindingCount = 1,
+        .pBindings = &binding,
+    };
+    VkResult r = vkCreateDescriptorSetLayout(device->vk, &set_info, NULL, &k->set_layout);
+    if (r != VK_SUCCESS) {
+        free(k);
+        status = ortvk_status_vk(r, "vkCreateDescriptorSetLayout", "creating the kernels' descriptor set layout");
+        goto out;
+    }
     VkPushConstantRange range = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .offset = 0, .size = PUSH_CONSTANT_BYTES};
     VkPipelineLayoutCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .setLayoutCount = 1,
+        .pSetLayouts = &k->set_layout,
         .pushConstantRangeCount = 1,
         .pPushConstantRanges = &range,
     };
-    VkResult r = vkCreatePipelineLayout(device->vk, &info, NULL, &k->layout);
-    if (r != VK_SUCCESS) {
-        free(k);
+    r = vkCreatePipelineLayout(device->vk, &info, NULL, &k->layout);
+    if (r == VK_SUCCESS) {
+        status = ortvk_buffer_allocate(device, 16, &k->unbound);
+        if (status != NULL) vkDestroyPipelineLayout(device->vk, k->layout, NULL);
+    } else {
         status = ortvk_status_vk(r, "vkCreatePipelineLayout", "creating the kernels' pipeline layout");
+    }
+    if (status != NULL) {
+        vkDestroyDescriptorSetLayout(device->vk, k->set_layout, NULL);
+        free(k);
         goto out;
     }
     pthread_mutex_init(&k->lock, NULL);
@@ -231,6 +273,8 @@ void ortvk_kernel_device_put(ortvk_kernel_device *kdev)
     if (vkQueueSubmit(device->queue, 1, &empty, VK_NULL_HANDLE) == VK_SUCCESS) vkQueueWaitIdle(device->queue);
     pthread_mutex_unlock(&device->queue_lock);
     vkDestroyPipelineLayout(device->vk, kdev->layout, NULL);
+    vkDestroyDescriptorSetLayout(device->vk, kdev->set_layout, NULL);
+    ortvk_buffer_destroy(kdev->unbound);
     pthread_mutex_destroy(&kdev->lock);
     free(kdev);
     ortvk_device_unref(device);
@@ -257,10 +301,13 @@ OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, ortvk_shader 
         VkShaderModule module = VK_NULL_HANDLE;
         VkResult r = vkCreateShaderModule(vk, &module_info, NULL, &module);
         if (r == VK_SUCCESS) {
-            /* Constant 0 is the function of shaders that have it; the others ignore the entry. */
-            VkSpecializationMapEntry entry = {.constantID = 0, .offset = 0, .size = sizeof(fn)};
+            /* Constant 0 is the function of shaders that have it, constant 1 their variant; the others ignore the
+             * entries. */
+            uint32_t values[2] = {fn % ORTVK_KVARIANT, fn / ORTVK_KVARIANT};
+            VkSpecializationMapEntry entries[2] = {{.constantID = 0, .offset = 0, .size = sizeof(uint32_t)},
+                                                   {.constantID = 1, .offset = 4, .size = sizeof(uint32_t)}};
             VkSpecializationInfo specialization = {
-                .mapEntryCount = 1, .pMapEntries = &entry, .dataSize = sizeof(fn), .pData = &fn};
+                .mapEntryCount = 2, .pMapEntries = entries, .dataSize = sizeof(values), .pData = values};
             VkComputePipelineCreateInfo info = {
                 .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
                 .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
@@ -282,4 +329,26 @@ OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, ortvk_shader 
     *pipeline = *slot;
     pthread_mutex_unlock(&kdev->lock);
     return status;
+}
+
+uint32_t ortvk_kernel_device_operands(ortvk_shader shader)
+{
+    return shaders[shader].operands;
+}
+
+void ortvk_kernel_device_bind(ortvk_kernel_device *kdev, VkCommandBuffer cmd, VkDescriptorBufferInfo *infos)
+{
+    for (int i = 0; i < ORTVK_KBINDINGS; i++) {
+        if (infos[i].buffer != VK_NULL_HANDLE) continue;
+        infos[i] = (VkDescriptorBufferInfo){.buffer = kdev->unbound->vk, .offset = 0, .range = VK_WHOLE_SIZE};
+    }
+    VkWriteDescriptorSet write = {
+        .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+        .dstBinding = 0,
+        .dstArrayElement = 0,
+        .descriptorCount = ORTVK_KBINDINGS,
+        .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+        .pBufferInfo = infos,
+    };
+    kdev->push_descriptor_set(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, kdev->layout, 0, 1, &write);
 }

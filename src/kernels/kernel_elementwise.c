@@ -177,6 +177,10 @@ static OrtStatus *unary_record(const ortvk_kparams *params, ortvk_krun *run)
         if (k == 1) push.lo = b->address;
         else push.hi = b->address;
     }
+    /* Vectorised: 16 elements an invocation, as vec4 (shaders/kernel_unary.comp). */
+    if (push.n % 4 == 0 && push.x % 16 == 0 && push.y % 16 == 0 && push.lo == 0 && push.hi == 0)
+        return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_UNARY, (uint32_t)p->fn + ORTVK_KVARIANT, &push, sizeof(push),
+                                      (run->out[0].count + 15) / 16);
     return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_UNARY, (uint32_t)p->fn, &push, sizeof(push), run->out[0].count);
 }
 
@@ -272,6 +276,12 @@ static OrtStatus *broadcast_dispatch(ortvk_krun *run, ortvk_shader shader, uint3
         push.sa[k] = (uint32_t)s.stride[0][k];
         push.sb[k] = (uint32_t)s.stride[1][k];
     }
+    /* Vectorised (the binary shader): 16 elements an invocation, runs of 4 along the last dim read as vec4 where an
+     * operand steps along it, or one value where it is broadcast (shaders/kernel_binary.comp). */
+    int last = s.rank - 1;
+    if (shader == ORTVK_SHADER_BINARY && s.dims[last] % 4 == 0 && s.stride[0][last] <= 1 && s.stride[1][last] <= 1 &&
+        s.stride[2][last] == 1 && push.a % 16 == 0 && push.b % 16 == 0 && push.c % 16 == 0)
+        return ortvk_krun_dispatch_fn(run, shader, fn + ORTVK_KVARIANT, &push, sizeof(push), (c->count + 15) / 16);
     return ortvk_krun_dispatch_fn(run, shader, fn, &push, sizeof(push), c->count);
 }
 

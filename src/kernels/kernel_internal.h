@@ -340,6 +340,7 @@ typedef struct ortvk_ktensor {
     VkDeviceAddress address;  /* 0 when empty */
     ortvk_buffer *buffer;     /* what `address` resolves to */
     VkDeviceSize offset;
+    bool packed;              /* a constant the op's `pack` rearranged at Compile (dims stay the original's) */
 } ortvk_ktensor;
 
 /* Every shader, in the order of the pipeline table (kernel_device.c). */
@@ -387,7 +388,10 @@ OrtStatus *ortvk_krun_dispatch(ortvk_krun *run, ortvk_shader shader, const void 
 /* The same with specialization constant 0 of the shader set to `fn` (< ORTVK_KMAX_FN): a shader that picks its
  * function by it (unary, binary) gets a pipeline per function, without the others' code. Drivers that run every
  * side of a branch under a mask (lavapipe) would otherwise pay for all of them: Relu cost as much as Erf. */
-#define ORTVK_KMAX_FN 32
+#define ORTVK_KMAX_FN 160
+/* fn / ORTVK_KVARIANT goes to specialization constant 1 instead (fn % ORTVK_KVARIANT to constant 0): a variant of
+ * the shader, e.g. the element-wise ones' vectorised form. */
+#define ORTVK_KVARIANT 32
 OrtStatus *ortvk_krun_dispatch_fn(ortvk_krun *run, ortvk_shader shader, uint32_t fn, const void *push,
                                   uint32_t push_size, uint64_t invocations);
 
@@ -482,6 +486,11 @@ typedef struct ortvk_kop {
     OrtStatus *(*record)(const ortvk_kparams *params, ortvk_krun *run);
 } ortvk_kop;
 
+/* Compile: Conv's constant input `input` (`t` its type and dims, `data` its host values) rearranged into `packed`
+ * (as many bytes) for faster reads; false keeps it as it is. The run sees t->packed (kernel_conv.c). */
+bool ortvk_kconv_pack(const ortvk_kparams *params, size_t input, const ortvk_ktensor *t, const void *data,
+                      void *packed);
+
 /* Op tables of each family, terminated by an entry with op_type NULL. */
 extern const ortvk_kop ortvk_kops_elementwise[];
 extern const ortvk_kop ortvk_kops_conv[];
@@ -489,6 +498,15 @@ extern const ortvk_kop ortvk_kops_pool[];
 extern const ortvk_kop ortvk_kops_resize[];
 extern const ortvk_kop ortvk_kops_layout[];
 extern const ortvk_kop ortvk_kops_math[];
+
+/* The tensors of a shader are storage buffers pushed per dispatch (VK_KHR_push_descriptor): up to ORTVK_KBINDINGS,
+ * the uvec2 members of its push constants (the 8-byte words ortvk_kernel_device_operands marks, bit k for word k).
+ * Ops fill those with device addresses; ortvk_krun_dispatch binds each address's buffer and rewrites the member to
+ * (byte offset from the binding's start, 1), or (0, 0) for address 0 (shaders/common.glsl). */
+#define ORTVK_KBINDINGS 6
+uint32_t ortvk_kernel_device_operands(ortvk_shader shader);
+/* Pushes `infos` (ORTVK_KBINDINGS entries; VK_NULL_HANDLE buffers get a small placeholder) for the next dispatch. */
+void ortvk_kernel_device_bind(ortvk_kernel_device *kdev, VkCommandBuffer cmd, VkDescriptorBufferInfo *infos);
 
 /* Pipeline lookup (created on first use): the shader's float32 variant, or its float16 one, specialized for `fn`. */
 OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, ortvk_shader shader, bool float16, uint32_t fn,

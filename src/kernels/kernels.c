@@ -138,7 +138,9 @@ bool ortvk_kernel_supported(const OrtNode *node, const ortvk_device_caps *caps, 
     ortvk_kparams *params = malloc(sizeof(*params));
     const ortvk_kop *op = NULL;
     bool float16 = false;
-    bool ok = k != NULL && params != NULL && ortvk_knode_read(node, k, why, why_len) &&
+    bool ok = k != NULL && params != NULL &&
+              (caps->push_descriptor || ortvk_krefuse(why, why_len, "the device lacks VK_KHR_push_descriptor")) &&
+              ortvk_knode_read(node, k, why, why_len) &&
               (op = find_op(k, params, why, why_len)) != NULL &&
               element_types(k, op, caps, &float16, why, why_len);
     free(k);
@@ -184,8 +186,15 @@ static OrtStatus *upload_const(ortvk_kernel *kernel, ortvk_stream *stream, const
     ORTVK_TRY(ortvk_buffer_allocate(stream->device, bytes, &c->buffer));
     t->buffer = c->buffer;
     t->address = c->buffer->address;
+    void *packed = strcmp(k->op_type, "Conv") == 0 ? malloc(bytes) : NULL;
+    if (packed != NULL && ortvk_kconv_pack(&kernel->params, index, t, data, packed)) {
+        t->packed = true;
+        data = packed;
+    }
     ortvk_copy_end dst = {.buffer = c->buffer}, src = {.host = (void *)data};
-    return ortvk_transfer_copy(stream, dst, src, bytes, true);
+    OrtStatus *status = ortvk_transfer_copy(stream, dst, src, bytes, true);
+    free(packed);
+    return status;
 }
 
 static void free_consts(ortvk_kernel *kernel)
@@ -844,6 +853,38 @@ OrtStatus *ortvk_krun_dispatch(ortvk_krun *run, ortvk_shader shader, const void 
     return ortvk_krun_dispatch_fn(run, shader, 0, push, push_size, invocations);
 }
 
+/* Binds the tensor at `address` as a storage buffer: its buffer from the offset aligned down to what the device
+ * requires, up to the end of the tensor (or of the buffer, for a scratch buffer); *into gets the tensor's byte
+ * offset from the binding's start. */
+static OrtStatus *bind_operand(ortvk_krun *run, VkDeviceAddress address, VkDescriptorBufferInfo *info, uint32_t *into)
+{
+    ortvk_buffer *buffer = NULL;
+    VkDeviceSize offset = 0, end = 0;
+    for (size_t i = 0; i < run->n_in + run->n_out && buffer == NULL; i++) {
+        const ortvk_ktensor *t = i < run->n_in ? &run->in[i] : &run->out[i - run->n_in];
+        VkDeviceSize size = t->count * ortvk_element_size(t->type);
+        if (t->buffer == NULL || address < t->address || address - t->address >= size) continue;
+        buffer = t->buffer;
+        offset = t->offset + (address - t->address);
+        end = t->offset + size;
+    }
+    if (buffer == NULL) {
+        buffer = ortvk_device_resolve(run->device, (const void *)(uintptr_t)address, 1, &offset);
+        if (buffer == NULL)
+            return ortvk_status(ORT_EP_FAIL, "address 0x%llx is not ortvk memory", (unsigned long long)address);
+        end = buffer->size;
+    }
+    const VkPhysicalDeviceLimits *limits = &run->device->caps.props.limits;
+    VkDeviceSize align = limits->minStorageBufferOffsetAlignment ? limits->minStorageBufferOffsetAlignment : 1;
+    VkDeviceSize start = offset - offset % align;
+    if (end - start > limits->maxStorageBufferRange)
+        return ortvk_status(ORT_EP_FAIL, "a tensor of %llu bytes exceeds the device's maxStorageBufferRange (%u)",
+                            (unsigned long long)(end - offset), limits->maxStorageBufferRange);
+    *info = (VkDescriptorBufferInfo){.buffer = buffer->vk, .offset = start, .range = end - start};
+    *into = (uint32_t)(offset - start);
+    return NULL;
+}
+
 OrtStatus *ortvk_krun_dispatch_fn(ortvk_krun *run, ortvk_shader shader, uint32_t fn, const void *push,
                                   uint32_t push_size, uint64_t invocations)
 {
@@ -854,12 +895,29 @@ OrtStatus *ortvk_krun_dispatch_fn(ortvk_krun *run, ortvk_shader shader, uint32_t
     if (invocations > UINT32_MAX || gy > MAX_GROUPS)
         return ortvk_status(ORT_EP_FAIL, "a dispatch of %llu invocations is too large",
                             (unsigned long long)invocations);
+    uint32_t operands = ortvk_kernel_device_operands(shader);
+    uint32_t words[32] = {0};
+    if (push_size > sizeof(words)) return ortvk_status(ORT_EP_FAIL, "%u bytes of push constants", push_size);
+    memcpy(words, push, push_size);
+    VkDescriptorBufferInfo infos[ORTVK_KBINDINGS] = {{0}};
+    for (uint32_t k = 0, binding = 0; k < 16 && binding < ORTVK_KBINDINGS; k++) {
+        if (!(operands & (1u << k))) continue;
+        uint64_t address;
+        memcpy(&address, &words[2 * k], sizeof(address));
+        words[2 * k] = words[2 * k + 1] = 0;
+        if (address != 0) {
+            ORTVK_TRY(bind_operand(run, address, &infos[binding], &words[2 * k]));
+            words[2 * k + 1] = 1;
+        }
+        binding++;
+    }
     VkPipeline pipeline;
     VkPipelineLayout layout;
     ORTVK_TRY(ortvk_kernel_device_pipeline(run->kdev, shader, run->float16, fn, &pipeline, &layout));
     barrier(run);
     vkCmdBindPipeline(run->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-    vkCmdPushConstants(run->cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, (push_size + 3) & ~3u, push);
+    ortvk_kernel_device_bind(run->kdev, run->cmd, infos);
+    vkCmdPushConstants(run->cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, (push_size + 3) & ~3u, words);
     vkCmdDispatch(run->cmd, (uint32_t)gx, (uint32_t)gy, 1);
     run->recorded = true;
     return NULL;

@@ -227,6 +227,7 @@ bool ortvk_device_probe(VkPhysicalDevice physical, ortvk_device_caps *caps, char
     bool has_host = has_extension(exts, ext_count, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
     bool has_memory_fd = has_extension(exts, ext_count, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
     bool has_semaphore_fd = has_extension(exts, ext_count, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
+    caps->push_descriptor = has_extension(exts, ext_count, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
     free(exts);
     if (has_host) caps->driver.pNext = &host_props;
     vkGetPhysicalDeviceProperties2(physical, &props2);
@@ -307,8 +308,9 @@ OrtStatus *ortvk_device_create(ortvk_instance *instance, VkPhysicalDevice physic
     device->physical = physical;
     device->caps = *caps;
 
-    const char *extensions[4];
+    const char *extensions[5];
     uint32_t extension_count = 0;
+    if (caps->push_descriptor) extensions[extension_count++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
     if (caps->import_opaque_fd_memory) extensions[extension_count++] = VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
     if (caps->import_host_memory) extensions[extension_count++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
     if (caps->import_timeline_opaque_fd) extensions[extension_count++] = VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME;

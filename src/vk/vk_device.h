@@ -52,6 +52,7 @@ typedef struct ortvk_device_caps {
     uint32_t staging_memory_type;        /* host-visible, coherent: staging for host copies */
     bool storage_16bit;                  /* storageBuffer16BitAccess: the float16 kernels run */
     bool storage_8bit;                   /* storageBuffer8BitAccess: the kernels that read or write bool run */
+    bool push_descriptor;                /* VK_KHR_push_descriptor: the kernels bind their tensors with it */
 } ortvk_device_caps;
 
 /* Probes `physical`; returns false (with `why` filled) when ortvk cannot run on it. */

@@ -828,5 +828,76 @@ int main(int argc, char **argv)
         }
         run_case(&app, device, &c);
     }
+    /* Last, so that the cases above keep their random values. The depthwise forms (rows of a multiple of 4 read as vec4: 3 or 5 taps, stride 1 or 2) and packed weights
+     * (8 or 4 output channels of a group a vec4; 3-tap rows, 1x1 flattened, the general path). */
+    {
+        int64_t x[4] = {2, 5, 6, 20}, w[4] = {5, 1, 3, 3}, p[4] = {1, 1, 1, 1};
+        conv(&app, device, "Conv depthwise 3x3 s1 p1, rows of 20", x, w, 5, NULL, NULL, p, NULL, true);
+    }
+    {
+        int64_t x[4] = {1, 3, 9, 24}, w[4] = {3, 1, 3, 3}, s[2] = {2, 2}, p[4] = {1, 1, 0, 0};
+        conv(&app, device, "Conv depthwise 3x3 s2 p1/0, rows of 24", x, w, 3, s, NULL, p, NULL, false);
+    }
+    {
+        int64_t x[4] = {1, 4, 11, 16}, w[4] = {4, 1, 5, 5}, p[4] = {2, 2, 2, 1};
+        conv(&app, device, "Conv depthwise 5x5 s1 p2, rows of 16", x, w, 4, NULL, NULL, p, NULL, true);
+    }
+    {
+        int64_t x[4] = {1, 2, 10, 28}, w[4] = {2, 1, 5, 5}, s[2] = {2, 2}, p[4] = {2, 2, 2, 2};
+        conv(&app, device, "Conv depthwise 5x5 s2 p2, rows of 28", x, w, 2, s, NULL, p, NULL, true);
+    }
+    {
+        int64_t x[4] = {2, 16, 6, 12}, w[4] = {16, 8, 3, 3}, p[4] = {1, 1, 1, 1};
+        conv(&app, device, "Conv 3x3 s1 p1 group 2 (8 channels a group)", x, w, 2, NULL, NULL, p, NULL, true);
+    }
+    {
+        int64_t x[4] = {1, 5, 7, 8}, w[4] = {12, 5, 3, 3}, p[4] = {1, 1, 1, 1};
+        conv(&app, device, "Conv 3x3 s1 p1 12 channels (4 a vec4)", x, w, 1, NULL, NULL, p, NULL, false);
+    }
+    {
+        int64_t x[4] = {2, 7, 6, 10}, w[4] = {16, 7, 1, 1};
+        conv(&app, device, "Conv 1x1 batch 2, 60 pixels as one row", x, w, 1, NULL, NULL, NULL, NULL, true);
+    }
+    {
+        int64_t x[4] = {1, 6, 13, 15}, w[4] = {8, 6, 3, 3}, s[2] = {2, 2}, p[4] = {1, 1, 1, 1};
+        conv(&app, device, "Conv 3x3 s2 packed weights", x, w, 1, s, NULL, p, NULL, true);
+    }
+    /* Loops past lavapipe's cap of about 65535 iterations, which ended them silently (a ReduceSum of 70000 values
+     * summed 65534 of them): every such loop now runs in chunks. Last, like the cases above. */
+    {
+        op_case c;
+        int64_t x[2] = {1, 70000};
+        start(&c, "ReduceSum of 70000 values", 13, 2, x);
+        const char *in[] = {"x"};
+        node(&c, "ReduceSum", 1, in);
+        run_case(&app, device, &c);
+    }
+    {
+        int64_t a[2] = {2, 70000}, b[2] = {70000, 3};
+        binary(&app, device, "MatMul K = 70000", "MatMul", 2, a, 2, b, true);
+    }
+    {
+        int64_t x[4] = {1, 70000, 1, 2}, w[4] = {2, 70000, 1, 1}, w4[4] = {4, 70000, 1, 1};
+        conv(&app, device, "Conv of 70000 input channels", x, w, 1, NULL, NULL, NULL, NULL, true);
+        conv(&app, device, "Conv of 70000 input channels, packed", x, w4, 1, NULL, NULL, NULL, NULL, false);
+    }
+    {
+        op_case c;
+        int64_t x[2] = {2, 70000}, norm[1] = {70000};
+        start(&c, "LayerNormalization over 70000", 17, 2, x);
+        constant(&c, "scale", 1, norm);
+        constant(&c, "bias", 1, norm);
+        const char *in[] = {"x", "scale", "bias"};
+        attr_int(node(&c, "LayerNormalization", 3, in), "axis", -1);
+        run_case(&app, device, &c);
+    }
+    {
+        op_case c;
+        int64_t x[2] = {2, 100003};
+        start(&c, "Softmax over rows of 100003", 13, 2, x);
+        const char *in[] = {"x"};
+        attr_int(node(&c, "Softmax", 1, in), "axis", 1);
+        run_case(&app, device, &c);
+    }
     return test_finish(&app, half_mode ? "test_kernels_ops --float16" : "test_kernels_ops");
 }

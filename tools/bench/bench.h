@@ -40,6 +40,7 @@ typedef struct bench_options {
     int compare_size_count;
     int compare_frames;
     bool profile;              /* --compare-model --profile: ortvk's per-op device profile of each size */
+    const char *ops; /* --ops: single ops on ortvk and the CPU EP (tools/bench/bench_ops.c) */
 } bench_options;
 
 /* --compare-model: the model on ortvk and on ORT's CPU EP, side by side (tools/bench/bench_model.c). 0 when it ran,
@@ -52,6 +53,8 @@ void bench_report_profile(const bench_options *opt, const char *path, const char
                           double cpu_ms, double ortvk_ms);
 /* The first file whose path starts with `prefix` (ORT's profiler appends a date), into `out`; "" when none. */
 void bench_find_file(const char *prefix, char *out, size_t len);
+/* --ops LIST: single-op chains on ortvk and on ORT's CPU EP (tools/bench/bench_ops.c); same exit codes. */
+int bench_ops(const bench_options *opt, const char *ort_path, const char *ep_path);
 
 /* ---- timing and statistics ----------------------------------------------------------------------------- */
 

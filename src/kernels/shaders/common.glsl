@@ -1,21 +1,36 @@
-// Shared by every ortvk kernel shader: tensor access through buffer device addresses (push constants carry them
-// as uvec2), the invocation index of ortvk_krun_dispatch's 1-D grid, and float math with accuracy of its own.
+// Shared by every ortvk kernel shader: tensor access through storage buffers (push constants carry each operand's
+// offset), the invocation index of ortvk_krun_dispatch's 1-D grid, and float math with accuracy of its own.
 //
 // Why our own exp/log/tanh/erf: Vulkan lets exp() and log() be off by 3 ULP plus an absolute 2^-21 near 1, and
 // tanh() inherits the error of its sinh/cosh formula, so a driver may miss ONNX's tolerance (atol 1e-7) for small
 // results. These use only +, -, *, /, which Vulkan rounds (nearly) exactly; `precise` keeps compilers from
 // reassociating the range reductions (lavapipe did, costing exp 34 ULP). tests/ort/test_kernels_math.c measures
 // them over their whole ranges: exp, log, tanh, sigmoid, elu within 1 ULP, erf 3.5, pow 13.
-#extension GL_EXT_buffer_reference : require
-#extension GL_EXT_buffer_reference_uvec2 : require
+#extension GL_EXT_control_flow_attributes : require
 #ifdef ORTVK_F16
 #extension GL_EXT_shader_16bit_storage : require
 #endif
 
 layout(local_size_x = 64) in;
 
-layout(buffer_reference, std430, buffer_reference_align = 4) buffer Floats { float v[]; };
-layout(buffer_reference, std430, buffer_reference_align = 4) buffer Words { uint v[]; };
+// Tensors are storage buffers, pushed per dispatch (VK_KHR_push_descriptor): a shader's operand k (the k-th uvec2 of
+// its push constants, in the order they are declared) is element k of the descriptor array at binding 0. The
+// dispatch rewrites that uvec2 to (the operand's byte offset from the start of its binding, 1), or leaves (0, 0)
+// for an absent operand; so `p.b != uvec2(0u)` still tests presence. Storage buffers rather than buffer device
+// addresses: drivers see bounded, restrict-qualified buffers (lavapipe read them 4-7x faster).
+#define ORTVK_BINDINGS 6
+layout(set = 0, binding = 0, std430) restrict buffer OrtvkWords { uint v[]; } ortvk_words[ORTVK_BINDINGS];
+layout(set = 0, binding = 0, std430) restrict buffer OrtvkFloats { float v[]; } ortvk_floats[ORTVK_BINDINGS];
+layout(set = 0, binding = 0, std430) restrict buffer OrtvkVec4 { vec4 v[]; } ortvk_vec4s[ORTVK_BINDINGS];
+#ifdef ORTVK_BYTES
+layout(set = 0, binding = 0, std430) restrict buffer OrtvkBytes { uint8_t v[]; } ortvk_bytes[ORTVK_BINDINGS];
+#define ORTVK_BYTE(n, ref, i) ortvk_bytes[n].v[(ref).x + uint(i)]
+#endif
+// 32-bit words and float32 values of operand n (`ref` its push constant), whatever the tensors' float type.
+#define ORTVK_WORD(n, ref, i) ortvk_words[n].v[((ref).x >> 2u) + uint(i)]
+#define ORTVK_FLOAT(n, ref, i) ortvk_floats[n].v[((ref).x >> 2u) + uint(i)]
+// vec4 j of operand n counted from its first element: needs the offset a multiple of 16 bytes (float32 tensors).
+#define ORTVK_VEC4(n, ref, j) ortvk_vec4s[n].v[((ref).x >> 4u) + uint(j)]
 
 // float16 <-> float32 on bit patterns. Exact both ways for every value (float16 subnormals are float32 normals);
 // to float16 rounds to nearest even, like ONNX Runtime's CPU EP, with NaN kept NaN and overflow going to infinity.
@@ -49,18 +64,38 @@ uint ortvk_float_to_half(float f)
     return sign | uint(roundEven(uintBitsToFloat(a) * 16777216.0));
 }
 
-// Tensor elements: ORTVK_GET reads element i of an Elems reference as a float, ORTVK_SET stores a float there.
+// Tensor elements: ORTVK_GET reads element i of operand n as a float, ORTVK_SET stores a float there.
 // The shaders are compiled twice: as written (float32 tensors) and with ORTVK_F16 defined (float16 tensors, read
 // and written through 16-bit storage, computed in float32 and rounded once per stored result).
 #ifdef ORTVK_F16
-layout(buffer_reference, std430, buffer_reference_align = 2) buffer Elems { uint16_t v[]; };
-#define ORTVK_GET(ref, i) ortvk_half_to_float(uint((ref).v[i]))
-#define ORTVK_SET(ref, i, x) ((ref).v[i] = uint16_t(ortvk_float_to_half(x)))
+layout(set = 0, binding = 0, std430) restrict buffer OrtvkElems { uint16_t v[]; } ortvk_elems[ORTVK_BINDINGS];
+#define ORTVK_ELEM(n, ref, i) ortvk_elems[n].v[((ref).x >> 1u) + uint(i)]
+#define ORTVK_GET(n, ref, i) ortvk_half_to_float(uint(ORTVK_ELEM(n, ref, i)))
+#define ORTVK_SET(n, ref, i, x) (ORTVK_ELEM(n, ref, i) = uint16_t(ortvk_float_to_half(x)))
+#define ORTVK_GET4(n, ref, i) vec4(ORTVK_GET(n, ref, i), ORTVK_GET(n, ref, uint(i) + 1u), \
+                                   ORTVK_GET(n, ref, uint(i) + 2u), ORTVK_GET(n, ref, uint(i) + 3u))
+#define ORTVK_SET4(n, ref, i, value) { vec4 v4_ = (value); uint i4_ = uint(i); ORTVK_SET(n, ref, i4_, v4_.x); \
+    ORTVK_SET(n, ref, i4_ + 1u, v4_.y); ORTVK_SET(n, ref, i4_ + 2u, v4_.z); ORTVK_SET(n, ref, i4_ + 3u, v4_.w); }
 #else
-layout(buffer_reference, std430, buffer_reference_align = 4) buffer Elems { float v[]; };
-#define ORTVK_GET(ref, i) ((ref).v[i])
-#define ORTVK_SET(ref, i, x) ((ref).v[i] = (x))
+#define ORTVK_ELEM(n, ref, i) ortvk_floats[n].v[((ref).x >> 2u) + uint(i)]
+#define ORTVK_GET(n, ref, i) ORTVK_ELEM(n, ref, i)
+#define ORTVK_SET(n, ref, i, x) (ORTVK_ELEM(n, ref, i) = (x))
+#define ORTVK_GET4(n, ref, i) ORTVK_VEC4(n, ref, uint(i) >> 2u)
+#define ORTVK_SET4(n, ref, i, value) (ORTVK_VEC4(n, ref, uint(i) >> 2u) = (value))
 #endif
+// ORTVK_GET4/SET4: elements i..i+3 (i a multiple of 4, the operand's offset a multiple of 16 bytes).
+
+// lavapipe (llvmpipe) ends a shader's loops, silently, once they have run about 65535 iterations in one invocation,
+// all its loops counted together (a Softmax over rows of 40000 runs 3 loops of 40000 and broke). A loop whose count
+// comes from the tensors runs as ORTVK_FOR: blocks of ORTVK_LOOP_BLOCK iterations, each block unrolled, so only
+// the blocks count. ORTVK_FOR(k, begin, end) { body } runs body for k = begin .. end - 1 in order; `continue` ends
+// one k, `break` is not allowed. Loops of more blocks than the cap are split over dispatches by the ops.
+#define ORTVK_LOOP_BLOCK 16u
+#define ORTVK_FOR(k, begin, end) \
+    for (uint k##_b = (begin); k##_b < (end); k##_b += ORTVK_LOOP_BLOCK) \
+        [[unroll]] for (uint k##_j = 0u; k##_j < ORTVK_LOOP_BLOCK; k##_j++) \
+            if (k##_b + k##_j < (end)) \
+                [[unroll]] for (uint k = k##_b + k##_j, k##_once = 0u; k##_once < 1u; k##_once++)
 
 // Matches ortvk_krun_dispatch: workgroups of 64 over x, then y.
 uint ortvk_index()

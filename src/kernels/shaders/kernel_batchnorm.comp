@@ -14,7 +14,7 @@ void main()
     uint i = ortvk_index();
     if (i >= p.n) return;
     uint c = (i / p.inner) % p.C;
-    float v = ORTVK_GET(Elems(p.x), i);
-    float r = (v - ORTVK_GET(Elems(p.mean), c)) / sqrt(ORTVK_GET(Elems(p.var), c) + p.epsilon);
-    ORTVK_SET(Elems(p.y), i, r * ORTVK_GET(Elems(p.scale), c) + ORTVK_GET(Elems(p.bias), c));
+    float v = ORTVK_GET(0, p.x, i);
+    float r = (v - ORTVK_GET(3, p.mean, c)) / sqrt(ORTVK_GET(4, p.var, c) + p.epsilon);
+    ORTVK_SET(5, p.y, i, r * ORTVK_GET(1, p.scale, c) + ORTVK_GET(2, p.bias, c));
 }

@@ -29,8 +29,38 @@ float apply(float x, float y)
     return ORTVK_NAN;
 }
 
+// Constant 1: 1 for the vectorised form, where each invocation maps 16 elements as 4 runs of 4 along the last
+// (coalesced) dim, a multiple of 4 long; a and b step 0 or 1 along it (kernel_elementwise.c checks, and the offsets).
+layout(constant_id = 1) const uint VEC = 0u;
+
+void main_vec()
+{
+    uint e0 = ortvk_index() * 16u;
+    uint last = p.rank - 1u;
+    [[unroll]] for (uint j = 0u; j < 16u; j += 4u) {
+        uint e = e0 + j;
+        if (e >= p.n) return;
+        uint ia = 0u, ib = 0u, r = e;
+        for (int k = int(last); k >= 0; k--) {
+            uint d = p.dims[k];
+            uint q = r / d;
+            uint c = r - q * d;
+            r = q;
+            ia += c * p.sa[k];
+            ib += c * p.sb[k];
+        }
+        vec4 a = p.sa[last] != 0u ? ORTVK_GET4(0, p.a, ia) : vec4(ORTVK_GET(0, p.a, ia));
+        vec4 b = p.sb[last] != 0u ? ORTVK_GET4(1, p.b, ib) : vec4(ORTVK_GET(1, p.b, ib));
+        ORTVK_SET4(2, p.c, e, vec4(apply(a.x, b.x), apply(a.y, b.y), apply(a.z, b.z), apply(a.w, b.w)));
+    }
+}
+
 void main()
 {
+    if (VEC != 0u) {
+        main_vec();
+        return;
+    }
     uint i = ortvk_index();
     if (i >= p.n) return;
     uint ia = 0u, ib = 0u, r = i;
@@ -46,5 +76,5 @@ void main()
         ia += c * p.sa[k];
         ib += c * p.sb[k];
     }
-    ORTVK_SET(Elems(p.c), i, apply(ORTVK_GET(Elems(p.a), ia), ORTVK_GET(Elems(p.b), ib)));
+    ORTVK_SET(2, p.c, i, apply(ORTVK_GET(0, p.a, ia), ORTVK_GET(1, p.b, ib)));
 }

@@ -41,14 +41,12 @@ void main()
 {
     uint i = ortvk_index();
     if (i >= p.n) return;
-    Words X = Words(p.x);
-    Words Y = Words(p.y);
     if (p.mode == 0u) {
-        Y.v[i] = uint(int(uintBitsToFloat(X.v[i])));
+        ORTVK_WORD(1, p.y, i) = uint(int(uintBitsToFloat(ORTVK_WORD(0, p.x, i))));
     } else if (p.mode == 1u) {
-        Y.v[i] = floatBitsToUint(float(int(X.v[i])));
+        ORTVK_WORD(1, p.y, i) = floatBitsToUint(float(int(ORTVK_WORD(0, p.x, i))));
     } else if (p.mode == 2u) {
-        float f = trunc(uintBitsToFloat(X.v[i]));
+        float f = trunc(uintBitsToFloat(ORTVK_WORD(0, p.x, i)));
         float a = abs(f);
         float h = floor(a * (1.0 / 4294967296.0));
         float l = a - h * 4294967296.0; // exact: a multiple of a's ULP below 2^32
@@ -57,22 +55,23 @@ void main()
             lo = ~lo + 1u;
             hi = ~hi + (lo == 0u ? 1u : 0u);
         }
-        Y.v[2u * i] = lo;
-        Y.v[2u * i + 1u] = hi;
+        ORTVK_WORD(1, p.y, 2u * i) = lo;
+        ORTVK_WORD(1, p.y, 2u * i + 1u) = hi;
     } else if (p.mode == 3u) {
-        Y.v[i] = floatBitsToUint(i64_to_float(X.v[2u * i], X.v[2u * i + 1u]));
+        uint lo = ORTVK_WORD(0, p.x, 2u * i), hi = ORTVK_WORD(0, p.x, 2u * i + 1u);
+        ORTVK_WORD(1, p.y, i) = floatBitsToUint(i64_to_float(lo, hi));
     } else if (p.mode == 4u) {
-        uint v = X.v[i];
-        Y.v[2u * i] = v;
-        Y.v[2u * i + 1u] = (v & 0x80000000u) != 0u ? 0xffffffffu : 0u;
+        uint v = ORTVK_WORD(0, p.x, i);
+        ORTVK_WORD(1, p.y, 2u * i) = v;
+        ORTVK_WORD(1, p.y, 2u * i + 1u) = (v & 0x80000000u) != 0u ? 0xffffffffu : 0u;
     } else if (p.mode == 5u) {
-        Y.v[i] = X.v[2u * i];
+        ORTVK_WORD(1, p.y, i) = ORTVK_WORD(0, p.x, 2u * i);
     }
 #ifdef ORTVK_F16
     else if (p.mode == 6u) {
-        ORTVK_SET(Elems(p.y), i, uintBitsToFloat(X.v[i]));
+        ORTVK_SET(1, p.y, i, uintBitsToFloat(ORTVK_WORD(0, p.x, i)));
     } else if (p.mode == 7u) {
-        Y.v[i] = floatBitsToUint(ORTVK_GET(Elems(p.x), i));
+        ORTVK_WORD(1, p.y, i) = floatBitsToUint(ORTVK_GET(0, p.x, i));
     }
 #endif
 }

@@ -3,9 +3,8 @@
 // constant 0: 0 Equal, 1 Greater, 2 Less, 3 GreaterOrEqual, 4 LessOrEqual, 5 And, 6 Or, 7 Xor, 8 Not (b unused).
 #version 460
 #extension GL_EXT_shader_8bit_storage : require
+#define ORTVK_BYTES
 #include "common.glsl"
-
-layout(buffer_reference, std430, buffer_reference_align = 1) buffer Bytes { uint8_t v[]; };
 
 layout(push_constant) uniform Push {
     uvec2 a, b, c;
@@ -20,12 +19,12 @@ layout(constant_id = 0) const uint FN = 0u;
 bool apply(uint ia, uint ib)
 {
     if (FN >= 5u) {
-        bool x = uint(Bytes(p.a).v[ia]) != 0u;
+        bool x = uint(ORTVK_BYTE(0, p.a, ia)) != 0u;
         if (FN == 8u) return !x;
-        bool y = uint(Bytes(p.b).v[ib]) != 0u;
+        bool y = uint(ORTVK_BYTE(1, p.b, ib)) != 0u;
         return FN == 5u ? x && y : (FN == 6u ? x || y : x != y);
     }
-    float x = ORTVK_GET(Elems(p.a), ia), y = ORTVK_GET(Elems(p.b), ib);
+    float x = ORTVK_GET(0, p.a, ia), y = ORTVK_GET(1, p.b, ib);
     switch (FN) {
     case 0u: return x == y;
     case 1u: return x > y;
@@ -48,5 +47,5 @@ void main()
         ia += c * p.sa[k];
         ib += c * p.sb[k];
     }
-    Bytes(p.c).v[i] = uint8_t(apply(ia, ib) ? 1u : 0u);
+    ORTVK_BYTE(2, p.c, i) = uint8_t(apply(ia, ib) ? 1u : 0u);
 }

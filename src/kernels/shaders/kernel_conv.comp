@@ -1,8 +1,11 @@
 // Direct convolution, NCHW (1-D runs with H = 1): each invocation computes TM output channels (1, 2 or 4 of one
-// group) by TW neighbouring columns, so every loaded input serves TM channels and every weight TW columns. Sums run
-// over the group's channels and the kernel window, then the bias, in the order of ONNX's reference.
+// group; 4 or 8 with packed weights) by TW neighbouring columns, so every loaded input serves TM channels and every
+// weight TW columns. Sums run over the group's channels and the kernel window, then the bias, in the order of ONNX's
+// reference. Specialization constant FN: 0 weights as ONNX lays them out; else packed at Compile as
+// [g][c][kh][kw][m of the group] (kernel_conv.c), read 4 channels per vec4: bit 0 TM = 4, bit 1 TM = 8, bit 2 the
+// input rows read as vec4 (a 1x1 convolution of stride 1 without pads, run as one row of H * W columns), bit 3 the
+// same for 3x3 windows of stride 1, pad 1 (the "same" convolutions).
 #version 460
-#extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 
 layout(push_constant) uniform Push {
@@ -13,12 +16,224 @@ layout(push_constant) uniform Push {
     int PH, PW;
     uint DH, DW, G;
     uint TM; // output channels per invocation: 1, 2 or 4, dividing the channels of a group
+    // The channels of a group this dispatch sums: all of them, or a range where one loop over them all would pass
+    // lavapipe's loop cap (common.glsl); a range after the first adds to y's partial sums, the last adds the bias.
+    uint c_begin, c_end;
+    int unused_[3];
+    uvec2 partial; // float16 tensors over several ranges: the partial sums in float32 (y's element count)
 } p;
 
 #define TW 8u // output columns per invocation
 
+layout(constant_id = 0) const uint FN = 0u;
+
+#ifdef ORTVK_F16
+#define WEIGHTS4(i) vec4(ORTVK_GET(1, p.w, i), ORTVK_GET(1, p.w, (i) + 1u), ORTVK_GET(1, p.w, (i) + 2u), \
+                         ORTVK_GET(1, p.w, (i) + 3u))
+#define INPUT4(i) vec4(ORTVK_GET(0, p.x, i), ORTVK_GET(0, p.x, (i) + 1u), ORTVK_GET(0, p.x, (i) + 2u), \
+                       ORTVK_GET(0, p.x, (i) + 3u))
+#else
+#define WEIGHTS4(i) ORTVK_VEC4(1, p.w, (i) >> 2u)
+#define INPUT4(i) ORTVK_VEC4(0, p.x, (i) >> 2u)
+#endif
+
+void main_packed()
+{
+    const uint TM8 = (FN & 2u) != 0u ? 8u : 4u;
+    const bool XVEC = (FN & 4u) != 0u;
+    const bool ROW3 = (FN & 8u) != 0u;
+    // A workgroup's 64 invocations share their output channels: the weights' index is uniform across them (one
+    // load serves the workgroup where a driver sees that), the inputs' differs by column block.
+    uint col_blocks = (p.OW + TW - 1u) / TW;
+    uint pixel_blocks = p.OH * col_blocks;
+    uint groups_per_m = (pixel_blocks + 63u) / 64u;
+    uint wg = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint pb = (wg % groups_per_m) * 64u + gl_LocalInvocationID.x;
+    uint m_blocks = p.M / TM8;
+    uint mt = wg / groups_per_m;
+    if (pb >= pixel_blocks || mt >= p.N * m_blocks) return;
+    uint ow0 = (pb % col_blocks) * TW;
+    uint oh = pb / col_blocks;
+    uint m0 = (mt % m_blocks) * TM8;
+    uint n = mt / m_blocks;
+    uint cg = p.C / p.G, mg = p.M / p.G;
+    uint g = m0 / mg, ml0 = m0 - g * mg;
+
+    vec4 acc[2][TW];
+    bool col_in[TW];
+    int iw0[TW];
+    [[unroll]] for (uint c = 0u; c < TW; c++) {
+        col_in[c] = ow0 + c < p.OW;
+        iw0[c] = int((ow0 + c) * p.SW) - p.PW;
+        acc[0][c] = vec4(0.0);
+        acc[1][c] = vec4(0.0);
+    }
+    if (p.c_begin > 0u) {
+        [[unroll]] for (uint j = 0u; j < 8u; j++) {
+            if (j >= TM8) break;
+            uint row = ((n * p.M + m0 + j) * p.OH + oh) * p.OW;
+            [[unroll]] for (uint c = 0u; c < TW; c++) {
+                if (!col_in[c]) continue;
+                acc[j / 4u][c][j % 4u] = p.partial != uvec2(0u) ? ORTVK_FLOAT(4, p.partial, row + ow0 + c)
+                                                                : ORTVK_GET(3, p.y, row + ow0 + c);
+            }
+        }
+    }
+    int ih0 = int(oh * p.SH) - p.PH;
+    if (XVEC) {
+        // 1x1, one row: no window loops (each loop iteration costs lavapipe more than this body's loads), and the
+        // channels in unrolled blocks.
+        ORTVK_FOR(c, p.c_begin, p.c_end) {
+            uint xrow = (n * p.C + g * cg + c) * p.W;
+            vec4 lo = INPUT4(xrow + ow0);
+            vec4 hi = col_in[4] ? INPUT4(xrow + ow0 + 4u) : vec4(0.0);
+            float xv[TW] = float[TW](lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w);
+            uint wi = (g * cg + c) * mg + ml0;
+            vec4 w0 = WEIGHTS4(wi);
+            [[unroll]] for (uint q = 0u; q < TW; q++) acc[0][q] += xv[q] * w0;
+            if (TM8 == 8u) {
+                vec4 w1 = WEIGHTS4(wi + 4u);
+                [[unroll]] for (uint q = 0u; q < TW; q++) acc[1][q] += xv[q] * w1;
+            }
+        }
+    } else if (ROW3) {
+        // 3x3, stride 1, pad 1, rows of a multiple of 4: the window's rows unrolled (loop iterations cost lavapipe
+        // more than loads); columns ow0 - 4 .. ow0 + 11 as 4 aligned vec4 (zero outside the row), 8 for each tap.
+        for (uint c = p.c_begin; c < p.c_end; c++) {
+            uint xc = (n * p.C + g * cg + c) * p.H;
+            uint wc = (g * cg + c) * 3u;
+            [[unroll]] for (uint kh = 0u; kh < 3u; kh++) {
+                int ih = ih0 + int(kh * p.DH);
+                if (ih < 0 || ih >= int(p.H)) continue;
+                uint xrow = (xc + uint(ih)) * p.W;
+                uint wrow = (wc + kh) * 3u;
+                float xr[16];
+                [[unroll]] for (uint q = 0u; q < 4u; q++) {
+                    int col = int(ow0) - 4 + int(q * 4u);
+                    vec4 v = col >= 0 && col < int(p.W) ? INPUT4(xrow + uint(col)) : vec4(0.0);
+                    xr[q * 4u] = v.x, xr[q * 4u + 1u] = v.y, xr[q * 4u + 2u] = v.z, xr[q * 4u + 3u] = v.w;
+                }
+                [[unroll]] for (uint kw = 0u; kw < 3u; kw++) {
+                    uint wi = (wrow + kw) * mg + ml0;
+                    vec4 w0 = WEIGHTS4(wi);
+                    [[unroll]] for (uint q = 0u; q < TW; q++) acc[0][q] += xr[q + kw + 3u] * w0;
+                    if (TM8 == 8u) {
+                        vec4 w1 = WEIGHTS4(wi + 4u);
+                        [[unroll]] for (uint q = 0u; q < TW; q++) acc[1][q] += xr[q + kw + 3u] * w1;
+                    }
+                }
+            }
+        }
+    } else {
+        for (uint c = p.c_begin; c < p.c_end; c++) {
+            uint xc = (n * p.C + g * cg + c) * p.H;
+            uint wc = (g * cg + c) * p.KH;
+            for (uint kh = 0u; kh < p.KH; kh++) {
+                int ih = ih0 + int(kh * p.DH);
+                if (ih < 0 || ih >= int(p.H)) continue;
+                uint xrow = (xc + uint(ih)) * p.W;
+                uint wrow = (wc + kh) * p.KW;
+                for (uint kw = 0u; kw < p.KW; kw++) {
+                    float xv[TW];
+                    if (XVEC) { // one row, stride 1, no pads: columns ow0.. are inputs ow0..
+                        vec4 lo = INPUT4(xrow + ow0);
+                        vec4 hi = col_in[4] ? INPUT4(xrow + ow0 + 4u) : vec4(0.0);
+                        xv[0] = lo.x, xv[1] = lo.y, xv[2] = lo.z, xv[3] = lo.w;
+                        xv[4] = hi.x, xv[5] = hi.y, xv[6] = hi.z, xv[7] = hi.w;
+                    } else {
+                        [[unroll]] for (uint c = 0u; c < TW; c++) {
+                            int iw = iw0[c] + int(kw * p.DW);
+                            xv[c] = 0.0;
+                            if (col_in[c] && iw >= 0 && iw < int(p.W)) xv[c] = ORTVK_GET(0, p.x, xrow + uint(iw));
+                        }
+                    }
+                    uint wi = (wrow + kw) * mg + ml0;
+                    vec4 w0 = WEIGHTS4(wi);
+                    [[unroll]] for (uint c = 0u; c < TW; c++) acc[0][c] += xv[c] * w0;
+                    if (TM8 == 8u) {
+                        vec4 w1 = WEIGHTS4(wi + 4u);
+                        [[unroll]] for (uint c = 0u; c < TW; c++) acc[1][c] += xv[c] * w1;
+                    }
+                }
+            }
+        }
+    }
+    [[unroll]] for (uint j = 0u; j < 8u; j++) {
+        if (j >= TM8) break;
+        uint m = m0 + j;
+        float bias = p.b != uvec2(0u) ? ORTVK_GET(2, p.b, m) : 0.0;
+        uint row = ((n * p.M + m) * p.OH + oh) * p.OW;
+        [[unroll]] for (uint c = 0u; c < TW; c++) {
+            if (!col_in[c]) continue;
+            float sum = acc[j / 4u][c][j % 4u];
+            if (p.b != uvec2(0u) && p.c_end == cg) sum += bias;
+            if (p.partial != uvec2(0u) && p.c_end != cg) ORTVK_FLOAT(4, p.partial, row + ow0 + c) = sum;
+            else ORTVK_SET(3, p.y, row + ow0 + c, sum);
+        }
+    }
+}
+
+// Constant 1: depthwise convolutions (one channel per group, multiplier 1) of rows of a multiple of 4, dilation 1:
+// 1 3 taps stride 1 pad 1, 2 3 taps stride 2 pad 1, 3 5 taps stride 1 pad 2, 4 5 taps stride 2 pad 2. Each
+// invocation computes TW columns of one channel from its input columns read as aligned vec4 (zero outside the row).
+layout(constant_id = 1) const uint DEPTHWISE = 0u;
+
+void main_depthwise()
+{
+    const uint KW_ = DEPTHWISE <= 2u ? 3u : 5u;
+    const uint SW_ = DEPTHWISE % 2u == 1u ? 1u : 2u;
+    const uint PW_ = KW_ / 2u;
+    const uint NV = (4u + 7u * SW_ - PW_ + KW_ + 3u) / 4u; // vec4 of the window: columns ow0 * SW - 4 ..
+    uint col_blocks = (p.OW + TW - 1u) / TW;
+    uint pixel_blocks = p.OH * col_blocks;
+    uint groups_per_m = (pixel_blocks + 63u) / 64u;
+    uint wg = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint pb = (wg % groups_per_m) * 64u + gl_LocalInvocationID.x;
+    uint mt = wg / groups_per_m; // n * M + m, uniform across the workgroup
+    if (pb >= pixel_blocks || mt >= p.N * p.M) return;
+    uint ow0 = (pb % col_blocks) * TW;
+    uint oh = pb / col_blocks;
+    uint m = mt % p.M;
+    float acc[TW];
+    [[unroll]] for (uint c = 0u; c < TW; c++) acc[c] = 0.0;
+    int ih0 = int(oh * p.SH) - p.PH;
+    int start = int(ow0 * SW_) - 4;
+    for (uint kh = 0u; kh < p.KH; kh++) {
+        int ih = ih0 + int(kh * p.DH);
+        if (ih < 0 || ih >= int(p.H)) continue;
+        uint xrow = (mt * p.H + uint(ih)) * p.W;
+        float xr[NV * 4u];
+        [[unroll]] for (uint q = 0u; q < NV; q++) {
+            int col = start + int(q * 4u);
+            vec4 v = col >= 0 && col < int(p.W) ? ORTVK_GET4(0, p.x, xrow + uint(col)) : vec4(0.0);
+            xr[q * 4u] = v.x, xr[q * 4u + 1u] = v.y, xr[q * 4u + 2u] = v.z, xr[q * 4u + 3u] = v.w;
+        }
+        uint wrow = (m * p.KH + kh) * KW_;
+        [[unroll]] for (uint kw = 0u; kw < KW_; kw++) {
+            float wv = ORTVK_GET(1, p.w, wrow + kw);
+            [[unroll]] for (uint c = 0u; c < TW; c++) acc[c] += xr[c * SW_ + kw + 4u - PW_] * wv;
+        }
+    }
+    float bias = p.b != uvec2(0u) ? ORTVK_GET(2, p.b, m) : 0.0;
+    uint row = (mt * p.OH + oh) * p.OW;
+    [[unroll]] for (uint c = 0u; c < TW; c++) {
+        if (ow0 + c >= p.OW) continue;
+        float sum = acc[c];
+        if (p.b != uvec2(0u)) sum += bias;
+        ORTVK_SET(3, p.y, row + ow0 + c, sum);
+    }
+}
+
 void main()
 {
+    if (DEPTHWISE != 0u) {
+        main_depthwise();
+        return;
+    }
+    if (FN != 0u) {
+        main_packed();
+        return;
+    }
     uint i = ortvk_index();
     uint col_blocks = (p.OW + TW - 1u) / TW;
     uint m_blocks = p.M / p.TM;
@@ -31,8 +246,6 @@ void main()
     uint n = t / m_blocks;
     uint cg = p.C / p.G, mg = p.M / p.G;
     uint g = m0 / mg;
-    Elems X = Elems(p.x);
-    Elems Wt = Elems(p.w);
 
     float acc[4][TW];
     bool col_in[TW];
@@ -42,30 +255,43 @@ void main()
         iw0[c] = int((ow0 + c) * p.SW) - p.PW;
         [[unroll]] for (uint j = 0u; j < 4u; j++) acc[j][c] = 0.0;
     }
+    if (p.c_begin > 0u) {
+        [[unroll]] for (uint j = 0u; j < 4u; j++) {
+            if (j >= p.TM) break;
+            uint row = ((n * p.M + m0 + j) * p.OH + oh) * p.OW;
+            [[unroll]] for (uint c = 0u; c < TW; c++) {
+                if (!col_in[c]) continue;
+                acc[j][c] = p.partial != uvec2(0u) ? ORTVK_FLOAT(4, p.partial, row + ow0 + c)
+                                                   : ORTVK_GET(3, p.y, row + ow0 + c);
+            }
+        }
+    }
     int ih0 = int(oh * p.SH) - p.PH;
     uint w_stride = cg * p.KH * p.KW; // between the weights of neighbouring output channels
-    for (uint c = 0u; c < cg; c++) {
-        uint xc = (n * p.C + g * cg + c) * p.H;
-        uint wc = (m0 * cg + c) * p.KH;
-        for (uint kh = 0u; kh < p.KH; kh++) {
-            int ih = ih0 + int(kh * p.DH);
-            if (ih < 0 || ih >= int(p.H)) continue;
-            uint xrow = (xc + uint(ih)) * p.W;
-            uint wrow = (wc + kh) * p.KW;
-            for (uint kw = 0u; kw < p.KW; kw++) {
-                float xv[TW];
-                bool in_[TW];
-                [[unroll]] for (uint c = 0u; c < TW; c++) {
-                    int iw = iw0[c] + int(kw * p.DW);
-                    in_[c] = col_in[c] && iw >= 0 && iw < int(p.W);
-                    xv[c] = 0.0;
-                    if (in_[c]) xv[c] = ORTVK_GET(X, xrow + uint(iw));
-                }
-                [[unroll]] for (uint j = 0u; j < 4u; j++) {
-                    if (j >= p.TM) break;
-                    float wv = ORTVK_GET(Wt, wrow + kw + j * w_stride);
+    {
+        for (uint c = p.c_begin; c < p.c_end; c++) {
+            uint xc = (n * p.C + g * cg + c) * p.H;
+            uint wc = (m0 * cg + c) * p.KH;
+            for (uint kh = 0u; kh < p.KH; kh++) {
+                int ih = ih0 + int(kh * p.DH);
+                if (ih < 0 || ih >= int(p.H)) continue;
+                uint xrow = (xc + uint(ih)) * p.W;
+                uint wrow = (wc + kh) * p.KW;
+                for (uint kw = 0u; kw < p.KW; kw++) {
+                    float xv[TW];
+                    bool in_[TW];
                     [[unroll]] for (uint c = 0u; c < TW; c++) {
-                        if (in_[c]) acc[j][c] += xv[c] * wv;
+                        int iw = iw0[c] + int(kw * p.DW);
+                        in_[c] = col_in[c] && iw >= 0 && iw < int(p.W);
+                        xv[c] = 0.0;
+                        if (in_[c]) xv[c] = ORTVK_GET(0, p.x, xrow + uint(iw));
+                    }
+                    [[unroll]] for (uint j = 0u; j < 4u; j++) {
+                        if (j >= p.TM) break;
+                        float wv = ORTVK_GET(1, p.w, wrow + kw + j * w_stride);
+                        [[unroll]] for (uint c = 0u; c < TW; c++) {
+                            if (in_[c]) acc[j][c] += xv[c] * wv;
+                        }
                     }
                 }
             }
@@ -74,13 +300,14 @@ void main()
     [[unroll]] for (uint j = 0u; j < 4u; j++) {
         if (j >= p.TM) break;
         uint m = m0 + j;
-        float bias = p.b != uvec2(0u) ? ORTVK_GET(Elems(p.b), m) : 0.0;
+        float bias = p.b != uvec2(0u) ? ORTVK_GET(2, p.b, m) : 0.0;
         uint row = ((n * p.M + m) * p.OH + oh) * p.OW;
         [[unroll]] for (uint c = 0u; c < TW; c++) {
             if (!col_in[c]) continue;
             float sum = acc[j][c];
-            if (p.b != uvec2(0u)) sum += bias;
-            ORTVK_SET(Elems(p.y), row + ow0 + c, sum);
+            if (p.b != uvec2(0u) && p.c_end == cg) sum += bias;
+            if (p.partial != uvec2(0u) && p.c_end != cg) ORTVK_FLOAT(4, p.partial, row + ow0 + c) = sum;
+            else ORTVK_SET(3, p.y, row + ow0 + c, sum);
         }
     }
 }

@@ -2,7 +2,6 @@
 // oh = ih SH - PH + kh DH (likewise for w); weights are (C, M / G, KH, KW). Each invocation computes TM output
 // channels (1, 2 or 4 of one group) and visits only the taps that reach its output, in ascending order.
 #version 460
-#extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 
 // Only every step-th tap can reach a given output (step = S / gcd(D, S)), and the input index moves by
@@ -47,14 +46,12 @@ void main()
     uint n = t / m_blocks;
     uint cg = p.C / p.G, mg = p.M / p.G;
     uint g = m0 / mg, ml0 = m0 % mg;
-    Elems X = Elems(p.x);
-    Elems Wt = Elems(p.w);
     int ih0, iw0;
     uint kh0 = first_tap(int(oh), p.PH, p.KH, p.SH, p.DH, p.step_h, ih0);
     uint kw0 = first_tap(int(ow), p.PW, p.KW, p.SW, p.DW, p.step_w, iw0);
     uint taps = p.KH * p.KW; // between the weights of neighbouring output channels
     float acc[4] = float[4](0.0, 0.0, 0.0, 0.0);
-    for (uint c = 0u; c < cg; c++) {
+    ORTVK_FOR(c, 0u, cg) {
         uint ci = g * cg + c;
         uint xc = (n * p.C + ci) * p.H;
         uint wc = (ci * mg + ml0) * p.KH;
@@ -68,10 +65,10 @@ void main()
             for (uint kw = kw0; kw < p.KW; kw += p.step_w, iw -= p.di_w) {
                 if (iw < 0) break;
                 if (iw >= int(p.W)) continue;
-                float xv = ORTVK_GET(X, xrow + uint(iw));
+                float xv = ORTVK_GET(0, p.x, xrow + uint(iw));
                 [[unroll]] for (uint j = 0u; j < 4u; j++) {
                     if (j >= p.TM) break;
-                    acc[j] += xv * ORTVK_GET(Wt, wrow + kw + j * taps);
+                    acc[j] += xv * ORTVK_GET(1, p.w, wrow + kw + j * taps);
                 }
             }
         }
@@ -80,7 +77,7 @@ void main()
         if (j >= p.TM) break;
         uint m = m0 + j;
         float sum = acc[j];
-        if (p.b != uvec2(0u)) sum += ORTVK_GET(Elems(p.b), m);
-        ORTVK_SET(Elems(p.y), ((n * p.M + m) * p.OH + oh) * p.OW + ow, sum);
+        if (p.b != uvec2(0u)) sum += ORTVK_GET(2, p.b, m);
+        ORTVK_SET(3, p.y, ((n * p.M + m) * p.OH + oh) * p.OW + ow, sum);
     }
 }

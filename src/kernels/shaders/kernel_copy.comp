@@ -28,13 +28,13 @@ void main()
         di += c * p.dstride[k];
     }
     if (p.words == 1u) {
-        Words(p.dst).v[di] = Words(p.src).v[si];
+        ORTVK_WORD(1, p.dst, di) = ORTVK_WORD(0, p.src, si);
     } else if (p.words == 0u) {
 #ifdef ORTVK_F16
-        Elems(p.dst).v[di] = Elems(p.src).v[si];
+        ORTVK_ELEM(1, p.dst, di) = ORTVK_ELEM(0, p.src, si);
 #endif
     } else {
-        Words(p.dst).v[2 * di] = Words(p.src).v[2 * si];
-        Words(p.dst).v[2 * di + 1] = Words(p.src).v[2 * si + 1];
+        ORTVK_WORD(1, p.dst, 2 * di) = ORTVK_WORD(0, p.src, 2 * si);
+        ORTVK_WORD(1, p.dst, 2 * di + 1) = ORTVK_WORD(0, p.src, 2 * si + 1);
     }
 }

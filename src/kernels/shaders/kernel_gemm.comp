@@ -2,7 +2,6 @@
 // (+ beta * C[m, n]), with A and B addressed through strides so that transposes cost nothing. Each invocation
 // computes a TM x TN block of one batch's output; every sum runs over k in ascending order.
 #version 460
-#extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 
 layout(push_constant) uniform Push {
@@ -38,8 +37,6 @@ void main()
         bo += int(c * p.b_batch[d]);
     }
     uint batch = i / (m_blocks * n_blocks);
-    Elems A = Elems(p.a);
-    Elems B = Elems(p.b);
     bool row_in[TM], col_in[TN];
     int ai[TM], bi[TN];
     float acc[TM][TN];
@@ -52,16 +49,16 @@ void main()
         col_in[c] = n0 + c < p.N;
         bi[c] = bo + int(n0 + c) * p.b_sn;
     }
-    for (uint k = 0u; k < p.K; k++) {
+    ORTVK_FOR(k, 0u, p.K) {
         float av[TM], bv[TN];
         [[unroll]] for (uint j = 0u; j < TM; j++) {
             av[j] = 0.0;
-            if (row_in[j]) av[j] = ORTVK_GET(A, ai[j]);
+            if (row_in[j]) av[j] = ORTVK_GET(0, p.a, ai[j]);
             ai[j] += p.a_sk;
         }
         [[unroll]] for (uint c = 0u; c < TN; c++) {
             bv[c] = 0.0;
-            if (col_in[c]) bv[c] = ORTVK_GET(B, bi[c]);
+            if (col_in[c]) bv[c] = ORTVK_GET(1, p.b, bi[c]);
             bi[c] += p.b_sk;
         }
         [[unroll]] for (uint j = 0u; j < TM; j++) {
@@ -74,8 +71,8 @@ void main()
             uint m = m0 + j, n = n0 + c;
             float sum = acc[j][c];
             if (p.alpha != 1.0) sum = p.alpha * sum;
-            if (p.c != uvec2(0u)) sum += p.beta * ORTVK_GET(Elems(p.c), int(m) * p.c_sm + int(n) * p.c_sn);
-            ORTVK_SET(Elems(p.y), (batch * p.M + m) * p.N + n, sum);
+            if (p.c != uvec2(0u)) sum += p.beta * ORTVK_GET(2, p.c, int(m) * p.c_sm + int(n) * p.c_sn);
+            ORTVK_SET(3, p.y, (batch * p.M + m) * p.N + n, sum);
         }
     }
 }

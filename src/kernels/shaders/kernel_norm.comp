@@ -16,24 +16,23 @@ void main()
 {
     uint row = ortvk_index();
     if (row >= p.rows) return;
-    Elems X = Elems(p.x);
     uint base = row * p.len;
     float sum = 0.0;
-    for (uint k = 0u; k < p.len; k++) sum += ORTVK_GET(X, base + k);
+    ORTVK_FOR(k, 0u, p.len) sum += ORTVK_GET(0, p.x, base + k);
     float mean = sum / float(p.len);
     float sq = 0.0;
-    for (uint k = 0u; k < p.len; k++) {
-        float d = ORTVK_GET(X, base + k) - mean;
+    ORTVK_FOR(k, 0u, p.len) {
+        float d = ORTVK_GET(0, p.x, base + k) - mean;
         sq += d * d;
     }
     float inv_std = 1.0 / sqrt(sq / float(p.len) + p.epsilon);
-    if (p.mean != uvec2(0u)) Floats(p.mean).v[row] = mean;
-    if (p.inv_std != uvec2(0u)) Floats(p.inv_std).v[row] = inv_std;
+    if (p.mean != uvec2(0u)) ORTVK_FLOAT(4, p.mean, row) = mean;
+    if (p.inv_std != uvec2(0u)) ORTVK_FLOAT(5, p.inv_std, row) = inv_std;
     uint c = row % p.channels;
-    for (uint k = 0u; k < p.len; k++) {
+    ORTVK_FOR(k, 0u, p.len) {
         uint s = p.per_element != 0u ? k : c;
-        float v = (ORTVK_GET(X, base + k) - mean) * inv_std * ORTVK_GET(Elems(p.scale), s);
-        if (p.bias != uvec2(0u)) v += ORTVK_GET(Elems(p.bias), s);
-        ORTVK_SET(Elems(p.y), base + k, v);
+        float v = (ORTVK_GET(0, p.x, base + k) - mean) * inv_std * ORTVK_GET(2, p.scale, s);
+        if (p.bias != uvec2(0u)) v += ORTVK_GET(3, p.bias, s);
+        ORTVK_SET(1, p.y, base + k, v);
     }
 }

@@ -36,5 +36,5 @@ void main()
         src += uint(c) * stride;
         stride *= p.in_dims[d];
     }
-    ORTVK_SET(Elems(p.y), i, outside ? p.value : ORTVK_GET(Elems(p.x), src));
+    ORTVK_SET(1, p.y, i, outside ? p.value : ORTVK_GET(0, p.x, src));
 }

@@ -50,16 +50,15 @@ void main()
     uint n = (dhi - dlo) * nh * nw;
     // The first input index of each dim (wrapping arithmetic: the sums below land in [0, I)).
     uint d0 = od * p.SD - uint(p.PD), h0 = oh * p.SH - uint(p.PH), w0 = ow * p.SW - uint(p.PW);
-    Elems X = Elems(p.x);
     uint base = nc * p.ID * p.IH * p.IW;
-    float acc = (p.flags & 1u) != 0u ? (p.mode == 0u ? -ORTVK_INF : 0.0) : Floats(p.partial).v[i];
+    float acc = (p.flags & 1u) != 0u ? (p.mode == 0u ? -ORTVK_INF : 0.0) : ORTVK_FLOAT(2, p.partial, i);
     uint end = min(p.t1, n);
     // Tap t0 as (kd, kh, kw) once; then counters that carry, with no division per tap.
     uint r = p.t0 / max(nw, 1u);
     uint kw = wlo + (p.t0 - r * nw), kh = hlo + r % max(nh, 1u), kd = dlo + r / max(nh, 1u);
     for (uint k = p.t0; k < end; k++) {
         uint id = d0 + kd * p.DD, ih = h0 + kh * p.DH, iw = w0 + kw * p.DW;
-        float v = ORTVK_GET(X, base + (id * p.IH + ih) * p.IW + iw);
+        float v = ORTVK_GET(0, p.x, base + (id * p.IH + ih) * p.IW + iw);
         if (p.mode == 0u) {
             if (v > acc || ortvk_isnan(v)) acc = v;
         } else {
@@ -74,10 +73,10 @@ void main()
         }
     }
     if ((p.flags & 2u) == 0u) {
-        Floats(p.partial).v[i] = acc;
+        ORTVK_FLOAT(2, p.partial, i) = acc;
         return;
     }
     if (p.mode == 1u) acc = acc / float(n);
     else if (p.mode == 2u) acc = acc / p.divisor;
-    ORTVK_SET(Elems(p.y), i, acc);
+    ORTVK_SET(1, p.y, i, acc);
 }

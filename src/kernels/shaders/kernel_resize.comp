@@ -16,7 +16,6 @@ void main()
 {
     uint i = ortvk_index();
     if (i >= p.n) return;
-    Words T = Words(p.table);
     uint i0[4], i1[4];
     float w0[4], w1[4];
     uint r = i;
@@ -25,12 +24,11 @@ void main()
         uint c = r - q * p.out_dims[d];
         r = q;
         uint e = (p.offset[d] + c) * 4u;
-        i0[d] = T.v[e];
-        i1[d] = T.v[e + 1u];
-        w0[d] = uintBitsToFloat(T.v[e + 2u]);
-        w1[d] = uintBitsToFloat(T.v[e + 3u]);
+        i0[d] = ORTVK_WORD(2, p.table, e);
+        i1[d] = ORTVK_WORD(2, p.table, e + 1u);
+        w0[d] = uintBitsToFloat(ORTVK_WORD(2, p.table, e + 2u));
+        w1[d] = uintBitsToFloat(ORTVK_WORD(2, p.table, e + 3u));
     }
-    Elems X = Elems(p.x);
     float sum = 0.0;
     uint corners = 1u << p.rank;
     for (uint k = 0u; k < corners; k++) {
@@ -48,7 +46,7 @@ void main()
                 first = false;
             }
         }
-        sum += p.interp == 0u ? ORTVK_GET(X, idx) : w * ORTVK_GET(X, idx);
+        sum += p.interp == 0u ? ORTVK_GET(0, p.x, idx) : w * ORTVK_GET(0, p.x, idx);
     }
-    ORTVK_SET(Elems(p.y), i, sum);
+    ORTVK_SET(1, p.y, i, sum);
 }

@@ -14,22 +14,20 @@ void main()
     if (i >= p.rows) return;
     uint o = i / p.inner, in_ = i % p.inner;
     uint base = o * p.len * p.inner + in_;
-    Elems X = Elems(p.x);
-    Elems Y = Elems(p.y);
     float mx = -ORTVK_INF;
-    for (uint k = 0u; k < p.len; k++) mx = max(mx, ORTVK_GET(X, base + k * p.inner));
+    ORTVK_FOR(k, 0u, p.len) mx = max(mx, ORTVK_GET(0, p.x, base + k * p.inner));
     float sum = 0.0;
-    for (uint k = 0u; k < p.len; k++) sum += ortvk_exp(ORTVK_GET(X, base + k * p.inner) - mx);
+    ORTVK_FOR(k, 0u, p.len) sum += ortvk_exp(ORTVK_GET(0, p.x, base + k * p.inner) - mx);
     if (p.log_ != 0u) {
         float ls = ortvk_log(sum);
-        for (uint k = 0u; k < p.len; k++) {
+        ORTVK_FOR(k, 0u, p.len) {
             uint at = base + k * p.inner;
-            ORTVK_SET(Y, at, ORTVK_GET(X, at) - mx - ls);
+            ORTVK_SET(1, p.y, at, ORTVK_GET(0, p.x, at) - mx - ls);
         }
     } else {
-        for (uint k = 0u; k < p.len; k++) {
+        ORTVK_FOR(k, 0u, p.len) {
             uint at = base + k * p.inner;
-            ORTVK_SET(Y, at, ortvk_exp(ORTVK_GET(X, at) - mx) / sum);
+            ORTVK_SET(1, p.y, at, ortvk_exp(ORTVK_GET(0, p.x, at) - mx) / sum);
         }
     }
 }

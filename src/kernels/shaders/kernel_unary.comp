@@ -53,16 +53,32 @@ float apply(float v)
     return ORTVK_NAN;
 }
 
+// Constant 1: 1 for the vectorised form, where each invocation maps 16 elements as vec4 (n and the offsets
+// multiples of 4 elements and 16 bytes: kernel_elementwise.c checks).
+layout(constant_id = 1) const uint VEC = 0u;
+
+vec4 apply4(vec4 v)
+{
+    return vec4(apply(v.x), apply(v.y), apply(v.z), apply(v.w));
+}
+
 void main()
 {
-    uint i = ortvk_index();
-    if (i >= p.n) return;
-    float v = ORTVK_GET(Elems(p.x), i);
-    if (FN == 13u && (p.lo != uvec2(0u) || p.hi != uvec2(0u))) {
-        float lo = p.lo != uvec2(0u) ? ORTVK_GET(Elems(p.lo), 0) : p.alpha;
-        float hi = p.hi != uvec2(0u) ? ORTVK_GET(Elems(p.hi), 0) : p.beta;
-        ORTVK_SET(Elems(p.y), i, ortvk_isnan(v) ? v : min(max(v, lo), hi));
+    if (VEC != 0u && (FN != 13u || (p.lo == uvec2(0u) && p.hi == uvec2(0u)))) {
+        uint e0 = ortvk_index() * 16u;
+        [[unroll]] for (uint j = 0u; j < 16u; j += 4u) {
+            if (e0 + j < p.n) ORTVK_SET4(1, p.y, e0 + j, apply4(ORTVK_GET4(0, p.x, e0 + j)));
+        }
         return;
     }
-    ORTVK_SET(Elems(p.y), i, apply(v));
+    uint i = ortvk_index();
+    if (i >= p.n) return;
+    float v = ORTVK_GET(0, p.x, i);
+    if (FN == 13u && (p.lo != uvec2(0u) || p.hi != uvec2(0u))) {
+        float lo = p.lo != uvec2(0u) ? ORTVK_GET(2, p.lo, 0) : p.alpha;
+        float hi = p.hi != uvec2(0u) ? ORTVK_GET(3, p.hi, 0) : p.beta;
+        ORTVK_SET(1, p.y, i, ortvk_isnan(v) ? v : min(max(v, lo), hi));
+        return;
+    }
+    ORTVK_SET(1, p.y, i, apply(v));
 }

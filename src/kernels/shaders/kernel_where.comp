@@ -2,9 +2,8 @@
 // most 5 coalesced dims (push constants hold four operands' strides).
 #version 460
 #extension GL_EXT_shader_8bit_storage : require
+#define ORTVK_BYTES
 #include "common.glsl"
-
-layout(buffer_reference, std430, buffer_reference_align = 1) buffer Bytes { uint8_t v[]; };
 
 layout(push_constant) uniform Push {
     uvec2 cond, x, y, out_;
@@ -29,6 +28,6 @@ void main()
         ix += c * p.sx[k];
         iy += c * p.sy[k];
     }
-    bool take_x = uint(Bytes(p.cond).v[ic]) != 0u;
-    ORTVK_SET(Elems(p.out_), i, take_x ? ORTVK_GET(Elems(p.x), ix) : ORTVK_GET(Elems(p.y), iy));
+    bool take_x = uint(ORTVK_BYTE(0, p.cond, ic)) != 0u;
+    ORTVK_SET(3, p.out_, i, take_x ? ORTVK_GET(1, p.x, ix) : ORTVK_GET(2, p.y, iy));
 }

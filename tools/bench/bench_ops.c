@@ -1,0 +1,341 @@
+/* ortvk-bench --ops: single ops (Conv 3x3 / 1x1 / depthwise, MatMul, element-wise) on ortvk and on ORT's CPU EP,
+ * interleaved in one process. Each op runs as a chain of 1 and of CHAIN nodes; the difference of the two medians
+ * divided by CHAIN - 1 is one node's time without the copies of the graph's input and output. */
+#include <math.h>
+#include <stdio.h>
+#include <time.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "onnx_proto.h"
+
+#define CHAIN 4
+
+typedef struct op_spec {
+    const char *name, *label;
+    int rank;
+    int64_t dims[4];
+    double work; /* FLOPs per node (GFLOP/s), or elements (ns/element) when `elementwise` */
+    bool elementwise;
+} op_spec;
+
+static const op_spec specs[] = {
+    {"conv3x3", "Conv 3x3 64->64 160x160", 4, {1, 64, 160, 160}, 2.0 * 64 * 64 * 9 * 160 * 160, false},
+    {"conv1x1", "Conv 1x1 64->64 160x160", 4, {1, 64, 160, 160}, 2.0 * 64 * 64 * 160 * 160, false},
+    {"dw3x3", "Conv depthwise 3x3 128 ch 160x160", 4, {1, 128, 160, 160}, 2.0 * 128 * 9 * 160 * 160, false},
+    {"matmul", "MatMul 1024x1024x1024", 2, {1024, 1024}, 2.0 * 1024 * 1024 * 1024, false},
+    {"add", "Add 16M (same-shape constant)", 1, {16 << 20}, 16 << 20, true},
+    {"mul", "Mul 16M (broadcast scalar)", 1, {16 << 20}, 16 << 20, true},
+    {"sigmoid", "Sigmoid 16M", 1, {16 << 20}, 16 << 20, true},
+};
+
+static float frand(uint32_t *seed)
+{
+    *seed = *seed * 1664525u + 1013904223u;
+    return (float)((*seed >> 8) & 0xffffff) / 16777216.0f * 2.0f - 1.0f;
+}
+
+static void add_random(onnx_model *m, const char *name, int rank, const int64_t *dims, float scale, uint32_t *seed)
+{
+    size_t n = 1;
+    for (int i = 0; i < rank; i++) n *= (size_t)dims[i];
+    float *v = malloc(n * sizeof(float) + 4);
+    for (size_t i = 0; i < n; i++) v[i] = frand(seed) * scale;
+    onnx_model_add_initializer(m, name, ONNX_FLOAT, rank, dims, v, n * sizeof(float));
+    free(v);
+}
+
+/* `length` nodes of `s` in a chain x -> v1 -> ... -> y. */
+static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
+{
+    onnx_model *m = onnx_model_new(13);
+    uint32_t seed = 7;
+    onnx_model_add_input(m, "x", ONNX_FLOAT, s->rank, s->dims);
+    onnx_model_add_output(m, "y", ONNX_FLOAT, s->rank, s->dims);
+    int64_t c = s->dims[1];
+    if (strcmp(s->name, "conv3x3") == 0 || strcmp(s->name, "conv1x1") == 0) {
+        int k = s->name[4] == '3' ? 3 : 1;
+        int64_t wd[4] = {c, c, k, k}, bd[1] = {c};
+        add_random(m, "w", 4, wd, 1.0f / sqrtf((float)(c * k * k)), &seed);
+        add_random(m, "b", 1, bd, 0.1f, &seed);
+    } else if (strcmp(s->name, "dw3x3") == 0) {
+        int64_t wd[4] = {c, 1, 3, 3}, bd[1] = {c};
+        add_random(m, "w", 4, wd, 0.3f, &seed);
+        add_random(m, "b", 1, bd, 0.1f, &seed);
+    } else if (strcmp(s->name, "matmul") == 0) {
+        add_random(m, "w", 2, s->dims, 1.0f / 32.0f, &seed);
+    } else if (strcmp(s->name, "add") == 0) {
+        add_random(m, "w", s->rank, s->dims, 0.1f, &seed);
+    } else if (strcmp(s->name, "mul") == 0) {
+        float half = 0.5f;
+        onnx_model_add_initializer(m, "w", ONNX_FLOAT, 0, NULL, &half, sizeof(half));
+    }
+    for (int k = 0; k < length; k++) {
+        char in[16], outn[16];
+        snprintf(in, sizeof(in), k == 0 ? "x" : "v%d", k);
+        snprintf(outn, sizeof(outn), k == length - 1 ? "y" : "v%d", k + 1);
+        const char *ins[3] = {in, "w", "b"};
+        const char *outs[1] = {outn};
+        if (s->name[0] == 'c' || s->name[0] == 'd') {
+            onnx_node *n = onnx_model_add_node(m, "Conv", ins, 3, outs, 1);
+            int pad = strcmp(s->name, "conv1x1") == 0 ? 0 : 1;
+            int64_t pads[4] = {pad, pad, pad, pad};
+            onnx_node_attr_ints(n, "pads", pads, 4);
+            if (s->name[0] == 'd') onnx_node_attr_int(n, "group", c);
+        } else if (strcmp(s->name, "matmul") == 0) {
+            onnx_model_add_node(m, "MatMul", ins, 2, outs, 1);
+        } else if (strcmp(s->name, "add") == 0) {
+            onnx_model_add_node(m, "Add", ins, 2, outs, 1);
+        } else if (strcmp(s->name, "mul") == 0) {
+            onnx_model_add_node(m, "Mul", ins, 2, outs, 1);
+        } else {
+            onnx_model_add_node(m, "Sigmoid", ins, 1, outs, 1);
+        }
+    }
+    int rc = onnx_model_serialize(m, out, len);
+    onnx_model_free(m);
+    return rc;
+}
+
+static int failed(ortapp *app, OrtStatus *status, const char *what)
+{
+    if (status == NULL) return 0;
+    fprintf(stderr, "ortvk-bench: %s: %s\n", what, app->api->GetErrorMessage(status));
+    app->api->ReleaseStatus(status);
+    return 1;
+}
+
+static OrtSession *session(ortapp *app, const OrtEpDevice *device, const uint8_t *model, size_t len, int threads)
+{
+    OrtSessionOptions *options = NULL;
+    OrtSession *s = NULL;
+    if (failed(app, app->api->CreateSessionOptions(&options), "CreateSessionOptions")) return NULL;
+    int bad = failed(app, app->api->SetIntraOpNumThreads(options, threads), "SetIntraOpNumThreads");
+    if (!bad && device != NULL) {
+        bad = failed(app, app->api->AddSessionConfigEntry(options, "session.disable_cpu_ep_fallback", "1"),
+                     "AddSessionConfigEntry");
+        if (!bad)
+            bad = failed(app, app->api->SessionOptionsAppendExecutionProvider_V2(options, app->env, &device, 1, NULL,
+                                                                                 NULL, 0),
+                         "SessionOptionsAppendExecutionProvider_V2");
+    }
+    if (!bad)
+        failed(app, app->api->CreateSessionFromArray(app->env, model, len, options, &s), "CreateSessionFromArray");
+    app->api->ReleaseSessionOptions(options);
+    return s;
+}
+
+static double process_cpu_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* A Run's wall time in ms; *cpu (when not NULL) gets the CPU time all threads of the process spent in it, which
+ * other work on a loaded machine changes less than the wall time. */
+static double run_named(ortapp *app, OrtSession *s, const char *in_name, const char *out_name, OrtValue *input,
+                        float *first, size_t count, double *cpu)
+{
+    OrtValue *output = NULL;
+    double start = bench_now_us(), cpu_start = process_cpu_ms();
+    if (failed(app, app->api->Run(s, NULL, &in_name, (const OrtValue *const *)&input, 1, &out_name, 1, &output), "Run"))
+        return -1;
+    double ms = (bench_now_us() - start) / 1000.0;
+    if (cpu != NULL) *cpu = process_cpu_ms() - cpu_start;
+    if (first != NULL) {
+        float *data = NULL;
+        if (!failed(app, app->api->GetTensorMutableData(output, (void **)&data), "GetTensorMutableData"))
+            memcpy(first, data, count * sizeof(float));
+    }
+    app->api->ReleaseValue(output);
+    return ms;
+}
+
+static double run_ms(ortapp *app, OrtSession *s, OrtValue *input, float *first, size_t count, double *cpu)
+{
+    return run_named(app, s, "x", "y", input, first, count, cpu);
+}
+
+static bool wanted(const char *list, const char *name)
+{
+    if (strcmp(list, "all") == 0) return true;
+    size_t n = strlen(name);
+    for (const char *p = list; p && *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0) return true;
+        p = end ? end + 1 : NULL;
+    }
+    return false;
+}
+
+/* --ops model --model PATH: a whole model (one float input [1,3,H,W]) at --compare-sizes, the same way. */
+static int bench_ops_model(ortapp *app, const OrtEpDevice *device, const bench_options *opt)
+{
+    uint8_t *model = NULL;
+    size_t len = 0;
+    if (opt->model_path == NULL || onnx_read_file(opt->model_path, &model, &len) != 0) {
+        fprintf(stderr, "ortvk-bench: --ops model needs --model PATH (a readable ONNX file)\n");
+        return 1;
+    }
+    OrtSession *s[2] = {session(app, device, model, len, opt->threads), session(app, NULL, model, len, opt->threads)};
+    free(model);
+    int rc = s[0] && s[1] ? 0 : 1;
+    int frames = opt->compare_frames;
+    OrtAllocator *allocator = NULL;
+    char *in_name = NULL, *out_name = NULL;
+    if (rc == 0)
+        rc = failed(app, app->api->GetAllocatorWithDefaultOptions(&allocator), "GetAllocatorWithDefaultOptions") ||
+             failed(app, app->api->SessionGetInputName(s[1], 0, allocator, &in_name), "SessionGetInputName") ||
+             failed(app, app->api->SessionGetOutputName(s[1], 0, allocator, &out_name), "SessionGetOutputName");
+    printf("  model %s\n  size        ortvk ms   CPU ms  ratio  ortvk cpu  CPU cpu  ratio\n", opt->model_path);
+    for (int z = 0; z < opt->compare_size_count && rc == 0; z++) {
+        int w = opt->compare_sizes[z].width, h = opt->compare_sizes[z].height;
+        size_t n = (size_t)3 * (size_t)w * (size_t)h;
+        int64_t dims[4] = {1, 3, h, w};
+        float *in = malloc(n * sizeof(float));
+        double *ms = calloc(4 * (size_t)frames, sizeof(double));
+        OrtMemoryInfo *cpu = NULL;
+        OrtValue *input = NULL;
+        rc = in && ms ? 0 : 1;
+        for (size_t i = 0; rc == 0 && i < n; i++) in[i] = (float)((i * 2654435761u) % 1000) / 500.0f - 1.0f;
+        if (rc == 0) rc = failed(app, app->api->CreateCpuMemoryInfo(OrtDeviceAllocator, OrtMemTypeDefault, &cpu),
+                                 "CreateCpuMemoryInfo");
+        if (rc == 0) rc = failed(app, app->api->CreateTensorWithDataAsOrtValue(cpu, in, n * sizeof(float), dims, 4,
+                                                                               ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT,
+                                                                               &input),
+                                 "CreateTensorWithDataAsOrtValue");
+        for (int e = 0; e < 2 && rc == 0; e++) rc = run_named(app, s[e], in_name, out_name, input, NULL, 0, NULL) < 0;
+        for (int f = 0; f < frames && rc == 0; f++) {
+            for (int e = 0; e < 2 && rc == 0; e++) {
+                double c = 0, t = run_named(app, s[e], in_name, out_name, input, NULL, 0, &c);
+                rc = t < 0;
+                ms[(size_t)e * (size_t)frames + (size_t)f] = t;
+                ms[(size_t)(2 + e) * (size_t)frames + (size_t)f] = c;
+            }
+        }
+        if (rc == 0) {
+            double med[4];
+            for (int k = 0; k < 4; k++) med[k] = bench_stat_of(ms + (size_t)k * (size_t)frames, (size_t)frames).median;
+            printf("  %4dx%-4d %10.1f %8.1f %5.1fx %10.1f %8.1f %5.1fx\n", w, h, med[0], med[1], med[0] / med[1],
+                   med[2], med[3], med[2] / med[3]);
+            fflush(stdout);
+        }
+        app->api->ReleaseValue(input);
+        app->api->ReleaseMemoryInfo(cpu);
+        free(in), free(ms);
+    }
+    if (in_name) app->api->AllocatorFree(allocator, in_name);
+    if (out_name) app->api->AllocatorFree(allocator, out_name);
+    for (int e = 0; e < 2; e++) {
+        if (s[e]) app->api->ReleaseSession(s[e]);
+    }
+    return rc;
+}
+
+int bench_ops(const bench_options *opt, const char *ort_path, const char *ep_path)
+{
+    ortapp app;
+    char error[512];
+    if (ortapp_open(&app, ort_path, ORT_LOGGING_LEVEL_WARNING, error, sizeof(error)) != 0) {
+        fprintf(stderr, "ortvk-bench: %s\n", error);
+        return 77;
+    }
+    const OrtEpDevice *devices[16];
+    size_t count = 0;
+    if (!failed(&app, ortapp_register(&app, ep_path), "RegisterExecutionProviderLibrary"))
+        count = ortapp_devices(&app, devices, 16);
+    if ((size_t)opt->device_index >= count) {
+        fprintf(stderr, "ortvk-bench: no ortvk device %d\n", opt->device_index);
+        ortapp_close(&app);
+        return 1;
+    }
+    const OrtEpDevice *device = devices[opt->device_index];
+    const char *device_name = app.api->GetKeyValue(app.api->EpDevice_EpMetadata(device), ORTVK_META_DEVICE_NAME);
+    int frames = opt->compare_frames;
+    printf("Single ops on ortvk against ORT's CPU EP (%d intra-op threads): chains of 1 and %d nodes, one node's time\n"
+           "= (median(%d) - median(1)) / %d over %d interleaved runs each (+1 warm-up); device %s, ONNX Runtime %s\n"
+           "  (cpu: CPU time of all the process's threads, less sensitive to other load; diff: relative to max |y|)\n"
+           "  op                                  ortvk ms   CPU ms    ortvk rate      CPU rate  ratio"
+           " ortvk cpu  CPU cpu  ratio     diff\n",
+           opt->threads, CHAIN, CHAIN, CHAIN - 1, frames, device_name, app.version);
+    int rc = 0;
+    if (wanted(opt->ops, "model") && strcmp(opt->ops, "all") != 0) rc = bench_ops_model(&app, device, opt);
+    for (size_t o = 0; o < sizeof(specs) / sizeof(specs[0]) && rc == 0; o++) {
+        const op_spec *s = &specs[o];
+        if (!wanted(opt->ops, s->name)) continue;
+        size_t n = 1;
+        for (int i = 0; i < s->rank; i++) n *= (size_t)s->dims[i];
+        float *in = malloc(n * sizeof(float)), *a = malloc(n * sizeof(float)), *c = malloc(n * sizeof(float));
+        double *ms = calloc(8 * (size_t)frames, sizeof(double));
+        OrtSession *sessions[2][2] = {{NULL, NULL}, {NULL, NULL}}; /* [chain 1 / CHAIN][ortvk / CPU] */
+        OrtMemoryInfo *cpu = NULL;
+        OrtValue *input = NULL;
+        rc = in && a && c && ms ? 0 : 1;
+        uint32_t seed = 99;
+        for (size_t i = 0; rc == 0 && i < n; i++) in[i] = frand(&seed);
+        for (int l = 0; l < 2 && rc == 0; l++) {
+            uint8_t *model = NULL;
+            size_t len = 0;
+            if (build(s, l ? CHAIN : 1, &model, &len) != ONNX_OK) rc = 1;
+            for (int e = 0; e < 2 && rc == 0; e++) {
+                sessions[l][e] = session(&app, e ? NULL : device, model, len, opt->threads);
+                if (sessions[l][e] == NULL) rc = 1;
+            }
+            free(model);
+        }
+        if (rc == 0) rc = failed(&app, app.api->CreateCpuMemoryInfo(OrtDeviceAllocator, OrtMemTypeDefault, &cpu),
+                                 "CreateCpuMemoryInfo");
+        if (rc == 0) rc = failed(&app, app.api->CreateTensorWithDataAsOrtValue(cpu, in, n * sizeof(float), s->dims,
+                                                                               (size_t)s->rank,
+                                                                               ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT,
+                                                                               &input),
+                                 "CreateTensorWithDataAsOrtValue");
+        /* Warm-up (and the outputs to compare), then interleaved frames. */
+        if (rc == 0 && (run_ms(&app, sessions[1][0], input, a, n, NULL) < 0 ||
+                        run_ms(&app, sessions[1][1], input, c, n, NULL) < 0 ||
+                        run_ms(&app, sessions[0][0], input, NULL, 0, NULL) < 0 ||
+                        run_ms(&app, sessions[0][1], input, NULL, 0, NULL) < 0))
+            rc = 1;
+        for (int f = 0; f < frames && rc == 0; f++) {
+            for (int k = 0; k < 4 && rc == 0; k++) {
+                double cpu = 0, t = run_ms(&app, sessions[k / 2][k % 2], input, NULL, 0, &cpu);
+                if (t < 0) rc = 1;
+                ms[(size_t)k * (size_t)frames + (size_t)f] = t;
+                ms[(size_t)(4 + k) * (size_t)frames + (size_t)f] = cpu;
+            }
+        }
+        if (rc == 0) {
+            double med[8];
+            for (int k = 0; k < 8; k++) med[k] = bench_stat_of(ms + (size_t)k * (size_t)frames, (size_t)frames).median;
+            double node[2] = {(med[2] - med[0]) / (CHAIN - 1), (med[3] - med[1]) / (CHAIN - 1)};
+            double cpu[2] = {(med[6] - med[4]) / (CHAIN - 1), (med[7] - med[5]) / (CHAIN - 1)};
+            double diff = 0, scale = 0;
+            for (size_t i = 0; i < n; i++) {
+                diff = fmax(diff, fabs((double)a[i] - (double)c[i]));
+                scale = fmax(scale, fabs((double)c[i]));
+            }
+            char rate[2][32];
+            for (int e = 0; e < 2; e++) {
+                if (s->elementwise) snprintf(rate[e], sizeof(rate[e]), "%.2f ns/el", node[e] * 1e6 / s->work);
+                else snprintf(rate[e], sizeof(rate[e]), "%.1f GFLOP/s", s->work / (node[e] * 1e6));
+            }
+            printf("  %-34s %9.2f %8.2f %13s %13s %6.1fx %9.1f %8.1f %6.1fx %8.2g\n", s->label, node[0], node[1],
+                   rate[0], rate[1], node[0] / node[1], cpu[0], cpu[1], cpu[0] / cpu[1],
+                   diff / (scale > 0 ? scale : 1));
+            fflush(stdout);
+        }
+        app.api->ReleaseValue(input);
+        app.api->ReleaseMemoryInfo(cpu);
+        for (int l = 0; l < 2; l++) {
+            for (int e = 0; e < 2; e++) {
+                if (sessions[l][e]) app.api->ReleaseSession(sessions[l][e]);
+            }
+        }
+        free(in), free(a), free(c), free(ms);
+    }
+    ortapp_close(&app);
+    return rc;
+}

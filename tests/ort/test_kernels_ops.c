@@ -28,6 +28,7 @@ typedef struct op_case {
     int64_t dims[MAX_INPUTS][6];
     bool strict; /* every node on ortvk */
     const char *second_output; /* another graph output to compare, besides "y" (NULL: none) */
+    double atol;               /* the absolute tolerance where the default's does not cover the reference (0: default) */
 } op_case;
 
 /* A node of both models. */
@@ -249,7 +250,7 @@ static void run_case(ortapp *app, const OrtEpDevice *device, op_case *c)
                  * 1 give ~1e-5). A wrong index or pad is off by the size of the terms themselves. A float16 result
                  * is the float result rounded once: half an ULP more, 2^-11 relative (or 2^-25 in the
                  * subnormals). */
-                double rtol = half ? 1e-3 + 0x1p-11 : 1e-3, atol = half ? 1e-5 + 0x1p-25 : 1e-5;
+                double rtol = half ? 1e-3 + 0x1p-11 : 1e-3, atol = (c->atol > 0 ? c->atol : 1e-5) + (half ? 0x1p-25 : 0);
                 int bad = kc_compare(&expected, g, rtol, atol, why, sizeof(why));
                 CHECK(bad == 0, "%s%s, %s: %s", c->name, half ? " (float16)" : "", out_names[o], why);
                 if (!bad && o == 0) printf("%-44s ok (%zu values%s)\n", c->name, n, half ? ", float16" : "");
@@ -885,6 +886,9 @@ int main(int argc, char **argv)
         op_case c;
         int64_t x[2] = {2, 70000}, norm[1] = {70000};
         start(&c, "LayerNormalization over 70000", 17, 2, x);
+        /* ORT 1.24.3's CPU EP sums the 70000 squares in float32 (about 1e-5 relative error in the variance, so up
+         * to ~4e-5 in outputs of a few units); a loop cut at the cap is off by ~0.1. */
+        c.atol = 1e-4;
         constant(&c, "scale", 1, norm);
         constant(&c, "bias", 1, norm);
         const char *in[] = {"x", "scale", "bias"};

@@ -152,7 +152,12 @@ typedef struct bench {
 } bench;
 
 /* Prints "<call> failed: <ORT message> (code N)" and returns true when `status` is an error (releases it). */
+bool bench_app_failed(ortapp *app, OrtStatus *status, const char *call);
 bool bench_ort_failed(bench *b, OrtStatus *status, const char *call);
+/* Opens ONNX Runtime, registers ortvk and picks --device for the model benchmarks: 0, or 77 when ONNX Runtime
+ * cannot be loaded (`app` is not open), or 1 when ortvk offers no such device (`app` is open: close it). */
+int bench_app_open(ortapp *app, const bench_options *opt, const char *ort_path, const char *ep_path,
+                   const OrtEpDevice **device);
 #define BENCH_ORT(b, call) bench_ort_failed((b), (call), #call)
 /* Progress lines go to stderr, so stdout stays clean for --json. */
 void bench_progress(const bench *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -15,13 +15,7 @@
 #define ATOL 1e-4
 #define RTOL 1e-3
 
-static int ort_failed(ortapp *app, OrtStatus *status, const char *what)
-{
-    if (status == NULL) return 0;
-    fprintf(stderr, "ortvk-bench: %s: %s\n", what, app->api->GetErrorMessage(status));
-    app->api->ReleaseStatus(status);
-    return 1;
-}
+#define ort_failed bench_app_failed
 
 /* Keeps ORT's message in `why` instead of printing it. */
 static int ort_failed_quiet(ortapp *app, OrtStatus *status, char *why, size_t len)
@@ -145,23 +139,17 @@ static bool outputs_match(const side *a, const side *ref, double *max_diff)
 int bench_model_compare(const bench_options *opt, const char *ort_path, const char *ep_path)
 {
     ortapp app;
-    char error[512];
-    if (ortapp_open(&app, ort_path, ORT_LOGGING_LEVEL_WARNING, error, sizeof(error)) != 0) {
-        fprintf(stderr, "ortvk-bench: %s\n", error);
-        return 77;
-    }
-    const OrtEpDevice *devices[16];
-    size_t count = 0;
-    if (!ort_failed(&app, ortapp_register(&app, ep_path), "RegisterExecutionProviderLibrary"))
-        count = ortapp_devices(&app, devices, 16);
+    const OrtEpDevice *device;
+    int rc = bench_app_open(&app, opt, ort_path, ep_path, &device), mismatches = 0;
+    if (rc == 77) return 77;
     uint8_t *model = NULL;
     size_t len = 0;
-    int rc = 1, mismatches = 0;
-    if ((size_t)opt->device_index >= count || onnx_read_file(opt->compare_model, &model, &len) != 0) {
-        fprintf(stderr, "ortvk-bench: no ortvk device %d, or cannot read %s\n", opt->device_index, opt->compare_model);
+    if (rc != 0) goto out;
+    rc = 1;
+    if (onnx_read_file(opt->compare_model, &model, &len) != 0) {
+        fprintf(stderr, "ortvk-bench: cannot read %s\n", opt->compare_model);
         goto out;
     }
-    const OrtEpDevice *device = devices[opt->device_index];
     side ortvk = {.label = "ortvk"}, cpu = {.label = "CPU EP"}, webgpu = {.label = "WebGPU EP"};
     side *sides[3] = {&ortvk, &cpu, &webgpu};
     char profile_base[256] = "";

@@ -98,13 +98,7 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
     return rc;
 }
 
-static int failed(ortapp *app, OrtStatus *status, const char *what)
-{
-    if (status == NULL) return 0;
-    fprintf(stderr, "ortvk-bench: %s: %s\n", what, app->api->GetErrorMessage(status));
-    app->api->ReleaseStatus(status);
-    return 1;
-}
+#define failed bench_app_failed
 
 static OrtSession *session(ortapp *app, const OrtEpDevice *device, const uint8_t *model, size_t len, int threads)
 {
@@ -238,21 +232,13 @@ static int bench_ops_model(ortapp *app, const OrtEpDevice *device, const bench_o
 int bench_ops(const bench_options *opt, const char *ort_path, const char *ep_path)
 {
     ortapp app;
-    char error[512];
-    if (ortapp_open(&app, ort_path, ORT_LOGGING_LEVEL_WARNING, error, sizeof(error)) != 0) {
-        fprintf(stderr, "ortvk-bench: %s\n", error);
-        return 77;
-    }
-    const OrtEpDevice *devices[16];
-    size_t count = 0;
-    if (!failed(&app, ortapp_register(&app, ep_path), "RegisterExecutionProviderLibrary"))
-        count = ortapp_devices(&app, devices, 16);
-    if ((size_t)opt->device_index >= count) {
-        fprintf(stderr, "ortvk-bench: no ortvk device %d\n", opt->device_index);
+    const OrtEpDevice *device;
+    int opened = bench_app_open(&app, opt, ort_path, ep_path, &device);
+    if (opened == 77) return 77;
+    if (opened != 0) {
         ortapp_close(&app);
         return 1;
     }
-    const OrtEpDevice *device = devices[opt->device_index];
     const char *device_name = app.api->GetKeyValue(app.api->EpDevice_EpMetadata(device), ORTVK_META_DEVICE_NAME);
     int frames = opt->compare_frames;
     printf("Single ops on ortvk against ORT's CPU EP (%d intra-op threads): chains of 1 and %d nodes, one node's time\n"

@@ -49,13 +49,40 @@ bench_stat bench_stat_of(double *samples, size_t n)
     return s;
 }
 
-bool bench_ort_failed(bench *b, OrtStatus *status, const char *call)
+bool bench_app_failed(ortapp *app, OrtStatus *status, const char *call)
 {
     if (status == NULL) return false;
-    fprintf(stderr, "ortvk-bench: %s failed: %s (ORT code %d)\n", call, b->app.api->GetErrorMessage(status),
-            (int)b->app.api->GetErrorCode(status));
-    b->app.api->ReleaseStatus(status);
+    fprintf(stderr, "ortvk-bench: %s failed: %s (ORT code %d)\n", call, app->api->GetErrorMessage(status),
+            (int)app->api->GetErrorCode(status));
+    app->api->ReleaseStatus(status);
     return true;
+}
+
+bool bench_ort_failed(bench *b, OrtStatus *status, const char *call)
+{
+    return bench_app_failed(&b->app, status, call);
+}
+
+int bench_app_open(ortapp *app, const bench_options *opt, const char *ort_path, const char *ep_path,
+                   const OrtEpDevice **device)
+{
+    char error[512];
+    *device = NULL;
+    if (ortapp_open(app, ort_path, ORT_LOGGING_LEVEL_WARNING, error, sizeof(error)) != 0) {
+        fprintf(stderr, "ortvk-bench: %s\n", error);
+        return 77;
+    }
+    const OrtEpDevice *devices[16];
+    size_t count = 0;
+    if (!bench_app_failed(app, ortapp_register(app, ep_path), "RegisterExecutionProviderLibrary"))
+        count = ortapp_devices(app, devices, 16);
+    if ((size_t)opt->device_index >= count) {
+        fprintf(stderr, "ortvk-bench: --device %d: ortvk offers %zu EP device(s) (see ortvk-info)\n", opt->device_index,
+                count);
+        return 1;
+    }
+    *device = devices[opt->device_index];
+    return 0;
 }
 
 void bench_progress(const bench *b, const char *fmt, ...)

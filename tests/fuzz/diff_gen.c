@@ -106,6 +106,7 @@ static dc_attr *record(dcase *c, const char *name, char kind)
     memset(a, 0, sizeof(*a));
     snprintf(a->name, sizeof(a->name), "%s", name);
     a->kind = kind;
+    a->src = 'a';
     return a;
 }
 
@@ -195,6 +196,7 @@ static void const_ints(dcase *c, const char *name, int n, const int64_t *v)
 {
     int count = n < 0 ? 1 : n;
     dc_attr *a = record(c, name, 'i');
+    a->src = 'c';
     a->n = n;
     for (int i = 0; i < count && i < 8; i++) a->v[i] = v[i];
     int64_t dims[1] = {count};
@@ -223,6 +225,7 @@ static void const_floats(dcase *c, const char *name, int n, const float *v, bool
 {
     int count = n < 0 ? 1 : n;
     dc_attr *a = record(c, name, 'f');
+    a->src = 'c';
     a->n = n;
     int64_t dims[1] = {count};
     int32_t type = as_float ? ONNX_FLOAT : c->ft;
@@ -498,8 +501,12 @@ static void spatial_attrs(dcase *c, int sp, const int64_t *kernel, bool dilation
         static const char *modes[] = {"SAME_UPPER", "SAME_LOWER", "VALID", "NOTSET", "BOGUS"};
         a_string(c, "auto_pad", PICK(c, modes));
     } else if (ap < 0.7) {
-        for (int i = 0; i < 2 * sp; i++)
-            v[i] = rp(c, 0.04) ? hostile_int(c) : rint_(c, 0, kernel[i % sp] > 1 ? kernel[i % sp] - 1 : 1);
+        /* pads below the kernel (larger ones are invalid), at most 3: a kernel past 65,535 with pads as large
+         * would make ~10^9-10^10 operations, a hang on lavapipe that says nothing about ortvk */
+        for (int i = 0; i < 2 * sp; i++) {
+            int64_t k = kernel[i % sp] > 1 && kernel[i % sp] < 4 ? kernel[i % sp] - 1 : kernel[i % sp] >= 4 ? 3 : 1;
+            v[i] = rp(c, 0.04) ? hostile_int(c) : rint_(c, 0, k);
+        }
         a_ints(c, "pads", v, 2 * sp);
     }
 }
@@ -597,7 +604,9 @@ static void gen_batchnorm(dcase *c)
     const_float_tensor(c, "scale", 1, cdim, DC_VALUES_NORMAL);
     const_float_tensor(c, "bias", 1, cdim, DC_VALUES_NORMAL);
     const_float_tensor(c, "mean", 1, cdim, DC_VALUES_NORMAL);
-    const_float_tensor(c, "var", 1, cdim, rp(c, 0.9) ? DC_VALUES_POSITIVE : DC_VALUES_SPECIAL);
+    int var_kind = rp(c, 0.9) ? DC_VALUES_POSITIVE : DC_VALUES_SPECIAL;
+    const_float_tensor(c, "var", 1, cdim, var_kind);
+    if (var_kind == DC_VALUES_SPECIAL) record(c, "var:special", 'i')->src = 'c'; /* negative, 0, NaN, inf, ... */
     node(c, in, 5, 1, 0);
     if (rp(c, 0.5)) a_float(c, "epsilon", rp(c, 0.2) ? special_float(c) : (float)(1e-5 + runi(c) * 1e-2));
     if (rp(c, 0.2)) a_float(c, "momentum", attr_float_value(c, 0.0f, 1.0f));
@@ -872,6 +881,7 @@ static void gen_gather(dcase *c)
         if (rp(c, 0.04)) idx[i] = rp(c, 0.5) ? dim : hostile_int(c);
     }
     dc_attr *rec = record(c, "indices", 'i');
+    rec->src = 'c';
     rec->n = (int)n;
     memcpy(rec->v, idx, n * sizeof(int64_t));
     bool int32 = rp(c, 0.2);

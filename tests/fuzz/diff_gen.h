@@ -29,6 +29,7 @@ typedef struct dc_tensor {
 typedef struct dc_attr {
     char name[24];
     char kind; /* 'i' ints, 'f' floats, 's' string */
+    char src;  /* 'a' an attribute, 'c' a constant input */
     int n;     /* values (ints/floats); -1 for a scalar */
     int64_t v[8];
     float f[8];

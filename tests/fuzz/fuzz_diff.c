@@ -29,7 +29,8 @@
 #include "diff_known.h"
 #include "kernel_check.h"
 
-/* Verdicts. The first ones are fine; from V_UNCLEAR on they are findings, from V_WRONG on they fail a session. */
+/* Verdicts. The first ones are fine; from V_UNCLEAR on they are findings, from V_WRONG on they fail a session (a
+ * wrong answer is a different type, shape or value). */
 enum {
     V_MATCH,     /* ran on ortvk, same answer */
     V_REFUSED,   /* ortvk took no node: the CPU EP ran it */
@@ -39,15 +40,16 @@ enum {
     V_SKIP,      /* the generator could not build it */
     V_UNCLEAR,   /* ortvk failed (session or run) with a message that names nothing of the case */
     V_LENIENT,   /* ortvk ran a node the CPU EP rejects (an invalid model got an answer) */
-    V_WRONG,     /* different type, shape or values */
+    V_REF_CRASH, /* the CPU EP alone crashed or hung (ORT's own problem; under ASan a huge C++ allocation) */
+    V_WRONG,
     V_CRASH,
     V_HANG,
     V_REPORT, /* a sanitizer or validation-layer report */
     V_COUNT
 };
 static const char *const verdict_names[V_COUNT] = {"match", "refused", "both-fail", "clear-error", "excluded",
-                                                   "skipped", "unclear-error", "lenient", "wrong-answer", "crash",
-                                                   "hang", "sanitizer/validation"};
+                                                   "skipped", "unclear-error", "lenient", "reference-crash/hang",
+                                                   "wrong-answer", "crash", "hang", "sanitizer/validation"};
 
 typedef struct options {
     uint64_t seed;
@@ -64,6 +66,8 @@ static double now(void)
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- one case (worker side) ------------------------------------------------------------------------------- */
 
@@ -248,11 +252,13 @@ static int run_case(ortapp *app, const OrtEpDevice *device, const options *o, lo
             printf("model: %s\n", path);
         }
     }
+    if (o->worker) say("@@P c\n");
     cpu_session = kc_session(app, NULL, cpu_model, cpu_len, false, false, &error);
     if (cpu_session) run_session(app, cpu_session, cpu, &want);
     else want.error = error;
     error = NULL;
     bool cpu_ok = want.error == NULL;
+    if (o->worker) say("@@P v\n");
     vk_session = kc_session(app, device, vk_model, vk_len, false, true, &error);
     if (vk_session == NULL) {
         char m[400];
@@ -297,7 +303,6 @@ done:
     return verdict;
 }
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
 {
     char line[1024];
@@ -402,6 +407,7 @@ typedef struct worker {
     long *cases; /* its batch */
     int n, done; /* cases, and how many have ended */
     long current; /* the case begun and not ended, or -1 */
+    char phase;   /* of the current case: 'c' the CPU EP alone, 'v' the session with ortvk */
     double since;
     int report;   /* a sanitizer/validation line seen in the current case */
     char report_line[400];
@@ -505,6 +511,11 @@ static void worker_line(session *s, worker *w, char *line)
         w->current = strtol(line + 4, NULL, 10);
         w->since = now();
         w->report = 0;
+        w->phase = 0;
+        return;
+    }
+    if (strncmp(line, "@@P ", 4) == 0) {
+        w->phase = line[4];
         return;
     }
     if (strncmp(line, "@@E ", 4) == 0) {
@@ -564,8 +575,11 @@ static void worker_end(session *s, worker *w, bool hung)
             if (strstr(t, "SUMMARY") || strstr(t, "runtime error") || strstr(t, "ERROR:") || strstr(t, "Assert"))
                 snprintf(d + strlen(d), sizeof(d) - strlen(d), "; %s", t);
         }
-        add_finding(s, hung ? V_HANG : V_CRASH, w->current, d);
-        count(s, w->current, hung ? V_HANG : V_CRASH, 0);
+        if (w->report) snprintf(d + strlen(d), sizeof(d) - strlen(d), "; %s", w->report_line);
+        int v = w->phase == 'c' ? V_REF_CRASH : hung ? V_HANG : V_CRASH;
+        if (v == V_REF_CRASH) snprintf(d + strlen(d), sizeof(d) - strlen(d), " (%s in the CPU EP's session)", hung ? "hang" : "crash");
+        add_finding(s, v, w->current, d);
+        count(s, w->current, v, 0);
         w->done++;
     } else if (!hung && (WIFSIGNALED(status) || (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 77))) {
         /* died outside a case (at start, or at exit: LeakSanitizer) */
@@ -673,15 +687,15 @@ static int session_main(options *o, const char *self)
         fatal += s.findings[i].verdict >= V_WRONG;
         unclear += s.findings[i].verdict < V_WRONG;
     }
-    say("\nper op: cases, on ortvk, match, refused, both-fail, clear-error, excluded | unclear, lenient, wrong, "
-        "crash, hang, reports\n");
+    say("\nper op: cases, on ortvk, match, refused, both-fail, clear-error, excluded | unclear, lenient, reference "
+        "crash, wrong, crash, hang, reports\n");
     for (size_t op = 0; op < n_ops; op++) {
         long *v = &s.per_op[op * V_COUNT], total = 0;
         for (int k = 0; k < V_COUNT; k++) total += v[k];
         if (total == 0) continue;
-        say("  %-22s %5ld %5ld %5ld %5ld %5ld %5ld %5ld | %ld %ld %ld %ld %ld %ld\n", dc_op_name(op), total,
+        say("  %-22s %5ld %5ld %5ld %5ld %5ld %5ld %5ld | %ld %ld %ld %ld %ld %ld %ld\n", dc_op_name(op), total,
             s.placed[op], v[V_MATCH], v[V_REFUSED], v[V_BOTH_FAIL], v[V_CLEAR], v[V_EXCLUDED], v[V_UNCLEAR],
-            v[V_LENIENT], v[V_WRONG], v[V_CRASH], v[V_HANG], v[V_REPORT]);
+            v[V_LENIENT], v[V_REF_CRASH], v[V_WRONG], v[V_CRASH], v[V_HANG], v[V_REPORT]);
     }
     if (dc_known_count) say("known-open findings (tests/fuzz/diff_known.c)%s:\n", o->all ? ", not excluded (--all)" : "");
     for (size_t k = 0; k < dc_known_count; k++)
@@ -744,5 +758,13 @@ int main(int argc, char **argv)
     if (o.worker) return worker_main(&o);
     if (o.one_case >= 0) return one_case(&o);
     signal(SIGPIPE, SIG_IGN);
+    /* In the workers a failed allocation returns NULL, as it would without ASan (ortvk must cope); ONNX Runtime's
+     * C++ allocations abort under ASan regardless, which shows as a reference crash when it is the CPU EP's. */
+    const char *asan = getenv("ASAN_OPTIONS");
+    if (asan == NULL || strstr(asan, "allocator_may_return_null") == NULL) {
+        char value[1024];
+        snprintf(value, sizeof(value), "%s%sallocator_may_return_null=1", asan ? asan : "", asan && *asan ? ":" : "");
+        setenv("ASAN_OPTIONS", value, 1);
+    }
     return session_main(&o, argv[0]);
 }

@@ -27,7 +27,7 @@ typedef struct dc_tensor {
 
 /* An attribute, or an int64/float constant input, as the case set it (for descriptions and predicates). */
 typedef struct dc_attr {
-    char name[24];
+    char name[40];
     char kind; /* 'i' ints, 'f' floats, 's' string */
     char src;  /* 'a' an attribute, 'c' a constant input */
     int n;     /* values (ints/floats); -1 for a scalar */

@@ -68,6 +68,22 @@ static bool special_input(const dcase *c) { return any_value(c, is_special); }
 static bool huge_input(const dcase *c) { return any_value(c, is_huge); }
 static bool is_nonfinite(float v) { return !isfinite(v); }
 static bool nonfinite_input(const dcase *c) { return any_value(c, is_nonfinite); }
+static bool special_attribute(const dcase *c)
+{
+    for (int i = 0; i < c->n_attr; i++) {
+        const dc_attr *a = &c->attr[i];
+        if (a->kind == 'f' && a->src == 'a' && a->n < 0 && is_special(a->f[0])) return true;
+    }
+    return false;
+}
+static bool constant_or_special_input(const dcase *c) { return c->values == DC_VALUES_ONE_SPECIAL || special_input(c); }
+static bool empty_negative_step(const dcase *c)
+{
+    const dc_attr *steps = dc_get(c, "steps");
+    for (int i = 0; any_empty(c) && steps && i < steps->n && i < 8; i++)
+        if (steps->v[i] < 0) return true;
+    return false;
+}
 static bool batchnorm_special(const dcase *c) { return dc_get(c, "var:special") != NULL || huge_input(c); }
 static bool tile_repeats_huge(const dcase *c) { return dc_max_abs(c, "repeats") > (1ll << 31); }
 
@@ -150,7 +166,11 @@ const dc_known dc_known_findings[] = {
     {"ReduceMin", nan_input, "a NaN input", "wrong: ortvk propagates NaN, the CPU EP skips it"},
     {"MaxPool", nan_input, "a NaN input", "wrong: ortvk propagates NaN, the CPU EP skips it"},
     {"GlobalMaxPool", nan_input, "a NaN input", "wrong: ortvk propagates NaN, the CPU EP skips it"},
-    {"HardSigmoid", nan_input, "a NaN input, alpha or beta", "wrong: HardSigmoid(NaN) is 1 on ortvk, NaN on the CPU EP"},
+    {"HardSigmoid", nonfinite_input, "a NaN or infinite input, alpha or beta",
+     "wrong: HardSigmoid(NaN) and alpha * 0 with alpha = inf give 1 on ortvk, NaN on the CPU EP"},
+    {"Elu", special_attribute, "alpha infinite, NaN, subnormal or of 1e19+", "wrong: extreme alpha rounds differently"},
+    {"Selu", special_attribute, "alpha/gamma infinite, NaN, subnormal or of 1e19+",
+     "wrong: extreme gamma overflows differently (-2.46e38 vs -inf, -0 vs NaN)"},
     {"Celu", special_input, "a NaN, infinite, subnormal or huge input or alpha",
      "wrong: Celu(NaN) is 0 on ortvk, NaN on the CPU EP; alpha = -1e20 differs too"},
     {"Log", subnormal_input, "a subnormal input", "wrong: Log(subnormal) = Log(FLT_MIN) on ortvk (flushed)"},
@@ -158,7 +178,19 @@ const dc_known dc_known_findings[] = {
      "wrong: Pow's special cases (pow(x, inf), pow(0.5, -inf), ...) differ"},
     {"BatchNormalization", batchnorm_special, "values of 1e19 or more, or a var with special values",
      "wrong: an intermediate overflows to inf near FLT_MAX; var + epsilon = 0 gives inf, not NaN"},
-    {"InstanceNormalization", nonfinite_input, "a NaN or infinite input", "wrong: a number where the CPU EP gives NaN"},
+    {"InstanceNormalization", constant_or_special_input, "constant inputs (variance 0) or special values",
+     "wrong: all-88.8 input gives -0.6456 vs -0.65625; a number where the CPU EP gives NaN"},
+    {"LayerNormalization", constant_or_special_input, "constant inputs (variance 0) or special values",
+     "wrong: constant inputs give other values; a number where the CPU EP gives NaN"},
+    {"Conv", nonfinite_input, "an infinite or NaN input", "wrong: NaN where the CPU EP gives +-inf"},
+    {"MatMul", nonfinite_input, "an infinite or NaN input", "wrong: NaN where the CPU EP gives +-inf"},
+    {"Gemm", nonfinite_input, "an infinite or NaN input", "wrong: NaN where the CPU EP gives +-inf"},
+    {"AveragePool", huge_input, "values of 1e19 or more",
+     "wrong: sums of +-1e20 and FLT_MAX terms overflow or cancel in another order (beyond any tolerance)"},
+    {"GlobalAveragePool", huge_input, "values of 1e19 or more",
+     "wrong: sums of +-1e20 and FLT_MAX terms overflow or cancel in another order (beyond any tolerance)"},
+    {"Reduce*", huge_input, "values of 1e19 or more",
+     "wrong: sums of +-1e20 and FLT_MAX terms overflow or cancel in another order (beyond any tolerance)"},
     {"GlobalMaxPool", huge_input, "values of 1e19 or more", "wrong: -inf where the max is -FLT_MAX"},
     {"Tile", tile_repeats_huge, "repeats > 2^31", "crash: dims * repeats overflows in tile_shape"},
     /* others */
@@ -167,6 +199,8 @@ const dc_known dc_known_findings[] = {
      "wrong shape: ortvk gives ceil(in / stride) (ONNX), the CPU EP less"},
     {"AveragePool", same_with_dilation, "auto_pad SAME_* with a dilation > 1",
      "wrong shape: ortvk gives ceil(in / stride) (ONNX), the CPU EP less"},
+    {"Slice", empty_negative_step, "a zero-sized dim and a negative step",
+     "wrong shape: ortvk gives 1 element along the empty dim, the CPU EP 0"},
     {"Slice", slice_int64_max_end_negative_step, "ends = INT64_MAX with a negative step",
      "wrong shape: the CPU EP takes one element more"},
     {"ConvTranspose", same_with_stride, "auto_pad SAME_* with a stride > 1",

@@ -581,8 +581,8 @@ static void worker_end(session *s, worker *w, bool hung)
         add_finding(s, v, w->current, d);
         count(s, w->current, v, 0);
         w->done++;
-    } else if (!hung && (WIFSIGNALED(status) || (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 77))) {
-        /* died outside a case (at start, or at exit: LeakSanitizer) */
+    } else if (hung || WIFSIGNALED(status) || (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 77)) {
+        /* died or hung outside a case (starting up, or at exit: LeakSanitizer) */
         char d[700];
         snprintf(d, sizeof(d), "worker of cases %ld..%ld ended with %s %d; last output: %s", w->cases[0],
                  w->cases[w->n - 1], WIFSIGNALED(status) ? "signal" : "exit",

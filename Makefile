@@ -18,7 +18,7 @@ build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The whole suite: the regular build (valgrind_* included), then the same tests under AddressSanitizer and
-# UndefinedBehaviorSanitizer, then the hardening builds: a bounded libFuzzer session and the thread tests under
+# UndefinedBehaviorSanitizer (with a bounded session of the differential fuzzer, fuzz_diff_smoke), then the hardening builds: a bounded libFuzzer session and the thread tests under
 # ThreadSanitizer (docs/reliability.md), and a Release build (-O3 finds uninitialised paths -O2 does not).
 test: check asan fuzz tsan release
 

@@ -102,10 +102,20 @@ static bool huge_int(const dcase *c, const char *name, int64_t limit) { return d
 static bool blocksize_square_overflows(const dcase *c) { return huge_int(c, "blocksize", 3037000499ll); }
 static bool pool_attr_overflows(const dcase *c)
 {
-    return huge_int(c, "dilations", 1ll << 31) || huge_int(c, "kernel_shape", 1ll << 31) ||
-           huge_int(c, "strides", 1ll << 31) || huge_int(c, "pads", 1ll << 31);
+    const int64_t limit = (1ll << 31) - 1;
+    return huge_int(c, "dilations", limit) || huge_int(c, "kernel_shape", limit) || huge_int(c, "strides", limit) ||
+           huge_int(c, "pads", limit);
 }
-static bool conv_attr_overflows(const dcase *c) { return pool_attr_overflows(c) || huge_int(c, "group", 1ll << 31); }
+static bool conv_attr_overflows(const dcase *c)
+{
+    return pool_attr_overflows(c) || huge_int(c, "group", (1ll << 31) - 1);
+}
+static bool pool_big(const dcase *c) { return c->big || dc_max_abs(c, "kernel_shape") >= 65535; }
+static bool interpolating_nonfinite(const dcase *c)
+{
+    const dc_attr *mode = dc_get(c, "mode");
+    return mode && strcmp(mode->s, "nearest") != 0 && any_value(c, is_nonfinite);
+}
 static bool pads_overflow(const dcase *c) { return huge_int(c, "pads", 1ll << 31); }
 static bool slice_step_huge(const dcase *c) { return huge_int(c, "steps", 1ll << 31); }
 
@@ -130,10 +140,11 @@ const dc_known dc_known_findings[] = {
      "crash: blocksize * blocksize overflows in depth_space_shape"},
     {"Slice", slice_step_huge, "|step| > 2^31", "crash: -INT64_MIN step negated in slice_plan"},
     {"Pad", pads_overflow, "|pads| > 2^31", "crash: dim + pads overflows in pad_shape"},
-    {"MaxPool", pool_attr_overflows, "kernel/strides/dilations/pads > 2^31", "crash: overflow in pool_dim"},
-    {"AveragePool", pool_attr_overflows, "kernel/strides/dilations/pads > 2^31", "crash: overflow in pool_dim"},
-    {"Conv", conv_attr_overflows, "kernel/strides/dilations/pads/group > 2^31", "crash: overflow in conv geometry"},
-    {"ConvTranspose", conv_attr_overflows, "kernel/strides/dilations/pads/group > 2^31",
+    {"MaxPool", pool_attr_overflows, "kernel/strides/dilations/pads >= 2^31",
+     "crash: overflow in pool_dim (wrong values with SAME pads and a stride of 2^31)"},
+    {"AveragePool", pool_attr_overflows, "kernel/strides/dilations/pads >= 2^31", "crash: overflow in pool_dim"},
+    {"Conv", conv_attr_overflows, "kernel/strides/dilations/pads/group >= 2^31", "crash: overflow in conv geometry"},
+    {"ConvTranspose", conv_attr_overflows, "kernel/strides/dilations/pads/group >= 2^31",
      "crash: overflow in conv geometry"},
     /* loops past 65,535 iterations, cut short by lavapipe */
     {"Reduce*", big, "a reduction over 65,535+ values", "wrong: lavapipe ends the shader loop at ~65,535"},
@@ -146,8 +157,8 @@ const dc_known dc_known_findings[] = {
     {"LayerNormalization", big, "65,535+ values normalized", "wrong: lavapipe ends the shader loop at ~65,535"},
     {"GlobalAveragePool", big, "65,535+ values per channel", "wrong: lavapipe ends the shader loop at ~65,535"},
     {"GlobalMaxPool", big, "65,535+ values per channel", "wrong: lavapipe ends the shader loop at ~65,535"},
-    {"MaxPool", big, "a kernel of 65,535+", "wrong: lavapipe ends the shader loop at ~65,535"},
-    {"AveragePool", big, "a kernel of 65,535+", "wrong: lavapipe ends the shader loop at ~65,535"},
+    {"MaxPool", pool_big, "a kernel of 65,535+", "wrong: lavapipe ends the shader loop at ~65,535"},
+    {"AveragePool", pool_big, "a kernel of 65,535+", "wrong: lavapipe ends the shader loop at ~65,535"},
     /* boolean-like int attributes */
     {"Reduce*", keepdims_not_bool, "keepdims not 0/1", "wrong shape: ortvk keeps dims for any nonzero, the CPU EP for 1"},
     {"Reduce*", noop_not_bool, "noop_with_empty_axes not 0/1", "wrong shape: read as true by ortvk, false by the CPU EP"},
@@ -193,6 +204,10 @@ const dc_known dc_known_findings[] = {
      "wrong: sums of +-1e20 and FLT_MAX terms overflow or cancel in another order (beyond any tolerance)"},
     {"GlobalMaxPool", huge_input, "values of 1e19 or more", "wrong: -inf where the max is -FLT_MAX"},
     {"Tile", tile_repeats_huge, "repeats > 2^31", "crash: dims * repeats overflows in tile_shape"},
+    {"Resize", interpolating_nonfinite, "linear/cubic with a NaN or infinite input",
+     "wrong: a number where the CPU EP gives NaN (a neighbour of weight 0: 0 * NaN)"},
+    {"Upsample", interpolating_nonfinite, "linear with a NaN or infinite input",
+     "wrong: a number where the CPU EP gives NaN (a neighbour of weight 0: 0 * NaN)"},
     /* others */
     {"MatMul", matmul_k0, "K = 0", "the CPU EP is wrong: uninitialized output, batch dims not broadcast"},
     {"MaxPool", same_with_dilation, "auto_pad SAME_* with a dilation > 1",

@@ -68,6 +68,8 @@ static bool special_input(const dcase *c) { return any_value(c, is_special); }
 static bool huge_input(const dcase *c) { return any_value(c, is_huge); }
 static bool is_nonfinite(float v) { return !isfinite(v); }
 static bool nonfinite_input(const dcase *c) { return any_value(c, is_nonfinite); }
+static bool is_nonfinite_or_huge(float v) { return !isfinite(v) || is_huge(v); }
+static bool nonfinite_or_huge_input(const dcase *c) { return any_value(c, is_nonfinite_or_huge); }
 static bool special_attribute(const dcase *c)
 {
     for (int i = 0; i < c->n_attr; i++) {
@@ -193,9 +195,14 @@ const dc_known dc_known_findings[] = {
      "wrong: all-88.8 input gives -0.6456 vs -0.65625; a number where the CPU EP gives NaN"},
     {"LayerNormalization", constant_or_special_input, "constant inputs (variance 0) or special values",
      "wrong: constant inputs give other values; a number where the CPU EP gives NaN"},
-    {"Conv", nonfinite_input, "an infinite or NaN input", "wrong: NaN where the CPU EP gives +-inf"},
-    {"MatMul", nonfinite_input, "an infinite or NaN input", "wrong: NaN where the CPU EP gives +-inf"},
-    {"Gemm", nonfinite_input, "an infinite or NaN input", "wrong: NaN where the CPU EP gives +-inf"},
+    {"Conv", nonfinite_or_huge_input, "an infinite, NaN or 1e19+ input",
+     "wrong: NaN where the CPU EP gives +-inf (infinite terms, or sums overflowing)"},
+    {"ConvTranspose", nonfinite_or_huge_input, "an infinite, NaN or 1e19+ input",
+     "wrong: NaN where the CPU EP gives +-inf (infinite terms, or sums overflowing)"},
+    {"MatMul", nonfinite_or_huge_input, "an infinite, NaN or 1e19+ input",
+     "wrong: NaN where the CPU EP gives +-inf (infinite terms, or sums overflowing)"},
+    {"Gemm", nonfinite_or_huge_input, "an infinite, NaN or 1e19+ input",
+     "wrong: NaN where the CPU EP gives +-inf (infinite terms, or sums overflowing)"},
     {"AveragePool", huge_input, "values of 1e19 or more",
      "wrong: sums of +-1e20 and FLT_MAX terms overflow or cancel in another order (beyond any tolerance)"},
     {"GlobalAveragePool", huge_input, "values of 1e19 or more",
@@ -203,6 +210,7 @@ const dc_known dc_known_findings[] = {
     {"Reduce*", huge_input, "values of 1e19 or more",
      "wrong: sums of +-1e20 and FLT_MAX terms overflow or cancel in another order (beyond any tolerance)"},
     {"GlobalMaxPool", huge_input, "values of 1e19 or more", "wrong: -inf where the max is -FLT_MAX"},
+    {"MaxPool", huge_input, "values of 1e19 or more", "wrong: -inf where the max is -FLT_MAX"},
     {"Tile", tile_repeats_huge, "repeats > 2^31", "crash: dims * repeats overflows in tile_shape"},
     {"Resize", interpolating_nonfinite, "linear/cubic with a NaN or infinite input",
      "wrong: a number where the CPU EP gives NaN (a neighbour of weight 0: 0 * NaN)"},

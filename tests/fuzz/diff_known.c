@@ -86,7 +86,17 @@ static bool empty_negative_step(const dcase *c)
         if (steps->v[i] < 0) return true;
     return false;
 }
-static bool batchnorm_special(const dcase *c) { return dc_get(c, "var:special") != NULL || huge_input(c); }
+/* epsilon outside [1e-12, 1] (0, negative, 1e-30, NaN, inf, 1e20...): the variance's rounding then decides */
+static bool epsilon_extreme(const dcase *c)
+{
+    const dc_attr *e = dc_get(c, "epsilon");
+    return e && e->kind == 'f' && !(e->f[0] >= 1e-12f && e->f[0] <= 1.0f);
+}
+static bool norm_special(const dcase *c) { return constant_or_special_input(c) || epsilon_extreme(c); }
+static bool batchnorm_special(const dcase *c)
+{
+    return dc_get(c, "var:special") != NULL || huge_input(c) || epsilon_extreme(c);
+}
 static bool tile_repeats_huge(const dcase *c) { return dc_max_abs(c, "repeats") > (1ll << 31); }
 
 static bool matmul_k0(const dcase *c)
@@ -189,11 +199,11 @@ const dc_known dc_known_findings[] = {
     {"Log", subnormal_input, "a subnormal input", "wrong: Log(subnormal) = Log(FLT_MIN) on ortvk (flushed)"},
     {"Pow", special_input, "an infinite, NaN, subnormal, -0 or huge base or exponent",
      "wrong: Pow's special cases (pow(x, inf), pow(0.5, -inf), ...) differ"},
-    {"BatchNormalization", batchnorm_special, "values of 1e19 or more, or a var with special values",
+    {"BatchNormalization", batchnorm_special, "values of 1e19+, a var with special values, or epsilon",
      "wrong: an intermediate overflows to inf near FLT_MAX; var + epsilon = 0 gives inf, not NaN"},
-    {"InstanceNormalization", constant_or_special_input, "constant inputs (variance 0) or special values",
-     "wrong: all-88.8 input gives -0.6456 vs -0.65625; a number where the CPU EP gives NaN"},
-    {"LayerNormalization", constant_or_special_input, "constant inputs (variance 0) or special values",
+    {"InstanceNormalization", norm_special, "constant inputs (variance 0), special values or epsilon",
+     "wrong: all-88.8 input gives -0.6456 vs -0.65625; NaN lost; epsilon 1e-30 over 1 value: bias vs 0"},
+    {"LayerNormalization", norm_special, "constant inputs (variance 0), special values or epsilon",
      "wrong: constant inputs give other values; a number where the CPU EP gives NaN"},
     {"Conv", nonfinite_or_huge_input, "an infinite, NaN or 1e19+ input",
      "wrong: NaN where the CPU EP gives +-inf (infinite terms, or sums overflowing)"},

@@ -4,7 +4,7 @@ ASAN_BUILD ?= build-asan
 RELEASE_BUILD ?= build-release
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps build test check asan release demo info clean fuzz fuzz-long fuzz-diff tsan
+.PHONY: all deps build test check asan release demo info clean fuzz fuzz-long tsan
 
 all: build
 
@@ -71,6 +71,7 @@ FUZZ_DIFF_SECONDS ?= 0
 FUZZ_DIFF_SEED ?= 1
 FUZZ_DIFF_FLAGS ?=
 
+.PHONY: fuzz-diff
 fuzz-diff: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DORTVK_SANITIZE=ON
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target ortvk fuzz_diff

@@ -18,7 +18,7 @@ build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The whole suite: the regular build (valgrind_* included), then the same tests under AddressSanitizer and
-# UndefinedBehaviorSanitizer, then the hardening builds: a bounded libFuzzer session and the thread tests under
+# UndefinedBehaviorSanitizer (with a bounded session of the differential fuzzer, fuzz_diff_smoke), then the hardening builds: a bounded libFuzzer session and the thread tests under
 # ThreadSanitizer (docs/reliability.md), and a Release build (-O3 finds uninitialised paths -O2 does not).
 test: check asan fuzz tsan release
 
@@ -63,6 +63,27 @@ fuzz-long: deps $(FUZZ_BUILD)/CMakeCache.txt
 	  ORTVK_ORT_LIBRARY=$(CURDIR)/.cache/ort/1.30.0/libonnxruntime.so.1 \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	  sh $(CURDIR)/tests/fuzz/run_smoke.sh ../fuzz_import $(CURDIR)/tests/fuzz/corpus $(FUZZ_SECONDS)
+
+# The differential fuzzer (tests/fuzz/fuzz_diff.c) under ASan/UBSan with the validation layer on: generated one-node
+# models of every claimed op on ortvk and on ORT's CPU EP alone. `make test` runs a bounded seeded session (the
+# fuzz_diff_smoke test of the ASan build); this runs a longer one: make fuzz-diff FUZZ_DIFF_CASES=20000 (or
+# FUZZ_DIFF_SECONDS=1800 to stop scheduling after that long; FUZZ_DIFF_FLAGS=--all also runs the known-open findings
+# of tests/fuzz/diff_known.c). Every finding prints a command line that reruns it.
+FUZZ_DIFF_CASES ?= 20000
+FUZZ_DIFF_SECONDS ?= 0
+FUZZ_DIFF_SEED ?= 1
+FUZZ_DIFF_FLAGS ?=
+
+.PHONY: fuzz-diff
+fuzz-diff: deps
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DORTVK_SANITIZE=ON
+	cmake --build $(ASAN_BUILD) -j $(JOBS) --target ortvk fuzz_diff
+	ORTVK_VALIDATION=1 ORT_DISABLE_TELEMETRY=1 ORTVK_EP_LIBRARY=$(abspath $(ASAN_BUILD))/libortvk.so \
+	  ORTVK_ORT_LIBRARY=$(CURDIR)/.cache/ort/1.30.0/libonnxruntime.so.1 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  $(ASAN_BUILD)/fuzz_diff --seed $(FUZZ_DIFF_SEED) --cases $(FUZZ_DIFF_CASES) --seconds $(FUZZ_DIFF_SECONDS) \
+	  --jobs $(JOBS) $(FUZZ_DIFF_FLAGS)
 
 $(TSAN_BUILD)/CMakeCache.txt:
 	CC=clang cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DORTVK_TSAN=ON

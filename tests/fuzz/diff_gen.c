@@ -1,0 +1,1256 @@
+/* The differential fuzzer's generator: one table entry per op ortvk claims (src/kernels' ortvk_kops_* tables),
+ * each a function that draws the op's opset, shapes, attributes (valid, edge and hostile values), constant inputs
+ * and input values from a generator seeded by (seed, case index), so a case is reproduced from those two numbers. */
+#include "diff_gen.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel_check.h"
+
+const char *const dc_values_names[] = {"normal", "special", "ints", "positive", "one-special"};
+
+typedef void (*dc_gen)(dcase *c);
+struct dc_op {
+    const char *name;
+    int min_opset, max_opset; /* ortvk's claimed range, capped at what both runtimes know */
+    dc_gen gen;
+    bool half; /* float16 variant worth running */
+};
+
+/* ---- random draws ------------------------------------------------------------------------------------------ */
+
+static uint64_t rnext(dc_rng *r)
+{
+    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static double runi(dcase *c) { return (double)(rnext(&c->r) >> 11) * 0x1p-53; }
+static bool rp(dcase *c, double p) { return runi(c) < p; }
+static int64_t rint_(dcase *c, int64_t lo, int64_t hi) { return lo + (int64_t)(rnext(&c->r) % (uint64_t)(hi - lo + 1)); }
+#define PICK(c, arr) ((arr)[rint_((c), 0, (int64_t)(sizeof(arr) / sizeof((arr)[0])) - 1)])
+
+/* Hostile integers for attributes and constants. */
+static const int64_t hostile_ints[] = {0, -1, -2, 2, 3, 65535, 65537, 70000, 1ll << 31, -(1ll << 31) - 1,
+                                       (1ll << 32) + 1, 3037000500ll, 1ll << 62, INT64_MAX, INT64_MIN};
+static int64_t hostile_int(dcase *c) { return PICK(c, hostile_ints); }
+
+static const float special_floats[] = {NAN, -NAN, INFINITY, -INFINITY, 1e-40f, -1e-40f, -0.0f, 0.0f, FLT_MAX,
+                                       -FLT_MAX, 1e-30f, 1e20f, -1e20f, 1.0f, -1.0f, 0.5f, -0.5f, 2.5f, 88.8f, -88.8f};
+static float special_float(dcase *c) { return PICK(c, special_floats); }
+
+/* A float attribute: usually a valid value in [lo, hi], sometimes an edge or hostile one. */
+static float attr_float_value(dcase *c, float lo, float hi)
+{
+    if (rp(c, 0.2)) return special_float(c);
+    return (float)(lo + (hi - lo) * runi(c));
+}
+
+/* ---- the case under construction --------------------------------------------------------------------------- */
+
+static void desc(dcase *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void desc(dcase *c, const char *fmt, ...)
+{
+    size_t len = strlen(c->desc);
+    if (len + 1 >= sizeof(c->desc)) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->desc + len, sizeof(c->desc) - len, fmt, ap);
+    va_end(ap);
+}
+
+static const char *type_name(int32_t t)
+{
+    switch (t) {
+    case ONNX_FLOAT: return "float";
+    case ONNX_FLOAT16: return "float16";
+    case ONNX_DOUBLE: return "double";
+    case ONNX_INT64: return "int64";
+    case ONNX_INT32: return "int32";
+    case ONNX_INT8: return "int8";
+    case ONNX_UINT8: return "uint8";
+    case ONNX_BOOL: return "bool";
+    default: return "?";
+    }
+}
+
+static void desc_dims(dcase *c, int rank, const int64_t *dims)
+{
+    desc(c, "[");
+    for (int i = 0; i < rank; i++) desc(c, "%s%lld", i ? "," : "", (long long)dims[i]);
+    desc(c, "]");
+}
+
+static uint64_t count_of(int rank, const int64_t *dims)
+{
+    uint64_t n = 1;
+    for (int i = 0; i < rank; i++) n *= (uint64_t)(dims[i] < 0 ? 0 : dims[i]);
+    return n;
+}
+
+static dc_attr *record(dcase *c, const char *name, char kind)
+{
+    if (c->n_attr >= DC_MAX_ATTR) {
+        c->failed = true;
+        static dc_attr scratch;
+        return &scratch;
+    }
+    dc_attr *a = &c->attr[c->n_attr++];
+    memset(a, 0, sizeof(*a));
+    snprintf(a->name, sizeof(a->name), "%s", name);
+    a->kind = kind;
+    a->src = 'a';
+    return a;
+}
+
+static float value(dcase *c, int kind)
+{
+    float v;
+    switch (kind) {
+    case DC_VALUES_SPECIAL: v = rp(c, 0.3) ? special_float(c) : (float)(4 * runi(c) - 2); break;
+    case DC_VALUES_INTS: v = (float)rint_(c, -4, 4) + (rp(c, 0.3) ? 0.5f : 0.0f); break;
+    case DC_VALUES_POSITIVE: v = (float)(0.5 + runi(c)); break;
+    default: v = (float)(4 * runi(c) - 2); break;
+    }
+    return c->half ? kc_half_to_float(kc_float_to_half(v)) : v;
+}
+
+/* Fills `t` (of t->type) with values of `kind`; `one` is the value of DC_VALUES_ONE_SPECIAL. */
+static void fill(dcase *c, dc_tensor *t, int kind)
+{
+    uint64_t n = count_of(t->rank, t->dims);
+    size_t esize = onnx_elem_size(t->type);
+    t->bytes = (size_t)n * esize;
+    t->data = calloc(1, t->bytes + 8);
+    if (t->data == NULL) {
+        c->failed = true;
+        return;
+    }
+    float one = special_float(c);
+    if (c->half) one = kc_half_to_float(kc_float_to_half(one));
+    for (uint64_t i = 0; i < n; i++) {
+        float v = kind == DC_VALUES_ONE_SPECIAL ? one : value(c, kind);
+        switch (t->type) {
+        case ONNX_FLOAT: ((float *)t->data)[i] = v; break;
+        case ONNX_FLOAT16: ((uint16_t *)t->data)[i] = kc_float_to_half(v); break;
+        case ONNX_DOUBLE: ((double *)t->data)[i] = v; break;
+        case ONNX_BOOL: ((uint8_t *)t->data)[i] = (uint8_t)(rnext(&c->r) & 1); break;
+        case ONNX_INT64: ((int64_t *)t->data)[i] = rint_(c, -5, 5); break;
+        case ONNX_INT32: ((int32_t *)t->data)[i] = (int32_t)rint_(c, -5, 5); break;
+        case ONNX_INT8: ((int8_t *)t->data)[i] = (int8_t)rint_(c, -100, 100); break;
+        case ONNX_UINT8: ((uint8_t *)t->data)[i] = (uint8_t)rint_(c, 0, 200); break;
+        default: break;
+        }
+    }
+}
+
+/* A graph input fed at Run, of `type` (0: the case's float type), with values of the case's kind. */
+static void input_of(dcase *c, const char *name, int32_t type, int rank, const int64_t *dims, int kind)
+{
+    if (c->n_in >= DC_MAX_IN || rank > DC_MAX_RANK) {
+        c->failed = true;
+        return;
+    }
+    dc_tensor *t = &c->in[c->n_in++];
+    snprintf(t->name, sizeof(t->name), "%s", name);
+    t->type = type ? type : c->ft;
+    t->rank = rank;
+    memcpy(t->dims, dims, (size_t)rank * sizeof(int64_t));
+    fill(c, t, kind);
+    int64_t sym[DC_MAX_RANK];
+    for (int i = 0; i < rank; i++) sym[i] = -1;
+    if (c->shapes == 0) onnx_model_add_input(c->model, name, t->type, rank, dims);
+    else if (c->shapes == 1) onnx_model_add_input(c->model, name, t->type, rank, sym);
+    else onnx_model_add_input(c->model, name, t->type, -1, NULL);
+    desc(c, " %s:%s", name, type_name(t->type == ONNX_FLOAT16 ? ONNX_FLOAT : t->type));
+    desc_dims(c, rank, dims);
+}
+
+static void input(dcase *c, const char *name, int rank, const int64_t *dims)
+{
+    input_of(c, name, 0, rank, dims, c->values);
+}
+
+/* A float initializer of random values of `kind` (weights, scales, means). */
+static void const_float_tensor(dcase *c, const char *name, int rank, const int64_t *dims, int kind)
+{
+    dc_tensor t = {.type = c->ft, .rank = rank};
+    memcpy(t.dims, dims, (size_t)rank * sizeof(int64_t));
+    fill(c, &t, kind);
+    if (t.data) onnx_model_add_initializer(c->model, name, t.type, rank, dims, t.data, t.bytes);
+    free(t.data);
+    desc(c, " %s:const", name);
+    desc_dims(c, rank, dims);
+}
+
+/* An int64 constant input (1-D of n values, or a scalar when n < 0), recorded under `name`. With a small
+ * probability it becomes a graph input instead (ortvk must then refuse the node or read it right). */
+static void const_ints(dcase *c, const char *name, int n, const int64_t *v)
+{
+    int count = n < 0 ? 1 : n;
+    dc_attr *a = record(c, name, 'i');
+    a->src = 'c';
+    a->n = n;
+    for (int i = 0; i < count && i < 8; i++) a->v[i] = v[i];
+    int64_t dims[1] = {count};
+    if (rp(c, 0.03) && c->n_in < DC_MAX_IN) {
+        dc_tensor *t = &c->in[c->n_in++];
+        snprintf(t->name, sizeof(t->name), "%s", name);
+        t->type = ONNX_INT64;
+        t->rank = n < 0 ? 0 : 1;
+        t->dims[0] = count;
+        t->bytes = (size_t)count * sizeof(int64_t);
+        t->data = malloc(t->bytes + 8);
+        if (t->data) memcpy(t->data, v, t->bytes);
+        onnx_model_add_input(c->model, name, ONNX_INT64, t->rank, dims);
+        desc(c, " %s:input=", name);
+    } else {
+        onnx_model_add_initializer(c->model, name, ONNX_INT64, n < 0 ? 0 : 1, dims, v,
+                                   (size_t)count * sizeof(int64_t));
+        desc(c, " %s=", name);
+    }
+    if (n < 0) desc(c, "%lld", (long long)v[0]);
+    else desc_dims(c, n, v);
+}
+
+/* A float constant input (scalar when n < 0) of the case's float type, or always float when `as_float`. */
+static void const_floats(dcase *c, const char *name, int n, const float *v, bool as_float)
+{
+    int count = n < 0 ? 1 : n;
+    dc_attr *a = record(c, name, 'f');
+    a->src = 'c';
+    a->n = n;
+    int64_t dims[1] = {count};
+    int32_t type = as_float ? ONNX_FLOAT : c->ft;
+    uint16_t h[64];
+    float f[64];
+    if (count > 64) {
+        c->failed = true;
+        return;
+    }
+    for (int i = 0; i < count; i++) {
+        f[i] = c->half && !as_float ? kc_half_to_float(kc_float_to_half(v[i])) : v[i];
+        h[i] = kc_float_to_half(v[i]);
+        if (i < 8) a->f[i] = f[i];
+    }
+    onnx_model_add_initializer(c->model, name, type, n < 0 ? 0 : 1, dims, type == ONNX_FLOAT16 ? (void *)h : (void *)f,
+                               (size_t)count * onnx_elem_size(type));
+    desc(c, " %s=", name);
+    if (n < 0) desc(c, "%g", f[0]);
+    else {
+        desc(c, "[");
+        for (int i = 0; i < count; i++) desc(c, "%s%g", i ? "," : "", f[i]);
+        desc(c, "]");
+    }
+}
+
+static const char *out_names[DC_MAX_OUT] = {"y", "y1", "y2", "y3"};
+
+/* The node with inputs `in` (n_in, "" = omitted) and `n_out` outputs y, y1, ... of `out_type` (0: float type). */
+static void node(dcase *c, const char *const *in, int n_in, int n_out, int32_t out_type)
+{
+    c->n_out = n_out;
+    for (int i = 0; i < n_out; i++) {
+        snprintf(c->out[i], sizeof(c->out[i]), "%s", out_names[i]);
+        c->out_type[i] = out_type ? out_type : c->ft;
+        onnx_model_add_output(c->model, out_names[i], c->out_type[i], -1, NULL);
+    }
+    c->node = onnx_model_add_node(c->model, c->op->name, in, n_in, out_names, n_out);
+}
+
+static void a_int(dcase *c, const char *name, int64_t v)
+{
+    dc_attr *a = record(c, name, 'i');
+    a->n = -1;
+    a->v[0] = v;
+    onnx_node_attr_int(c->node, name, v);
+    desc(c, " %s=%lld", name, (long long)v);
+}
+
+static void a_ints(dcase *c, const char *name, const int64_t *v, int n)
+{
+    dc_attr *a = record(c, name, 'i');
+    a->n = n;
+    for (int i = 0; i < n && i < 8; i++) a->v[i] = v[i];
+    onnx_node_attr_ints(c->node, name, v, n);
+    desc(c, " %s=", name);
+    desc_dims(c, n, v);
+}
+
+static void a_float(dcase *c, const char *name, float v)
+{
+    dc_attr *a = record(c, name, 'f');
+    a->n = -1;
+    a->f[0] = v;
+    onnx_node_attr_float(c->node, name, v);
+    desc(c, " %s=%g", name, v);
+}
+
+static void a_string(dcase *c, const char *name, const char *v)
+{
+    dc_attr *a = record(c, name, 's');
+    snprintf(a->s, sizeof(a->s), "%s", v);
+    onnx_node_attr_string(c->node, name, v);
+    desc(c, " %s=%s", name, v);
+}
+
+/* ---- shapes ------------------------------------------------------------------------------------------------ */
+
+static int64_t small_dim(dcase *c)
+{
+    double p = runi(c);
+    if (p < 0.05) return 0;
+    if (p < 0.25) return 1;
+    if (p < 0.92) return rint_(c, 2, 5);
+    return rint_(c, 6, 17);
+}
+
+static void random_dims(dcase *c, int rank, int64_t *dims)
+{
+    for (int i = 0; i < rank; i++) dims[i] = small_dim(c);
+    /* keep a case small: at most ~20k elements */
+    while (count_of(rank, dims) > 20000) {
+        int i = (int)rint_(c, 0, rank - 1);
+        if (dims[i] > 1) dims[i] = (dims[i] + 1) / 2;
+    }
+}
+
+/* A shape of rank lo..hi. */
+static int random_shape(dcase *c, int lo, int hi, int64_t *dims)
+{
+    int rank = (int)rint_(c, lo, hi);
+    random_dims(c, rank, dims);
+    return rank;
+}
+
+/* One of the big sizes past lavapipe's loop limit. */
+static int64_t big_dim(dcase *c)
+{
+    static const int64_t sizes[] = {65535, 65536, 65537, 70000, 100003};
+    return PICK(c, sizes);
+}
+
+/* A shape broadcastable with `dims` (rank), or now and then one that is not. */
+static int broadcast_shape(dcase *c, int rank, const int64_t *dims, int64_t *out)
+{
+    int r = rank;
+    if (rp(c, 0.3)) r = (int)rint_(c, 0, rank);
+    for (int i = 0; i < r; i++) {
+        int64_t d = dims[rank - r + i];
+        out[i] = rp(c, 0.3) ? 1 : d;
+    }
+    if (rp(c, 0.15) && r == rank && rank < 5) { /* the other one broadcasts into a new leading dim */
+        memmove(out + 1, out, (size_t)r * sizeof(int64_t));
+        out[0] = rint_(c, 2, 3);
+        r++;
+    }
+    if (rp(c, 0.04) && r > 0) out[rint_(c, 0, r - 1)] += rint_(c, 1, 3); /* incompatible */
+    return r;
+}
+
+/* An axis in [-rank, rank-1], or now and then out of range. */
+static int64_t axis_of(dcase *c, int rank)
+{
+    if (rp(c, 0.06)) return rp(c, 0.5) ? hostile_int(c) : rank;
+    if (rank == 0) return 0;
+    return rint_(c, -rank, rank - 1);
+}
+
+/* ---- families ---------------------------------------------------------------------------------------------- */
+
+static void gen_unary(dcase *c)
+{
+    int64_t dims[DC_MAX_RANK];
+    int rank = random_shape(c, 0, 5, dims);
+    if (c->big) {
+        rank = 1;
+        dims[0] = big_dim(c);
+    }
+    input(c, "x", rank, dims);
+    const char *name = c->op->name;
+    if (strcmp(name, "Clip") == 0 && c->opset >= 11) {
+        float lo = attr_float_value(c, -1.5f, 0.0f), hi = attr_float_value(c, 0.0f, 1.5f);
+        int which = (int)rint_(c, 0, 3);
+        const char *in[3] = {"x", which & 1 ? "min" : "", which & 2 ? "max" : ""};
+        if (which & 1) const_floats(c, "min", -1, &lo, false);
+        if (which & 2) const_floats(c, "max", -1, &hi, false);
+        node(c, in, which & 2 ? 3 : which & 1 ? 2 : 1, 1, 0);
+        return;
+    }
+    if (strcmp(name, "Dropout") == 0 && c->opset >= 12) {
+        float ratio = attr_float_value(c, 0.0f, 0.9f);
+        bool with_ratio = rp(c, 0.5);
+        const char *in[2] = {"x", "ratio"};
+        if (with_ratio) const_floats(c, "ratio", -1, &ratio, true);
+        node(c, in, with_ratio ? 2 : 1, 1, 0);
+        return;
+    }
+    const char *in[1] = {"x"};
+    node(c, in, 1, 1, 0);
+    static const struct {
+        const char *op, *attrs;
+    } table[] = {
+        {"LeakyRelu", "alpha"}, {"HardSigmoid", "alpha beta"}, {"Elu", "alpha"},  {"Selu", "alpha gamma"},
+        {"ThresholdedRelu", "alpha"}, {"Celu", "alpha"},       {"Shrink", "bias lambd"}, {"Clip", "min max"},
+        {"Dropout", "ratio"},
+    };
+    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+        if (strcmp(table[i].op, name) != 0) continue;
+        char attrs[32];
+        snprintf(attrs, sizeof(attrs), "%s", table[i].attrs);
+        for (char *a = strtok(attrs, " "); a; a = strtok(NULL, " ")) {
+            if (rp(c, 0.25)) continue; /* the default */
+            float lo = strcmp(a, "max") == 0 ? 0.0f : -1.5f, hi = strcmp(a, "min") == 0 ? 0.0f : 2.0f;
+            if (strcmp(a, "ratio") == 0) lo = 0.0f, hi = 0.9f;
+            a_float(c, a, attr_float_value(c, lo, hi));
+        }
+    }
+}
+
+static void gen_binary(dcase *c)
+{
+    const char *name = c->op->name;
+    bool variadic = !strcmp(name, "Max") || !strcmp(name, "Min") || !strcmp(name, "Sum") || !strcmp(name, "Mean");
+    int n = variadic ? (int)rint_(c, 1, 4) : 2;
+    int64_t dims[DC_MAX_RANK], other[DC_MAX_RANK];
+    int rank = random_shape(c, 0, 5, dims);
+    if (c->big) {
+        rank = 1;
+        dims[0] = big_dim(c);
+    }
+    static const char *names[] = {"a", "b", "c", "d"};
+    input(c, "a", rank, dims);
+    for (int i = 1; i < n; i++) {
+        int r;
+        if (!strcmp(name, "PRelu")) { /* the slope broadcasts into x, one way */
+            r = rank == 0 ? 0 : (int)rint_(c, 0, rank);
+            for (int k = 0; k < r; k++) other[k] = rp(c, 0.5) ? 1 : dims[rank - r + k];
+            if (rp(c, 0.04) && r > 0) other[0] += 2;
+        } else {
+            r = broadcast_shape(c, rank, dims, other);
+        }
+        if (!strcmp(name, "Pow") && rp(c, 0.5)) { /* exponents: specials and small integers, sometimes constant */
+            static const float e[] = {0, 1, 2, 3, -1, -2, 0.5f, -0.5f, 1.5f, NAN, INFINITY, -INFINITY, 1e-40f, -0.0f};
+            if (rp(c, 0.5)) {
+                float v = PICK(c, e);
+                const_floats(c, "b", -1, &v, false);
+                continue;
+            }
+            input_of(c, names[i], 0, r, other, DC_VALUES_INTS);
+            continue;
+        }
+        input(c, names[i], r, other);
+    }
+    node(c, names, n, 1, 0);
+    /* float16: ortvk rounds each partial result of a variadic op to float16, an error of up to 2^-11 of the
+     * largest partial sum each time */
+    if (c->half && n > 2) {
+        double largest = 0;
+        for (int i = 0; i < c->n_in; i++) {
+            const dc_tensor *t = &c->in[i];
+            for (size_t k = 0; t->type == ONNX_FLOAT16 && k < t->bytes / 2; k++) {
+                float v = kc_half_to_float(((const uint16_t *)t->data)[k]);
+                if (isfinite(v) && fabs(v) > largest) largest = fabs(v);
+            }
+            for (size_t k = 0; t->type == ONNX_FLOAT && k < t->bytes / 4; k++) {
+                float v = ((const float *)t->data)[k];
+                if (isfinite(v) && fabs(v) > largest) largest = fabs(v);
+            }
+        }
+        c->atol += (n - 1) * n * largest * 0x1p-11;
+    }
+}
+
+static void gen_compare(dcase *c)
+{
+    const char *name = c->op->name;
+    bool logic = !strcmp(name, "And") || !strcmp(name, "Or") || !strcmp(name, "Xor") || !strcmp(name, "Not");
+    int64_t dims[DC_MAX_RANK], other[DC_MAX_RANK];
+    int rank = random_shape(c, 0, 5, dims);
+    static const char *in[] = {"a", "b"};
+    input_of(c, "a", logic ? ONNX_BOOL : 0, rank, dims, c->values);
+    if (strcmp(name, "Not") != 0) {
+        int r = broadcast_shape(c, rank, dims, other);
+        input_of(c, "b", logic ? ONNX_BOOL : 0, r, other, c->values);
+        /* equal values now and then, so Equal/GreaterOrEqual see ties */
+        dc_tensor *a = &c->in[0], *b = &c->in[1];
+        if (!logic && a->bytes == b->bytes && rp(c, 0.5) && a->data && b->data) memcpy(b->data, a->data, a->bytes);
+    }
+    node(c, in, strcmp(name, "Not") ? 2 : 1, 1, ONNX_BOOL);
+}
+
+static void gen_where(dcase *c)
+{
+    int64_t dims[DC_MAX_RANK], d1[DC_MAX_RANK], d2[DC_MAX_RANK];
+    int rank = random_shape(c, 0, 5, dims);
+    int r1 = broadcast_shape(c, rank, dims, d1), r2 = broadcast_shape(c, rank, dims, d2);
+    input_of(c, "cond", ONNX_BOOL, r1, d1, c->values);
+    input(c, "x", rank, dims);
+    input(c, "y", r2, d2);
+    static const char *in[] = {"cond", "x", "y"};
+    node(c, in, 3, 1, 0);
+}
+
+/* Spatial attributes shared by pools and convolutions: kernel, strides, pads, dilations, auto_pad. */
+static void spatial_attrs(dcase *c, int sp, const int64_t *kernel, bool dilations_ok, bool set_kernel)
+{
+    int64_t v[8];
+    if (set_kernel) a_ints(c, "kernel_shape", kernel, sp);
+    if (rp(c, 0.6)) {
+        for (int i = 0; i < sp; i++) v[i] = rp(c, 0.05) ? hostile_int(c) : rint_(c, 1, 3);
+        a_ints(c, "strides", v, sp);
+    }
+    if (dilations_ok && rp(c, 0.4)) {
+        for (int i = 0; i < sp; i++) v[i] = rp(c, 0.05) ? hostile_int(c) : rint_(c, 1, 3);
+        a_ints(c, "dilations", v, sp);
+    }
+    double ap = runi(c);
+    if (ap < 0.15) {
+        static const char *modes[] = {"SAME_UPPER", "SAME_LOWER", "VALID", "NOTSET", "BOGUS"};
+        a_string(c, "auto_pad", PICK(c, modes));
+    } else if (ap < 0.7) {
+        /* pads below the kernel (larger ones are invalid), at most 3: a kernel past 65,535 with pads as large
+         * would make ~10^9-10^10 operations, a hang on lavapipe that says nothing about ortvk */
+        for (int i = 0; i < 2 * sp; i++) {
+            int64_t k = kernel[i % sp] > 1 && kernel[i % sp] < 4 ? kernel[i % sp] - 1 : kernel[i % sp] >= 4 ? 3 : 1;
+            v[i] = rp(c, 0.04) ? hostile_int(c) : rint_(c, 0, k);
+        }
+        a_ints(c, "pads", v, 2 * sp);
+    }
+}
+
+static void gen_pool(dcase *c)
+{
+    const char *name = c->op->name;
+    bool global = strncmp(name, "Global", 6) == 0;
+    int sp = (int)rint_(c, 1, 3);
+    if (rp(c, 0.6)) sp = 2;
+    int64_t dims[DC_MAX_RANK], kernel[3];
+    dims[0] = rint_(c, 1, 2);
+    dims[1] = rint_(c, 1, 4);
+    for (int i = 0; i < sp; i++) dims[2 + i] = rint_(c, 1, 9) - (rp(c, 0.03) ? 1 : 0);
+    for (int i = 0; i < sp; i++) kernel[i] = rp(c, 0.05) ? hostile_int(c) : rint_(c, 1, 4);
+    if (c->big) {
+        sp = 1;
+        dims[0] = dims[1] = 1;
+        dims[2] = big_dim(c);
+        kernel[0] = global ? 1 : dims[2] - rint_(c, 0, 2);
+    }
+    input(c, "x", 2 + sp, dims);
+    static const char *in[] = {"x"};
+    node(c, in, 1, 1, 0);
+    if (global) return;
+    bool dil = !strcmp(name, "MaxPool") ? c->opset >= 10 : c->opset >= 19;
+    spatial_attrs(c, sp, kernel, dil, true);
+    if (c->opset >= 10 && rp(c, 0.4)) a_int(c, "ceil_mode", rp(c, 0.3) ? hostile_int(c) : rint_(c, 0, 1));
+    if (!strcmp(name, "AveragePool") && rp(c, 0.4))
+        a_int(c, "count_include_pad", rp(c, 0.2) ? hostile_int(c) : rint_(c, 0, 1));
+    if (!strcmp(name, "MaxPool") && rp(c, 0.15)) a_int(c, "storage_order", rp(c, 0.3) ? hostile_int(c) : 1);
+}
+
+static void gen_conv(dcase *c)
+{
+    bool transpose = !strcmp(c->op->name, "ConvTranspose");
+    int sp = rp(c, 0.7) ? 2 : (int)rint_(c, 1, 3);
+    int64_t group = rp(c, 0.7) ? 1 : rint_(c, 1, 3);
+    int64_t cin = group * rint_(c, 1, 3), cout = group * rint_(c, 1, 3);
+    if (rp(c, 0.1)) { /* depthwise */
+        group = cin = rint_(c, 1, 6);
+        cout = cin * rint_(c, 1, 2);
+    }
+    int64_t x[DC_MAX_RANK], w[DC_MAX_RANK], kernel[3];
+    x[0] = rint_(c, 1, 2);
+    x[1] = cin;
+    for (int i = 0; i < sp; i++) {
+        kernel[i] = rint_(c, 1, 3);
+        x[2 + i] = rint_(c, 1, 8) + (rp(c, 0.03) ? -1 : 0);
+    }
+    if (c->big) {
+        sp = 1;
+        group = 1;
+        x[0] = 1;
+        x[1] = cin = big_dim(c);
+        x[2] = 1;
+        kernel[0] = 1;
+        cout = 1;
+    }
+    if (rp(c, 0.03)) x[1] += 1; /* channels that do not match the weights */
+    w[0] = transpose ? cin : cout;
+    w[1] = transpose ? cout / group : cin / group;
+    for (int i = 0; i < sp; i++) w[2 + i] = kernel[i];
+    input(c, "x", 2 + sp, x);
+    if (rp(c, 0.8)) const_float_tensor(c, "w", 2 + sp, w, DC_VALUES_NORMAL);
+    else input_of(c, "w", 0, 2 + sp, w, DC_VALUES_NORMAL);
+    bool bias = rp(c, 0.6);
+    int64_t b[1] = {cout + (rp(c, 0.03) ? 1 : 0)};
+    if (bias) const_float_tensor(c, "b", 1, b, DC_VALUES_NORMAL);
+    static const char *in[] = {"x", "w", "b"};
+    node(c, in, bias ? 3 : 2, 1, 0);
+    if (group != 1 || rp(c, 0.3)) a_int(c, "group", rp(c, 0.05) ? hostile_int(c) : group);
+    spatial_attrs(c, sp, kernel, true, rp(c, 0.4));
+    if (transpose) {
+        int64_t v[3];
+        if (rp(c, 0.2)) {
+            for (int i = 0; i < sp; i++) v[i] = rp(c, 0.1) ? hostile_int(c) : rint_(c, 0, 1);
+            a_ints(c, "output_padding", v, sp);
+        }
+        if (rp(c, 0.1)) {
+            for (int i = 0; i < sp; i++) v[i] = rp(c, 0.1) ? hostile_int(c) : rint_(c, 1, 12);
+            a_ints(c, "output_shape", v, sp);
+        }
+    }
+    c->atol = 1e-5 * (c->big ? 300 : 4);
+}
+
+static void gen_batchnorm(dcase *c)
+{
+    int64_t dims[DC_MAX_RANK];
+    int rank = random_shape(c, 2, 5, dims);
+    int64_t cdim[1] = {dims[1] + (rp(c, 0.03) ? 1 : 0)};
+    input(c, "x", rank, dims);
+    static const char *in[] = {"x", "scale", "bias", "mean", "var"};
+    const_float_tensor(c, "scale", 1, cdim, DC_VALUES_NORMAL);
+    const_float_tensor(c, "bias", 1, cdim, DC_VALUES_NORMAL);
+    const_float_tensor(c, "mean", 1, cdim, DC_VALUES_NORMAL);
+    int var_kind = rp(c, 0.9) ? DC_VALUES_POSITIVE : DC_VALUES_SPECIAL;
+    const_float_tensor(c, "var", 1, cdim, var_kind);
+    if (var_kind == DC_VALUES_SPECIAL) record(c, "var:special", 'i')->src = 'c'; /* negative, 0, NaN, inf, ... */
+    node(c, in, 5, 1, 0);
+    if (rp(c, 0.5)) a_float(c, "epsilon", rp(c, 0.2) ? special_float(c) : (float)(1e-5 + runi(c) * 1e-2));
+    if (rp(c, 0.2)) a_float(c, "momentum", attr_float_value(c, 0.0f, 1.0f));
+    if (c->opset < 9 && rp(c, 0.3)) a_int(c, "spatial", rp(c, 0.3) ? hostile_int(c) : rint_(c, 0, 1));
+    if (c->opset >= 14 && rp(c, 0.1)) a_int(c, "training_mode", rp(c, 0.5) ? hostile_int(c) : 0);
+}
+
+static void gen_resize(dcase *c)
+{
+    bool upsample = !strcmp(c->op->name, "Upsample");
+    int64_t dims[DC_MAX_RANK];
+    int rank = rp(c, 0.8) ? 4 : (int)rint_(c, 1, 5);
+    random_dims(c, rank, dims);
+    input(c, "x", rank, dims);
+    float scales[DC_MAX_RANK];
+    static const float good[] = {1, 2, 3, 0.5f, 1.5f, 0.75f, 2.5f, 0.25f};
+    static const float bad[] = {0, -1, NAN, INFINITY, 1e9f, 1e-9f};
+    for (int i = 0; i < rank; i++) {
+        scales[i] = i < rank - 2 && rp(c, 0.8) ? 1.0f : PICK(c, good);
+        if (rp(c, 0.03)) scales[i] = PICK(c, bad);
+    }
+    const char *mode = rp(c, 0.05) ? "bogus" : rp(c, 0.5) ? "nearest" : rp(c, 0.7) ? "linear" : "cubic";
+    if (upsample || c->opset == 10) {
+        static const char *in[] = {"x", "scales"};
+        const_floats(c, "scales", rank, scales, true);
+        node(c, in, 2, 1, 0);
+        a_string(c, "mode", mode);
+        return;
+    }
+    bool sizes = rp(c, 0.3);
+    static const char *in_scales[] = {"x", "", "scales"}, *in_sizes[] = {"x", "", "", "sizes"};
+    if (sizes) {
+        int64_t v[DC_MAX_RANK];
+        for (int i = 0; i < rank; i++) v[i] = rp(c, 0.04) ? hostile_int(c) : rint_(c, 1, 12);
+        /* a size past 65,535 with the others as drawn makes ~10^8 outputs (a minute on lavapipe under ASan):
+         * the others become 1 */
+        uint64_t total = 1;
+        for (int i = 0; i < rank; i++) total = total > (1u << 30) ? total : total * (uint64_t)(v[i] > 0 ? v[i] : 1);
+        for (int i = 0; i < rank && total > (1u << 22); i++)
+            if (v[i] > 0 && v[i] < 65535) v[i] = 1;
+        const_ints(c, "sizes", rank, v);
+        node(c, in_sizes, 4, 1, 0);
+    } else {
+        const_floats(c, "scales", rank, scales, true);
+        node(c, in_scales, 3, 1, 0);
+    }
+    a_string(c, "mode", mode);
+    static const char *coord[] = {"half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel",
+                                  "tf_half_pixel_for_nn", "half_pixel_symmetric"};
+    if (rp(c, 0.8)) a_string(c, "coordinate_transformation_mode", PICK(c, coord));
+    static const char *nearest[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+    if (rp(c, 0.5)) a_string(c, "nearest_mode", PICK(c, nearest));
+    if (rp(c, 0.2)) a_float(c, "cubic_coeff_a", attr_float_value(c, -1.0f, 0.0f));
+    if (rp(c, 0.1)) a_int(c, "exclude_outside", rp(c, 0.3) ? hostile_int(c) : 1);
+    if (rp(c, 0.1)) a_float(c, "extrapolation_value", attr_float_value(c, -1.0f, 1.0f));
+    if (c->opset >= 18 && rp(c, 0.1)) a_int(c, "antialias", rp(c, 0.3) ? hostile_int(c) : 1);
+    if (c->opset >= 18 && sizes && rp(c, 0.2)) {
+        static const char *policy[] = {"stretch", "not_larger", "not_smaller"};
+        a_string(c, "keep_aspect_ratio_policy", PICK(c, policy));
+    }
+}
+
+/* ---- layout ------------------------------------------------------------------------------------------------ */
+
+static void gen_reshape(dcase *c)
+{
+    int64_t dims[DC_MAX_RANK], shape[DC_MAX_RANK];
+    int rank = random_shape(c, 0, 5, dims);
+    input(c, "x", rank, dims);
+    if (!strcmp(c->op->name, "Flatten")) {
+        static const char *in[] = {"x"};
+        node(c, in, 1, 1, 0);
+        if (rp(c, 0.8)) a_int(c, "axis", c->opset >= 11 ? axis_of(c, rank + 1) : rint_(c, 0, rank));
+        return;
+    }
+    /* A target shape: the dims regrouped, one of them -1 or 0 now and then, or a hostile one. */
+    int r = 0;
+    uint64_t acc = 1;
+    for (int i = 0; i < rank; i++) {
+        acc *= (uint64_t)dims[i];
+        if (rp(c, 0.5) || i == rank - 1) {
+            shape[r++] = (int64_t)acc;
+            acc = 1;
+        }
+    }
+    if (r > 0 && rp(c, 0.3)) shape[rint_(c, 0, r - 1)] = -1;
+    if (r > 0 && r == rank && rp(c, 0.2)) shape[rint_(c, 0, r - 1)] = 0;
+    if (rp(c, 0.08) && r < DC_MAX_RANK) shape[r++] = hostile_int(c);
+    if (rp(c, 0.05) && r > 0) shape[0] = -1, shape[r - 1] = -1;
+    const_ints(c, "shape", r, shape);
+    static const char *in[] = {"x", "shape"};
+    node(c, in, 2, 1, 0);
+    if (c->opset >= 14 && rp(c, 0.3)) a_int(c, "allowzero", rp(c, 0.3) ? hostile_int(c) : rint_(c, 0, 1));
+}
+
+static void gen_squeeze(dcase *c)
+{
+    bool squeeze = !strcmp(c->op->name, "Squeeze");
+    int64_t dims[DC_MAX_RANK], axes[DC_MAX_RANK];
+    int rank = random_shape(c, squeeze ? 1 : 0, squeeze ? 5 : 4, dims);
+    if (squeeze)
+        for (int i = 0; i < rank; i++)
+            if (rp(c, 0.5)) dims[i] = 1;
+    input(c, "x", rank, dims);
+    int n = 0;
+    int out_rank = squeeze ? rank : rank + (int)rint_(c, 1, 2);
+    for (int i = 0; i < (squeeze ? rank : out_rank) && n < DC_MAX_RANK; i++) {
+        if (squeeze ? (dims[i] == 1 && rp(c, 0.7)) : (n < out_rank - rank))
+            axes[n++] = rp(c, 0.5) && c->opset >= 11 ? i - (squeeze ? rank : out_rank) : i;
+    }
+    if (!squeeze) n = out_rank - rank;
+    if (rp(c, 0.08) && n > 0) axes[rint_(c, 0, n - 1)] = rp(c, 0.5) ? axes[0] : hostile_int(c);
+    static const char *in[] = {"x", "axes"};
+    bool omit = squeeze && rp(c, 0.2);
+    if (c->opset >= 13) {
+        if (!omit) const_ints(c, "axes", n, axes);
+        node(c, in, omit ? 1 : 2, 1, 0);
+    } else {
+        node(c, in, 1, 1, 0);
+        if (!omit) a_ints(c, "axes", axes, n);
+    }
+}
+
+static void gen_transpose(dcase *c)
+{
+    int64_t dims[DC_MAX_RANK], perm[DC_MAX_RANK];
+    int rank = random_shape(c, 0, 5, dims);
+    input(c, "x", rank, dims);
+    for (int i = 0; i < rank; i++) perm[i] = i;
+    for (int i = rank - 1; i > 0; i--) {
+        int j = (int)rint_(c, 0, i);
+        int64_t t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    int n = rank;
+    if (rp(c, 0.05) && n > 0) perm[0] = rp(c, 0.5) ? perm[n - 1] : hostile_int(c);
+    if (rp(c, 0.03)) n = rank > 0 ? rank - 1 : 1;
+    static const char *in[] = {"x"};
+    node(c, in, 1, 1, 0);
+    if (rp(c, 0.85)) a_ints(c, "perm", perm, n);
+}
+
+static void gen_concat(dcase *c)
+{
+    int64_t dims[DC_MAX_RANK], d[DC_MAX_RANK];
+    int rank = random_shape(c, 1, 5, dims);
+    int n = (int)rint_(c, 1, 4);
+    int64_t axis = axis_of(c, rank);
+    int a = (int)(axis < 0 ? axis + rank : axis);
+    static const char *names[] = {"a", "b", "c", "d"};
+    for (int i = 0; i < n; i++) {
+        memcpy(d, dims, sizeof(d));
+        if (a >= 0 && a < rank) d[a] = small_dim(c);
+        if (rp(c, 0.03)) d[rint_(c, 0, rank - 1)] += 1;
+        input(c, names[i], rank, d);
+    }
+    node(c, names, n, 1, 0);
+    a_int(c, "axis", axis);
+}
+
+static int64_t slice_bound(dcase *c, int64_t dim)
+{
+    static const int64_t edge[] = {INT64_MAX, INT64_MIN, -(1ll << 31), 1ll << 31, -1, 0};
+    if (rp(c, 0.2)) return PICK(c, edge);
+    return rint_(c, -dim - 2, dim + 2);
+}
+
+static void gen_slice(dcase *c)
+{
+    int64_t dims[DC_MAX_RANK], starts[DC_MAX_RANK], ends[DC_MAX_RANK], axes[DC_MAX_RANK], steps[DC_MAX_RANK];
+    int rank = random_shape(c, 1, 5, dims);
+    input(c, "x", rank, dims);
+    int n = (int)rint_(c, 1, rank);
+    for (int i = 0; i < n; i++) {
+        axes[i] = i;
+        starts[i] = slice_bound(c, dims[i]);
+        ends[i] = slice_bound(c, dims[i]);
+        static const int64_t big_steps[] = {0, INT64_MAX, INT64_MIN, -INT64_MAX, 1ll << 40, -(1ll << 40)};
+        steps[i] = rp(c, 0.06) ? PICK(c, big_steps) : rp(c, 0.5) ? 1 : rint_(c, -3, 3);
+        if (steps[i] == 0 && rp(c, 0.7)) steps[i] = -1;
+    }
+    for (int i = n - 1; i > 0; i--) { /* axes in any order, negative now and then */
+        int j = (int)rint_(c, 0, i);
+        int64_t t = axes[i];
+        axes[i] = axes[j];
+        axes[j] = t;
+    }
+    for (int i = 0; i < n; i++) {
+        int64_t d = dims[axes[i]];
+        starts[i] = slice_bound(c, d);
+        ends[i] = slice_bound(c, d);
+        if (rp(c, 0.3)) axes[i] -= rank;
+    }
+    if (rp(c, 0.04)) axes[0] = rp(c, 0.5) ? hostile_int(c) : axes[n - 1];
+    const_ints(c, "starts", n, starts);
+    const_ints(c, "ends", n, ends);
+    int k = (int)rint_(c, 3, 5);
+    if (k >= 4) const_ints(c, "axes", n, axes);
+    if (k >= 5) const_ints(c, "steps", n, steps);
+    static const char *in[] = {"x", "starts", "ends", "axes", "steps"};
+    node(c, in, k, 1, 0);
+}
+
+static void gen_split(dcase *c)
+{
+    int64_t dims[DC_MAX_RANK];
+    int rank = random_shape(c, 1, 5, dims);
+    input(c, "x", rank, dims);
+    int64_t axis = rp(c, 0.7) ? axis_of(c, rank) : 0;
+    int a = (int)(axis < 0 ? axis + rank : axis);
+    int64_t dim = a >= 0 && a < rank ? dims[a] : 1;
+    int n = (int)rint_(c, 1, 4);
+    int64_t split[DC_MAX_OUT];
+    int64_t left = dim;
+    for (int i = 0; i < n; i++) {
+        split[i] = i == n - 1 ? left : rint_(c, 0, left);
+        left -= split[i];
+    }
+    if (rp(c, 0.06)) split[rint_(c, 0, n - 1)] = rp(c, 0.5) ? -1 : hostile_int(c);
+    static const char *in[] = {"x", "split"};
+    int mode = (int)rint_(c, 0, 2); /* 0: equal parts, 1: split given, 2: num_outputs (18) */
+    if (mode == 1 && c->opset >= 13) {
+        const_ints(c, "split", n, split);
+        node(c, in, 2, n, 0);
+    } else {
+        node(c, in, 1, n, 0);
+        if (mode == 1) a_ints(c, "split", split, n);
+        if (mode == 2 && c->opset >= 18) a_int(c, "num_outputs", rp(c, 0.1) ? hostile_int(c) : n);
+    }
+    if (axis != 0 || rp(c, 0.3)) a_int(c, "axis", axis);
+}
+
+static void gen_expand_tile(dcase *c)
+{
+    bool tile = !strcmp(c->op->name, "Tile");
+    int64_t dims[DC_MAX_RANK], v[DC_MAX_RANK];
+    int rank = random_shape(c, tile ? 1 : 0, 4, dims);
+    input(c, "x", rank, dims);
+    int n = tile ? rank : (int)rint_(c, 0, 5);
+    for (int i = 0; i < n; i++) {
+        if (tile) v[i] = rint_(c, 0, 3);
+        else {
+            int k = i - (n - rank);
+            v[i] = k >= 0 && dims[k] != 1 ? (rp(c, 0.8) ? dims[k] : 1) : rint_(c, 1, 4);
+        }
+    }
+    uint64_t out = 1;
+    for (int i = 0; i < n; i++) out *= (uint64_t)(v[i] ? v[i] : 1);
+    if (out * count_of(rank, dims) > 200000)
+        for (int i = 0; i < n; i++) v[i] = v[i] > 1 ? 1 : v[i];
+    if (rp(c, 0.08) && n > 0) v[rint_(c, 0, n - 1)] = hostile_int(c);
+    if (rp(c, 0.03) && n > 1) { /* two large values whose product overflows */
+        v[0] = 1ll << 32;
+        v[1] = 1ll << 32;
+    }
+    if (tile && rp(c, 0.03)) n = rank + 1;
+    const_ints(c, tile ? "repeats" : "shape", n, v);
+    static const char *in_t[] = {"x", "repeats"}, *in_e[] = {"x", "shape"};
+    node(c, tile ? in_t : in_e, 2, 1, 0);
+}
+
+static void gen_gather(dcase *c)
+{
+    int64_t dims[DC_MAX_RANK], idims[DC_MAX_RANK];
+    int rank = random_shape(c, 1, 4, dims);
+    input(c, "x", rank, dims);
+    int64_t axis = rp(c, 0.7) ? axis_of(c, rank) : 0;
+    int a = (int)(axis < 0 ? axis + rank : axis);
+    int64_t dim = a >= 0 && a < rank ? dims[a] : 1;
+    int irank = (int)rint_(c, 0, 2);
+    for (int i = 0; i < irank; i++) idims[i] = rint_(c, 0, 3);
+    uint64_t n = count_of(irank, idims);
+    int64_t idx[8];
+    if (n > 8) n = 8, irank = 1, idims[0] = 8;
+    for (uint64_t i = 0; i < n; i++) {
+        idx[i] = dim > 0 ? rint_(c, -dim, dim - 1) : 0;
+        if (rp(c, 0.04)) idx[i] = rp(c, 0.5) ? dim : hostile_int(c);
+    }
+    dc_attr *rec = record(c, "indices", 'i');
+    rec->src = 'c';
+    rec->n = (int)n;
+    memcpy(rec->v, idx, n * sizeof(int64_t));
+    bool int32 = rp(c, 0.2);
+    int32_t idx32[8];
+    for (uint64_t i = 0; i < n; i++) idx32[i] = (int32_t)idx[i];
+    onnx_model_add_initializer(c->model, "indices", int32 ? ONNX_INT32 : ONNX_INT64, irank, idims,
+                               int32 ? (void *)idx32 : (void *)idx, n * (int32 ? 4 : 8));
+    desc(c, " indices:%s", int32 ? "int32" : "int64");
+    desc_dims(c, irank, idims);
+    desc(c, "=");
+    desc_dims(c, (int)n, idx);
+    static const char *in[] = {"x", "indices"};
+    node(c, in, 2, 1, 0);
+    if (axis != 0 || rp(c, 0.3)) a_int(c, "axis", axis);
+}
+
+static void gen_depth_space(dcase *c)
+{
+    bool d2s = !strcmp(c->op->name, "DepthToSpace");
+    int64_t b = rint_(c, 1, 3), dims[4];
+    dims[0] = rint_(c, 1, 2);
+    dims[1] = rint_(c, 1, 3) * (d2s ? b * b : 1);
+    dims[2] = rint_(c, 1, 4) * (d2s ? 1 : b);
+    dims[3] = rint_(c, 1, 4) * (d2s ? 1 : b);
+    if (rp(c, 0.05)) dims[rint_(c, 1, 3)] += 1;
+    int rank = rp(c, 0.03) ? 3 : 4;
+    input(c, "x", rank, dims);
+    static const char *in[] = {"x"};
+    node(c, in, 1, 1, 0);
+    static const int64_t bad[] = {0, -1, -2, 1ll << 31, (1ll << 32) + 1, 3037000500ll, 4294967296ll, INT64_MAX};
+    a_int(c, "blocksize", rp(c, 0.08) ? PICK(c, bad) : b);
+    if (d2s && c->opset >= 11 && rp(c, 0.6)) a_string(c, "mode", rp(c, 0.05) ? "XYZ" : rp(c, 0.5) ? "CRD" : "DCR");
+}
+
+static void gen_pad(dcase *c)
+{
+    int64_t dims[DC_MAX_RANK], pads[2 * DC_MAX_RANK];
+    int rank = random_shape(c, 1, 4, dims);
+    input(c, "x", rank, dims);
+    static const char *modes[] = {"constant", "reflect", "edge", "wrap"};
+    const char *mode = rp(c, 0.03) ? "bogus" : PICK(c, modes);
+    for (int i = 0; i < 2 * rank; i++) {
+        pads[i] = rint_(c, -1, 3);
+        if (rp(c, 0.04)) pads[i] = hostile_int(c);
+    }
+    float value = attr_float_value(c, -2.0f, 2.0f);
+    if (c->opset < 11) {
+        static const char *in[] = {"x"};
+        node(c, in, 1, 1, 0);
+        a_ints(c, "pads", pads, 2 * rank);
+        if (rp(c, 0.3)) a_float(c, "value", value);
+    } else {
+        const_ints(c, "pads", 2 * rank, pads);
+        bool v = rp(c, 0.4);
+        if (v) const_floats(c, "value", -1, &value, false);
+        static const char *in[] = {"x", "pads", "value"};
+        node(c, in, v ? 3 : 2, 1, 0);
+    }
+    if (rp(c, 0.8)) a_string(c, "mode", mode);
+}
+
+static void gen_cast(dcase *c)
+{
+    static const int32_t types[] = {ONNX_FLOAT, ONNX_FLOAT16, ONNX_INT32, ONNX_INT64, ONNX_BOOL, ONNX_DOUBLE,
+                                    ONNX_INT8, ONNX_UINT8};
+    int32_t from = rp(c, 0.5) ? ONNX_FLOAT : PICK(c, types), to = PICK(c, types);
+    int64_t dims[DC_MAX_RANK];
+    int rank = random_shape(c, 0, 4, dims);
+    /* Float to integer of NaN, infinity or a value out of range is undefined in ONNX: values stay in range. */
+    bool to_int = to != ONNX_FLOAT && to != ONNX_FLOAT16 && to != ONNX_DOUBLE && to != ONNX_BOOL;
+    int kind = to_int ? (rp(c, 0.5) ? DC_VALUES_INTS : DC_VALUES_NORMAL) : c->values;
+    if (to == ONNX_UINT8 && kind != DC_VALUES_NORMAL) kind = DC_VALUES_POSITIVE;
+    if (to == ONNX_UINT8) kind = DC_VALUES_POSITIVE;
+    input_of(c, "x", from, rank, dims, kind);
+    static const char *in[] = {"x"};
+    node(c, in, 1, 1, to);
+    a_int(c, "to", to);
+    if (c->opset >= 19 && rp(c, 0.2)) a_int(c, "saturate", rp(c, 0.3) ? hostile_int(c) : rint_(c, 0, 1));
+}
+
+/* ---- math -------------------------------------------------------------------------------------------------- */
+
+static void gen_matmul(dcase *c)
+{
+    int64_t a[DC_MAX_RANK], b[DC_MAX_RANK];
+    int ra = (int)rint_(c, 1, 4), rb = (int)rint_(c, 1, 4);
+    int64_t m = small_dim(c), k = small_dim(c), n = small_dim(c);
+    if (c->big) {
+        ra = rb = 2;
+        m = rint_(c, 1, 2), n = rint_(c, 1, 2);
+        k = big_dim(c);
+    }
+    int64_t batch[2] = {rint_(c, 1, 3), rint_(c, 1, 3)}; /* right-aligned batch dims */
+    for (int i = 0; i < ra - 2; i++) a[i] = rp(c, 0.2) ? 1 : batch[2 - (ra - 2) + i];
+    for (int i = 0; i < rb - 2; i++) b[i] = rp(c, 0.2) ? 1 : batch[2 - (rb - 2) + i];
+    if (ra == 1) a[0] = k;
+    else a[ra - 2] = m, a[ra - 1] = k;
+    if (rb == 1) b[0] = k + (rp(c, 0.03) ? 1 : 0);
+    else b[rb - 2] = k + (rp(c, 0.03) ? 1 : 0), b[rb - 1] = n;
+    input_of(c, "a", 0, ra, a, c->big ? DC_VALUES_POSITIVE : c->values);
+    input_of(c, "b", 0, rb, b, c->big ? DC_VALUES_POSITIVE : c->values);
+    static const char *in[] = {"a", "b"};
+    node(c, in, 2, 1, 0);
+    c->atol = 1e-5 * (1 + (double)k / 16);
+}
+
+static void gen_gemm(dcase *c)
+{
+    int64_t m = small_dim(c), k = small_dim(c), n = small_dim(c);
+    if (c->big) m = 1, n = 2, k = big_dim(c);
+    int64_t ta = rint_(c, 0, 1), tb = rint_(c, 0, 1);
+    int64_t a[2] = {ta ? k : m, ta ? m : k}, b[2] = {tb ? n : k, tb ? k : n};
+    if (rp(c, 0.03)) b[tb ? 1 : 0] += 1;
+    input_of(c, "a", 0, 2, a, c->big ? DC_VALUES_POSITIVE : c->values);
+    input_of(c, "b", 0, 2, b, c->big ? DC_VALUES_POSITIVE : c->values);
+    bool with_c = c->opset < 11 || rp(c, 0.6);
+    if (with_c) {
+        int64_t cd[2] = {m, n}, out[DC_MAX_RANK];
+        int r = broadcast_shape(c, 2, cd, out);
+        input(c, "c", r, out);
+    }
+    static const char *in[] = {"a", "b", "c"};
+    node(c, in, with_c ? 3 : 2, 1, 0);
+    if (rp(c, 0.4)) a_float(c, "alpha", attr_float_value(c, -2.0f, 2.0f));
+    if (rp(c, 0.4)) a_float(c, "beta", attr_float_value(c, -2.0f, 2.0f));
+    if (ta || rp(c, 0.2)) a_int(c, "transA", rp(c, 0.05) ? hostile_int(c) : ta);
+    if (tb || rp(c, 0.2)) a_int(c, "transB", rp(c, 0.05) ? hostile_int(c) : tb);
+    c->atol = 1e-5 * (1 + (double)k / 16);
+}
+
+static void gen_softmax(dcase *c)
+{
+    int64_t dims[DC_MAX_RANK];
+    int rank = random_shape(c, 1, 5, dims);
+    if (c->big) {
+        rank = 2;
+        dims[0] = rint_(c, 1, 2);
+        dims[1] = big_dim(c);
+    }
+    input(c, "x", rank, dims);
+    static const char *in[] = {"x"};
+    node(c, in, 1, 1, 0);
+    if (c->big) a_int(c, "axis", -1);
+    else if (rp(c, 0.7)) a_int(c, "axis", axis_of(c, rank));
+}
+
+static void gen_reduce(dcase *c)
+{
+    const char *name = c->op->name;
+    int64_t dims[DC_MAX_RANK], axes[DC_MAX_RANK];
+    int rank = random_shape(c, 0, 5, dims);
+    int n = 0;
+    if (c->big) {
+        rank = 2;
+        dims[0] = rint_(c, 1, 2);
+        dims[1] = big_dim(c);
+        axes[n++] = 1;
+    } else {
+        for (int i = 0; i < rank; i++)
+            if (rp(c, 0.4)) axes[n++] = rp(c, 0.3) ? i - rank : i;
+        if (rp(c, 0.05)) {
+            int64_t extra = rp(c, 0.5) && n > 0 ? axes[0] : hostile_int(c);
+            axes[n++] = extra;
+        }
+    }
+    int kind = c->values;
+    if (c->big || (!strcmp(name, "ReduceLogSum") && rp(c, 0.7)) || (!strcmp(name, "ReduceProd") && rp(c, 0.3)))
+        kind = DC_VALUES_POSITIVE;
+    input_of(c, "x", 0, rank, dims, kind);
+    bool axes_input = c->opset >= (strcmp(name, "ReduceSum") ? 18 : 13);
+    bool omit = !c->big && rp(c, 0.2);
+    static const char *in[] = {"x", "axes"};
+    if (axes_input) {
+        if (!omit) const_ints(c, "axes", n, axes);
+        node(c, in, omit ? 1 : 2, 1, 0);
+        if (rp(c, 0.3)) a_int(c, "noop_with_empty_axes", rp(c, 0.4) ? hostile_int(c) : rint_(c, 0, 1));
+    } else {
+        node(c, in, 1, 1, 0);
+        if (!omit) a_ints(c, "axes", axes, n);
+    }
+    if (rp(c, 0.6)) a_int(c, "keepdims", rp(c, 0.3) ? hostile_int(c) : rint_(c, 0, 1));
+    c->atol = 1e-5 * (c->big ? 1000 : 4);
+}
+
+static void gen_norm(dcase *c)
+{
+    bool layer = !strcmp(c->op->name, "LayerNormalization");
+    int64_t dims[DC_MAX_RANK];
+    int rank = random_shape(c, layer ? 1 : 3, 5, dims);
+    if (c->big) {
+        rank = 3;
+        dims[0] = 1, dims[1] = 1, dims[2] = big_dim(c);
+    }
+    input(c, "x", rank, dims);
+    int64_t axis = layer ? (c->big ? -1 : axis_of(c, rank)) : 1;
+    int a = (int)(axis < 0 ? axis + rank : axis);
+    int64_t pd[DC_MAX_RANK];
+    int pr = 1;
+    if (layer) {
+        pr = a >= 0 && a <= rank ? rank - a : 1;
+        for (int i = 0; i < pr; i++) pd[i] = a >= 0 && a + i < rank ? dims[a + i] : 1;
+    } else {
+        pd[0] = rank > 1 ? dims[1] : 1;
+    }
+    if (rp(c, 0.03)) pd[0] += 1;
+    const_float_tensor(c, "scale", pr, pd, DC_VALUES_NORMAL);
+    bool bias = !layer || rp(c, 0.7);
+    if (bias) const_float_tensor(c, "bias", pr, pd, DC_VALUES_NORMAL);
+    static const char *in[] = {"x", "scale", "bias"};
+    node(c, in, bias ? 3 : 2, 1, 0);
+    if (rp(c, 0.4)) a_float(c, "epsilon", rp(c, 0.2) ? special_float(c) : (float)(1e-5 + runi(c) * 1e-2));
+    if (layer && (axis != -1 || rp(c, 0.3))) a_int(c, "axis", axis);
+    if (layer && rp(c, 0.1)) a_int(c, "stash_type", rp(c, 0.5) ? hostile_int(c) : 1);
+    c->atol = 1e-5 * (c->big ? 100 : 4);
+}
+
+/* ---- the table --------------------------------------------------------------------------------------------- */
+
+#define U(name, lo, hi) {name, lo, hi, gen_unary, true}
+#define B(name, lo, hi) {name, lo, hi, gen_binary, true}
+#define C(name, lo, hi) {name, lo, hi, gen_compare, true}
+#define R(name, hi) {name, 7, hi, gen_reduce, true}
+/* Opsets start at 7 (ORT's CPU EP has no kernels older than that for most ops) and end at 21 (known to both
+ * runtimes); ranges otherwise follow src/kernels' tables. */
+static const dc_op ops[] = {
+    U("Relu", 7, 14), U("LeakyRelu", 7, 16), U("Sigmoid", 7, 13), U("HardSigmoid", 7, 21), U("HardSwish", 14, 21),
+    U("Tanh", 7, 13), U("Exp", 7, 13), U("Log", 7, 13), U("Abs", 7, 13), U("Neg", 7, 13), U("Sqrt", 7, 13),
+    U("Erf", 9, 13), U("Clip", 7, 13), U("Reciprocal", 7, 13), U("Floor", 7, 13), U("Ceil", 7, 13),
+    U("Elu", 7, 21), U("Softplus", 7, 21), U("Selu", 7, 21), U("Sign", 9, 13), U("Round", 11, 21),
+    U("Softsign", 7, 21), U("ThresholdedRelu", 10, 21), U("Celu", 12, 21), U("Shrink", 9, 21),
+    U("Identity", 7, 21), U("Dropout", 7, 21),
+    B("Add", 7, 14), B("Sub", 7, 14), B("Mul", 7, 14), B("Div", 7, 14), B("Pow", 7, 15), B("PRelu", 7, 16),
+    B("Max", 8, 13), B("Min", 8, 13), B("Sum", 8, 13), B("Mean", 8, 13),
+    C("Equal", 11, 18), C("Greater", 9, 13), C("Less", 9, 13), C("GreaterOrEqual", 12, 16),
+    C("LessOrEqual", 12, 16), C("And", 7, 7), C("Or", 7, 7), C("Xor", 7, 7), C("Not", 7, 7),
+    {"Where", 9, 16, gen_where, true},
+    {"MaxPool", 8, 21, gen_pool, true}, {"AveragePool", 7, 21, gen_pool, true},
+    {"GlobalAveragePool", 7, 21, gen_pool, true}, {"GlobalMaxPool", 7, 21, gen_pool, true},
+    {"Conv", 7, 21, gen_conv, true}, {"ConvTranspose", 7, 21, gen_conv, true},
+    {"BatchNormalization", 7, 15, gen_batchnorm, true},
+    {"Resize", 10, 19, gen_resize, true}, {"Upsample", 9, 9, gen_resize, true},
+    {"Reshape", 7, 21, gen_reshape, true}, {"Flatten", 7, 21, gen_reshape, true},
+    {"Squeeze", 7, 21, gen_squeeze, true}, {"Unsqueeze", 7, 21, gen_squeeze, true},
+    {"Transpose", 7, 21, gen_transpose, true}, {"Concat", 7, 13, gen_concat, true},
+    {"Slice", 10, 13, gen_slice, true}, {"Split", 7, 18, gen_split, true},
+    {"Expand", 8, 13, gen_expand_tile, true}, {"Tile", 7, 13, gen_expand_tile, true},
+    {"Gather", 7, 13, gen_gather, true}, {"DepthToSpace", 7, 13, gen_depth_space, true},
+    {"SpaceToDepth", 7, 13, gen_depth_space, true}, {"Pad", 7, 21, gen_pad, true},
+    {"Cast", 7, 21, gen_cast, false},
+    {"MatMul", 7, 13, gen_matmul, true}, {"Gemm", 7, 13, gen_gemm, true},
+    {"Softmax", 7, 13, gen_softmax, true}, {"LogSoftmax", 7, 13, gen_softmax, true},
+    R("ReduceSum", 13), R("ReduceMean", 18), R("ReduceMax", 18), R("ReduceMin", 18), R("ReduceL1", 18),
+    R("ReduceL2", 18), R("ReduceSumSquare", 18), R("ReduceLogSum", 18), R("ReduceLogSumExp", 18),
+    R("ReduceProd", 18),
+    {"InstanceNormalization", 7, 21, gen_norm, true}, {"LayerNormalization", 17, 17, gen_norm, true},
+};
+#undef U
+#undef B
+#undef C
+#undef R
+
+/* Ops with a deliberate case past 65,535 iterations (a long loop in the shader). */
+static bool has_big(const dc_op *op)
+{
+    static const char *const big[] = {"MatMul", "Gemm", "Softmax", "LogSoftmax", "Conv", "MaxPool", "AveragePool",
+                                      "GlobalAveragePool", "GlobalMaxPool", "LayerNormalization",
+                                      "InstanceNormalization", "Relu", "Add"};
+    if (op->gen == gen_reduce) return true;
+    for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++)
+        if (!strcmp(big[i], op->name)) return true;
+    return false;
+}
+
+size_t dc_op_count(void) { return sizeof(ops) / sizeof(ops[0]); }
+const char *dc_op_name(size_t i) { return i < dc_op_count() ? ops[i].name : NULL; }
+
+int dc_op_index(const char *name)
+{
+    for (size_t i = 0; i < dc_op_count(); i++)
+        if (!strcmp(ops[i].name, name)) return (int)i;
+    return -1;
+}
+
+void dc_build(dcase *c, uint64_t seed, long index, bool vk)
+{
+    memset(c, 0, sizeof(*c));
+    c->seed = seed;
+    c->index = index;
+    c->op = &ops[(size_t)index % dc_op_count()];
+    c->op_name = c->op->name;
+    c->r.s = seed * 0x9e3779b97f4a7c15ull ^ ((uint64_t)index + 1) * 0xd1b54a32d192ed03ull;
+    rnext(&c->r);
+    /* An opset: an end of the claimed range or a version where schemas changed. */
+    static const int marks[] = {7, 9, 10, 11, 12, 13, 14, 17, 18, 19, 21};
+    int opset = rp(c, 0.5) ? c->op->max_opset : c->op->min_opset;
+    if (rp(c, 0.4)) {
+        int m = PICK(c, marks);
+        if (m >= c->op->min_opset && m <= c->op->max_opset) opset = m;
+    }
+    c->opset = opset;
+    c->half = c->op->half && rp(c, 0.15);
+    c->vk = vk;
+    c->ft = c->half && vk ? ONNX_FLOAT16 : ONNX_FLOAT;
+    double s = runi(c);
+    c->shapes = s < 0.6 ? 0 : s < 0.85 ? 1 : 2;
+    double v = runi(c);
+    c->values = v < 0.5   ? DC_VALUES_NORMAL
+                : v < 0.7 ? DC_VALUES_SPECIAL
+                : v < 0.82 ? DC_VALUES_INTS
+                : v < 0.94 ? DC_VALUES_POSITIVE
+                           : DC_VALUES_ONE_SPECIAL;
+    c->big = has_big(c->op) && rp(c, 0.04);
+    c->atol = 1e-5;
+    c->model = onnx_model_new(opset);
+    if (c->model == NULL) {
+        c->failed = true;
+        return;
+    }
+    desc(c, "%s opset %d%s%s values=%s shapes=%s:", c->op->name, opset, c->half ? " float16" : "",
+         c->big ? " big" : "", dc_values_names[c->values], c->shapes == 0 ? "fixed" : c->shapes == 1 ? "symbolic" : "none");
+    c->op->gen(c);
+}
+
+void dc_free(dcase *c)
+{
+    onnx_model_free(c->model);
+    c->model = NULL;
+    for (int i = 0; i < c->n_in; i++) free(c->in[i].data);
+    c->n_in = 0;
+}
+
+const dc_attr *dc_get(const dcase *c, const char *name)
+{
+    for (int i = 0; i < c->n_attr; i++)
+        if (!strcmp(c->attr[i].name, name)) return &c->attr[i];
+    return NULL;
+}
+
+int64_t dc_max_abs(const dcase *c, const char *name)
+{
+    const dc_attr *a = dc_get(c, name);
+    if (a == NULL || a->kind != 'i') return 0;
+    int64_t m = 0;
+    for (int i = 0; i < (a->n < 0 ? 1 : a->n) && i < 8; i++) {
+        int64_t v = a->v[i] == INT64_MIN ? INT64_MAX : (a->v[i] < 0 ? -a->v[i] : a->v[i]);
+        if (v > m) m = v;
+    }
+    return m;
+}
+
+uint64_t dc_count(const dcase *c, int i) { return i < c->n_in ? count_of(c->in[i].rank, c->in[i].dims) : 0; }

@@ -1,0 +1,254 @@
+/* The known-open findings of the differential fuzzer (tests/fuzz/diff_known.h): one entry per finding that a fix
+ * on another branch is about to remove, or that is open. Each predicate is as narrow as the finding allows; the
+ * summary of every session prints the entries and how many cases each excluded, and `fuzz_diff --all` runs them. */
+#include "diff_known.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "kernel_check.h"
+
+/* An int attribute (or constant) that is present, scalar and neither 0 nor 1. */
+static bool not_bool(const dcase *c, const char *name)
+{
+    const dc_attr *a = dc_get(c, name);
+    return a && a->kind == 'i' && a->n < 0 && a->v[0] != 0 && a->v[0] != 1;
+}
+
+/* Whether some float value the node reads (graph inputs and recorded float constants) satisfies `f`. */
+static bool any_value(const dcase *c, bool (*f)(float))
+{
+    for (int i = 0; i < c->n_in; i++) {
+        const dc_tensor *t = &c->in[i];
+        if (t->type != ONNX_FLOAT && t->type != ONNX_FLOAT16) continue;
+        size_t n = t->bytes / onnx_elem_size(t->type);
+        for (size_t k = 0; k < n; k++) {
+            float v = t->type == ONNX_FLOAT ? ((const float *)t->data)[k]
+                                            : kc_half_to_float(((const uint16_t *)t->data)[k]);
+            if (f(v)) return true;
+        }
+    }
+    for (int i = 0; i < c->n_attr; i++) {
+        const dc_attr *a = &c->attr[i];
+        for (int k = 0; a->kind == 'f' && k < (a->n < 0 ? 1 : a->n) && k < 8; k++)
+            if (f(a->f[k])) return true;
+    }
+    return false;
+}
+
+static bool is_nan(float v) { return isnan(v); }
+static bool is_subnormal(float v) { return v != 0 && fabsf(v) < FLT_MIN; }
+static bool is_huge(float v) { return !isnan(v) && fabsf(v) >= 1e19f; }
+static bool is_special(float v) { return !isfinite(v) || is_subnormal(v) || (v == 0 && signbit(v)) || is_huge(v); }
+
+static bool any_empty(const dcase *c)
+{
+    for (int i = 0; i < c->n_in; i++)
+        if (dc_count(c, i) == 0) return true;
+    return false;
+}
+
+static bool empty_list(const dcase *c, const char *name, char src)
+{
+    const dc_attr *a = dc_get(c, name);
+    return a && a->n == 0 && (src == 0 || a->src == src);
+}
+
+static bool keepdims_not_bool(const dcase *c) { return not_bool(c, "keepdims"); }
+static bool noop_not_bool(const dcase *c) { return not_bool(c, "noop_with_empty_axes"); }
+static bool ceil_mode_not_bool(const dcase *c) { return not_bool(c, "ceil_mode"); }
+static bool axes_attribute_empty(const dcase *c) { return empty_list(c, "axes", 'a'); }
+static bool axes_empty(const dcase *c) { return empty_list(c, "axes", 0); }
+static bool empty_input(const dcase *c) { return any_empty(c); }
+static bool big(const dcase *c) { return c->big; }
+static bool nan_input(const dcase *c) { return any_value(c, is_nan); }
+static bool subnormal_input(const dcase *c) { return any_value(c, is_subnormal); }
+static bool special_input(const dcase *c) { return any_value(c, is_special); }
+static bool huge_input(const dcase *c) { return any_value(c, is_huge); }
+static bool is_nonfinite(float v) { return !isfinite(v); }
+static bool nonfinite_input(const dcase *c) { return any_value(c, is_nonfinite); }
+static bool is_nonfinite_or_huge(float v) { return !isfinite(v) || is_huge(v); }
+static bool nonfinite_or_huge_input(const dcase *c) { return any_value(c, is_nonfinite_or_huge); }
+static bool special_attribute(const dcase *c)
+{
+    for (int i = 0; i < c->n_attr; i++) {
+        const dc_attr *a = &c->attr[i];
+        if (a->kind == 'f' && a->src == 'a' && a->n < 0 && is_special(a->f[0])) return true;
+    }
+    return false;
+}
+static bool constant_or_special_input(const dcase *c) { return c->values == DC_VALUES_ONE_SPECIAL || special_input(c); }
+static bool empty_negative_step(const dcase *c)
+{
+    const dc_attr *steps = dc_get(c, "steps");
+    for (int i = 0; any_empty(c) && steps && i < steps->n && i < 8; i++)
+        if (steps->v[i] < 0) return true;
+    return false;
+}
+/* epsilon outside [1e-12, 1] (0, negative, 1e-30, NaN, inf, 1e20...): the variance's rounding then decides */
+static bool epsilon_extreme(const dcase *c)
+{
+    const dc_attr *e = dc_get(c, "epsilon");
+    return e && e->kind == 'f' && !(e->f[0] >= 1e-12f && e->f[0] <= 1.0f);
+}
+static bool norm_special(const dcase *c) { return constant_or_special_input(c) || epsilon_extreme(c); }
+static bool batchnorm_special(const dcase *c)
+{
+    return dc_get(c, "var:special") != NULL || huge_input(c) || epsilon_extreme(c);
+}
+static bool tile_repeats_huge(const dcase *c) { return dc_max_abs(c, "repeats") > (1ll << 31); }
+
+static bool matmul_k0(const dcase *c)
+{
+    return c->n_in == 2 && c->in[0].rank > 0 && c->in[0].dims[c->in[0].rank - 1] == 0;
+}
+
+static bool same_with_dilation(const dcase *c)
+{
+    const dc_attr *pad = dc_get(c, "auto_pad");
+    return pad && strncmp(pad->s, "SAME", 4) == 0 && dc_max_abs(c, "dilations") > 1;
+}
+/* int64 arithmetic on these values overflows */
+static bool huge_int(const dcase *c, const char *name, int64_t limit) { return dc_max_abs(c, name) > limit; }
+static bool blocksize_square_overflows(const dcase *c) { return huge_int(c, "blocksize", 3037000499ll); }
+static bool pool_attr_overflows(const dcase *c)
+{
+    const int64_t limit = (1ll << 31) - 1;
+    return huge_int(c, "dilations", limit) || huge_int(c, "kernel_shape", limit) || huge_int(c, "strides", limit) ||
+           huge_int(c, "pads", limit);
+}
+static bool conv_attr_overflows(const dcase *c)
+{
+    return pool_attr_overflows(c) || huge_int(c, "group", (1ll << 31) - 1);
+}
+static bool pool_big(const dcase *c) { return c->big || dc_max_abs(c, "kernel_shape") >= 65535; }
+static bool interpolating_nonfinite(const dcase *c)
+{
+    const dc_attr *mode = dc_get(c, "mode");
+    return mode && strcmp(mode->s, "nearest") != 0 && any_value(c, is_nonfinite);
+}
+static bool pads_overflow(const dcase *c) { return huge_int(c, "pads", 1ll << 31); }
+static bool slice_step_huge(const dcase *c) { return huge_int(c, "steps", 1ll << 31); }
+
+static bool slice_int64_max_end_negative_step(const dcase *c)
+{
+    const dc_attr *ends = dc_get(c, "ends"), *steps = dc_get(c, "steps");
+    for (int i = 0; ends && steps && i < ends->n && i < steps->n && i < 8; i++)
+        if (ends->v[i] == INT64_MAX && steps->v[i] < 0) return true;
+    return false;
+}
+
+static bool same_with_stride(const dcase *c)
+{
+    const dc_attr *pad = dc_get(c, "auto_pad");
+    return pad && strncmp(pad->s, "SAME", 4) == 0 && dc_max_abs(c, "strides") > 1;
+}
+
+/* Keep the reasons to one line each: the summary prints them. */
+const dc_known dc_known_findings[] = {
+    /* shape arithmetic overflow (UBSan: signed integer overflow in the shape functions) */
+    {"DepthToSpace", blocksize_square_overflows, "blocksize^2 overflows int64",
+     "crash: blocksize * blocksize overflows in depth_space_shape"},
+    {"Slice", slice_step_huge, "|step| > 2^31", "crash: -INT64_MIN step negated in slice_plan"},
+    {"Pad", pads_overflow, "|pads| > 2^31", "crash: dim + pads overflows in pad_shape"},
+    {"MaxPool", pool_attr_overflows, "kernel/strides/dilations/pads >= 2^31",
+     "crash: overflow in pool_dim (wrong values with SAME pads and a stride of 2^31)"},
+    {"AveragePool", pool_attr_overflows, "kernel/strides/dilations/pads >= 2^31", "crash: overflow in pool_dim"},
+    {"Conv", conv_attr_overflows, "kernel/strides/dilations/pads/group >= 2^31", "crash: overflow in conv geometry"},
+    {"ConvTranspose", conv_attr_overflows, "kernel/strides/dilations/pads/group >= 2^31",
+     "crash: overflow in conv geometry"},
+    /* loops past 65,535 iterations, cut short by lavapipe */
+    {"Reduce*", big, "a reduction over 65,535+ values", "wrong: lavapipe ends the shader loop at ~65,535"},
+    {"MatMul", big, "K of 65,535+", "wrong: lavapipe ends the shader loop at ~65,535"},
+    {"Gemm", big, "K of 65,535+", "wrong: lavapipe ends the shader loop at ~65,535"},
+    {"Conv", big, "65,535+ input channels", "wrong: lavapipe ends the shader loop at ~65,535"},
+    {"Softmax", big, "rows of 65,535+", "wrong: lavapipe ends the shader loop at ~65,535"},
+    {"LogSoftmax", big, "rows of 65,535+", "wrong: lavapipe ends the shader loop at ~65,535"},
+    {"InstanceNormalization", big, "65,535+ values per channel", "wrong: lavapipe ends the shader loop at ~65,535"},
+    {"LayerNormalization", big, "65,535+ values normalized", "wrong: lavapipe ends the shader loop at ~65,535"},
+    {"GlobalAveragePool", big, "65,535+ values per channel", "wrong: lavapipe ends the shader loop at ~65,535"},
+    {"GlobalMaxPool", big, "65,535+ values per channel", "wrong: lavapipe ends the shader loop at ~65,535"},
+    {"MaxPool", pool_big, "a kernel of 65,535+", "wrong: lavapipe ends the shader loop at ~65,535"},
+    {"AveragePool", pool_big, "a kernel of 65,535+", "wrong: lavapipe ends the shader loop at ~65,535"},
+    /* boolean-like int attributes */
+    {"Reduce*", keepdims_not_bool, "keepdims not 0/1", "wrong shape: ortvk keeps dims for any nonzero, the CPU EP for 1"},
+    {"Reduce*", noop_not_bool, "noop_with_empty_axes not 0/1", "wrong shape: read as true by ortvk, false by the CPU EP"},
+    {"MaxPool", ceil_mode_not_bool, "ceil_mode not 0/1", "wrong shape: read as true by ortvk, false by the CPU EP"},
+    {"AveragePool", ceil_mode_not_bool, "ceil_mode not 0/1", "wrong shape: read as true by ortvk, false by the CPU EP"},
+    /* empty axes lists */
+    {"Reduce*", axes_attribute_empty, "an axes attribute with no values",
+     "wrong shape: ortvk reduces nothing, the CPU EP reduces all (as for no axes)"},
+    {"Squeeze", axes_empty, "axes given with no values", "wrong shape: ortvk squeezes nothing, the CPU EP all 1s"},
+    /* empty tensors */
+    {"Reduce*", empty_input, "an input with a zero-sized dim",
+     "wrong: shapes/values of empty reductions differ (the CPU EP keeps dims, ReduceMean 0 vs NaN)"},
+    {"Gemm", empty_input, "K = 0", "wrong: ortvk's Gemm over K = 0 does not give beta * C"},
+    /* special values */
+    {"ReduceMax", nan_input, "a NaN input", "wrong: ortvk propagates NaN, the CPU EP skips it"},
+    {"ReduceMin", nan_input, "a NaN input", "wrong: ortvk propagates NaN, the CPU EP skips it"},
+    {"MaxPool", nan_input, "a NaN input", "wrong: ortvk propagates NaN, the CPU EP skips it"},
+    {"GlobalMaxPool", nan_input, "a NaN input", "wrong: ortvk propagates NaN, the CPU EP skips it"},
+    {"HardSigmoid", nonfinite_input, "a NaN or infinite input, alpha or beta",
+     "wrong: HardSigmoid(NaN) and alpha * 0 with alpha = inf give 1 on ortvk, NaN on the CPU EP"},
+    {"Elu", special_attribute, "alpha infinite, NaN, subnormal or of 1e19+", "wrong: extreme alpha rounds differently"},
+    {"Selu", special_attribute, "alpha/gamma infinite, NaN, subnormal or of 1e19+",
+     "wrong: extreme gamma overflows differently (-2.46e38 vs -inf, -0 vs NaN)"},
+    {"Celu", special_input, "a NaN, infinite, subnormal or huge input or alpha",
+     "wrong: Celu(NaN) is 0 on ortvk, NaN on the CPU EP; alpha = -1e20 differs too"},
+    {"Log", subnormal_input, "a subnormal input", "wrong: Log(subnormal) = Log(FLT_MIN) on ortvk (flushed)"},
+    {"Pow", special_input, "an infinite, NaN, subnormal, -0 or huge base or exponent",
+     "wrong: Pow's special cases (pow(x, inf), pow(0.5, -inf), ...) differ"},
+    {"BatchNormalization", batchnorm_special, "values of 1e19+, a var with special values, or epsilon",
+     "wrong: an intermediate overflows to inf near FLT_MAX; var + epsilon = 0 gives inf, not NaN"},
+    {"InstanceNormalization", norm_special, "constant inputs (variance 0), special values or epsilon",
+     "wrong: all-88.8 input gives -0.6456 vs -0.65625; NaN lost; epsilon 1e-30 over 1 value: bias vs 0"},
+    {"LayerNormalization", norm_special, "constant inputs (variance 0), special values or epsilon",
+     "wrong: constant inputs give other values; a number where the CPU EP gives NaN"},
+    {"Conv", nonfinite_or_huge_input, "an infinite, NaN or 1e19+ input",
+     "wrong: NaN where the CPU EP gives +-inf (infinite terms, or sums overflowing)"},
+    {"ConvTranspose", nonfinite_or_huge_input, "an infinite, NaN or 1e19+ input",
+     "wrong: NaN where the CPU EP gives +-inf (infinite terms, or sums overflowing)"},
+    {"MatMul", nonfinite_or_huge_input, "an infinite, NaN or 1e19+ input",
+     "wrong: NaN where the CPU EP gives +-inf (infinite terms, or sums overflowing)"},
+    {"Gemm", nonfinite_or_huge_input, "an infinite, NaN or 1e19+ input",
+     "wrong: NaN where the CPU EP gives +-inf (infinite terms, or sums overflowing)"},
+    {"AveragePool", huge_input, "values of 1e19 or more",
+     "wrong: sums of +-1e20 and FLT_MAX terms overflow or cancel in another order (beyond any tolerance)"},
+    {"GlobalAveragePool", huge_input, "values of 1e19 or more",
+     "wrong: sums of +-1e20 and FLT_MAX terms overflow or cancel in another order (beyond any tolerance)"},
+    {"Reduce*", huge_input, "values of 1e19 or more",
+     "wrong: sums of +-1e20 and FLT_MAX terms overflow or cancel in another order (beyond any tolerance)"},
+    {"GlobalMaxPool", huge_input, "values of 1e19 or more", "wrong: -inf where the max is -FLT_MAX"},
+    {"MaxPool", huge_input, "values of 1e19 or more", "wrong: -inf where the max is -FLT_MAX"},
+    {"Tile", tile_repeats_huge, "repeats > 2^31", "crash: dims * repeats overflows in tile_shape"},
+    {"Resize", interpolating_nonfinite, "linear/cubic with a NaN or infinite input",
+     "wrong: a number where the CPU EP gives NaN (a neighbour of weight 0: 0 * NaN)"},
+    {"Upsample", interpolating_nonfinite, "linear with a NaN or infinite input",
+     "wrong: a number where the CPU EP gives NaN (a neighbour of weight 0: 0 * NaN)"},
+    /* others */
+    {"MatMul", matmul_k0, "K = 0", "the CPU EP is wrong: uninitialized output, batch dims not broadcast"},
+    {"MaxPool", same_with_dilation, "auto_pad SAME_* with a dilation > 1",
+     "wrong shape: ortvk gives ceil(in / stride) (ONNX), the CPU EP less"},
+    {"AveragePool", same_with_dilation, "auto_pad SAME_* with a dilation > 1",
+     "wrong shape: ortvk gives ceil(in / stride) (ONNX), the CPU EP less"},
+    {"Slice", empty_negative_step, "a zero-sized dim and a negative step",
+     "wrong shape: ortvk gives 1 element along the empty dim, the CPU EP 0"},
+    {"Slice", slice_int64_max_end_negative_step, "ends = INT64_MAX with a negative step",
+     "wrong shape: the CPU EP takes one element more"},
+    {"ConvTranspose", same_with_stride, "auto_pad SAME_* with a stride > 1",
+     "wrong shape: ortvk gives input * stride (ONNX), the CPU EP less when kernel < stride"},
+    {NULL, NULL, NULL, NULL},
+};
+const size_t dc_known_count = sizeof(dc_known_findings) / sizeof(dc_known_findings[0]) - 1;
+
+int dc_known_match(const dcase *c)
+{
+    for (size_t i = 0; i < dc_known_count; i++) {
+        const char *op = dc_known_findings[i].op;
+        size_t n = strlen(op);
+        bool named = op[n - 1] == '*' ? strncmp(op, c->op_name, n - 1) == 0 : strcmp(op, c->op_name) == 0;
+        if (named && dc_known_findings[i].match(c)) return (int)i;
+    }
+    return -1;
+}

@@ -873,7 +873,17 @@ static void gen_expand_tile(dcase *c)
     for (int i = 0; i < n; i++) out *= (uint64_t)(v[i] ? v[i] : 1);
     if (out * count_of(rank, dims) > 200000)
         for (int i = 0; i < n; i++) v[i] = v[i] > 1 ? 1 : v[i];
-    if (rp(c, 0.08) && n > 0) v[rint_(c, 0, n - 1)] = hostile_int(c);
+    if (rp(c, 0.08) && n > 0) {
+        int h = (int)rint_(c, 0, n - 1);
+        v[h] = hostile_int(c);
+        /* A repeat past lavapipe's loop cap (65,537) times the rest can make a real output of tens of millions of
+         * elements, which takes seconds on a software device without testing anything more: keep the outputs that
+         * can be allocated below 4M elements; the ones past 2^33, which ortvk and the CPU EP must refuse, stay. */
+        uint64_t total = count_of(rank, dims);
+        for (int i = 0; i < n && total != UINT64_MAX; i++)
+            if (v[i] > 0 && __builtin_mul_overflow(total, (uint64_t)v[i], &total)) total = UINT64_MAX;
+        if (total > (4u << 20) && total < (1ull << 33)) v[h] = 1;
+    }
     if (rp(c, 0.03) && n > 1) { /* two large values whose product overflows */
         v[0] = 1ll << 32;
         v[1] = 1ll << 32;

@@ -211,6 +211,31 @@ static void free_job(ortvk_host_job *job)
 
 static OrtStatus *wait_value(ortvk_stream *stream, uint64_t value, uint64_t timeout_ns);
 
+/* Waits until all work submitted to the device's queue so far has finished, without holding the queue lock while
+ * it waits (vkQueueWaitIdle needs the lock throughout). The queue may hold work that waits on a host timeline's
+ * bridge: that wait ends only when the producer's signal reaches the bridging stream's helper thread, which takes
+ * its stream's lock, which a thread submitting on that stream holds while it waits for the queue lock. Holding the
+ * queue lock through the drain closed that cycle: the whole device hung (docs/reliability.md, bug 8). A fence
+ * signaled by an empty submission orders after every earlier submission, as vkQueueWaitIdle does (Mesa implements
+ * it the same way). */
+static void drain_queue(ortvk_device *device)
+{
+    VkFenceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    VkFence fence = VK_NULL_HANDLE;
+    VkResult r = vkCreateFence(device->vk, &info, NULL, &fence);
+    if (r == VK_SUCCESS) {
+        pthread_mutex_lock(&device->queue_lock);
+        r = vkQueueSubmit(device->queue, 0, NULL, fence);
+        pthread_mutex_unlock(&device->queue_lock);
+        if (r == VK_SUCCESS) r = vkWaitForFences(device->vk, 1, &fence, VK_TRUE, UINT64_MAX);
+        vkDestroyFence(device->vk, fence, NULL);
+    }
+    if (r != VK_SUCCESS) {
+        ORTVK_LOG_ERROR(device->instance->logger, "draining the queue before releasing a stream: %s (%d)",
+                        ortvk_vk_result_name(r), r);
+    }
+}
+
 void ortvk_stream_destroy(ortvk_stream *stream)
 {
     if (stream == NULL) return;
@@ -237,9 +262,7 @@ void ortvk_stream_destroy(ortvk_stream *stream)
         /* The timeline reaching its last value is not the end of the driver's use of it: Mesa 22.3's timeline
          * emulation (lavapipe) still releases each submission's wait point, under the semaphore's mutex, after the
          * work is done. Destroying it first crashed or hung its queue thread. A queue drain closes that window. */
-        pthread_mutex_lock(&device->queue_lock);
-        vkQueueWaitIdle(device->queue);
-        pthread_mutex_unlock(&device->queue_lock);
+        drain_queue(device);
         for (size_t i = 0; i < stream->retired_count; i++) release_retire(&stream->retired[i].what);
         vkDestroyCommandPool(device->vk, stream->pool, NULL);
         vkDestroySemaphore(device->vk, stream->timeline, NULL);

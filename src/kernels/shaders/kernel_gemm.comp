@@ -27,15 +27,9 @@ layout(constant_id = 0) const uint FAST = 0u;
 #define FM 8u  // the fast form's rows
 #define FG 4u  // and its column groups of 4
 
-void gemm_fast(uint i)
+// The output block at rows m0.., columns n0.. of one batch.
+void gemm_block(uint m0, uint n0, uint batch)
 {
-    uint m_blocks = (p.M + FM - 1u) / FM, n_blocks = (p.N + FG * 4u - 1u) / (FG * 4u);
-    uint batches = 1u;
-    for (uint d = 0u; d < p.batch_rank; d++) batches *= p.batch_dims[d];
-    if (i >= batches * m_blocks * n_blocks) return;
-    uint n0 = (i % n_blocks) * (FG * 4u);
-    uint m0 = ((i / n_blocks) % m_blocks) * FM;
-    uint batch = i / (m_blocks * n_blocks);
     uint r = batch, ao = 0u, bo = 0u;
     for (int d = int(p.batch_rank) - 1; d >= 0; d--) {
         uint q = r / p.batch_dims[d];
@@ -87,7 +81,23 @@ void main()
 {
     uint i = ortvk_index();
     if (FAST != 0u) {
-        gemm_fast(i);
+        uint n_blocks = (p.N + FG * 4u - 1u) / (FG * 4u);
+        uint batches = 1u;
+        for (uint d = 0u; d < p.batch_rank; d++) batches *= p.batch_dims[d];
+        if (FAST == 1u) {
+            // Neighbouring invocations take neighbouring column blocks.
+            uint m_blocks = (p.M + FM - 1u) / FM;
+            if (i >= batches * m_blocks * n_blocks) return;
+            gemm_block(((i / n_blocks) % m_blocks) * FM, (i % n_blocks) * (FG * 4u), i / (m_blocks * n_blocks));
+        } else {
+            // A workgroup takes one column block and 64 row blocks: B's loads are the same for all its invocations,
+            // which lavapipe then reads once (uniform) rather than lane by lane.
+            uint wg = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+            uint m_groups = (p.M + 64u * FM - 1u) / (64u * FM);
+            if (wg >= batches * m_groups * n_blocks) return;
+            gemm_block(((wg / n_blocks) % m_groups) * (64u * FM) + gl_LocalInvocationID.x * FM,
+                       (wg % n_blocks) * (FG * 4u), wg / (m_groups * n_blocks));
+        }
         return;
     }
     uint m_blocks = (p.M + TM - 1u) / TM, n_blocks = (p.N + TN - 1u) / TN;

@@ -157,6 +157,7 @@ typedef struct push_resize {
     uint64_t x, y, table;
     uint32_t n;
     uint32_t in_dims[4], out_dims[4], offset[4];
+    float inv[4];
 } push_resize;
 
 static OrtStatus *resize_record(const ortvk_kparams *params, ortvk_krun *run)
@@ -227,6 +228,8 @@ static OrtStatus *resize_record(const ortvk_kparams *params, ortvk_krun *run)
     free(table);
     ORTVK_TRY(status);
     if (same < same0) same = same0;
+    for (int d = 0; d < RESIZE_MAX_RANK; d++) push.inv[d] = push.out_dims[d] ? 1.0f / (float)push.out_dims[d] : 0.0f;
+    if (y->count >= (1u << 24)) interp |= 16; /* the shader's BIG: exact integer division */
     return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_RESIZE, interp + same * ORTVK_KVARIANT, &push, sizeof(push),
                                   y->count);
 }

@@ -13,10 +13,29 @@ layout(push_constant) uniform Push {
     uint in_dims[4];
     uint out_dims[4];
     uint offset[4]; // first table entry (4 words each) of each dim
+    float inv[4];   // 1 / out_dims[d], rounded
 } p;
 
-layout(constant_id = 0) const uint INTERP = 0u; // bit (3 - d): dim d is interpolated (ORT's X11, X21, X12, X22 order)
-layout(constant_id = 1) const uint SAME = 0u;   // dims 0 .. SAME - 1 map each coordinate onto itself (no table)
+// Constant 0: INTERP, bit (3 - d) set where dim d is interpolated (ORT's X11, X21, X12, X22 order), plus 16 where the
+// output has 2^24 elements or more (BIG: exact integer division). Constant 1: dims 0 .. SAME - 1 map each
+// coordinate onto itself (no table).
+layout(constant_id = 0) const uint FN = 0u;
+layout(constant_id = 1) const uint SAME = 0u;
+const uint INTERP = FN & 15u;
+const bool BIG = (FN & 16u) != 0u;
+
+// r / d. lavapipe scalarises integer division (8 divides a SIMD row); below 2^24 a float estimate is within 2 of
+// the quotient (r is exact in float, inv and the product each rounded once), and two corrections make it exact.
+uint resize_div(uint r, uint d, float inv)
+{
+    if (BIG) return r / d;
+    uint q = uint(float(r) * inv);
+    [[unroll]] for (uint t = 0u; t < 2u; t++) {
+        int rem = int(r) - int(q * d);
+        q = rem < 0 ? q - 1u : rem >= int(d) ? q + 1u : q;
+    }
+    return q;
+}
 
 void main()
 {
@@ -28,7 +47,7 @@ void main()
     [[unroll]] for (int d = 3; d >= 0; d--) {
         uint c = r;
         if (d > 0) {
-            uint q = r / p.out_dims[d];
+            uint q = resize_div(r, p.out_dims[d], p.inv[d]);
             c = r - q * p.out_dims[d];
             r = q;
         }

@@ -143,6 +143,9 @@ static OrtStatus *gemm_shape(const ortvk_kparams *params, ortvk_krun *run)
 }
 
 #define GEMM_BLOCK 4
+#define GEMM_FAST_M 8
+#define GEMM_FAST_N 16
+#define GEMM_ROWS_MIN 256
 
 typedef struct push_gemm {
     uint64_t a, b, c, y;
@@ -182,10 +185,21 @@ static OrtStatus *gemm_record(const ortvk_kparams *params, ortvk_krun *run)
         push.b_batch[i] = (uint32_t)g.b_batch[i];
     }
     if (g.K == 0) push.a = push.b = push.y; /* sums of nothing: never read */
-    /* One invocation per GEMM_BLOCK x GEMM_BLOCK block of each batch's output (the shader's TM and TN). */
-    uint64_t blocks = (uint64_t)((g.M + GEMM_BLOCK - 1) / GEMM_BLOCK) * (uint64_t)((g.N + GEMM_BLOCK - 1) / GEMM_BLOCK);
+    /* The fast form (the shader's FAST): 8 x 16 blocks read as vec4, which needs rows of A along k and of B along n
+     * contiguous, 4-element multiples for every stride and 16-byte aligned tensors; its K / 4 loop iterations stay
+     * under lavapipe's loop cap. */
+    bool fast = g.K > 0 && g.K % 4 == 0 && g.N % 4 == 0 && g.a_sk == 1 && g.b_sn == 1 && g.a_sm % 4 == 0 &&
+                g.b_sk % 4 == 0 && g.K / 4 < 60000 && push.a % 16 == 0 && push.b % 16 == 0 && push.y % 16 == 0;
+    for (int i = 0; i < g.batch_rank; i++)
+        fast = fast && (g.batch[i] == 1 || (g.a_batch[i] % 4 == 0 && g.b_batch[i] % 4 == 0));
+    /* Tall outputs (FAST 2): each workgroup's 64 invocations take 64 row blocks of one column block. */
+    bool rows = fast && g.M >= GEMM_ROWS_MIN;
+    int64_t bm = rows ? 64 * GEMM_FAST_M : fast ? GEMM_FAST_M : GEMM_BLOCK, bn = fast ? GEMM_FAST_N : GEMM_BLOCK;
+    /* One invocation per bm x bn block of each batch's output (the shader's TM and TN, or FM and 4 FG). */
+    uint64_t blocks = (uint64_t)((g.M + bm - 1) / bm) * (uint64_t)((g.N + bn - 1) / bn);
     for (int i = 0; i < g.batch_rank; i++) blocks *= (uint64_t)g.batch[i];
-    return ortvk_krun_dispatch(run, ORTVK_SHADER_GEMM, &push, sizeof(push), blocks);
+    if (rows) blocks *= 64;
+    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_GEMM, rows ? 2 : fast ? 1 : 0, &push, sizeof(push), blocks);
 }
 
 /* ---- Softmax, LogSoftmax -------------------------------------------------------------------------------- */

@@ -155,8 +155,9 @@ typedef struct entry {
 
 typedef struct push_resize {
     uint64_t x, y, table;
-    uint32_t n, rank, interp;
+    uint32_t n;
     uint32_t in_dims[4], out_dims[4], offset[4];
+    float inv[4];
 } push_resize;
 
 static OrtStatus *resize_record(const ortvk_kparams *params, ortvk_krun *run)
@@ -174,17 +175,27 @@ static OrtStatus *resize_record(const ortvk_kparams *params, ortvk_krun *run)
     for (int d = 0; d < p->rank; d++) entries += (size_t)out[d];
     entry *table = calloc(entries, sizeof(*table));
     if (table == NULL) return ortvk_status(ORT_FAIL, "out of host memory for a Resize table");
-    push_resize push = {.x = x->address, .y = y->address, .n = (uint32_t)y->count, .rank = (uint32_t)p->rank};
+    push_resize push = {.x = x->address, .y = y->address, .n = (uint32_t)y->count};
+    uint32_t interp = 0, same = 0; /* the shader's constants INTERP and SAME */
+    bool leading = true;
+    /* The shader works on 4 dims: the rank is padded with leading dims of 1 (pd is the padded dim). */
+    int pad = RESIZE_MAX_RANK - p->rank;
+    for (int d = 0; d < pad; d++) push.in_dims[d] = push.out_dims[d] = 1;
+    uint32_t same0 = (uint32_t)pad;
     size_t at = 0;
     for (int d = 0; d < p->rank; d++) {
         int64_t in_len = x->dims[d], out_len = out[d];
-        push.in_dims[d] = (uint32_t)in_len;
-        push.out_dims[d] = (uint32_t)out_len;
-        push.offset[d] = (uint32_t)at;
-        /* A dim mapped onto itself needs no interpolation (ORT's linear kernels only blend resized dims). */
+        int pd = d + pad;
+        push.in_dims[pd] = (uint32_t)in_len;
+        push.out_dims[pd] = (uint32_t)out_len;
+        push.offset[pd] = (uint32_t)at;
+        /* A dim mapped onto itself needs no interpolation (ORT's linear kernels only blend resized dims); the
+         * leading ones need no table either. */
         bool identity = in_len == out_len && scale[d] == 1.0f;
         bool linear = p->mode == ORTVK_RESIZE_LINEAR && !identity;
-        if (linear) push.interp |= 1u << (p->rank - 1 - d);
+        if (linear) interp |= 1u << (RESIZE_MAX_RANK - 1 - pd);
+        leading = leading && identity;
+        if (leading) same = (uint32_t)pd + 1;
         for (int64_t o = 0; o < out_len; o++, at++) {
             entry *e = &table[at];
             float c = original(p->coordinate, (float)o, scale[d], (float)out_len, (float)in_len);
@@ -216,7 +227,11 @@ static OrtStatus *resize_record(const ortvk_kparams *params, ortvk_krun *run)
     OrtStatus *status = ortvk_krun_upload(run, table, entries * sizeof(*table), &push.table);
     free(table);
     ORTVK_TRY(status);
-    return ortvk_krun_dispatch(run, ORTVK_SHADER_RESIZE, &push, sizeof(push), y->count);
+    if (same < same0) same = same0;
+    for (int d = 0; d < RESIZE_MAX_RANK; d++) push.inv[d] = push.out_dims[d] ? 1.0f / (float)push.out_dims[d] : 0.0f;
+    if (y->count >= (1u << 24)) interp |= 16; /* the shader's BIG: exact integer division */
+    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_RESIZE, interp + same * ORTVK_KVARIANT, &push, sizeof(push),
+                                  y->count);
 }
 
 const ortvk_kop ortvk_kops_resize[] = {

@@ -564,6 +564,26 @@ int main(int argc, char **argv)
         /* Output blocks of 4 x 4 with partial ones at both edges, K long enough to matter. */
         int64_t big_a[3] = {3, 37, 70}, big_b[2] = {70, 29};
         binary(&app, device, "MatMul [3,37,70] x constant [70,29]", "MatMul", 3, big_a, 2, big_b, true);
+        /* The vec4 forms (K and N multiples of 4): 8 x 16 blocks with partial ones at both edges, batched, and tall
+         * enough (M >= 256) for the form whose workgroups share B's columns. */
+        int64_t fa[3] = {3, 37, 68}, fb[2] = {68, 36};
+        binary(&app, device, "MatMul [3,37,68] x constant [68,36]", "MatMul", 3, fa, 2, fb, true);
+        int64_t ba[4] = {2, 3, 9, 12}, bb[4] = {2, 3, 12, 8};
+        binary(&app, device, "MatMul [2,3,9,12] x [2,3,12,8]", "MatMul", 4, ba, 4, bb, false);
+        int64_t ta[2] = {300, 64}, tb[2] = {64, 40};
+        binary(&app, device, "MatMul [300,64] x [64,40]", "MatMul", 2, ta, 2, tb, false);
+    }
+    {
+        op_case c;
+        int64_t a[2] = {260, 12}, b[2] = {12, 20}, cc[1] = {20};
+        start(&c, "Gemm [260,12] x [12,20] alpha beta C[20] (vec4 form)", 13, 2, a);
+        constant(&c, "b", 2, b);
+        constant(&c, "c", 1, cc);
+        const char *in[] = {"x", "b", "c"};
+        node2 n = node(&c, "Gemm", 3, in);
+        attr_float(n, "alpha", 0.5f);
+        attr_float(n, "beta", 2.0f);
+        run_case(&app, device, &c);
     }
     {
         op_case c;

@@ -28,6 +28,10 @@ static const op_spec specs[] = {
     {"add", "Add 16M (same-shape constant)", 1, {16 << 20}, 16 << 20, true},
     {"mul", "Mul 16M (broadcast scalar)", 1, {16 << 20}, 16 << 20, true},
     {"sigmoid", "Sigmoid 16M", 1, {16 << 20}, 16 << 20, true},
+    /* A node here is a pair, 80x80 -> 40x40 -> 80x80 (the detector's FPN upsampling is 40x40 -> 80x80 nearest):
+     * per element of both outputs. */
+    {"resize", "Resize nearest 96x80x80 down+up", 4, {1, 96, 80, 80}, 96.0 * (80 * 80 + 40 * 40), true},
+    {"resizelin", "Resize linear 96x80x80 down+up", 4, {1, 96, 80, 80}, 96.0 * (80 * 80 + 40 * 40), true},
 };
 
 static float frand(uint32_t *seed)
@@ -70,6 +74,11 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
     } else if (strcmp(s->name, "mul") == 0) {
         float half = 0.5f;
         onnx_model_add_initializer(m, "w", ONNX_FLOAT, 0, NULL, &half, sizeof(half));
+    } else if (strncmp(s->name, "resize", 6) == 0) {
+        float down[4] = {1, 1, 0.5f, 0.5f}, up[4] = {1, 1, 2, 2};
+        int64_t sd[1] = {4};
+        onnx_model_add_initializer(m, "down", ONNX_FLOAT, 1, sd, down, sizeof(down));
+        onnx_model_add_initializer(m, "up", ONNX_FLOAT, 1, sd, up, sizeof(up));
     }
     for (int k = 0; k < length; k++) {
         char in[16], outn[16];
@@ -89,6 +98,13 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
             onnx_model_add_node(m, "Add", ins, 2, outs, 1);
         } else if (strcmp(s->name, "mul") == 0) {
             onnx_model_add_node(m, "Mul", ins, 2, outs, 1);
+        } else if (strncmp(s->name, "resize", 6) == 0) {
+            char half[20];
+            snprintf(half, sizeof(half), "h%d", k);
+            const char *down_in[3] = {in, "", "down"}, *up_in[3] = {half, "", "up"}, *down_out[1] = {half};
+            onnx_node *nodes[2] = {onnx_model_add_node(m, "Resize", down_in, 3, down_out, 1),
+                                   onnx_model_add_node(m, "Resize", up_in, 3, outs, 1)};
+            for (int j = 0; j < 2; j++) onnx_node_attr_string(nodes[j], "mode", s->name[6] ? "linear" : "nearest");
         } else {
             onnx_model_add_node(m, "Sigmoid", ins, 1, outs, 1);
         }

@@ -1,6 +1,10 @@
 // MatMul (batched, broadcast batch dims) and Gemm: y[b, m, n] = alpha * sum_k A[b, m, k] B[b, k, n]
 // (+ beta * C[m, n]), with A and B addressed through strides so that transposes cost nothing. Each invocation
 // computes a TM x TN block of one batch's output; every sum runs over k in ascending order.
+// Specialization constant FAST (the host's choice where A's rows and B's rows are contiguous, K and N multiples
+// of 4, the tensors 16-byte aligned): blocks of 8 x 16 read as vec4 (A along k, B along n), 4 k a loop iteration,
+// no bounds checks inside the loop (edge rows and columns read clamped indices and are not stored). The generic
+// form's per-element checks and scalar loads became per-lane branches and gathers on lavapipe: 0.8 GFLOP/s.
 #version 460
 #include "common.glsl"
 
@@ -15,12 +19,87 @@ layout(push_constant) uniform Push {
     float alpha, beta;
 } p;
 
+layout(constant_id = 0) const uint FAST = 0u;
+
 #define TM 4u // rows of the output block an invocation computes
 #define TN 4u // and its columns: each loaded value of A serves TN outputs, each of B TM
+
+#define FM 8u  // the fast form's rows
+#define FG 4u  // and its column groups of 4
+
+// The output block at rows m0.., columns n0.. of one batch.
+void gemm_block(uint m0, uint n0, uint batch)
+{
+    uint r = batch, ao = 0u, bo = 0u;
+    for (int d = int(p.batch_rank) - 1; d >= 0; d--) {
+        uint q = r / p.batch_dims[d];
+        uint c = r - q * p.batch_dims[d];
+        r = q;
+        ao += c * p.a_batch[d];
+        bo += c * p.b_batch[d];
+    }
+    uint ar[FM], bc[FG];
+    vec4 acc[FM][FG];
+    [[unroll]] for (uint j = 0u; j < FM; j++) {
+        ar[j] = ao + min(m0 + j, p.M - 1u) * uint(p.a_sm);
+        [[unroll]] for (uint g = 0u; g < FG; g++) acc[j][g] = vec4(0.0);
+    }
+    [[unroll]] for (uint g = 0u; g < FG; g++) bc[g] = bo + min(n0 + 4u * g, p.N - 4u);
+    uint b_sk = uint(p.b_sk);
+    // K / 4 iterations: the host keeps them under lavapipe's loop cap.
+    for (uint k = 0u; k < p.K; k += 4u) {
+        vec4 av[FM];
+        [[unroll]] for (uint j = 0u; j < FM; j++) av[j] = ORTVK_GET4(0, p.a, ar[j] + k);
+        [[unroll]] for (uint t = 0u; t < 4u; t++) {
+            uint row = (k + t) * b_sk;
+            vec4 bv[FG];
+            [[unroll]] for (uint g = 0u; g < FG; g++) bv[g] = ORTVK_GET4(1, p.b, bc[g] + row);
+            [[unroll]] for (uint j = 0u; j < FM; j++) {
+                float a = av[j][t];
+                [[unroll]] for (uint g = 0u; g < FG; g++) acc[j][g] += a * bv[g];
+            }
+        }
+    }
+    [[unroll]] for (uint j = 0u; j < FM; j++) {
+        uint m = m0 + j;
+        if (m >= p.M) continue;
+        [[unroll]] for (uint g = 0u; g < FG; g++) {
+            uint n = n0 + 4u * g;
+            if (n >= p.N) continue;
+            vec4 sum = acc[j][g];
+            if (p.alpha != 1.0) sum = p.alpha * sum;
+            if (p.c != uvec2(0u)) {
+                [[unroll]] for (uint e = 0u; e < 4u; e++)
+                    sum[e] += p.beta * ORTVK_GET(2, p.c, int(m) * p.c_sm + int(n + e) * p.c_sn);
+            }
+            ORTVK_SET4(3, p.y, (batch * p.M + m) * p.N + n, sum);
+        }
+    }
+}
 
 void main()
 {
     uint i = ortvk_index();
+    if (FAST != 0u) {
+        uint n_blocks = (p.N + FG * 4u - 1u) / (FG * 4u);
+        uint batches = 1u;
+        for (uint d = 0u; d < p.batch_rank; d++) batches *= p.batch_dims[d];
+        if (FAST == 1u) {
+            // Neighbouring invocations take neighbouring column blocks.
+            uint m_blocks = (p.M + FM - 1u) / FM;
+            if (i >= batches * m_blocks * n_blocks) return;
+            gemm_block(((i / n_blocks) % m_blocks) * FM, (i % n_blocks) * (FG * 4u), i / (m_blocks * n_blocks));
+        } else {
+            // A workgroup takes one column block and 64 row blocks: B's loads are the same for all its invocations,
+            // which lavapipe then reads once (uniform) rather than lane by lane.
+            uint wg = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+            uint m_groups = (p.M + 64u * FM - 1u) / (64u * FM);
+            if (wg >= batches * m_groups * n_blocks) return;
+            gemm_block(((wg / n_blocks) % m_groups) * (64u * FM) + gl_LocalInvocationID.x * FM,
+                       (wg % n_blocks) * (FG * 4u), wg / (m_groups * n_blocks));
+        }
+        return;
+    }
     uint m_blocks = (p.M + TM - 1u) / TM, n_blocks = (p.N + TN - 1u) / TN;
     uint batches = 1u;
     for (uint d = 0u; d < p.batch_rank; d++) batches *= p.batch_dims[d];

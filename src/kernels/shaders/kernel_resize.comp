@@ -1,16 +1,41 @@
 // Resize (nearest and n-linear) by tables the host computes per run exactly as ORT's CPU EP does: per output
 // coordinate of each dim, two source indices and their weights. Dims in `interp` are interpolated, the others
-// take their first index.
+// take their first index. The host pads the rank to 4 with leading dims of 1, so every loop here has a constant
+// count and is unrolled, and the interpolated dims and the count of leading dims that map onto themselves are
+// specialization constants: arrays indexed by loop variables that stay loops live in memory on lavapipe, and it
+// runs both sides of every branch under a mask (the rank-generic form took ~400 ns per output element there).
 #version 460
 #include "common.glsl"
 
 layout(push_constant) uniform Push {
     uvec2 x, y, table;
-    uint n, rank, interp;
+    uint n;
     uint in_dims[4];
     uint out_dims[4];
     uint offset[4]; // first table entry (4 words each) of each dim
+    float inv[4];   // 1 / out_dims[d], rounded
 } p;
+
+// Constant 0: INTERP, bit (3 - d) set where dim d is interpolated (ORT's X11, X21, X12, X22 order), plus 16 where the
+// output has 2^24 elements or more (BIG: exact integer division). Constant 1: dims 0 .. SAME - 1 map each
+// coordinate onto itself (no table).
+layout(constant_id = 0) const uint FN = 0u;
+layout(constant_id = 1) const uint SAME = 0u;
+const uint INTERP = FN & 15u;
+const bool BIG = (FN & 16u) != 0u;
+
+// r / d. lavapipe scalarises integer division (8 divides a SIMD row); below 2^24 a float estimate is within 2 of
+// the quotient (r is exact in float, inv and the product each rounded once), and two corrections make it exact.
+uint resize_div(uint r, uint d, float inv)
+{
+    if (BIG) return r / d;
+    uint q = uint(float(r) * inv);
+    [[unroll]] for (uint t = 0u; t < 2u; t++) {
+        int rem = int(r) - int(q * d);
+        q = rem < 0 ? q - 1u : rem >= int(d) ? q + 1u : q;
+    }
+    return q;
+}
 
 void main()
 {
@@ -19,34 +44,48 @@ void main()
     uint i0[4], i1[4];
     float w0[4], w1[4];
     uint r = i;
-    for (int d = int(p.rank) - 1; d >= 0; d--) {
-        uint q = r / p.out_dims[d];
-        uint c = r - q * p.out_dims[d];
-        r = q;
-        uint e = (p.offset[d] + c) * 4u;
-        i0[d] = ORTVK_WORD(2, p.table, e);
-        i1[d] = ORTVK_WORD(2, p.table, e + 1u);
-        w0[d] = uintBitsToFloat(ORTVK_WORD(2, p.table, e + 2u));
-        w1[d] = uintBitsToFloat(ORTVK_WORD(2, p.table, e + 3u));
+    [[unroll]] for (int d = 3; d >= 0; d--) {
+        uint c = r;
+        if (d > 0) {
+            uint q = resize_div(r, p.out_dims[d], p.inv[d]);
+            c = r - q * p.out_dims[d];
+            r = q;
+        }
+        i0[d] = c;
+        i1[d] = c;
+        w0[d] = 1.0;
+        w1[d] = 0.0;
+        if (uint(d) >= SAME) {
+            uint e = (p.offset[d] + c) * 4u;
+            i0[d] = ORTVK_WORD(2, p.table, e);
+            if ((INTERP & (1u << uint(3 - d))) != 0u) {
+                i1[d] = ORTVK_WORD(2, p.table, e + 1u);
+                w0[d] = uintBitsToFloat(ORTVK_WORD(2, p.table, e + 2u));
+                w1[d] = uintBitsToFloat(ORTVK_WORD(2, p.table, e + 3u));
+            }
+        }
+    }
+    if (INTERP == 0u) {
+        uint idx = ((i0[0] * p.in_dims[1] + i0[1]) * p.in_dims[2] + i0[2]) * p.in_dims[3] + i0[3];
+        ORTVK_SET(1, p.y, i, ORTVK_GET(0, p.x, idx));
+        return;
     }
     float sum = 0.0;
-    uint corners = 1u << p.rank;
-    for (uint k = 0u; k < corners; k++) {
-        // Corner bit for dim d is bit (rank - 1 - d): the last dim varies fastest, like ORT's X11, X21, X12, X22.
-        if ((k & ~p.interp) != 0u) continue;
+    [[unroll]] for (uint k = 0u; k < 16u; k++) {
+        if ((k & ~INTERP) != 0u) continue;
         uint idx = 0u;
         float w = 1.0;
         bool first = true;
-        for (uint d = 0u; d < p.rank; d++) {
-            bool hi = (k & (1u << (p.rank - 1u - d))) != 0u;
+        [[unroll]] for (uint d = 0u; d < 4u; d++) {
+            bool hi = (k & (1u << (3u - d))) != 0u;
             idx = idx * p.in_dims[d] + (hi ? i1[d] : i0[d]);
-            if ((p.interp & (1u << (p.rank - 1u - d))) != 0u) {
+            if ((INTERP & (1u << (3u - d))) != 0u) {
                 float wd = hi ? w1[d] : w0[d];
                 w = first ? wd : wd * w;
                 first = false;
             }
         }
-        sum += p.interp == 0u ? ORTVK_GET(0, p.x, idx) : w * ORTVK_GET(0, p.x, idx);
+        sum += w * ORTVK_GET(0, p.x, idx);
     }
     ORTVK_SET(1, p.y, i, sum);
 }

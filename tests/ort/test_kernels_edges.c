@@ -749,6 +749,33 @@ static void empty_axes(ortapp *app, const OrtEpDevice *device)
     }
 }
 
+/* auto_pad SAME_* where ORT's CPU EP gives other output sizes than ONNX: ConvTranspose with a stride (less than
+ * input * stride when the kernel is smaller than the stride), MaxPool with a dilation. Left to the CPU EP. */
+static void same_pads(ortapp *app, const OrtEpDevice *device)
+{
+    {
+        edge_case c;
+        float w[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+        start(&c, "ConvTranspose SAME_UPPER strides 1x2 kernel 1x1", 13, 4, (const int64_t[]){2, 3, 5, 6});
+        c.refused = true;
+        onnx_model_add_initializer(c.m, "w", ONNX_FLOAT, 4, (const int64_t[]){3, 3, 1, 1}, w, sizeof(w));
+        onnx_node *n = node(&c, "ConvTranspose", 2, (const char *[]){"x", "w"});
+        onnx_node_attr_ints(n, "strides", (const int64_t[]){1, 2}, 2);
+        onnx_node_attr_string(n, "auto_pad", "SAME_UPPER");
+        run_case(app, device, &c);
+    }
+    {
+        edge_case c;
+        start(&c, "MaxPool SAME_LOWER dilations 2 kernel 3x2", 13, 4, (const int64_t[]){1, 2, 7, 6});
+        c.refused = true;
+        onnx_node *n = node(&c, "MaxPool", 1, (const char *[]){"x"});
+        onnx_node_attr_ints(n, "kernel_shape", (const int64_t[]){3, 2}, 2);
+        onnx_node_attr_ints(n, "dilations", (const int64_t[]){2, 2}, 2);
+        onnx_node_attr_string(n, "auto_pad", "SAME_LOWER");
+        run_case(app, device, &c);
+    }
+}
+
 /* Ops that combine many values (pools, reductions, Softmax, normalizations) over rows holding NaN and
  * infinities. */
 static void combined_specials(ortapp *app, const OrtEpDevice *device)
@@ -859,6 +886,7 @@ int main(int argc, char **argv)
     binary_specials(&app, device);
     empties(&app, device);
     empty_axes(&app, device);
+    same_pads(&app, device);
     combined_specials(&app, device);
     return test_finish(&app, "test_kernels_edges");
 }

@@ -749,8 +749,9 @@ static void empty_axes(ortapp *app, const OrtEpDevice *device)
     }
 }
 
-/* auto_pad SAME_* where ORT's CPU EP gives other output sizes than ONNX: ConvTranspose with a stride (less than
- * input * stride when the kernel is smaller than the stride), MaxPool with a dilation. Left to the CPU EP. */
+/* auto_pad SAME_* where ORT's CPU EP gives other outputs than ONNX: ConvTranspose with a stride (less than
+ * input * stride when the kernel is smaller than the stride), MaxPool with a dilation, pools with a kernel below
+ * the stride. Left to the CPU EP. */
 static void same_pads(ortapp *app, const OrtEpDevice *device)
 {
     {
@@ -772,6 +773,17 @@ static void same_pads(ortapp *app, const OrtEpDevice *device)
         onnx_node_attr_ints(n, "kernel_shape", (const int64_t[]){3, 2}, 2);
         onnx_node_attr_ints(n, "dilations", (const int64_t[]){2, 2}, 2);
         onnx_node_attr_string(n, "auto_pad", "SAME_LOWER");
+        run_case(app, device, &c);
+    }
+    {
+        /* A kernel below the stride: the CPU EP's SAME_UPPER pad is negative, its window starts at row 1. */
+        edge_case c;
+        start(&c, "AveragePool SAME_UPPER kernel 1x1 strides 3x1", 13, 4, (const int64_t[]){1, 3, 3, 9});
+        c.refused = true;
+        onnx_node *n = node(&c, "AveragePool", 1, (const char *[]){"x"});
+        onnx_node_attr_ints(n, "kernel_shape", (const int64_t[]){1, 1}, 2);
+        onnx_node_attr_ints(n, "strides", (const int64_t[]){3, 1}, 2);
+        onnx_node_attr_string(n, "auto_pad", "SAME_UPPER");
         run_case(app, device, &c);
     }
 }

@@ -42,13 +42,6 @@ static bool is_subnormal(float v) { return v != 0 && fabsf(v) < FLT_MIN; }
 static bool is_huge(float v) { return !isnan(v) && fabsf(v) >= 1e19f; }
 static bool is_special(float v) { return !isfinite(v) || is_subnormal(v) || (v == 0 && signbit(v)) || is_huge(v); }
 
-static bool any_empty(const dcase *c)
-{
-    for (int i = 0; i < c->n_in; i++)
-        if (dc_count(c, i) == 0) return true;
-    return false;
-}
-
 static bool keepdims_not_bool(const dcase *c) { return not_bool(c, "keepdims"); }
 static bool noop_not_bool(const dcase *c) { return not_bool(c, "noop_with_empty_axes"); }
 static bool ceil_mode_not_bool(const dcase *c) { return not_bool(c, "ceil_mode"); }
@@ -70,13 +63,6 @@ static bool special_attribute(const dcase *c)
     return false;
 }
 static bool constant_or_special_input(const dcase *c) { return c->values == DC_VALUES_ONE_SPECIAL || special_input(c); }
-static bool empty_negative_step(const dcase *c)
-{
-    const dc_attr *steps = dc_get(c, "steps");
-    for (int i = 0; any_empty(c) && steps && i < steps->n && i < 8; i++)
-        if (steps->v[i] < 0) return true;
-    return false;
-}
 /* epsilon outside [1e-12, 1] (0, negative, 1e-30, NaN, inf, 1e20...): the variance's rounding then decides */
 static bool epsilon_extreme(const dcase *c)
 {
@@ -124,14 +110,6 @@ static bool interpolating_nonfinite(const dcase *c)
 }
 static bool pads_overflow(const dcase *c) { return huge_int(c, "pads", 1ll << 31); }
 static bool slice_step_huge(const dcase *c) { return huge_int(c, "steps", 1ll << 31); }
-
-static bool slice_int64_max_end_negative_step(const dcase *c)
-{
-    const dc_attr *ends = dc_get(c, "ends"), *steps = dc_get(c, "steps");
-    for (int i = 0; ends && steps && i < ends->n && i < steps->n && i < 8; i++)
-        if (ends->v[i] == INT64_MAX && steps->v[i] < 0) return true;
-    return false;
-}
 
 /* Keep the reasons to one line each: the summary prints them. */
 const dc_known dc_known_findings[] = {
@@ -210,10 +188,6 @@ const dc_known dc_known_findings[] = {
      "wrong: a number where the CPU EP gives NaN (a neighbour of weight 0: 0 * NaN)"},
     /* others */
     {"MatMul", matmul_k0, "K = 0", "the CPU EP is wrong: uninitialized output, batch dims not broadcast"},
-    {"Slice", empty_negative_step, "a zero-sized dim and a negative step",
-     "wrong shape: ortvk gives 1 element along the empty dim, the CPU EP 0"},
-    {"Slice", slice_int64_max_end_negative_step, "ends = INT64_MAX with a negative step",
-     "wrong shape: the CPU EP takes one element more"},
     {NULL, NULL, NULL, NULL},
 };
 const size_t dc_known_count = sizeof(dc_known_findings) / sizeof(dc_known_findings[0]) - 1;

@@ -83,6 +83,11 @@ static bool conv_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
             int64_t limit = p->strides[i] > p->dilations[i] ? p->strides[i] : p->dilations[i];
             if (p->output_padding[i] < 0 || p->output_padding[i] >= limit)
                 return ortvk_krefuse(why, why_len, "output_padding out of range");
+            /* SAME with a stride: ONNX's output is input * stride, ORT's CPU EP gives less where the kernel is
+             * smaller than the stride; left to it. */
+            if (p->strides[i] > 1 &&
+                (p->auto_pad == ORTVK_AUTO_PAD_SAME_UPPER || p->auto_pad == ORTVK_AUTO_PAD_SAME_LOWER))
+                return ortvk_krefuse(why, why_len, "auto_pad SAME_* with a stride > 1");
         }
     }
     /* 1-D runs as 2-D with H = 1: shift the attributes into the W slot. */

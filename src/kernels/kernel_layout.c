@@ -113,6 +113,8 @@ static bool reshape_prepare(const ortvk_knode *node, ortvk_kparams *params, char
             p->count = -1;
         }
         if (p->kind == ORTVK_RESHAPE_UNSQUEEZE && p->count < 0) return ortvk_krefuse(why, why_len, "no axes");
+        /* Squeeze's axes given with no values: ORT's CPU EP squeezes every 1, as without axes. */
+        if (p->kind == ORTVK_RESHAPE_SQUEEZE && p->count == 0) p->count = -1;
     }
     return true;
 }

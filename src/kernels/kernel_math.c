@@ -282,6 +282,7 @@ static bool reduce_prepare(const ortvk_knode *node, ortvk_kparams *params, char 
         if (!ortvk_knode_ints(node, "axes", p->axes, ORTVK_KMAX_RANK, &p->count))
             return ortvk_krefuse(why, why_len, "axes");
         if (node->n_in != 1) return ortvk_krefuse(why, why_len, "axes input before its opset");
+        if (p->count == 0) p->count = -1; /* axes=[]: ORT's CPU EP reduces all, as without the attribute */
     } else if (node->n_in == 2 && node->in[1].present) {
         size_t n = 0;
         if (!ortvk_knode_const_ints(node, 1, p->axes, ORTVK_KMAX_RANK, &n))
@@ -290,7 +291,9 @@ static bool reduce_prepare(const ortvk_knode *node, ortvk_kparams *params, char 
     } else {
         p->count = -1;
     }
-    if (p->count < 0 && p->noop_empty) p->count = 0; /* no axes: the identity */
+    /* No axes with noop_with_empty_axes: the identity, except over an input without elements, where ORT 1.24's
+     * CPU EP reduces all and 1.30's copies the input; left to the CPU EP. */
+    if (p->count < 0 && p->noop_empty) return ortvk_krefuse(why, why_len, "noop_with_empty_axes without axes");
     return true;
 }
 
@@ -328,11 +331,33 @@ static OrtStatus *reduce_plan(const ortvk_kparams_reduce *p, const ortvk_ktensor
     return NULL;
 }
 
+/* ORT's CPU EP reduces an input without elements its own way: no axes (noop_with_empty_axes or not) reduce all,
+ * and a negative axis reduces nothing (the axes are compared with the dim indices as given), e.g. [0,4,3] over
+ * axes [-3,-2] stays [0,4,3]. The output, when it has elements, holds the empty reduction's value. */
+static OrtStatus *reduce_empty_shape(const ortvk_kparams_reduce *p, const ortvk_ktensor *x, ortvk_ktensor *y)
+{
+    for (int i = 0; i < p->count; i++) {
+        int64_t a = p->axes[i] < 0 ? p->axes[i] + (int64_t)x->rank : p->axes[i];
+        if (a < 0 || a >= (int64_t)x->rank)
+            return ortvk_status(ORT_INVALID_ARGUMENT, "Reduce: axis %lld", (long long)p->axes[i]);
+    }
+    y->type = x->type;
+    y->rank = 0;
+    for (size_t d = 0; d < x->rank; d++) {
+        bool reduced = p->count < 0;
+        for (int i = 0; i < p->count && !reduced; i++) reduced = p->axes[i] == (int64_t)d;
+        if (!reduced) y->dims[y->rank++] = x->dims[d];
+        else if (p->keepdims) y->dims[y->rank++] = 1;
+    }
+    return NULL;
+}
+
 static OrtStatus *reduce_shape(const ortvk_kparams *params, ortvk_krun *run)
 {
     const ortvk_kparams_reduce *p = &params->reduce;
     const ortvk_ktensor *x = &run->in[0];
     ortvk_ktensor *y = &run->out[0];
+    if (x->count == 0) return reduce_empty_shape(p, x, y);
     bool reduced[ORTVK_KMAX_RANK];
     size_t outer, R, inner;
     ORTVK_TRY(reduce_plan(p, x, reduced, &outer, &R, &inner));
@@ -363,9 +388,9 @@ static OrtStatus *reduce_record(const ortvk_kparams *params, ortvk_krun *run)
     const ortvk_kparams_reduce *p = &params->reduce;
     const ortvk_ktensor *x = &run->in[0];
     bool reduced[ORTVK_KMAX_RANK];
-    size_t outer, R, inner;
-    ORTVK_TRY(reduce_plan(p, x, reduced, &outer, &R, &inner));
-    if (R == 0) { /* filled on the host's word: the shader never sees a reduction over nothing */
+    size_t outer = 0, R = 0, inner = 0;
+    if (x->count > 0) ORTVK_TRY(reduce_plan(p, x, reduced, &outer, &R, &inner));
+    if (x->count == 0) { /* filled on the host's word: the shader never sees a reduction over nothing */
         const ortvk_ktensor *y = &run->out[0];
         float v = reduce_empty_value(p->fn);
         uint32_t word;
@@ -383,7 +408,7 @@ static OrtStatus *reduce_record(const ortvk_kparams *params, ortvk_krun *run)
         return ortvk_krun_copy(run, y->address + even, tail, 2);
     }
     ortvk_kpush_reduce push = {
-        .x = x->count > 0 ? x->address : run->out[0].address,
+        .x = x->address,
         .y = run->out[0].address,
         .outer = (uint32_t)outer,
         .R = (uint32_t)R,

@@ -67,6 +67,12 @@ static bool pool_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
             !ortvk_kmul(p->kernel[i] - 1, p->dilations[i], &extent) || extent == INT64_MAX)
             return ortvk_krefuse(why, why_len, "strides, dilations or pads past 2^30, or a kernel extent past 2^63");
         if (!max && p->dilations[i] != 1) return ortvk_krefuse(why, why_len, "AveragePool dilations");
+        /* SAME with a dilation: ONNX's output is ceil(input / stride), ORT's CPU EP gives less. SAME with a kernel
+         * smaller than the stride: the CPU EP's pad comes out negative (SAME_UPPER then starts a window further
+         * in). Both left to it. */
+        if ((p->dilations[i] > 1 || p->kernel[i] < p->strides[i]) &&
+            (p->auto_pad == ORTVK_AUTO_PAD_SAME_UPPER || p->auto_pad == ORTVK_AUTO_PAD_SAME_LOWER))
+            return ortvk_krefuse(why, why_len, "auto_pad SAME_* with a dilation > 1 or a kernel below the stride");
     }
     return true;
 }

@@ -687,6 +687,107 @@ static void empties(ortapp *app, const OrtEpDevice *device)
     (void)r3;
 }
 
+/* Axes given with no values, and reductions of inputs without elements, as ORT's CPU EP reads them: axes=[]
+ * reduces (or squeezes) all; over an empty input a negative axis reduces nothing. */
+static void empty_axes(ortapp *app, const OrtEpDevice *device)
+{
+    static const char *const reduces[] = {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceL2", "ReduceLogSumExp"};
+    char name[96];
+    for (size_t k = 0; k < sizeof(reduces) / sizeof(reduces[0]); k++) {
+        edge_case c;
+        snprintf(name, sizeof(name), "%s-11 axes=[] of [2,3]", reduces[k]);
+        start(&c, name, 11, 2, (const int64_t[]){2, 3});
+        c.on_ortvk = true;
+        onnx_node_attr_ints(node(&c, reduces[k], 1, (const char *[]){"x"}), "axes", NULL, 0);
+        run_case(app, device, &c);
+    }
+    {
+        edge_case c;
+        start(&c, "Squeeze-11 axes=[] of [3,1,2,1]", 11, 4, (const int64_t[]){3, 1, 2, 1});
+        c.on_ortvk = true;
+        onnx_node_attr_ints(node(&c, "Squeeze", 1, (const char *[]){"x"}), "axes", NULL, 0);
+        run_case(app, device, &c);
+    }
+    {
+        edge_case c;
+        start(&c, "Squeeze-13 axes input [] of [1,4,1]", 13, 3, (const int64_t[]){1, 4, 1});
+        c.on_ortvk = true;
+        const_ints(&c, "axes", 0, NULL);
+        node(&c, "Squeeze", 2, (const char *[]){"x", "axes"});
+        run_case(app, device, &c);
+    }
+    {
+        edge_case c;
+        start(&c, "ReduceL1-11 of [0,4,3] axes [-3,-2] keepdims", 11, 3, (const int64_t[]){0, 4, 3});
+        c.on_ortvk = true;
+        onnx_node_attr_ints(node(&c, "ReduceL1", 1, (const char *[]){"x"}), "axes", (const int64_t[]){-3, -2}, 2);
+        run_case(app, device, &c);
+    }
+    {
+        edge_case c;
+        start(&c, "ReduceSum-18 of [2,2,1,5,0] axes [-3,-2,4]", 18, 5, (const int64_t[]){2, 2, 1, 5, 0});
+        c.on_ortvk = true;
+        const_ints(&c, "axes", 3, (const int64_t[]){-3, -2, 4});
+        node(&c, "ReduceSum", 2, (const char *[]){"x", "axes"});
+        run_case(app, device, &c);
+    }
+    {
+        edge_case c;
+        start(&c, "ReduceMax-18 of [5,5,0] axes [-3,1] no keepdims", 18, 3, (const int64_t[]){5, 5, 0});
+        c.on_ortvk = true;
+        const_ints(&c, "axes", 2, (const int64_t[]){-3, 1});
+        onnx_node_attr_int(node(&c, "ReduceMax", 2, (const char *[]){"x", "axes"}), "keepdims", 0);
+        run_case(app, device, &c);
+    }
+    {
+        edge_case c;
+        /* ORT 1.24's CPU EP reduces all ([1,1]), 1.30's copies the input ([3,0]): left to the CPU EP. */
+        start(&c, "ReduceProd-18 of [3,0] noop_with_empty_axes", 18, 2, (const int64_t[]){3, 0});
+        c.refused = true;
+        onnx_node_attr_int(node(&c, "ReduceProd", 1, (const char *[]){"x"}), "noop_with_empty_axes", 1);
+        run_case(app, device, &c);
+    }
+}
+
+/* auto_pad SAME_* where ORT's CPU EP gives other outputs than ONNX: ConvTranspose with a stride (less than
+ * input * stride when the kernel is smaller than the stride), MaxPool with a dilation, pools with a kernel below
+ * the stride. Left to the CPU EP. */
+static void same_pads(ortapp *app, const OrtEpDevice *device)
+{
+    {
+        edge_case c;
+        float w[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+        start(&c, "ConvTranspose SAME_UPPER strides 1x2 kernel 1x1", 13, 4, (const int64_t[]){2, 3, 5, 6});
+        c.refused = true;
+        onnx_model_add_initializer(c.m, "w", ONNX_FLOAT, 4, (const int64_t[]){3, 3, 1, 1}, w, sizeof(w));
+        onnx_node *n = node(&c, "ConvTranspose", 2, (const char *[]){"x", "w"});
+        onnx_node_attr_ints(n, "strides", (const int64_t[]){1, 2}, 2);
+        onnx_node_attr_string(n, "auto_pad", "SAME_UPPER");
+        run_case(app, device, &c);
+    }
+    {
+        edge_case c;
+        start(&c, "MaxPool SAME_LOWER dilations 2 kernel 3x2", 13, 4, (const int64_t[]){1, 2, 7, 6});
+        c.refused = true;
+        onnx_node *n = node(&c, "MaxPool", 1, (const char *[]){"x"});
+        onnx_node_attr_ints(n, "kernel_shape", (const int64_t[]){3, 2}, 2);
+        onnx_node_attr_ints(n, "dilations", (const int64_t[]){2, 2}, 2);
+        onnx_node_attr_string(n, "auto_pad", "SAME_LOWER");
+        run_case(app, device, &c);
+    }
+    {
+        /* A kernel below the stride: the CPU EP's SAME_UPPER pad is negative, its window starts at row 1. */
+        edge_case c;
+        start(&c, "AveragePool SAME_UPPER kernel 1x1 strides 3x1", 13, 4, (const int64_t[]){1, 3, 3, 9});
+        c.refused = true;
+        onnx_node *n = node(&c, "AveragePool", 1, (const char *[]){"x"});
+        onnx_node_attr_ints(n, "kernel_shape", (const int64_t[]){1, 1}, 2);
+        onnx_node_attr_ints(n, "strides", (const int64_t[]){3, 1}, 2);
+        onnx_node_attr_string(n, "auto_pad", "SAME_UPPER");
+        run_case(app, device, &c);
+    }
+}
+
 /* Ops that combine many values (pools, reductions, Softmax, normalizations) over rows holding NaN and
  * infinities. */
 static void combined_specials(ortapp *app, const OrtEpDevice *device)
@@ -796,6 +897,8 @@ int main(int argc, char **argv)
     unary_specials(&app, device);
     binary_specials(&app, device);
     empties(&app, device);
+    empty_axes(&app, device);
+    same_pads(&app, device);
     combined_specials(&app, device);
     return test_finish(&app, "test_kernels_edges");
 }

@@ -507,6 +507,43 @@ static void unary_specials(ortapp *app, const OrtEpDevice *device)
     }
 }
 
+/* Unary ops with NaN, infinite, subnormal or absurd (1e19+) float attributes: left to the CPU EP, whose products
+ * overflow and propagate NaN in its own order. HardSigmoid with alpha 0 over infinities stays on ortvk: 0 * inf is
+ * NaN on both. */
+static void unary_attributes(ortapp *app, const OrtEpDevice *device)
+{
+    static const struct {
+        const char *name, *op, *attr;
+        float value;
+        bool refused;
+    } cases[] = {
+        {"HardSigmoid alpha NaN", "HardSigmoid", "alpha", NAN, true},
+        {"HardSigmoid beta NaN", "HardSigmoid", "beta", NAN, true},
+        {"HardSigmoid alpha -inf", "HardSigmoid", "alpha", -INFINITY, true},
+        {"HardSigmoid alpha 0 over infinities", "HardSigmoid", "alpha", 0.0f, false},
+        {"HardSigmoid alpha -0 over infinities", "HardSigmoid", "alpha", -0.0f, false},
+        {"Elu alpha inf", "Elu", "alpha", INFINITY, true},
+        {"Selu gamma FLT_MAX", "Selu", "gamma", FLT_MAX, true},
+        {"Selu alpha FLT_MAX", "Selu", "alpha", FLT_MAX, true},
+        {"Celu alpha -FLT_MAX", "Celu", "alpha", -FLT_MAX, true},
+        {"Celu alpha NaN", "Celu", "alpha", NAN, true},
+        {"LeakyRelu alpha NaN", "LeakyRelu", "alpha", NAN, true},
+        {"ThresholdedRelu alpha -inf", "ThresholdedRelu", "alpha", -INFINITY, true},
+        {"Shrink bias inf", "Shrink", "bias", INFINITY, true},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        edge_case c;
+        int64_t x[1] = {N_SPECIALS};
+        start(&c, cases[k].name, 14, 1, x);
+        c.data[0] = specials;
+        c.refused = cases[k].refused;
+        c.on_ortvk = !cases[k].refused;
+        c.exact = !cases[k].refused;
+        onnx_node_attr_float(node(&c, cases[k].op, 1, (const char *[]){"x"}), cases[k].attr, cases[k].value);
+        run_case(app, device, &c);
+    }
+}
+
 static void binary_specials(ortapp *app, const OrtEpDevice *device)
 {
     static const char *const ops[] = {"Add", "Sub", "Mul", "Div", "Pow", "PRelu", "Max", "Min"};
@@ -794,6 +831,7 @@ int main(int argc, char **argv)
     booleans(&app, device);
     pools(&app, device);
     unary_specials(&app, device);
+    unary_attributes(&app, device);
     binary_specials(&app, device);
     empties(&app, device);
     combined_specials(&app, device);

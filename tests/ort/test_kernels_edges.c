@@ -820,6 +820,34 @@ static void combined_specials(ortapp *app, const OrtEpDevice *device)
     }
 }
 
+/* BatchNormalization in the CPU EP's order (x * s + (B - mean * s), s = scale / sqrt(var + epsilon)): values near
+ * FLT_MAX whose difference overflows in the spec's order, and var + epsilon = 0 (inf - inf: NaN there). */
+static void batchnorm_specials(ortapp *app, const OrtEpDevice *device)
+{
+    static const struct {
+        const char *name;
+        float x[8], scale[2], bias[2], mean[2], var[2], epsilon;
+    } cases[] = {
+        {"BatchNormalization near FLT_MAX", {3e38f, -3e38f, 1, 2, 3e38f, 1e38f, 0, -1}, {0.5f, 0.25f}, {0, 1},
+         {-3e38f, 2e38f}, {1, 1}, 1e-5f},
+        {"BatchNormalization var + epsilon = 0", {1, 2, 3, 4, 5, 5, 6, -1}, {1, 2}, {0, 1}, {1, 5}, {0, 0}, 0.0f},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        edge_case c;
+        int64_t x[4] = {1, 2, 2, 2}, cdim[1] = {2};
+        start(&c, cases[k].name, 15, 4, x);
+        c.on_ortvk = true;
+        c.data[0] = cases[k].x;
+        onnx_model_add_initializer(c.m, "s", ONNX_FLOAT, 1, cdim, cases[k].scale, sizeof(cases[k].scale));
+        onnx_model_add_initializer(c.m, "b", ONNX_FLOAT, 1, cdim, cases[k].bias, sizeof(cases[k].bias));
+        onnx_model_add_initializer(c.m, "m", ONNX_FLOAT, 1, cdim, cases[k].mean, sizeof(cases[k].mean));
+        onnx_model_add_initializer(c.m, "v", ONNX_FLOAT, 1, cdim, cases[k].var, sizeof(cases[k].var));
+        onnx_node_attr_float(node(&c, "BatchNormalization", 5, (const char *[]){"x", "s", "b", "m", "v"}), "epsilon",
+                             cases[k].epsilon);
+        run_case(app, device, &c);
+    }
+}
+
 int main(int argc, char **argv)
 {
     only = argc > 1 ? argv[1] : NULL;
@@ -835,5 +863,6 @@ int main(int argc, char **argv)
     binary_specials(&app, device);
     empties(&app, device);
     combined_specials(&app, device);
+    batchnorm_specials(&app, device);
     return test_finish(&app, "test_kernels_edges");
 }

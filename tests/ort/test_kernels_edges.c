@@ -848,6 +848,23 @@ static void batchnorm_specials(ortapp *app, const OrtEpDevice *device)
     }
 }
 
+/* InstanceNormalization over rows of one value with a tiny epsilon: 1 / sqrt(epsilon) scales x far past the bias,
+ * and the CPU EP's folded form x * s + (bias - mean * s) rounds the bias away (0 or 0.5 for a bias of 0.1), where
+ * the spec's order gives the bias itself. ortvk computes the CPU EP's form. */
+static void instancenorm_specials(ortapp *app, const OrtEpDevice *device)
+{
+    edge_case c;
+    int64_t x[3] = {2, 2, 1}, cdim[1] = {2};
+    static const float data[4] = {3, -2, 7, 0.5f}, scale[2] = {1, 2}, bias[2] = {0.1f, -0.3f};
+    start(&c, "InstanceNormalization of one value, epsilon 1e-30", 13, 3, x);
+    c.on_ortvk = true;
+    c.data[0] = data;
+    onnx_model_add_initializer(c.m, "s", ONNX_FLOAT, 1, cdim, scale, sizeof(scale));
+    onnx_model_add_initializer(c.m, "b", ONNX_FLOAT, 1, cdim, bias, sizeof(bias));
+    onnx_node_attr_float(node(&c, "InstanceNormalization", 3, (const char *[]){"x", "s", "b"}), "epsilon", 1e-30f);
+    run_case(app, device, &c);
+}
+
 int main(int argc, char **argv)
 {
     only = argc > 1 ? argv[1] : NULL;
@@ -864,5 +881,6 @@ int main(int argc, char **argv)
     empties(&app, device);
     combined_specials(&app, device);
     batchnorm_specials(&app, device);
+    instancenorm_specials(&app, device);
     return test_finish(&app, "test_kernels_edges");
 }

@@ -734,9 +734,8 @@ static void combined_specials(ortapp *app, const OrtEpDevice *device)
         {-INFINITY, -INFINITY, -INFINITY, -INFINITY}, {NAN, 1, 2, 3}, {1e-45f, 0, -1e-45f, 1e-40f},
     };
     /* Max and min over a NaN: ORT's CPU EP returns what its SIMD order makes of it (ReduceMax of {1, NaN, 3, 4}
-     * is 3 there, GlobalMaxPool's 4); ortvk propagates NaN. And a max over only -inf is -FLT_MAX in most of its
-     * pooling kernels (-inf in others); ortvk's is -inf (docs/kernels.md). Those ops get rows without NaN, and no
-     * window of only -inf. */
+     * is 3 there, GlobalMaxPool's 4); ortvk propagates NaN. Those ops get rows without NaN (windows of only -inf:
+     * maxpool_minus_inf). */
     float no_nan[8][4];
     for (int r = 0; r < 8; r++) {
         for (int i = 0; i < 4; i++) no_nan[r][i] = isnan(rows[r][i]) ? 5.0f : rows[r][i];
@@ -865,6 +864,52 @@ static void instancenorm_specials(ortapp *app, const OrtEpDevice *device)
     run_case(app, device, &c);
 }
 
+/* Max pools over windows of only -inf: the CPU EP's MLAS pooling starts from -FLT_MAX and keeps it; its own loops
+ * (dilations, storage_order) give -inf. */
+static void maxpool_minus_inf(ortapp *app, const OrtEpDevice *device)
+{
+    static const float data[8] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, 1, -FLT_MAX, -INFINITY};
+    int64_t x[3] = {1, 2, 4};
+    edge_case c;
+    start(&c, "MaxPool 1-D 2 over windows of only -inf", 13, 3, x);
+    c.on_ortvk = true;
+    c.exact = true;
+    c.data[0] = data;
+    onnx_node_attr_ints(node(&c, "MaxPool", 1, (const char *[]){"x"}), "kernel_shape", (const int64_t[]){2}, 1);
+    run_case(app, device, &c);
+    int64_t x2[4] = {1, 2, 2, 2};
+    start(&c, "MaxPool 2-D 2x2 over windows of only -inf", 13, 4, x2);
+    c.on_ortvk = true;
+    c.exact = true;
+    c.data[0] = data;
+    onnx_node_attr_ints(node(&c, "MaxPool", 1, (const char *[]){"x"}), "kernel_shape", (const int64_t[]){2, 2}, 2);
+    run_case(app, device, &c);
+    start(&c, "MaxPool 1-D 2 dilation 2 over windows of only -inf", 13, 3, x);
+    c.on_ortvk = true;
+    c.exact = true;
+    c.data[0] = data;
+    onnx_node *n = node(&c, "MaxPool", 1, (const char *[]){"x"});
+    onnx_node_attr_ints(n, "kernel_shape", (const int64_t[]){2}, 1);
+    onnx_node_attr_ints(n, "dilations", (const int64_t[]){2}, 1);
+    c.cpu_wrong = "1.24."; /* -FLT_MAX there: ortvk follows 1.30.0 */
+    run_case(app, device, &c);
+    start(&c, "MaxPool 1-D 2 storage_order 1 over windows of only -inf", 13, 3, x);
+    c.on_ortvk = true;
+    c.exact = true;
+    c.data[0] = data;
+    n = node(&c, "MaxPool", 1, (const char *[]){"x"});
+    onnx_node_attr_ints(n, "kernel_shape", (const int64_t[]){2}, 1);
+    onnx_node_attr_int(n, "storage_order", 1);
+    c.cpu_wrong = "1.24.";
+    run_case(app, device, &c);
+    start(&c, "GlobalMaxPool over only -inf", 13, 4, x2);
+    c.on_ortvk = true;
+    c.exact = true;
+    c.data[0] = data;
+    node(&c, "GlobalMaxPool", 1, (const char *[]){"x"});
+    run_case(app, device, &c);
+}
+
 int main(int argc, char **argv)
 {
     only = argc > 1 ? argv[1] : NULL;
@@ -882,5 +927,6 @@ int main(int argc, char **argv)
     combined_specials(&app, device);
     batchnorm_specials(&app, device);
     instancenorm_specials(&app, device);
+    maxpool_minus_inf(&app, device);
     return test_finish(&app, "test_kernels_edges");
 }

@@ -910,6 +910,23 @@ static void maxpool_minus_inf(ortapp *app, const OrtEpDevice *device)
     run_case(app, device, &c);
 }
 
+/* Conv with weights that are graph inputs (not packed at Compile): the CPU EP's im2col multiplies padded taps (0)
+ * by the weight, so an infinite weight over the padding gives NaN there. */
+static void conv_padded_infinite_weight(ortapp *app, const OrtEpDevice *device)
+{
+    static const float xd[6] = {1, 2, 3, 4, 5, 6}, wd[6] = {INFINITY, 1, 1, 1, 1, -INFINITY};
+    edge_case c;
+    int64_t x[4] = {1, 1, 2, 3};
+    start(&c, "Conv 2x3 pads 1 of an infinite weight input", 13, 4, x);
+    c.on_ortvk = true;
+    c.exact = true;
+    c.data[0] = xd;
+    second_input(&c, "w", 4, (const int64_t[]){1, 1, 2, 3});
+    c.data[1] = wd;
+    onnx_node_attr_ints(node(&c, "Conv", 2, (const char *[]){"x", "w"}), "pads", (const int64_t[]){1, 1, 1, 1}, 4);
+    run_case(app, device, &c);
+}
+
 int main(int argc, char **argv)
 {
     only = argc > 1 ? argv[1] : NULL;
@@ -928,5 +945,6 @@ int main(int argc, char **argv)
     batchnorm_specials(&app, device);
     instancenorm_specials(&app, device);
     maxpool_minus_inf(&app, device);
+    conv_padded_infinite_weight(&app, device);
     return test_finish(&app, "test_kernels_edges");
 }

@@ -68,12 +68,11 @@ static bool pool_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
             !ortvk_kmul(p->kernel[i] - 1, p->dilations[i], &extent) || extent == INT64_MAX)
             return ortvk_krefuse(why, why_len, "strides, dilations or pads past 2^30, or a kernel extent past 2^63");
         if (!max && p->dilations[i] != 1) return ortvk_krefuse(why, why_len, "AveragePool dilations");
-        if (max && p->dilations[i] != 1) p->max_from_inf = true;
     }
-    /* The CPU EP's MLAS max pool starts from -FLT_MAX (a window of only -inf gives -FLT_MAX); with dilations or
-     * storage_order it runs its own loops, which return -inf in ORT 1.30.0 (-FLT_MAX in 1.24.3; ortvk follows the
-     * newer one). */
-    if (max && storage) p->max_from_inf = true;
+    /* A window of only -inf: the CPU EP's MaxPool gives -FLT_MAX for some kernels (2x2, 1-D of 2) and -inf for
+     * others (2x1, dilations; ORT 1.24.3 -FLT_MAX there); no rule found, MaxPool keeps -inf. GlobalMaxPool (always
+     * -FLT_MAX there) runs with this flag off. */
+    p->max_from_inf = max;
     return true;
 }
 

@@ -208,6 +208,8 @@ const dc_known dc_known_findings[] = {
      "wrong: sums of +-1e20 and FLT_MAX terms overflow or cancel in another order (beyond any tolerance)"},
     {"Reduce*", huge_input, "values of 1e19 or more",
      "wrong: sums of +-1e20 and FLT_MAX terms overflow or cancel in another order (beyond any tolerance)"},
+    {"MaxPool", huge_input, "values of 1e19 or more (windows of only -inf)",
+     "wrong: -inf vs -FLT_MAX: the CPU EP's start value depends on the kernel (2x2: -FLT_MAX, 2x1: -inf)"},
     {"Tile", tile_repeats_huge, "repeats > 2^31", "crash: dims * repeats overflows in tile_shape"},
     {"Resize", interpolating_nonfinite, "linear/cubic with a NaN or infinite input",
      "wrong: a number where the CPU EP gives NaN (a neighbour of weight 0: 0 * NaN)"},

@@ -66,6 +66,7 @@ static bool unary_prepare(const ortvk_knode *node, ortvk_kparams *params, char *
     size_t i = 0;
     while (strcmp(unary_ops[i].op, node->op_type) != 0) i++; /* the op table lists only these */
     p->fn = unary_ops[i].fn;
+    p->beta = unary_ops[i].beta;
     if (!all_float(node, 1, why, why_len)) return false;
     if (!ortvk_knode_float(node, "alpha", unary_ops[i].alpha, &p->alpha) ||
         !ortvk_knode_float(node, "gamma", unary_ops[i].gamma, &p->gamma))
@@ -78,6 +79,16 @@ static bool unary_prepare(const ortvk_knode *node, ortvk_kparams *params, char *
         return ortvk_krefuse(why, why_len, "lambd or bias is not a float");
     if (p->fn == ORTVK_UNARY_CELU && p->alpha == 0.0f)
         return ortvk_krefuse(why, why_len, "Celu with alpha 0");
+    /* A NaN, infinite, subnormal or absurdly large (1e19+) attribute: the products and their overflow (gamma * alpha
+     * * expm1(x) with gamma of FLT_MAX, inf * 0, ...) come out in the CPU EP's order and flushing only there. */
+    if (p->fn != ORTVK_UNARY_CLIP && p->fn != ORTVK_UNARY_COPY) {
+        const float values[3] = {p->alpha, p->beta, p->gamma};
+        for (int k = 0; k < 3; k++) {
+            float v = values[k] < 0 ? -values[k] : values[k];
+            if (!(v <= 1e19f) || (v != 0.0f && v < FLT_MIN))
+                return ortvk_krefuse(why, why_len, "%s with an attribute of %g", node->op_type, (double)values[k]);
+        }
+    }
     if (p->fn != ORTVK_UNARY_CLIP) {
         if (node->n_in != 1) return ortvk_krefuse(why, why_len, "%zu inputs", node->n_in);
         return true;

@@ -28,6 +28,7 @@ static bool pool_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
     if (rank < 3 || rank > 5) return ortvk_krefuse(why, why_len, "input rank %d", rank);
     int n = rank - 2;
     p->spatial = n;
+    p->max_from_inf = false;
     char auto_pad[32];
     bool storage = false;
     int count = 0;
@@ -74,6 +75,10 @@ static bool pool_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
             (p->auto_pad == ORTVK_AUTO_PAD_SAME_UPPER || p->auto_pad == ORTVK_AUTO_PAD_SAME_LOWER))
             return ortvk_krefuse(why, why_len, "auto_pad SAME_* with a dilation > 1 or a kernel below the stride");
     }
+    /* A window of only -inf: the CPU EP's MaxPool gives -FLT_MAX for some kernels (2x2, 1-D of 2) and -inf for
+     * others (2x1, dilations; ORT 1.24.3 -FLT_MAX there); no rule found, MaxPool keeps -inf. GlobalMaxPool (always
+     * -FLT_MAX there) runs with this flag off. */
+    p->max_from_inf = max;
     return true;
 }
 
@@ -198,7 +203,7 @@ static OrtStatus *pool_record(const ortvk_kparams *params, ortvk_krun *run)
     for (int64_t pass = 0; pass < (passes > 0 ? passes : 1); pass++) {
         push.t0 = (uint32_t)(pass * POOL_PASS_TAPS);
         push.t1 = (uint32_t)((pass + 1) * POOL_PASS_TAPS);
-        push.flags = (pass == 0 ? 1u : 0u) | (pass + 1 >= passes ? 2u : 0u);
+        push.flags = (pass == 0 ? 1u : 0u) | (pass + 1 >= passes ? 2u : 0u) | (p->max_from_inf ? 4u : 0u);
         ORTVK_TRY(ortvk_krun_dispatch(run, ORTVK_SHADER_POOL, &push, sizeof(push), y->count));
     }
     return NULL;
@@ -236,9 +241,11 @@ static OrtStatus *global_record(const ortvk_kparams *params, ortvk_krun *run)
     const ortvk_ktensor *x = &run->in[0], *y = &run->out[0];
     uint32_t spatial = (uint32_t)ortvk_kcount(x->dims + 2, x->rank - 2);
     if (spatial == 0) return ortvk_status(ORT_INVALID_ARGUMENT, "global pool over an empty input");
-    if (spatial > POOL_PASS_TAPS && x->rank >= 3 && x->rank <= 5) {
+    bool max_pool = params->pool.kind == ORTVK_POOL_MAX;
+    if ((spatial > POOL_PASS_TAPS || max_pool) && x->rank >= 3 && x->rank <= 5) {
         /* The reduce shader walks a window in one loop, which lavapipe cuts short past ~65,535 iterations: a large
-         * window runs as a pool whose kernel is the whole input, in passes. */
+         * window runs as a pool whose kernel is the whole input, in passes. So does every GlobalMaxPool of 1-3
+         * spatial dims: the pool shader's max starts from -FLT_MAX like the CPU EP's (ReduceMax's from -inf). */
         ortvk_kparams window = {.pool = {.kind = params->pool.kind, .spatial = (int)x->rank - 2}};
         for (size_t d = 2; d < x->rank; d++) {
             window.pool.kernel[d - 2] = x->dims[d];

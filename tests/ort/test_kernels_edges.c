@@ -507,6 +507,43 @@ static void unary_specials(ortapp *app, const OrtEpDevice *device)
     }
 }
 
+/* Unary ops with NaN, infinite, subnormal or absurd (1e19+) float attributes: left to the CPU EP, whose products
+ * overflow and propagate NaN in its own order. HardSigmoid with alpha 0 over infinities stays on ortvk: 0 * inf is
+ * NaN on both. */
+static void unary_attributes(ortapp *app, const OrtEpDevice *device)
+{
+    static const struct {
+        const char *name, *op, *attr;
+        float value;
+        bool refused;
+    } cases[] = {
+        {"HardSigmoid alpha NaN", "HardSigmoid", "alpha", NAN, true},
+        {"HardSigmoid beta NaN", "HardSigmoid", "beta", NAN, true},
+        {"HardSigmoid alpha -inf", "HardSigmoid", "alpha", -INFINITY, true},
+        {"HardSigmoid alpha 0 over infinities", "HardSigmoid", "alpha", 0.0f, false},
+        {"HardSigmoid alpha -0 over infinities", "HardSigmoid", "alpha", -0.0f, false},
+        {"Elu alpha inf", "Elu", "alpha", INFINITY, true},
+        {"Selu gamma FLT_MAX", "Selu", "gamma", FLT_MAX, true},
+        {"Selu alpha FLT_MAX", "Selu", "alpha", FLT_MAX, true},
+        {"Celu alpha -FLT_MAX", "Celu", "alpha", -FLT_MAX, true},
+        {"Celu alpha NaN", "Celu", "alpha", NAN, true},
+        {"LeakyRelu alpha NaN", "LeakyRelu", "alpha", NAN, true},
+        {"ThresholdedRelu alpha -inf", "ThresholdedRelu", "alpha", -INFINITY, true},
+        {"Shrink bias inf", "Shrink", "bias", INFINITY, true},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        edge_case c;
+        int64_t x[1] = {N_SPECIALS};
+        start(&c, cases[k].name, 14, 1, x);
+        c.data[0] = specials;
+        c.refused = cases[k].refused;
+        c.on_ortvk = !cases[k].refused;
+        c.exact = !cases[k].refused;
+        onnx_node_attr_float(node(&c, cases[k].op, 1, (const char *[]){"x"}), cases[k].attr, cases[k].value);
+        run_case(app, device, &c);
+    }
+}
+
 static void binary_specials(ortapp *app, const OrtEpDevice *device)
 {
     static const char *const ops[] = {"Add", "Sub", "Mul", "Div", "Pow", "PRelu", "Max", "Min"};
@@ -798,9 +835,8 @@ static void combined_specials(ortapp *app, const OrtEpDevice *device)
         {-INFINITY, -INFINITY, -INFINITY, -INFINITY}, {NAN, 1, 2, 3}, {1e-45f, 0, -1e-45f, 1e-40f},
     };
     /* Max and min over a NaN: ORT's CPU EP returns what its SIMD order makes of it (ReduceMax of {1, NaN, 3, 4}
-     * is 3 there, GlobalMaxPool's 4); ortvk propagates NaN. And a max over only -inf is -FLT_MAX in most of its
-     * pooling kernels (-inf in others); ortvk's is -inf (docs/kernels.md). Those ops get rows without NaN, and no
-     * window of only -inf. */
+     * is 3 there, GlobalMaxPool's 4); ortvk propagates NaN. Those ops get rows without NaN (windows of only -inf:
+     * maxpool_minus_inf). */
     float no_nan[8][4];
     for (int r = 0; r < 8; r++) {
         for (int i = 0; i < 4; i++) no_nan[r][i] = isnan(rows[r][i]) ? 5.0f : rows[r][i];
@@ -884,6 +920,101 @@ static void combined_specials(ortapp *app, const OrtEpDevice *device)
     }
 }
 
+/* BatchNormalization in the CPU EP's order (x * s + (B - mean * s), s = scale / sqrt(var + epsilon)): values near
+ * FLT_MAX whose difference overflows in the spec's order, and var + epsilon = 0 (inf - inf: NaN there). */
+static void batchnorm_specials(ortapp *app, const OrtEpDevice *device)
+{
+    static const struct {
+        const char *name;
+        float x[8], scale[2], bias[2], mean[2], var[2], epsilon;
+    } cases[] = {
+        {"BatchNormalization near FLT_MAX", {3e38f, -3e38f, 1, 2, 3e38f, 1e38f, 0, -1}, {0.5f, 0.25f}, {0, 1},
+         {-3e38f, 2e38f}, {1, 1}, 1e-5f},
+        {"BatchNormalization var + epsilon = 0", {1, 2, 3, 4, 5, 5, 6, -1}, {1, 2}, {0, 1}, {1, 5}, {0, 0}, 0.0f},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        edge_case c;
+        int64_t x[4] = {1, 2, 2, 2}, cdim[1] = {2};
+        start(&c, cases[k].name, 15, 4, x);
+        c.on_ortvk = true;
+        c.data[0] = cases[k].x;
+        onnx_model_add_initializer(c.m, "s", ONNX_FLOAT, 1, cdim, cases[k].scale, sizeof(cases[k].scale));
+        onnx_model_add_initializer(c.m, "b", ONNX_FLOAT, 1, cdim, cases[k].bias, sizeof(cases[k].bias));
+        onnx_model_add_initializer(c.m, "m", ONNX_FLOAT, 1, cdim, cases[k].mean, sizeof(cases[k].mean));
+        onnx_model_add_initializer(c.m, "v", ONNX_FLOAT, 1, cdim, cases[k].var, sizeof(cases[k].var));
+        onnx_node_attr_float(node(&c, "BatchNormalization", 5, (const char *[]){"x", "s", "b", "m", "v"}), "epsilon",
+                             cases[k].epsilon);
+        run_case(app, device, &c);
+    }
+}
+
+/* InstanceNormalization over rows of one value with a tiny epsilon: 1 / sqrt(epsilon) scales x far past the bias,
+ * and the CPU EP's folded form x * s + (bias - mean * s) rounds the bias away (0 or 0.5 for a bias of 0.1), where
+ * the spec's order gives the bias itself. ortvk computes the CPU EP's form. */
+static void instancenorm_specials(ortapp *app, const OrtEpDevice *device)
+{
+    edge_case c;
+    int64_t x[3] = {2, 2, 1}, cdim[1] = {2};
+    static const float data[4] = {3, -2, 7, 0.5f}, scale[2] = {1, 2}, bias[2] = {0.1f, -0.3f};
+    start(&c, "InstanceNormalization of one value, epsilon 1e-30", 13, 3, x);
+    c.on_ortvk = true;
+    c.data[0] = data;
+    onnx_model_add_initializer(c.m, "s", ONNX_FLOAT, 1, cdim, scale, sizeof(scale));
+    onnx_model_add_initializer(c.m, "b", ONNX_FLOAT, 1, cdim, bias, sizeof(bias));
+    onnx_node_attr_float(node(&c, "InstanceNormalization", 3, (const char *[]){"x", "s", "b"}), "epsilon", 1e-30f);
+    run_case(app, device, &c);
+}
+
+/* Max pools over windows of only -inf: the CPU EP's GlobalMaxPool gives -FLT_MAX; its MaxPool -inf for some
+ * kernels (these; ORT 1.24.3: -FLT_MAX) and -FLT_MAX for others (2x2, 1-D of 2: still excluded in the fuzzer). */
+static void maxpool_minus_inf(ortapp *app, const OrtEpDevice *device)
+{
+    static const float data[8] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, 1, -FLT_MAX, -INFINITY};
+    int64_t x[3] = {1, 2, 4}, x2[4] = {1, 2, 2, 2};
+    edge_case c;
+    start(&c, "MaxPool 1-D 2 dilation 2 over windows of only -inf", 13, 3, x);
+    c.on_ortvk = true;
+    c.exact = true;
+    c.data[0] = data;
+    onnx_node *n = node(&c, "MaxPool", 1, (const char *[]){"x"});
+    onnx_node_attr_ints(n, "kernel_shape", (const int64_t[]){2}, 1);
+    onnx_node_attr_ints(n, "dilations", (const int64_t[]){2}, 1);
+    c.cpu_wrong = "1.24."; /* -FLT_MAX there: ortvk follows 1.30.0 */
+    run_case(app, device, &c);
+    start(&c, "MaxPool 1-D 2 storage_order 1 over windows of only -inf", 13, 3, x);
+    c.on_ortvk = true;
+    c.exact = true;
+    c.data[0] = data;
+    n = node(&c, "MaxPool", 1, (const char *[]){"x"});
+    onnx_node_attr_ints(n, "kernel_shape", (const int64_t[]){2}, 1);
+    onnx_node_attr_int(n, "storage_order", 1);
+    c.cpu_wrong = "1.24.";
+    run_case(app, device, &c);
+    start(&c, "GlobalMaxPool over only -inf", 13, 4, x2);
+    c.on_ortvk = true;
+    c.exact = true;
+    c.data[0] = data;
+    node(&c, "GlobalMaxPool", 1, (const char *[]){"x"});
+    run_case(app, device, &c);
+}
+
+/* Conv with weights that are graph inputs (not packed at Compile): the CPU EP's im2col multiplies padded taps (0)
+ * by the weight, so an infinite weight over the padding gives NaN there. */
+static void conv_padded_infinite_weight(ortapp *app, const OrtEpDevice *device)
+{
+    static const float xd[6] = {1, 2, 3, 4, 5, 6}, wd[6] = {INFINITY, 1, 1, 1, 1, -INFINITY};
+    edge_case c;
+    int64_t x[4] = {1, 1, 2, 3};
+    start(&c, "Conv 2x3 pads 1 of an infinite weight input", 13, 4, x);
+    c.on_ortvk = true;
+    c.exact = true;
+    c.data[0] = xd;
+    second_input(&c, "w", 4, (const int64_t[]){1, 1, 2, 3});
+    c.data[1] = wd;
+    onnx_node_attr_ints(node(&c, "Conv", 2, (const char *[]){"x", "w"}), "pads", (const int64_t[]){1, 1, 1, 1}, 4);
+    run_case(app, device, &c);
+}
+
 int main(int argc, char **argv)
 {
     only = argc > 1 ? argv[1] : NULL;
@@ -895,10 +1026,15 @@ int main(int argc, char **argv)
     booleans(&app, device);
     pools(&app, device);
     unary_specials(&app, device);
+    unary_attributes(&app, device);
     binary_specials(&app, device);
     empties(&app, device);
     empty_axes(&app, device);
     same_pads(&app, device);
     combined_specials(&app, device);
+    batchnorm_specials(&app, device);
+    instancenorm_specials(&app, device);
+    maxpool_minus_inf(&app, device);
+    conv_padded_infinite_weight(&app, device);
     return test_finish(&app, "test_kernels_edges");
 }

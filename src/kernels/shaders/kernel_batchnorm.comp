@@ -1,5 +1,6 @@
-// BatchNormalization (inference): y = (x - mean[c]) / sqrt(var[c] + epsilon) * scale[c] + B[c], in the order of
-// ONNX's reference, with c the channel (dim 1) of element i.
+// BatchNormalization (inference): y = x * s + (B[c] - mean[c] * s) with s = 1 / sqrt(var[c] + epsilon) * scale[c],
+// c the channel (dim 1) of element i: the CPU EP's order (its folded scale and bias), so that values near FLT_MAX
+// overflow and var + epsilon = 0 gives inf or NaN as there. `precise` keeps the compiler from fusing into fma.
 #version 460
 #include "common.glsl"
 
@@ -15,6 +16,9 @@ void main()
     if (i >= p.n) return;
     uint c = (i / p.inner) % p.C;
     float v = ORTVK_GET(0, p.x, i);
-    float r = (v - ORTVK_GET(3, p.mean, c)) / sqrt(ORTVK_GET(4, p.var, c) + p.epsilon);
-    ORTVK_SET(5, p.y, i, r * ORTVK_GET(1, p.scale, c) + ORTVK_GET(2, p.bias, c));
+    precise float inv_std = 1.0 / sqrt(ORTVK_GET(4, p.var, c) + p.epsilon);
+    precise float s = inv_std * ORTVK_GET(1, p.scale, c);
+    precise float b = ORTVK_GET(2, p.bias, c) - ORTVK_GET(3, p.mean, c) * s;
+    precise float y = v * s + b;
+    ORTVK_SET(5, p.y, i, y);
 }

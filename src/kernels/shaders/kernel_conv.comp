@@ -272,26 +272,23 @@ void main()
         for (uint c = p.c_begin; c < p.c_end; c++) {
             uint xc = (n * p.C + g * cg + c) * p.H;
             uint wc = (m0 * cg + c) * p.KH;
+            // Padded taps add 0 * w, as the CPU EP's im2col does for weights it has not packed (0 * inf is NaN).
             for (uint kh = 0u; kh < p.KH; kh++) {
                 int ih = ih0 + int(kh * p.DH);
-                if (ih < 0 || ih >= int(p.H)) continue;
-                uint xrow = (xc + uint(ih)) * p.W;
+                bool row_in = ih >= 0 && ih < int(p.H);
+                uint xrow = (xc + uint(row_in ? ih : 0)) * p.W;
                 uint wrow = (wc + kh) * p.KW;
                 for (uint kw = 0u; kw < p.KW; kw++) {
                     float xv[TW];
-                    bool in_[TW];
                     [[unroll]] for (uint c = 0u; c < TW; c++) {
                         int iw = iw0[c] + int(kw * p.DW);
-                        in_[c] = col_in[c] && iw >= 0 && iw < int(p.W);
                         xv[c] = 0.0;
-                        if (in_[c]) xv[c] = ORTVK_GET(0, p.x, xrow + uint(iw));
+                        if (row_in && col_in[c] && iw >= 0 && iw < int(p.W)) xv[c] = ORTVK_GET(0, p.x, xrow + uint(iw));
                     }
                     [[unroll]] for (uint j = 0u; j < 4u; j++) {
                         if (j >= p.TM) break;
                         float wv = ORTVK_GET(1, p.w, wrow + kw + j * w_stride);
-                        [[unroll]] for (uint c = 0u; c < TW; c++) {
-                            if (in_[c]) acc[j][c] += xv[c] * wv;
-                        }
+                        [[unroll]] for (uint c = 0u; c < TW; c++) acc[j][c] += xv[c] * wv;
                     }
                 }
             }

@@ -1,6 +1,8 @@
 // InstanceNormalization and LayerNormalization: one invocation per row (a channel of one image, or the normalized
-// trailing dims) computes its mean, then its population variance, then y = (x - mean) / sqrt(var + epsilon) *
-// scale + bias, scale and bias per channel (instance) or per element of the row (layer), and Mean and InvStdDev.
+// trailing dims) computes its mean, then its population variance (two passes), then for LayerNormalization y = (x -
+// mean) / sqrt(var + epsilon) * scale + bias per element of the row, and Mean and InvStdDev; for
+// InstanceNormalization the CPU EP's folded form y = x * s + (bias - mean * s), s = scale / sqrt(var + epsilon) per
+// channel, so that a row of one value with a tiny epsilon gives its answer. `precise`: no fma, as there.
 #version 460
 #include "common.glsl"
 
@@ -17,22 +19,30 @@ void main()
     uint row = ortvk_index();
     if (row >= p.rows) return;
     uint base = row * p.len;
-    float sum = 0.0;
+    precise float sum = 0.0;
     ORTVK_FOR(k, 0u, p.len) sum += ORTVK_GET(0, p.x, base + k);
-    float mean = sum / float(p.len);
-    float sq = 0.0;
+    precise float mean = sum / float(p.len);
+    precise float sq = 0.0;
     ORTVK_FOR(k, 0u, p.len) {
-        float d = ORTVK_GET(0, p.x, base + k) - mean;
+        precise float d = ORTVK_GET(0, p.x, base + k) - mean;
         sq += d * d;
     }
-    float inv_std = 1.0 / sqrt(sq / float(p.len) + p.epsilon);
+    precise float inv_std = 1.0 / sqrt(sq / float(p.len) + p.epsilon);
     if (p.mean != uvec2(0u)) ORTVK_FLOAT(4, p.mean, row) = mean;
     if (p.inv_std != uvec2(0u)) ORTVK_FLOAT(5, p.inv_std, row) = inv_std;
+    if (p.per_element != 0u) {
+        ORTVK_FOR(k, 0u, p.len) {
+            float v = (ORTVK_GET(0, p.x, base + k) - mean) * inv_std * ORTVK_GET(2, p.scale, k);
+            if (p.bias != uvec2(0u)) v += ORTVK_GET(3, p.bias, k);
+            ORTVK_SET(1, p.y, base + k, v);
+        }
+        return;
+    }
     uint c = row % p.channels;
+    precise float s = inv_std * ORTVK_GET(2, p.scale, c);
+    precise float shift = (p.bias != uvec2(0u) ? ORTVK_GET(3, p.bias, c) : 0.0) - mean * s;
     ORTVK_FOR(k, 0u, p.len) {
-        uint s = p.per_element != 0u ? k : c;
-        float v = (ORTVK_GET(0, p.x, base + k) - mean) * inv_std * ORTVK_GET(2, p.scale, s);
-        if (p.bias != uvec2(0u)) v += ORTVK_GET(3, p.bias, s);
+        precise float v = ORTVK_GET(0, p.x, base + k) * s + shift;
         ORTVK_SET(1, p.y, base + k, v);
     }
 }

@@ -18,7 +18,8 @@ layout(push_constant) uniform Push {
     uint DD, DH, DW;
     uint mode;     // 0 max, 1 average (padding excluded), 2 average (padding included)
     uint t0, t1;   // this pass's share of each output's taps
-    uint flags;    // 1: the first pass (else it continues from partial), 2: the last (average: divide; store y)
+    uint flags;    // 1: the first pass (else it continues from partial), 2: the last (average: divide; store y),
+                   // 4: max starts from -inf
     float divisor; // mode 2: the kernel's size
 } p;
 
@@ -51,7 +52,10 @@ void main()
     // The first input index of each dim (wrapping arithmetic: the sums below land in [0, I)).
     uint d0 = od * p.SD - uint(p.PD), h0 = oh * p.SH - uint(p.PH), w0 = ow * p.SW - uint(p.PW);
     uint base = nc * p.ID * p.IH * p.IW;
-    float acc = (p.flags & 1u) != 0u ? (p.mode == 0u ? -ORTVK_INF : 0.0) : ORTVK_FLOAT(2, p.partial, i);
+    // Max starts from -FLT_MAX, as the CPU EP's MLAS pooling does (a window of only -inf gives -FLT_MAX), or from
+    // -inf (flag 4: its loops for dilations and storage_order).
+    float lowest = (p.flags & 4u) != 0u ? -ORTVK_INF : uintBitsToFloat(0xff7fffffu);
+    float acc = (p.flags & 1u) != 0u ? (p.mode == 0u ? lowest : 0.0) : ORTVK_FLOAT(2, p.partial, i);
     uint end = min(p.t1, n);
     // Tap t0 as (kd, kh, kw) once; then counters that carry, with no division per tap.
     uint r = p.t0 / max(nw, 1u);

@@ -19,6 +19,13 @@ float softplus(float v)
     return ortvk_log1p(ortvk_exp(v));
 }
 
+// NaN stays NaN, and so does alpha * x + beta when it is NaN (0 * inf), as on the CPU EP.
+float hard_sigmoid(float v)
+{
+    float t = p.alpha * v + p.beta;
+    return ortvk_isnan(t) ? t : max(0.0, min(1.0, t));
+}
+
 float apply(float v)
 {
     switch (FN) {
@@ -26,7 +33,7 @@ float apply(float v)
     case 1u: return v < 0.0 ? 0.0 : v;                                     // Relu (NaN stays NaN)
     case 2u: return v < 0.0 ? v * p.alpha : v;                             // LeakyRelu
     case 3u: return ortvk_sigmoid(v);                                      // Sigmoid
-    case 4u: return ortvk_isnan(v) ? v : max(0.0, min(1.0, p.alpha * v + p.beta)); // HardSigmoid (NaN stays NaN)
+    case 4u: return hard_sigmoid(v);                                       // HardSigmoid
     case 5u: return v * max(0.0, min(1.0, v * (1.0 / 6.0) + 0.5));        // HardSwish
     case 6u: return ortvk_tanh(v);                                         // Tanh
     case 7u: return ortvk_exp(v);                                          // Exp

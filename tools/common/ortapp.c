@@ -14,8 +14,11 @@ int ortapp_open(ortapp *app, const char *ort_library, OrtLoggingLevel level, cha
 {
     memset(app, 0, sizeof(*app));
     const char *path = ort_library ? ort_library : getenv("ORTVK_ORT_LIBRARY");
-    if (path == NULL || path[0] == '\0') path = ORTVK_DEFAULT_ORT_LIBRARY;
-    if (path == (const char *)ORTVK_DEFAULT_ORT_LIBRARY && access(path, R_OK) != 0) path = "libonnxruntime.so.1";
+    if (path == NULL || path[0] == '\0') {
+        /* The build's fetched runtime, else whatever the loader finds (an installed tool whose build is gone). */
+        path = ORTVK_DEFAULT_ORT_LIBRARY;
+        if (access(path, R_OK) != 0) path = "libonnxruntime.so.1";
+    }
     snprintf(app->library_path, sizeof(app->library_path), "%s", path);
     app->library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (app->library == NULL) {

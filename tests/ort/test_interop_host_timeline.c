@@ -113,14 +113,7 @@ static OrtRunOptions *make_run_options(app_ctx *c, OrtSyncStream *stream)
 
 static OrtExternalSemaphoreHandle *import_timeline(app_ctx *c, ortvk_host_timeline *timeline)
 {
-    OrtExternalSemaphoreDescriptor desc = {
-        .version = c->app->api_version,
-        .type = (OrtExternalSemaphoreType)ORTVK_EXTERNAL_SEMAPHORE_HOST_TIMELINE,
-        .native_handle = (void *)(intptr_t)ortvk_host_timeline_fd(timeline),
-    };
-    OrtExternalSemaphoreHandle *handle = NULL;
-    ORT_OK(c->app, c->app->interop->ImportSemaphore(c->importer, &desc, &handle));
-    return handle;
+    return test_import_host_timeline(c->app, c->importer, timeline);
 }
 
 static OrtValue *make_view(app_ctx *c, OrtExternalMemoryHandle *memory, size_t offset)

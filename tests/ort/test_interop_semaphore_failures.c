@@ -35,14 +35,7 @@ static OrtSyncStream *make_stream(ctx *c, unsigned timeout_ms)
 
 static OrtExternalSemaphoreHandle *import_timeline(ctx *c, ortvk_host_timeline *timeline)
 {
-    OrtExternalSemaphoreDescriptor desc = {
-        .version = c->app->api_version,
-        .type = (OrtExternalSemaphoreType)ORTVK_EXTERNAL_SEMAPHORE_HOST_TIMELINE,
-        .native_handle = (void *)(intptr_t)ortvk_host_timeline_fd(timeline),
-    };
-    OrtExternalSemaphoreHandle *handle = NULL;
-    ORT_OK(c->app, c->app->interop->ImportSemaphore(c->importer, &desc, &handle));
-    return handle;
+    return test_import_host_timeline(c->app, c->importer, timeline);
 }
 
 /* Waits up to `ms` for `timeline` to reach `value`; true when it did. */

@@ -180,3 +180,16 @@ int test_open_fds(void)
     closedir(dir);
     return n - 1; /* not counting the directory's own descriptor */
 }
+
+OrtExternalSemaphoreHandle *test_import_host_timeline(ortapp *app, OrtExternalResourceImporter *importer,
+                                                      ortvk_host_timeline *timeline)
+{
+    OrtExternalSemaphoreDescriptor desc = {
+        .version = app->api_version,
+        .type = (OrtExternalSemaphoreType)ORTVK_EXTERNAL_SEMAPHORE_HOST_TIMELINE,
+        .native_handle = (void *)(intptr_t)ortvk_host_timeline_fd(timeline),
+    };
+    OrtExternalSemaphoreHandle *handle = NULL;
+    ORT_OK(app, app->interop->ImportSemaphore(importer, &desc, &handle));
+    return handle;
+}

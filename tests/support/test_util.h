@@ -9,6 +9,7 @@
 #include "onnx_proto.h"
 #include "ortapp.h"
 #include "ortvk.h"
+#include "ortvk_host_timeline.h"
 #include "vk_producer.h"
 
 extern int test_failures;
@@ -51,6 +52,11 @@ int test_model_one_op(const char *op, int inputs, int rank, const int64_t *shape
 OrtValue *test_device_tensor(ortapp *app, const OrtEpDevice *device, int rank, const int64_t *shape);
 /* A float tensor over host memory `data` (not owned). */
 OrtValue *test_host_tensor(ortapp *app, float *data, size_t count, int rank, const int64_t *shape);
+
+/* Imports `timeline` (an ortvk host timeline) through `importer`, as an application does: NULL (after a FAIL line)
+ * when ImportSemaphore fails. */
+OrtExternalSemaphoreHandle *test_import_host_timeline(ortapp *app, OrtExternalResourceImporter *importer,
+                                                      ortvk_host_timeline *timeline);
 /* The same of `type`: FLOAT, or FLOAT16 (`data` holds the bit patterns). */
 OrtValue *test_host_tensor_of(ortapp *app, void *data, ONNXTensorElementDataType type, size_t count, int rank,
                               const int64_t *shape);

@@ -313,6 +313,17 @@ static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *ru
             g.pad[0] == 0 && g.pad[1] == 0 && push.OH == push.H && push.OW == push.W) {
             push.W = push.OW = push.H * push.W;
             push.H = push.OH = 1;
+            if (push.G == 1) {
+                /* A matrix product: Y[n] (M x HW) = W (M x C, packed as its transpose) X[n] (C x HW) + bias. */
+                ortvk_kgemm_plan gemm = {
+                    .M = push.M, .N = push.W, .K = push.C, .batch_rank = 1,
+                    .batch = {push.N}, .a_batch = {0}, .b_batch = {(int64_t)push.C * push.W},
+                    .a_sm = 1, .a_sk = push.M, .b_sk = push.W, .b_sn = 1,
+                    .c_sm = 1, .c_sn = 0, .has_c = push.b != 0,
+                };
+                if (ortvk_kgemm_fast(&gemm, push.w, push.x, push.y))
+                    return ortvk_kgemm_record(run, &gemm, push.w, push.x, push.b, push.y, 1.0f, 1.0f);
+            }
             if (push.W % 4 == 0 && run->in[0].address % 16 == 0) fn |= 4;
         } else if (push.KH == 3 && push.KW == 3 && push.SW == 1 && push.DW == 1 && push.PW == 1 && push.W % 4 == 0 &&
                    run->in[0].address % 16 == 0) {

@@ -106,31 +106,31 @@ static const uint32_t spv_where_f16[] =
 /* Each shader twice: [0] for float32 tensors, [1] compiled with ORTVK_F16 for float16 ones (shaders/common.glsl). */
 /* `operands`: which 8-byte words of a shader's push constants are the tensors it reads and writes (its uvec2 members,
  * common.glsl), bit k for word k; the leading words, and after their scalars unary's Clip bounds and conv's
- * float32 partial sums. */
+ * float32 partial sums. `texels`: those its float32 form reads with ORTVK_TEXEL4/ORTVK_TEXEL (common.glsl). */
 static const struct {
     const char *name;
     const uint32_t *code[2];
     size_t size[2];
-    uint32_t operands;
+    uint32_t operands, texels;
 } shaders[ORTVK_SHADER_COUNT] = {
-#define SHADER(id, name, spv, operands) \
-    [id] = {name, {spv, spv##_f16}, {sizeof(spv), sizeof(spv##_f16)}, operands}
-    SHADER(ORTVK_SHADER_UNARY, "unary", spv_unary, 0x33),
-    SHADER(ORTVK_SHADER_BINARY, "binary", spv_binary, 0x7),
-    SHADER(ORTVK_SHADER_COPY, "copy", spv_copy, 0x3),
-    SHADER(ORTVK_SHADER_CONV, "conv", spv_conv, 0x800f),
-    SHADER(ORTVK_SHADER_CONV_TRANSPOSE, "conv_transpose", spv_conv_transpose, 0xf),
-    SHADER(ORTVK_SHADER_POOL, "pool", spv_pool, 0x7),
-    SHADER(ORTVK_SHADER_BATCHNORM, "batchnorm", spv_batchnorm, 0x3f),
-    SHADER(ORTVK_SHADER_RESIZE, "resize", spv_resize, 0x7),
-    SHADER(ORTVK_SHADER_REDUCE, "reduce", spv_reduce, 0x3),
-    SHADER(ORTVK_SHADER_GEMM, "gemm", spv_gemm, 0xf),
-    SHADER(ORTVK_SHADER_SOFTMAX, "softmax", spv_softmax, 0x3),
-    SHADER(ORTVK_SHADER_PAD, "pad", spv_pad, 0x3),
-    SHADER(ORTVK_SHADER_CAST, "cast", spv_cast, 0x3),
-    SHADER(ORTVK_SHADER_NORM, "norm", spv_norm, 0x3f),
-    SHADER(ORTVK_SHADER_COMPARE, "compare", spv_compare, 0x7),
-    SHADER(ORTVK_SHADER_WHERE, "where", spv_where, 0xf),
+#define SHADER(id, name, spv, operands, texels) \
+    [id] = {name, {spv, spv##_f16}, {sizeof(spv), sizeof(spv##_f16)}, operands, texels}
+    SHADER(ORTVK_SHADER_UNARY, "unary", spv_unary, 0x33, 0x1),
+    SHADER(ORTVK_SHADER_BINARY, "binary", spv_binary, 0x7, 0x3),
+    SHADER(ORTVK_SHADER_COPY, "copy", spv_copy, 0x3, 0),
+    SHADER(ORTVK_SHADER_CONV, "conv", spv_conv, 0x800f, 0x3),
+    SHADER(ORTVK_SHADER_CONV_TRANSPOSE, "conv_transpose", spv_conv_transpose, 0xf, 0),
+    SHADER(ORTVK_SHADER_POOL, "pool", spv_pool, 0x7, 0),
+    SHADER(ORTVK_SHADER_BATCHNORM, "batchnorm", spv_batchnorm, 0x3f, 0),
+    SHADER(ORTVK_SHADER_RESIZE, "resize", spv_resize, 0x7, 0),
+    SHADER(ORTVK_SHADER_REDUCE, "reduce", spv_reduce, 0x3, 0),
+    SHADER(ORTVK_SHADER_GEMM, "gemm", spv_gemm, 0xf, 0x3),
+    SHADER(ORTVK_SHADER_SOFTMAX, "softmax", spv_softmax, 0x3, 0),
+    SHADER(ORTVK_SHADER_PAD, "pad", spv_pad, 0x3, 0),
+    SHADER(ORTVK_SHADER_CAST, "cast", spv_cast, 0x3, 0),
+    SHADER(ORTVK_SHADER_NORM, "norm", spv_norm, 0x3f, 0),
+    SHADER(ORTVK_SHADER_COMPARE, "compare", spv_compare, 0x7, 0),
+    SHADER(ORTVK_SHADER_WHERE, "where", spv_where, 0xf, 0),
 #undef SHADER
 };
 
@@ -141,12 +141,15 @@ struct ortvk_kernel_device {
     ortvk_kernel_device *next; /* registry list, under registry_lock */
     int refs;                  /* under registry_lock */
     ortvk_device *device;      /* holds a reference */
-    VkDescriptorSetLayout set_layout; /* ORTVK_KBINDINGS storage buffers at binding 0, pushed per dispatch */
+    /* Pushed per dispatch, ORTVK_KBINDINGS each: storage buffers at binding 0, uniform texel buffers of RGBA32F at
+     * binding 1 and of R32F at binding 2. */
+    VkDescriptorSetLayout set_layout;
     VkPipelineLayout layout;
     PFN_vkCmdPushDescriptorSetKHR push_descriptor_set;
     ortvk_buffer *unbound;     /* bound where a shader's operand is absent: every binding must be valid */
+    ortvk_ktexels unbound_texels;
     pthread_mutex_t lock;      /* guards pipeline creation */
-    VkPipeline pipelines[ORTVK_SHADER_COUNT][2][ORTVK_KMAX_FN]; /* [shader][float16][fn] */
+    VkPipeline pipelines[ORTVK_SHADER_COUNT][2][2][ORTVK_KMAX_FN]; /* [shader][float16][texels][fn] */
 };
 
 /* One entry per device with a live EP, so that sessions on a device share its pipelines. A process-wide list
@@ -180,17 +183,20 @@ OrtStatus *ortvk_kernel_device_get(ortvk_device *device, ortvk_kernel_device **o
                               device->index);
         goto out;
     }
-    VkDescriptorSetLayoutBinding binding = {
-        .binding = 0,
-        .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-        .descriptorCount = ORTVK_KBINDINGS,
-        .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
-    };
+    VkDescriptorSetLayoutBinding bindings[3];
+    for (uint32_t i = 0; i < 3; i++) {
+        bindings[i] = (VkDescriptorSetLayoutBinding){
+            .binding = i,
+            .descriptorType = i == 0 ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER : VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
+            .descriptorCount = ORTVK_KBINDINGS,
+            .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+        };
+    }
     VkDescriptorSetLayoutCreateInfo set_info = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
         .flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR,
-        .bindingCount = 1,
-        .pBindings = &binding,
+        .bindingCount = 3,
+        .pBindings = bindings,
     };
     VkResult r = vkCreateDescriptorSetLayout(device->vk, &set_info, NULL, &k->set_layout);
     if (r != VK_SUCCESS) {
@@ -208,7 +214,12 @@ OrtStatus *ortvk_kernel_device_get(ortvk_device *device, ortvk_kernel_device **o
     };
     r = vkCreatePipelineLayout(device->vk, &info, NULL, &k->layout);
     if (r == VK_SUCCESS) {
+        k->device = device;
         status = ortvk_buffer_allocate(device, 16, &k->unbound);
+        if (status == NULL) {
+            status = ortvk_kernel_device_texels_create(k, k->unbound->vk, 0, 16, &k->unbound_texels);
+            if (status != NULL) ortvk_buffer_destroy(k->unbound);
+        }
         if (status != NULL) vkDestroyPipelineLayout(device->vk, k->layout, NULL);
     } else {
         status = ortvk_status_vk(r, "vkCreatePipelineLayout", "creating the kernels' pipeline layout");
@@ -258,13 +269,9 @@ void ortvk_kernel_device_put(ortvk_kernel_device *kdev)
      * (the validation layer's own tracking raced otherwise, ThreadSanitizer saw). */
     pthread_mutex_lock(&device->queue_lock);
     vkQueueWaitIdle(device->queue);
-    for (int i = 0; i < ORTVK_SHADER_COUNT; i++) {
-        for (int v = 0; v < 2; v++) {
-            for (int f = 0; f < ORTVK_KMAX_FN; f++) {
-                if (kdev->pipelines[i][v][f] != VK_NULL_HANDLE)
-                    vkDestroyPipeline(device->vk, kdev->pipelines[i][v][f], NULL);
-            }
-        }
+    VkPipeline *pipelines = &kdev->pipelines[0][0][0][0];
+    for (size_t i = 0; i < sizeof(kdev->pipelines) / sizeof(VkPipeline); i++) {
+        if (pipelines[i] != VK_NULL_HANDLE) vkDestroyPipeline(device->vk, pipelines[i], NULL);
     }
     /* Seen with lavapipe (Mesa 22.3): the state of a pipeline it has run leaks (272 bytes, LeakSanitizer) when no
      * submission follows its vkDestroyPipeline before the device goes. One empty submission avoids it, and costs
@@ -274,14 +281,15 @@ void ortvk_kernel_device_put(ortvk_kernel_device *kdev)
     pthread_mutex_unlock(&device->queue_lock);
     vkDestroyPipelineLayout(device->vk, kdev->layout, NULL);
     vkDestroyDescriptorSetLayout(device->vk, kdev->set_layout, NULL);
+    ortvk_kernel_device_texels_destroy(kdev, &kdev->unbound_texels);
     ortvk_buffer_destroy(kdev->unbound);
     pthread_mutex_destroy(&kdev->lock);
     free(kdev);
     ortvk_device_unref(device);
 }
 
-OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, ortvk_shader shader, bool float16, uint32_t fn,
-                                        VkPipeline *pipeline, VkPipelineLayout *layout)
+OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, ortvk_shader shader, bool float16, bool texels,
+                                        uint32_t fn, VkPipeline *pipeline, VkPipelineLayout *layout)
 {
     OrtStatus *status = NULL;
     *layout = kdev->layout;
@@ -289,7 +297,7 @@ OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, ortvk_shader 
     if (fn >= ORTVK_KMAX_FN)
         return ortvk_status(ORT_EP_FAIL, "the %s kernel has no function %u", shaders[shader].name, fn);
     int v = float16 ? 1 : 0;
-    VkPipeline *slot = &kdev->pipelines[shader][v][fn];
+    VkPipeline *slot = &kdev->pipelines[shader][v][texels ? 1 : 0][fn];
     pthread_mutex_lock(&kdev->lock);
     if (*slot == VK_NULL_HANDLE) {
         VkDevice vk = kdev->device->vk;
@@ -302,12 +310,13 @@ OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, ortvk_shader 
         VkResult r = vkCreateShaderModule(vk, &module_info, NULL, &module);
         if (r == VK_SUCCESS) {
             /* Constant 0 is the function of shaders that have it, constant 1 their variant; the others ignore the
-             * entries. */
-            uint32_t values[2] = {fn % ORTVK_KVARIANT, fn / ORTVK_KVARIANT};
-            VkSpecializationMapEntry entries[2] = {{.constantID = 0, .offset = 0, .size = sizeof(uint32_t)},
-                                                   {.constantID = 1, .offset = 4, .size = sizeof(uint32_t)}};
+             * entries. Constant 2 (common.glsl's ORTVK_TEXELS): the texel operands are read as texels. */
+            uint32_t values[3] = {fn % ORTVK_KVARIANT, fn / ORTVK_KVARIANT, texels ? 1 : 0};
+            VkSpecializationMapEntry entries[3] = {{.constantID = 0, .offset = 0, .size = sizeof(uint32_t)},
+                                                   {.constantID = 1, .offset = 4, .size = sizeof(uint32_t)},
+                                                   {.constantID = 2, .offset = 8, .size = sizeof(uint32_t)}};
             VkSpecializationInfo specialization = {
-                .mapEntryCount = 2, .pMapEntries = entries, .dataSize = sizeof(values), .pData = values};
+                .mapEntryCount = 3, .pMapEntries = entries, .dataSize = sizeof(values), .pData = values};
             VkComputePipelineCreateInfo info = {
                 .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
                 .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
@@ -336,19 +345,61 @@ uint32_t ortvk_kernel_device_operands(ortvk_shader shader)
     return shaders[shader].operands;
 }
 
-void ortvk_kernel_device_bind(ortvk_kernel_device *kdev, VkCommandBuffer cmd, VkDescriptorBufferInfo *infos)
+uint32_t ortvk_kernel_device_texels(ortvk_shader shader)
 {
-    for (int i = 0; i < ORTVK_KBINDINGS; i++) {
-        if (infos[i].buffer != VK_NULL_HANDLE) continue;
-        infos[i] = (VkDescriptorBufferInfo){.buffer = kdev->unbound->vk, .offset = 0, .range = VK_WHOLE_SIZE};
-    }
-    VkWriteDescriptorSet write = {
-        .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-        .dstBinding = 0,
-        .dstArrayElement = 0,
-        .descriptorCount = ORTVK_KBINDINGS,
-        .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-        .pBufferInfo = infos,
+    return shaders[shader].texels;
+}
+
+OrtStatus *ortvk_kernel_device_texels_create(ortvk_kernel_device *kdev, VkBuffer buffer, VkDeviceSize offset,
+                                             VkDeviceSize range, ortvk_ktexels *out)
+{
+    *out = (ortvk_ktexels){VK_NULL_HANDLE, VK_NULL_HANDLE};
+    VkBufferViewCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO,
+        .buffer = buffer,
+        .format = VK_FORMAT_R32G32B32A32_SFLOAT,
+        .offset = offset,
+        .range = range,
     };
-    kdev->push_descriptor_set(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, kdev->layout, 0, 1, &write);
+    VkResult r = vkCreateBufferView(kdev->device->vk, &info, NULL, &out->vec4s);
+    if (r == VK_SUCCESS) {
+        info.format = VK_FORMAT_R32_SFLOAT;
+        r = vkCreateBufferView(kdev->device->vk, &info, NULL, &out->floats);
+    }
+    if (r == VK_SUCCESS) return NULL;
+    ortvk_kernel_device_texels_destroy(kdev, out);
+    return ortvk_status_vk(r, "vkCreateBufferView", "creating texel views of %llu bytes at offset %llu",
+                           (unsigned long long)range, (unsigned long long)offset);
+}
+
+void ortvk_kernel_device_texels_destroy(ortvk_kernel_device *kdev, ortvk_ktexels *views)
+{
+    if (views->vec4s != VK_NULL_HANDLE) vkDestroyBufferView(kdev->device->vk, views->vec4s, NULL);
+    if (views->floats != VK_NULL_HANDLE) vkDestroyBufferView(kdev->device->vk, views->floats, NULL);
+    *views = (ortvk_ktexels){VK_NULL_HANDLE, VK_NULL_HANDLE};
+}
+
+void ortvk_kernel_device_bind(ortvk_kernel_device *kdev, VkCommandBuffer cmd, ortvk_kbindings *bindings)
+{
+    VkBufferView vec4s[ORTVK_KBINDINGS], floats[ORTVK_KBINDINGS];
+    for (int i = 0; i < ORTVK_KBINDINGS; i++) {
+        if (bindings->buffers[i].buffer == VK_NULL_HANDLE)
+            bindings->buffers[i] = (VkDescriptorBufferInfo){.buffer = kdev->unbound->vk, .range = VK_WHOLE_SIZE};
+        const ortvk_ktexels *t = bindings->texels[i].vec4s != VK_NULL_HANDLE ? &bindings->texels[i]
+                                                                              : &kdev->unbound_texels;
+        vec4s[i] = t->vec4s;
+        floats[i] = t->floats;
+    }
+    VkWriteDescriptorSet writes[3];
+    for (uint32_t i = 0; i < 3; i++) {
+        writes[i] = (VkWriteDescriptorSet){
+            .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+            .dstBinding = i,
+            .descriptorCount = ORTVK_KBINDINGS,
+            .descriptorType = i == 0 ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER : VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
+            .pBufferInfo = i == 0 ? bindings->buffers : NULL,
+            .pTexelBufferView = i == 1 ? vec4s : i == 2 ? floats : NULL,
+        };
+    }
+    kdev->push_descriptor_set(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, kdev->layout, 0, 3, writes);
 }

@@ -492,6 +492,23 @@ typedef struct ortvk_kop {
 bool ortvk_kconv_pack(const ortvk_kparams *params, size_t input, const ortvk_ktensor *t, const void *data,
                       void *packed);
 
+/* A (batched) matrix product y = alpha * A B (+ beta * C) as the GEMM shader computes it: MatMul, Gemm and the
+ * pointwise convolutions (kernel_math.c). Strides in elements; batch dims broadcast by a stride of 0. */
+typedef struct ortvk_kgemm_plan {
+    int64_t M, N, K;
+    int batch_rank;
+    int64_t batch[3], a_batch[3], b_batch[3];
+    int64_t a_sm, a_sk, b_sk, b_sn;
+    int64_t c_sm, c_sn;
+    bool has_c;
+    size_t out_rank;
+    int64_t out[ORTVK_KMAX_RANK];
+} ortvk_kgemm_plan;
+/* Whether the shader's register-tiled form takes these operands (else a slow generic form runs). */
+bool ortvk_kgemm_fast(const ortvk_kgemm_plan *g, VkDeviceAddress a, VkDeviceAddress b, VkDeviceAddress y);
+OrtStatus *ortvk_kgemm_record(ortvk_krun *run, const ortvk_kgemm_plan *g, VkDeviceAddress a, VkDeviceAddress b,
+                              VkDeviceAddress c, VkDeviceAddress y, float alpha, float beta);
+
 /* Op tables of each family, terminated by an entry with op_type NULL. */
 extern const ortvk_kop ortvk_kops_elementwise[];
 extern const ortvk_kop ortvk_kops_conv[];
@@ -506,11 +523,28 @@ extern const ortvk_kop ortvk_kops_math[];
  * (byte offset from the binding's start, 1), or (0, 0) for address 0 (shaders/common.glsl). */
 #define ORTVK_KBINDINGS 6
 uint32_t ortvk_kernel_device_operands(ortvk_shader shader);
-/* Pushes `infos` (ORTVK_KBINDINGS entries; VK_NULL_HANDLE buffers get a small placeholder) for the next dispatch. */
-void ortvk_kernel_device_bind(ortvk_kernel_device *kdev, VkCommandBuffer cmd, VkDescriptorBufferInfo *infos);
+/* The operands (a subset, same bits) a shader's float32 form reads through uniform texel buffers where it can:
+ * lavapipe fetches texels 2-3x faster than it loads from storage buffers. */
+uint32_t ortvk_kernel_device_texels(ortvk_shader shader);
 
-/* Pipeline lookup (created on first use): the shader's float32 variant, or its float16 one, specialized for `fn`. */
-OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, ortvk_shader shader, bool float16, uint32_t fn,
-                                        VkPipeline *pipeline, VkPipelineLayout *layout);
+/* An operand's uniform texel buffer views: RGBA32F (vec4 reads) and R32F (float reads) of the same range. */
+typedef struct ortvk_ktexels {
+    VkBufferView vec4s, floats;
+} ortvk_ktexels;
+OrtStatus *ortvk_kernel_device_texels_create(ortvk_kernel_device *kdev, VkBuffer buffer, VkDeviceSize offset,
+                                             VkDeviceSize range, ortvk_ktexels *out);
+void ortvk_kernel_device_texels_destroy(ortvk_kernel_device *kdev, ortvk_ktexels *views);
+
+/* One dispatch's descriptors, slot k for the k-th operand; empty entries get small placeholders. */
+typedef struct ortvk_kbindings {
+    VkDescriptorBufferInfo buffers[ORTVK_KBINDINGS]; /* binding 0: storage buffers */
+    ortvk_ktexels texels[ORTVK_KBINDINGS];           /* bindings 1 (vec4s) and 2 (floats) */
+} ortvk_kbindings;
+void ortvk_kernel_device_bind(ortvk_kernel_device *kdev, VkCommandBuffer cmd, ortvk_kbindings *bindings);
+
+/* Pipeline lookup (created on first use): the shader's float32 variant, or its float16 one, specialized for `fn`
+ * and for reading its texel operands as texels (`texels`) or from the storage buffers. */
+OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, ortvk_shader shader, bool float16, bool texels,
+                                        uint32_t fn, VkPipeline *pipeline, VkPipelineLayout *layout);
 
 #endif

@@ -39,16 +39,7 @@ static bool gemm_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
     return true;
 }
 
-typedef struct gemm_plan {
-    int64_t M, N, K;
-    int batch_rank;
-    int64_t batch[3], a_batch[3], b_batch[3];
-    int64_t a_sm, a_sk, b_sk, b_sn;
-    int64_t c_sm, c_sn;
-    bool has_c;
-    size_t out_rank;
-    int64_t out[ORTVK_KMAX_RANK];
-} gemm_plan;
+typedef ortvk_kgemm_plan gemm_plan;
 
 static OrtStatus *matmul_plan(const ortvk_ktensor *a, const ortvk_ktensor *b, gemm_plan *g)
 {
@@ -156,50 +147,72 @@ typedef struct push_gemm {
     float alpha, beta;
 } push_gemm;
 
+/* The fast form (the shader's FAST): 8 x 16 blocks read as vec4, which needs B's rows (along n) contiguous, A's rows
+ * (along k) or columns (along m, with M a multiple of 4: A_COLUMNS), 4-element multiples for every stride and
+ * 16-byte aligned tensors; its K / 4 loop iterations stay under lavapipe's loop cap. 0 where it does not apply,
+ * else the shader's function (1, or 1 + ORTVK_KVARIANT for A's columns). */
+static uint32_t gemm_fast(const gemm_plan *g, VkDeviceAddress a, VkDeviceAddress b, VkDeviceAddress y)
+{
+    bool a_rows = g->a_sk == 1 && g->a_sm % 4 == 0;
+    bool a_columns = !a_rows && g->a_sm == 1 && g->a_sk % 4 == 0 && g->M % 4 == 0;
+    bool fast = g->K > 0 && g->K % 4 == 0 && g->N % 4 == 0 && (a_rows || a_columns) && g->b_sn == 1 &&
+                g->b_sk % 4 == 0 && g->K / 4 < 60000 && a % 16 == 0 && b % 16 == 0 && y % 16 == 0;
+    for (int i = 0; i < g->batch_rank; i++)
+        fast = fast && (g->batch[i] == 1 || (g->a_batch[i] % 4 == 0 && g->b_batch[i] % 4 == 0));
+    return !fast ? 0 : a_columns ? 1 + ORTVK_KVARIANT : 1;
+}
+
+bool ortvk_kgemm_fast(const ortvk_kgemm_plan *g, VkDeviceAddress a, VkDeviceAddress b, VkDeviceAddress y)
+{
+    return gemm_fast(g, a, b, y) != 0;
+}
+
+OrtStatus *ortvk_kgemm_record(ortvk_krun *run, const ortvk_kgemm_plan *g, VkDeviceAddress a, VkDeviceAddress b,
+                              VkDeviceAddress c, VkDeviceAddress y, float alpha, float beta)
+{
+    push_gemm push = {
+        .a = a,
+        .b = b,
+        .c = g->has_c ? c : 0,
+        .y = y,
+        .M = (uint32_t)g->M,
+        .N = (uint32_t)g->N,
+        .K = (uint32_t)g->K,
+        .batch_rank = (uint32_t)g->batch_rank,
+        .a_sm = (int32_t)g->a_sm,
+        .a_sk = (int32_t)g->a_sk,
+        .b_sk = (int32_t)g->b_sk,
+        .b_sn = (int32_t)g->b_sn,
+        .c_sm = (int32_t)g->c_sm,
+        .c_sn = (int32_t)g->c_sn,
+        .alpha = alpha,
+        .beta = beta,
+    };
+    for (int i = 0; i < g->batch_rank; i++) {
+        push.batch_dims[i] = (uint32_t)g->batch[i];
+        push.a_batch[i] = (uint32_t)g->a_batch[i];
+        push.b_batch[i] = (uint32_t)g->b_batch[i];
+    }
+    if (g->K == 0) push.a = push.b = push.y; /* sums of nothing: never read */
+    uint32_t fn = gemm_fast(g, push.a, push.b, push.y);
+    /* Tall outputs (FAST 2): each workgroup's 64 invocations take 64 row blocks of one column block. */
+    bool rows = fn != 0 && g->M >= GEMM_ROWS_MIN;
+    if (rows) fn += 1;
+    int64_t bm = rows ? 64 * GEMM_FAST_M : fn != 0 ? GEMM_FAST_M : GEMM_BLOCK, bn = fn != 0 ? GEMM_FAST_N : GEMM_BLOCK;
+    /* One invocation per bm x bn block of each batch's output (the shader's TM and TN, or FM and 4 FG). */
+    uint64_t blocks = (uint64_t)((g->M + bm - 1) / bm) * (uint64_t)((g->N + bn - 1) / bn);
+    for (int i = 0; i < g->batch_rank; i++) blocks *= (uint64_t)g->batch[i];
+    if (rows) blocks *= 64;
+    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_GEMM, fn, &push, sizeof(push), blocks);
+}
+
 static OrtStatus *gemm_record(const ortvk_kparams *params, ortvk_krun *run)
 {
     const ortvk_kparams_gemm *p = &params->gemm;
     gemm_plan g;
     ORTVK_TRY(gemm_plan_for(p, run, &g));
-    push_gemm push = {
-        .a = run->in[0].address,
-        .b = run->in[1].address,
-        .c = g.has_c ? run->in[2].address : 0,
-        .y = run->out[0].address,
-        .M = (uint32_t)g.M,
-        .N = (uint32_t)g.N,
-        .K = (uint32_t)g.K,
-        .batch_rank = (uint32_t)g.batch_rank,
-        .a_sm = (int32_t)g.a_sm,
-        .a_sk = (int32_t)g.a_sk,
-        .b_sk = (int32_t)g.b_sk,
-        .b_sn = (int32_t)g.b_sn,
-        .c_sm = (int32_t)g.c_sm,
-        .c_sn = (int32_t)g.c_sn,
-        .alpha = p->alpha,
-        .beta = p->beta,
-    };
-    for (int i = 0; i < g.batch_rank; i++) {
-        push.batch_dims[i] = (uint32_t)g.batch[i];
-        push.a_batch[i] = (uint32_t)g.a_batch[i];
-        push.b_batch[i] = (uint32_t)g.b_batch[i];
-    }
-    if (g.K == 0) push.a = push.b = push.y; /* sums of nothing: never read */
-    /* The fast form (the shader's FAST): 8 x 16 blocks read as vec4, which needs rows of A along k and of B along n
-     * contiguous, 4-element multiples for every stride and 16-byte aligned tensors; its K / 4 loop iterations stay
-     * under lavapipe's loop cap. */
-    bool fast = g.K > 0 && g.K % 4 == 0 && g.N % 4 == 0 && g.a_sk == 1 && g.b_sn == 1 && g.a_sm % 4 == 0 &&
-                g.b_sk % 4 == 0 && g.K / 4 < 60000 && push.a % 16 == 0 && push.b % 16 == 0 && push.y % 16 == 0;
-    for (int i = 0; i < g.batch_rank; i++)
-        fast = fast && (g.batch[i] == 1 || (g.a_batch[i] % 4 == 0 && g.b_batch[i] % 4 == 0));
-    /* Tall outputs (FAST 2): each workgroup's 64 invocations take 64 row blocks of one column block. */
-    bool rows = fast && g.M >= GEMM_ROWS_MIN;
-    int64_t bm = rows ? 64 * GEMM_FAST_M : fast ? GEMM_FAST_M : GEMM_BLOCK, bn = fast ? GEMM_FAST_N : GEMM_BLOCK;
-    /* One invocation per bm x bn block of each batch's output (the shader's TM and TN, or FM and 4 FG). */
-    uint64_t blocks = (uint64_t)((g.M + bm - 1) / bm) * (uint64_t)((g.N + bn - 1) / bn);
-    for (int i = 0; i < g.batch_rank; i++) blocks *= (uint64_t)g.batch[i];
-    if (rows) blocks *= 64;
-    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_GEMM, rows ? 2 : fast ? 1 : 0, &push, sizeof(push), blocks);
+    return ortvk_kgemm_record(run, &g, run->in[0].address, run->in[1].address, g.has_c ? run->in[2].address : 0,
+                              run->out[0].address, p->alpha, p->beta);
 }
 
 /* ---- Softmax, LogSoftmax -------------------------------------------------------------------------------- */

@@ -513,10 +513,20 @@ bool ortvk_kcount_checked(const int64_t *dims, size_t rank, size_t esize, int64_
     return true;
 }
 
+/* The texel views of one range of a buffer, made for a run's dispatches (kernel_device.c). */
+typedef struct held_views {
+    VkBuffer buffer;
+    VkDeviceSize offset, range;
+    ortvk_ktexels views;
+} held_views;
+
 struct ortvk_kheld {
     size_t count, capacity;
     ortvk_buffer **buffers;
     ortvk_profile_run *profile; /* the run's timestamps, read once the GPU is done */
+    ortvk_kernel_device *kdev;  /* set with the first views: destroys them */
+    size_t n_views, views_capacity;
+    held_views *views;
 };
 
 static void release_held(void *owner)
@@ -524,17 +534,27 @@ static void release_held(void *owner)
     ortvk_kheld *list = owner;
     if (list == NULL) return;
     ortvk_profile_run_retire(list->profile);
+    for (size_t i = 0; i < list->n_views; i++) ortvk_kernel_device_texels_destroy(list->kdev, &list->views[i].views);
+    free(list->views);
     for (size_t i = 0; i < list->count; i++) ortvk_buffer_destroy(list->buffers[i]);
     free(list->buffers);
     free(list);
 }
 
+static OrtStatus *held_list(ortvk_krun *run)
+{
+    if (run->held == NULL && (run->held = calloc(1, sizeof(*run->held))) == NULL)
+        return ortvk_status(ORT_FAIL, "out of host memory running a partition");
+    return NULL;
+}
+
 /* Adds a reference to the run's list; on failure drops it. */
 static OrtStatus *hold(ortvk_krun *run, ortvk_buffer *buffer)
 {
-    if (run->held == NULL && (run->held = calloc(1, sizeof(*run->held))) == NULL) {
+    OrtStatus *status = held_list(run);
+    if (status != NULL) {
         ortvk_buffer_destroy(buffer);
-        return ortvk_status(ORT_FAIL, "out of host memory running a partition");
+        return status;
     }
     ortvk_kheld *list = run->held;
     if (list->count == list->capacity) {
@@ -853,35 +873,80 @@ OrtStatus *ortvk_krun_dispatch(ortvk_krun *run, ortvk_shader shader, const void 
     return ortvk_krun_dispatch_fn(run, shader, 0, push, push_size, invocations);
 }
 
-/* Binds the tensor at `address` as a storage buffer: its buffer from the offset aligned down to what the device
- * requires, up to the end of the tensor (or of the buffer, for a scratch buffer); *into gets the tensor's byte
- * offset from the binding's start. */
-static OrtStatus *bind_operand(ortvk_krun *run, VkDeviceAddress address, VkDescriptorBufferInfo *info, uint32_t *into)
+/* Where the tensor at `address` lies: its buffer, its byte offset there and the end of the tensor (or of the buffer,
+ * for a scratch buffer). */
+static OrtStatus *locate_operand(ortvk_krun *run, VkDeviceAddress address, ortvk_buffer **out, VkDeviceSize *offset,
+                                 VkDeviceSize *end)
 {
-    ortvk_buffer *buffer = NULL;
-    VkDeviceSize offset = 0, end = 0;
-    for (size_t i = 0; i < run->n_in + run->n_out && buffer == NULL; i++) {
+    for (size_t i = 0; i < run->n_in + run->n_out; i++) {
         const ortvk_ktensor *t = i < run->n_in ? &run->in[i] : &run->out[i - run->n_in];
         VkDeviceSize size = t->count * ortvk_element_size(t->type);
         if (t->buffer == NULL || address < t->address || address - t->address >= size) continue;
-        buffer = t->buffer;
-        offset = t->offset + (address - t->address);
-        end = t->offset + size;
+        *out = t->buffer;
+        *offset = t->offset + (address - t->address);
+        *end = t->offset + size;
+        return NULL;
     }
-    if (buffer == NULL) {
-        buffer = ortvk_device_resolve(run->device, (const void *)(uintptr_t)address, 1, &offset);
-        if (buffer == NULL)
-            return ortvk_status(ORT_EP_FAIL, "address 0x%llx is not ortvk memory", (unsigned long long)address);
-        end = buffer->size;
+    *out = ortvk_device_resolve(run->device, (const void *)(uintptr_t)address, 1, offset);
+    if (*out == NULL) return ortvk_status(ORT_EP_FAIL, "address 0x%llx is not ortvk memory", (unsigned long long)address);
+    *end = (*out)->size;
+    return NULL;
+}
+
+/* The run's texel views of [offset, offset + range) of `buffer`: made once a run, kept until its submission retires. */
+static OrtStatus *texel_views(ortvk_krun *run, const ortvk_buffer *buffer, VkDeviceSize offset, VkDeviceSize range,
+                              ortvk_ktexels *out)
+{
+    ORTVK_TRY(held_list(run));
+    ortvk_kheld *list = run->held;
+    for (size_t i = 0; i < list->n_views; i++) {
+        const held_views *h = &list->views[i];
+        if (h->buffer == buffer->vk && h->offset == offset && h->range == range) {
+            *out = h->views;
+            return NULL;
+        }
     }
+    if (list->n_views == list->views_capacity) {
+        size_t capacity = list->views_capacity ? 2 * list->views_capacity : 16;
+        held_views *grown = realloc(list->views, capacity * sizeof(*grown));
+        if (grown == NULL) return ortvk_status(ORT_FAIL, "out of host memory running a partition");
+        list->views = grown;
+        list->views_capacity = capacity;
+    }
+    list->kdev = run->kdev;
+    held_views *h = &list->views[list->n_views];
+    *h = (held_views){.buffer = buffer->vk, .offset = offset, .range = range};
+    ORTVK_TRY(ortvk_kernel_device_texels_create(run->kdev, buffer->vk, offset, range, &h->views));
+    list->n_views++;
+    *out = h->views;
+    return NULL;
+}
+
+/* Binds the tensor at `address` as a storage buffer, and where `texels` also as texel buffers: its buffer from the
+ * offset aligned down to what the device requires, up to the end of the tensor; *into gets the tensor's byte offset
+ * from the binding's start (the same for both kinds). *texels becomes false where the texel views cannot cover the
+ * tensor (a buffer that ends inside the last texel, or more texels than the device's maxTexelBufferElements). */
+static OrtStatus *bind_operand(ortvk_krun *run, VkDeviceAddress address, ortvk_kbindings *bindings, uint32_t slot,
+                               bool *texels, uint32_t *into)
+{
+    ortvk_buffer *buffer = NULL;
+    VkDeviceSize offset = 0, end = 0;
+    ORTVK_TRY(locate_operand(run, address, &buffer, &offset, &end));
     const VkPhysicalDeviceLimits *limits = &run->device->caps.props.limits;
-    VkDeviceSize align = limits->minStorageBufferOffsetAlignment ? limits->minStorageBufferOffsetAlignment : 1;
+    VkDeviceSize align = 16; /* a texel of RGBA32F; the alignments are powers of two */
+    if (limits->minStorageBufferOffsetAlignment > align) align = limits->minStorageBufferOffsetAlignment;
+    if (limits->minTexelBufferOffsetAlignment > align) align = limits->minTexelBufferOffsetAlignment;
     VkDeviceSize start = offset - offset % align;
     if (end - start > limits->maxStorageBufferRange)
         return ortvk_status(ORT_EP_FAIL, "a tensor of %llu bytes exceeds the device's maxStorageBufferRange (%u)",
                             (unsigned long long)(end - offset), limits->maxStorageBufferRange);
-    *info = (VkDescriptorBufferInfo){.buffer = buffer->vk, .offset = start, .range = end - start};
+    bindings->buffers[slot] = (VkDescriptorBufferInfo){.buffer = buffer->vk, .offset = start, .range = end - start};
     *into = (uint32_t)(offset - start);
+    if (*texels) {
+        VkDeviceSize range = (end - start + 15) / 16 * 16;
+        *texels = start + range <= buffer->size && range / 4 <= limits->maxTexelBufferElements;
+        if (*texels) ORTVK_TRY(texel_views(run, buffer, start, range, &bindings->texels[slot]));
+    }
     return NULL;
 }
 
@@ -896,27 +961,32 @@ OrtStatus *ortvk_krun_dispatch_fn(ortvk_krun *run, ortvk_shader shader, uint32_t
         return ortvk_status(ORT_EP_FAIL, "a dispatch of %llu invocations is too large",
                             (unsigned long long)invocations);
     uint32_t operands = ortvk_kernel_device_operands(shader);
+    /* float32 shaders read some operands as texel buffers where every one of them can be (specialization). */
+    uint32_t texel_operands = run->float16 ? 0 : ortvk_kernel_device_texels(shader);
+    bool texels = texel_operands != 0;
     uint32_t words[32] = {0};
     if (push_size > sizeof(words)) return ortvk_status(ORT_EP_FAIL, "%u bytes of push constants", push_size);
     memcpy(words, push, push_size);
-    VkDescriptorBufferInfo infos[ORTVK_KBINDINGS] = {{0}};
-    for (uint32_t k = 0, binding = 0; k < 16 && binding < ORTVK_KBINDINGS; k++) {
+    ortvk_kbindings bindings = {0};
+    for (uint32_t k = 0, slot = 0; k < 16 && slot < ORTVK_KBINDINGS; k++) {
         if (!(operands & (1u << k))) continue;
         uint64_t address;
         memcpy(&address, &words[2 * k], sizeof(address));
         words[2 * k] = words[2 * k + 1] = 0;
         if (address != 0) {
-            ORTVK_TRY(bind_operand(run, address, &infos[binding], &words[2 * k]));
+            bool as_texels = texels && (texel_operands & (1u << k));
+            ORTVK_TRY(bind_operand(run, address, &bindings, slot, &as_texels, &words[2 * k]));
+            if (texels && (texel_operands & (1u << k)) && !as_texels) texels = false;
             words[2 * k + 1] = 1;
         }
-        binding++;
+        slot++;
     }
     VkPipeline pipeline;
     VkPipelineLayout layout;
-    ORTVK_TRY(ortvk_kernel_device_pipeline(run->kdev, shader, run->float16, fn, &pipeline, &layout));
+    ORTVK_TRY(ortvk_kernel_device_pipeline(run->kdev, shader, run->float16, texels, fn, &pipeline, &layout));
     barrier(run);
     vkCmdBindPipeline(run->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-    ortvk_kernel_device_bind(run->kdev, run->cmd, infos);
+    ortvk_kernel_device_bind(run->kdev, run->cmd, &bindings);
     vkCmdPushConstants(run->cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, (push_size + 3) & ~3u, words);
     vkCmdDispatch(run->cmd, (uint32_t)gx, (uint32_t)gy, 1);
     run->recorded = true;

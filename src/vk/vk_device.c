@@ -160,7 +160,7 @@ static bool has_extension(const VkExtensionProperties *exts, uint32_t count, con
 /* The usage every ortvk buffer has, imported or allocated: probes must ask about exactly this. */
 #define ORTVK_BUFFER_USAGE                                                                                     \
     (VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT | \
-     VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT)
+     VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT)
 
 static bool buffer_importable(VkPhysicalDevice physical, VkExternalMemoryHandleTypeFlagBits type)
 {

@@ -16,7 +16,7 @@ _Static_assert(sizeof(void *) == sizeof(VkDeviceAddress), "ortvk data pointers a
 
 #define BUFFER_USAGE                                                                                           \
     (VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT | \
-     VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT)
+     VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT)
 
 /* How to get the memory of a buffer being created: a plain allocation or one of the imports. */
 typedef struct buffer_source {

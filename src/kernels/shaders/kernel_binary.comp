@@ -37,6 +37,17 @@ void main_vec()
 {
     uint e0 = ortvk_index() * 16u;
     uint last = p.rank - 1u;
+    if (p.rank == 1u && e0 + 16u <= p.n) {
+        // Same shapes or a scalar operand: no index arithmetic, no test per vec4 (lavapipe masks every load and
+        // store behind one).
+        [[unroll]] for (uint j = 0u; j < 16u; j += 4u) {
+            uint e = e0 + j;
+            vec4 a = p.sa[0] != 0u ? ORTVK_TEXEL4(0, p.a, e) : vec4(ORTVK_TEXEL(0, p.a, 0u));
+            vec4 b = p.sb[0] != 0u ? ORTVK_TEXEL4(1, p.b, e) : vec4(ORTVK_TEXEL(1, p.b, 0u));
+            ORTVK_SET4(2, p.c, e, vec4(apply(a.x, b.x), apply(a.y, b.y), apply(a.z, b.z), apply(a.w, b.w)));
+        }
+        return;
+    }
     [[unroll]] for (uint j = 0u; j < 16u; j += 4u) {
         uint e = e0 + j;
         if (e >= p.n) return;
@@ -49,8 +60,8 @@ void main_vec()
             ia += c * p.sa[k];
             ib += c * p.sb[k];
         }
-        vec4 a = p.sa[last] != 0u ? ORTVK_GET4(0, p.a, ia) : vec4(ORTVK_GET(0, p.a, ia));
-        vec4 b = p.sb[last] != 0u ? ORTVK_GET4(1, p.b, ib) : vec4(ORTVK_GET(1, p.b, ib));
+        vec4 a = p.sa[last] != 0u ? ORTVK_TEXEL4(0, p.a, ia) : vec4(ORTVK_TEXEL(0, p.a, ia));
+        vec4 b = p.sb[last] != 0u ? ORTVK_TEXEL4(1, p.b, ib) : vec4(ORTVK_TEXEL(1, p.b, ib));
         ORTVK_SET4(2, p.c, e, vec4(apply(a.x, b.x), apply(a.y, b.y), apply(a.z, b.z), apply(a.w, b.w)));
     }
 }
@@ -76,5 +87,5 @@ void main()
         ia += c * p.sa[k];
         ib += c * p.sb[k];
     }
-    ORTVK_SET(2, p.c, i, apply(ORTVK_GET(0, p.a, ia), ORTVK_GET(1, p.b, ib)));
+    ORTVK_SET(2, p.c, i, apply(ORTVK_TEXEL(0, p.a, ia), ORTVK_TEXEL(1, p.b, ib)));
 }

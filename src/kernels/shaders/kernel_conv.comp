@@ -27,15 +27,9 @@ layout(push_constant) uniform Push {
 
 layout(constant_id = 0) const uint FN = 0u;
 
-#ifdef ORTVK_F16
-#define WEIGHTS4(i) vec4(ORTVK_GET(1, p.w, i), ORTVK_GET(1, p.w, (i) + 1u), ORTVK_GET(1, p.w, (i) + 2u), \
-                         ORTVK_GET(1, p.w, (i) + 3u))
-#define INPUT4(i) vec4(ORTVK_GET(0, p.x, i), ORTVK_GET(0, p.x, (i) + 1u), ORTVK_GET(0, p.x, (i) + 2u), \
-                       ORTVK_GET(0, p.x, (i) + 3u))
-#else
-#define WEIGHTS4(i) ORTVK_VEC4(1, p.w, (i) >> 2u)
-#define INPUT4(i) ORTVK_VEC4(0, p.x, (i) >> 2u)
-#endif
+// X and W are texel operands (kernel_device.c): read as texels where the dispatch could bind them.
+#define WEIGHTS4(i) ORTVK_TEXEL4(1, p.w, i)
+#define INPUT4(i) ORTVK_TEXEL4(0, p.x, i)
 
 void main_packed()
 {
@@ -81,9 +75,9 @@ void main_packed()
     }
     int ih0 = int(oh * p.SH) - p.PH;
     if (XVEC) {
-        // 1x1, one row: no window loops (each loop iteration costs lavapipe more than this body's loads), and the
-        // channels in unrolled blocks.
-        ORTVK_FOR(c, p.c_begin, p.c_end) {
+        // 1x1, one row: no window loops (each loop iteration costs lavapipe more than this body's loads). A plain
+        // loop over the channels: the host keeps a dispatch's range under lavapipe's loop cap (conv_dispatch).
+        for (uint c = p.c_begin; c < p.c_end; c++) {
             uint xrow = (n * p.C + g * cg + c) * p.W;
             vec4 lo = INPUT4(xrow + ow0);
             vec4 hi = col_in[4] ? INPUT4(xrow + ow0 + 4u) : vec4(0.0);
@@ -144,7 +138,7 @@ void main_packed()
                         [[unroll]] for (uint c = 0u; c < TW; c++) {
                             int iw = iw0[c] + int(kw * p.DW);
                             xv[c] = 0.0;
-                            if (col_in[c] && iw >= 0 && iw < int(p.W)) xv[c] = ORTVK_GET(0, p.x, xrow + uint(iw));
+                            if (col_in[c] && iw >= 0 && iw < int(p.W)) xv[c] = ORTVK_TEXEL(0, p.x, xrow + uint(iw));
                         }
                     }
                     uint wi = (wrow + kw) * mg + ml0;
@@ -205,12 +199,12 @@ void main_depthwise()
         float xr[NV * 4u];
         [[unroll]] for (uint q = 0u; q < NV; q++) {
             int col = start + int(q * 4u);
-            vec4 v = col >= 0 && col < int(p.W) ? ORTVK_GET4(0, p.x, xrow + uint(col)) : vec4(0.0);
+            vec4 v = col >= 0 && col < int(p.W) ? ORTVK_TEXEL4(0, p.x, xrow + uint(col)) : vec4(0.0);
             xr[q * 4u] = v.x, xr[q * 4u + 1u] = v.y, xr[q * 4u + 2u] = v.z, xr[q * 4u + 3u] = v.w;
         }
         uint wrow = (m * p.KH + kh) * KW_;
         [[unroll]] for (uint kw = 0u; kw < KW_; kw++) {
-            float wv = ORTVK_GET(1, p.w, wrow + kw);
+            float wv = ORTVK_TEXEL(1, p.w, wrow + kw);
             [[unroll]] for (uint c = 0u; c < TW; c++) acc[c] += xr[c * SW_ + kw + 4u - PW_] * wv;
         }
     }
@@ -283,11 +277,11 @@ void main()
                     [[unroll]] for (uint c = 0u; c < TW; c++) {
                         int iw = iw0[c] + int(kw * p.DW);
                         xv[c] = 0.0;
-                        if (row_in && col_in[c] && iw >= 0 && iw < int(p.W)) xv[c] = ORTVK_GET(0, p.x, xrow + uint(iw));
+                        if (row_in && col_in[c] && iw >= 0 && iw < int(p.W)) xv[c] = ORTVK_TEXEL(0, p.x, xrow + uint(iw));
                     }
                     [[unroll]] for (uint j = 0u; j < 4u; j++) {
                         if (j >= p.TM) break;
-                        float wv = ORTVK_GET(1, p.w, wrow + kw + j * w_stride);
+                        float wv = ORTVK_TEXEL(1, p.w, wrow + kw + j * w_stride);
                         [[unroll]] for (uint c = 0u; c < TW; c++) acc[j][c] += xv[c] * wv;
                     }
                 }

@@ -3,7 +3,8 @@
 // computes a TM x TN block of one batch's output; every sum runs over k in ascending order.
 // Specialization constant FAST (the host's choice where A's rows and B's rows are contiguous, K and N multiples
 // of 4, the tensors 16-byte aligned): blocks of 8 x 16 read as vec4 (A along k, B along n), 4 k a loop iteration,
-// no bounds checks inside the loop (edge rows and columns read clamped indices and are not stored). The generic
+// no bounds checks inside the loop (edge rows and columns read clamped indices and are not stored); A along m
+// instead where its columns are contiguous (A_COLUMNS). The generic
 // form's per-element checks and scalar loads became per-lane branches and gathers on lavapipe: 0.8 GFLOP/s.
 #version 460
 #include "common.glsl"
@@ -20,6 +21,8 @@ layout(push_constant) uniform Push {
 } p;
 
 layout(constant_id = 0) const uint FAST = 0u;
+// Constant 1, with FAST: A's columns (along m) are contiguous rather than its rows (along k), M a multiple of 4.
+layout(constant_id = 1) const uint A_COLUMNS = 0u;
 
 #define TM 4u // rows of the output block an invocation computes
 #define TN 4u // and its columns: each loaded value of A serves TN outputs, each of B TM
@@ -47,28 +50,51 @@ void gemm_block(uint m0, uint n0, uint batch)
     [[unroll]] for (uint g = 0u; g < FG; g++) bc[g] = bo + min(n0 + 4u * g, p.N - 4u);
     uint b_sk = uint(p.b_sk);
     // K / 4 iterations: the host keeps them under lavapipe's loop cap.
-    for (uint k = 0u; k < p.K; k += 4u) {
-        vec4 av[FM];
-        [[unroll]] for (uint j = 0u; j < FM; j++) av[j] = ORTVK_GET4(0, p.a, ar[j] + k);
-        [[unroll]] for (uint t = 0u; t < 4u; t++) {
-            uint row = (k + t) * b_sk;
-            vec4 bv[FG];
-            [[unroll]] for (uint g = 0u; g < FG; g++) bv[g] = ORTVK_GET4(1, p.b, bc[g] + row);
-            [[unroll]] for (uint j = 0u; j < FM; j++) {
-                float a = av[j][t];
-                [[unroll]] for (uint g = 0u; g < FG; g++) acc[j][g] += a * bv[g];
+    if (A_COLUMNS != 0u) {
+        // A read along m (a transposed A, or Conv's packed weights): rows m0..m0+7 as two vec4 per k.
+        uint a_sk = uint(p.a_sk);
+        uint a_lo = ao + min(m0, p.M - 4u), a_hi = ao + min(m0 + 4u, p.M - 4u);
+        for (uint k = 0u; k < p.K; k += 4u) {
+            [[unroll]] for (uint t = 0u; t < 4u; t++) {
+                vec4 lo = ORTVK_TEXEL4(0, p.a, a_lo + (k + t) * a_sk);
+                vec4 hi = ORTVK_TEXEL4(0, p.a, a_hi + (k + t) * a_sk);
+                uint row = (k + t) * b_sk;
+                vec4 bv[FG];
+                [[unroll]] for (uint g = 0u; g < FG; g++) bv[g] = ORTVK_TEXEL4(1, p.b, bc[g] + row);
+                [[unroll]] for (uint j = 0u; j < FM; j++) {
+                    float a = j < 4u ? lo[j] : hi[j - 4u];
+                    [[unroll]] for (uint g = 0u; g < FG; g++) acc[j][g] += a * bv[g];
+                }
+            }
+        }
+    } else {
+        for (uint k = 0u; k < p.K; k += 4u) {
+            vec4 av[FM];
+            [[unroll]] for (uint j = 0u; j < FM; j++) av[j] = ORTVK_TEXEL4(0, p.a, ar[j] + k);
+            [[unroll]] for (uint t = 0u; t < 4u; t++) {
+                uint row = (k + t) * b_sk;
+                vec4 bv[FG];
+                [[unroll]] for (uint g = 0u; g < FG; g++) bv[g] = ORTVK_TEXEL4(1, p.b, bc[g] + row);
+                [[unroll]] for (uint j = 0u; j < FM; j++) {
+                    float a = av[j][t];
+                    [[unroll]] for (uint g = 0u; g < FG; g++) acc[j][g] += a * bv[g];
+                }
             }
         }
     }
     [[unroll]] for (uint j = 0u; j < FM; j++) {
         uint m = m0 + j;
         if (m >= p.M) continue;
+        // C constant along a row (a bias per output channel): one read a row.
+        float c_row = p.c != uvec2(0u) && p.c_sn == 0 ? p.beta * ORTVK_GET(2, p.c, int(m) * p.c_sm) : 0.0;
         [[unroll]] for (uint g = 0u; g < FG; g++) {
             uint n = n0 + 4u * g;
             if (n >= p.N) continue;
             vec4 sum = acc[j][g];
             if (p.alpha != 1.0) sum = p.alpha * sum;
-            if (p.c != uvec2(0u)) {
+            if (p.c != uvec2(0u) && p.c_sn == 0) {
+                sum += c_row;
+            } else if (p.c != uvec2(0u)) {
                 [[unroll]] for (uint e = 0u; e < 4u; e++)
                     sum[e] += p.beta * ORTVK_GET(2, p.c, int(m) * p.c_sm + int(n + e) * p.c_sn);
             }
@@ -132,12 +158,12 @@ void main()
         float av[TM], bv[TN];
         [[unroll]] for (uint j = 0u; j < TM; j++) {
             av[j] = 0.0;
-            if (row_in[j]) av[j] = ORTVK_GET(0, p.a, ai[j]);
+            if (row_in[j]) av[j] = ORTVK_TEXEL(0, p.a, ai[j]);
             ai[j] += p.a_sk;
         }
         [[unroll]] for (uint c = 0u; c < TN; c++) {
             bv[c] = 0.0;
-            if (col_in[c]) bv[c] = ORTVK_GET(1, p.b, bi[c]);
+            if (col_in[c]) bv[c] = ORTVK_TEXEL(1, p.b, bi[c]);
             bi[c] += p.b_sk;
         }
         [[unroll]] for (uint j = 0u; j < TM; j++) {

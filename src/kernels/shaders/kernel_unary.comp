@@ -73,14 +73,18 @@ void main()
 {
     if (VEC != 0u && (FN != 13u || (p.lo == uvec2(0u) && p.hi == uvec2(0u)))) {
         uint e0 = ortvk_index() * 16u;
+        if (e0 + 16u <= p.n) { // no test per vec4 (lavapipe masks every load and store behind one)
+            [[unroll]] for (uint j = 0u; j < 16u; j += 4u) ORTVK_SET4(1, p.y, e0 + j, apply4(ORTVK_TEXEL4(0, p.x, e0 + j)));
+            return;
+        }
         [[unroll]] for (uint j = 0u; j < 16u; j += 4u) {
-            if (e0 + j < p.n) ORTVK_SET4(1, p.y, e0 + j, apply4(ORTVK_GET4(0, p.x, e0 + j)));
+            if (e0 + j < p.n) ORTVK_SET4(1, p.y, e0 + j, apply4(ORTVK_TEXEL4(0, p.x, e0 + j)));
         }
         return;
     }
     uint i = ortvk_index();
     if (i >= p.n) return;
-    float v = ORTVK_GET(0, p.x, i);
+    float v = ORTVK_TEXEL(0, p.x, i);
     if (FN == 13u && (p.lo != uvec2(0u) || p.hi != uvec2(0u))) {
         float lo = p.lo != uvec2(0u) ? ORTVK_GET(2, p.lo, 0) : p.alpha;
         float hi = p.hi != uvec2(0u) ? ORTVK_GET(3, p.hi, 0) : p.beta;

@@ -256,6 +256,33 @@ static OrtStatus *conv_dispatch(ortvk_krun *run, uint32_t fn, push_conv *push, u
     return NULL;
 }
 
+/* A pointwise convolution (1x1, stride 1, no pads, group 1; `push` with H = 1 and W = the pixels) as the GEMM
+ * shader's fast form, where it applies (*done): Y[n] (M x HW) = W (M x C) X[n] (C x HW) + bias, W as ONNX lays it
+ * out or packed as its transpose; with one pixel (squeeze-excitation), Y[n]^T = X[n]^T W^T of packed weights. */
+static OrtStatus *conv_as_gemm(ortvk_krun *run, const push_conv *push, bool packed, bool *done)
+{
+    *done = false;
+    if (push->G != 1) return NULL;
+    int64_t M = push->M, C = push->C, HW = push->W;
+    ortvk_kgemm_plan g = {
+        .M = M, .N = HW, .K = C, .batch_rank = 1, .batch = {push->N}, .a_batch = {0}, .b_batch = {C * HW},
+        .a_sm = packed ? 1 : C, .a_sk = packed ? M : 1, .b_sk = HW, .b_sn = 1,
+        .c_sm = 1, .c_sn = 0, .has_c = push->b != 0,
+    };
+    VkDeviceAddress a = push->w, b = push->x;
+    if (HW == 1 && packed) {
+        g = (ortvk_kgemm_plan){
+            .M = 1, .N = M, .K = C, .batch_rank = 1, .batch = {push->N}, .a_batch = {C}, .b_batch = {0},
+            .a_sm = C, .a_sk = 1, .b_sk = M, .b_sn = 1, .c_sm = 0, .c_sn = 1, .has_c = push->b != 0,
+        };
+        a = push->x;
+        b = push->w;
+    }
+    if (!ortvk_kgemm_fast(&g, a, b, push->y)) return NULL;
+    *done = true;
+    return ortvk_kgemm_record(run, &g, a, b, push->b, push->y, 1.0f, 1.0f);
+}
+
 static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *run, bool transpose)
 {
     const ortvk_kparams_conv *p = &params->conv;
@@ -297,8 +324,10 @@ static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *ru
     uint32_t depthwise = 0;
     if (push.KW == 3 && push.PW == 1) depthwise = push.SW == 1 ? 1 : push.SW == 2 ? 2 : 0;
     if (push.KW == 5 && push.PW == 2) depthwise = push.SW == 1 ? 3 : push.SW == 2 ? 4 : 0;
+    /* Rows of a multiple of 4 read as vec4, others one by one (the shader's forms 5-8). */
+    if (depthwise != 0 && (push.W % 4 != 0 || run->in[0].address % 16 != 0)) depthwise += 4;
     if (!transpose && depthwise != 0 && push.C > 0 && push.G == push.C && push.M == push.C && push.DW == 1 &&
-        push.W % 4 == 0 && run->in[0].address % 16 == 0 && g.pad[1] == push.PW) {
+        g.pad[1] == push.PW) {
         uint64_t pixel_blocks = (uint64_t)push.OH * ((push.OW + CONV_COLUMNS - 1) / CONV_COLUMNS);
         uint64_t groups = (uint64_t)push.N * push.M * ((pixel_blocks + 63) / 64);
         return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_CONV, depthwise * ORTVK_KVARIANT, &push, sizeof(push),
@@ -313,17 +342,9 @@ static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *ru
             g.pad[0] == 0 && g.pad[1] == 0 && push.OH == push.H && push.OW == push.W) {
             push.W = push.OW = push.H * push.W;
             push.H = push.OH = 1;
-            if (push.G == 1) {
-                /* A matrix product: Y[n] (M x HW) = W (M x C, packed as its transpose) X[n] (C x HW) + bias. */
-                ortvk_kgemm_plan gemm = {
-                    .M = push.M, .N = push.W, .K = push.C, .batch_rank = 1,
-                    .batch = {push.N}, .a_batch = {0}, .b_batch = {(int64_t)push.C * push.W},
-                    .a_sm = 1, .a_sk = push.M, .b_sk = push.W, .b_sn = 1,
-                    .c_sm = 1, .c_sn = 0, .has_c = push.b != 0,
-                };
-                if (ortvk_kgemm_fast(&gemm, push.w, push.x, push.y))
-                    return ortvk_kgemm_record(run, &gemm, push.w, push.x, push.b, push.y, 1.0f, 1.0f);
-            }
+            bool done = false;
+            ORTVK_TRY(conv_as_gemm(run, &push, true, &done));
+            if (done) return NULL;
             if (push.W % 4 == 0 && run->in[0].address % 16 == 0) fn |= 4;
         } else if (push.KH == 3 && push.KW == 3 && push.SW == 1 && push.DW == 1 && push.PW == 1 && push.W % 4 == 0 &&
                    run->in[0].address % 16 == 0) {
@@ -334,16 +355,33 @@ static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *ru
         uint64_t groups = (uint64_t)push.N * (push.M / push.TM) * ((pixel_blocks + 63) / 64);
         return conv_dispatch(run, fn, &push, groups * 64);
     }
+    if (!transpose && push.C > 0 && push.KH == 1 && push.KW == 1 && push.SH == 1 && push.SW == 1 && push.PH == 0 &&
+        push.PW == 0 && push.OH == push.H && push.OW == push.W) {
+        push_conv flat = push;
+        flat.W = flat.OW = push.H * push.W;
+        flat.H = flat.OH = 1;
+        bool done = false;
+        ORTVK_TRY(conv_as_gemm(run, &flat, false, &done));
+        if (done) return NULL;
+    }
     uint64_t blocks = (uint64_t)push.N * (push.M / push.TM) * push.OH;
     if (!transpose) {
         blocks *= (push.OW + CONV_COLUMNS - 1) / CONV_COLUMNS;
         return conv_dispatch(run, 0, &push, blocks);
     }
+    /* Kernels the size of the stride, without dilation: each output reads one tap, found without a search; 2x2
+     * without pads (the usual upsampling by 2): an invocation per input pixel (the shader's DIRECT). */
+    uint32_t direct = push.KH == push.SH && push.KW == push.SW && push.DH == 1 && push.DW == 1 &&
+                      push.C / push.G < 60000;
+    if (direct && push.KH == 2 && push.KW == 2 && push.PH == 0 && push.PW == 0 && push.OH == 2 * push.H &&
+        push.OW == 2 * push.W && push.w % 16 == 0)
+        return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_CONV_TRANSPOSE, 2, &push, sizeof(push),
+                                      (uint64_t)push.N * (push.M / push.TM) * push.H * push.W);
     push.step_h = push.SH / gcd(push.SH, push.DH);
     push.step_w = push.SW / gcd(push.SW, push.DW);
     push.di_h = (int32_t)(push.step_h * push.DH / push.SH);
     push.di_w = (int32_t)(push.step_w * push.DW / push.SW);
-    return ortvk_krun_dispatch(run, ORTVK_SHADER_CONV_TRANSPOSE, &push, sizeof(push), blocks * push.OW);
+    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_CONV_TRANSPOSE, direct, &push, sizeof(push), blocks * push.OW);
 }
 
 /* Conv's constant weights [M][C/G][KH][KW] rearranged as [G][C/G][KH][KW][M/G], so that one vec4 holds 4 output
@@ -438,6 +476,9 @@ static OrtStatus *batchnorm_record(const ortvk_kparams *params, ortvk_krun *run)
         .inner = (uint32_t)ortvk_kcount(x->dims + 2, x->rank - 2),
         .epsilon = params->batchnorm.epsilon,
     };
+    /* 16 elements of one channel an invocation, as vec4 (the shader's VEC), where channels come in 16s. */
+    if (push.inner % 16 == 0 && push.x % 16 == 0 && push.y % 16 == 0)
+        return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_BATCHNORM, 1, &push, sizeof(push), x->count / 16);
     return ortvk_krun_dispatch(run, ORTVK_SHADER_BATCHNORM, &push, sizeof(push), x->count);
 }
 

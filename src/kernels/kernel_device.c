@@ -102,6 +102,12 @@ static const uint32_t spv_where[] =
 static const uint32_t spv_where_f16[] =
 #include "kernel_where_f16.spv.h"
     ;
+static const uint32_t spv_chain[] =
+#include "kernel_chain.spv.h"
+    ;
+static const uint32_t spv_chain_f16[] =
+#include "kernel_chain_f16.spv.h"
+    ;
 
 /* Each shader twice: [0] for float32 tensors, [1] compiled with ORTVK_F16 for float16 ones (shaders/common.glsl). */
 /* `operands`: which 8-byte words of a shader's push constants are the tensors it reads and writes (its uvec2 members,
@@ -119,9 +125,9 @@ static const struct {
     SHADER(ORTVK_SHADER_BINARY, "binary", spv_binary, 0x7, 0x3),
     SHADER(ORTVK_SHADER_COPY, "copy", spv_copy, 0x3, 0),
     SHADER(ORTVK_SHADER_CONV, "conv", spv_conv, 0x800f, 0x3),
-    SHADER(ORTVK_SHADER_CONV_TRANSPOSE, "conv_transpose", spv_conv_transpose, 0xf, 0),
+    SHADER(ORTVK_SHADER_CONV_TRANSPOSE, "conv_transpose", spv_conv_transpose, 0xf, 0x3),
     SHADER(ORTVK_SHADER_POOL, "pool", spv_pool, 0x7, 0),
-    SHADER(ORTVK_SHADER_BATCHNORM, "batchnorm", spv_batchnorm, 0x3f, 0),
+    SHADER(ORTVK_SHADER_BATCHNORM, "batchnorm", spv_batchnorm, 0x3f, 0x1),
     SHADER(ORTVK_SHADER_RESIZE, "resize", spv_resize, 0x7, 0),
     SHADER(ORTVK_SHADER_REDUCE, "reduce", spv_reduce, 0x3, 0),
     SHADER(ORTVK_SHADER_GEMM, "gemm", spv_gemm, 0xf, 0x3),
@@ -131,11 +137,22 @@ static const struct {
     SHADER(ORTVK_SHADER_NORM, "norm", spv_norm, 0x3f, 0),
     SHADER(ORTVK_SHADER_COMPARE, "compare", spv_compare, 0x7, 0),
     SHADER(ORTVK_SHADER_WHERE, "where", spv_where, 0xf, 0),
+    SHADER(ORTVK_SHADER_CHAIN, "chain", spv_chain, 0x3, 0x1),
 #undef SHADER
 };
 
 /* Every shader takes at most this many bytes of push constants: the minimum every Vulkan device offers. */
 #define PUSH_CONSTANT_BYTES 128
+
+/* A pipeline specialized with a 64-bit key besides its function (ortvk_kernel_device_pipeline). */
+typedef struct keyed_pipeline {
+    struct keyed_pipeline *next;
+    ortvk_shader shader;
+    bool float16, texels;
+    uint32_t fn;
+    uint64_t key;
+    VkPipeline pipeline;
+} keyed_pipeline;
 
 struct ortvk_kernel_device {
     ortvk_kernel_device *next; /* registry list, under registry_lock */
@@ -148,8 +165,9 @@ struct ortvk_kernel_device {
     PFN_vkCmdPushDescriptorSetKHR push_descriptor_set;
     ortvk_buffer *unbound;     /* bound where a shader's operand is absent: every binding must be valid */
     ortvk_ktexels unbound_texels;
-    pthread_mutex_t lock;      /* guards pipeline creation */
+    pthread_mutex_t lock;      /* guards pipeline creation and `keyed` */
     VkPipeline pipelines[ORTVK_SHADER_COUNT][2][2][ORTVK_KMAX_FN]; /* [shader][float16][texels][fn] */
+    keyed_pipeline *keyed;     /* those with a key (constants 3 and 4): a fused chain's steps */
 };
 
 /* One entry per device with a live EP, so that sessions on a device share its pipelines. A process-wide list
@@ -273,6 +291,11 @@ void ortvk_kernel_device_put(ortvk_kernel_device *kdev)
     for (size_t i = 0; i < sizeof(kdev->pipelines) / sizeof(VkPipeline); i++) {
         if (pipelines[i] != VK_NULL_HANDLE) vkDestroyPipeline(device->vk, pipelines[i], NULL);
     }
+    for (keyed_pipeline *k = kdev->keyed, *next; k != NULL; k = next) {
+        next = k->next;
+        vkDestroyPipeline(device->vk, k->pipeline, NULL);
+        free(k);
+    }
     /* Seen with lavapipe (Mesa 22.3): the state of a pipeline it has run leaks (272 bytes, LeakSanitizer) when no
      * submission follows its vkDestroyPipeline before the device goes. One empty submission avoids it, and costs
      * nothing elsewhere. */
@@ -288,54 +311,79 @@ void ortvk_kernel_device_put(ortvk_kernel_device *kdev)
     ortvk_device_unref(device);
 }
 
+static VkResult create_pipeline(ortvk_kernel_device *kdev, ortvk_shader shader, bool float16, bool texels, uint32_t fn,
+                                uint64_t key, VkPipeline *out)
+{
+    VkDevice vk = kdev->device->vk;
+    int v = float16 ? 1 : 0;
+    VkShaderModuleCreateInfo module_info = {
+        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+        .codeSize = shaders[shader].size[v],
+        .pCode = shaders[shader].code[v],
+    };
+    VkShaderModule module = VK_NULL_HANDLE;
+    VkResult r = vkCreateShaderModule(vk, &module_info, NULL, &module);
+    if (r != VK_SUCCESS) return r;
+    /* Constant 0 is the function of shaders that have it, constant 1 their variant; the others ignore the entries.
+     * Constant 2 (common.glsl's ORTVK_TEXELS): the texel operands are read as texels. Constants 3 and 4: the key's
+     * low and high words. */
+    uint32_t values[5] = {fn % ORTVK_KVARIANT, fn / ORTVK_KVARIANT, texels ? 1 : 0, (uint32_t)key,
+                          (uint32_t)(key >> 32)};
+    VkSpecializationMapEntry entries[5];
+    for (uint32_t i = 0; i < 5; i++)
+        entries[i] = (VkSpecializationMapEntry){.constantID = i, .offset = 4 * i, .size = sizeof(uint32_t)};
+    VkSpecializationInfo specialization = {
+        .mapEntryCount = 5, .pMapEntries = entries, .dataSize = sizeof(values), .pData = values};
+    VkComputePipelineCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                  .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                  .module = module,
+                  .pName = "main",
+                  .pSpecializationInfo = &specialization},
+        .layout = kdev->layout,
+    };
+    r = vkCreateComputePipelines(vk, VK_NULL_HANDLE, 1, &info, NULL, out);
+    vkDestroyShaderModule(vk, module, NULL);
+    if (r != VK_SUCCESS) *out = VK_NULL_HANDLE;
+    return r;
+}
+
+/* The slot of a keyed pipeline, added empty when new (under kdev->lock); NULL when out of memory. */
+static VkPipeline *keyed_slot(ortvk_kernel_device *kdev, ortvk_shader shader, bool float16, bool texels, uint32_t fn,
+                              uint64_t key)
+{
+    for (keyed_pipeline *k = kdev->keyed; k != NULL; k = k->next) {
+        if (k->shader == shader && k->float16 == float16 && k->texels == texels && k->fn == fn && k->key == key)
+            return &k->pipeline;
+    }
+    keyed_pipeline *k = calloc(1, sizeof(*k));
+    if (k == NULL) return NULL;
+    *k = (keyed_pipeline){kdev->keyed, shader, float16, texels, fn, key, VK_NULL_HANDLE};
+    kdev->keyed = k;
+    return &k->pipeline;
+}
+
 OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, ortvk_shader shader, bool float16, bool texels,
-                                        uint32_t fn, VkPipeline *pipeline, VkPipelineLayout *layout)
+                                        uint32_t fn, uint64_t key, VkPipeline *pipeline, VkPipelineLayout *layout)
 {
     OrtStatus *status = NULL;
     *layout = kdev->layout;
     *pipeline = VK_NULL_HANDLE;
     if (fn >= ORTVK_KMAX_FN)
         return ortvk_status(ORT_EP_FAIL, "the %s kernel has no function %u", shaders[shader].name, fn);
-    int v = float16 ? 1 : 0;
-    VkPipeline *slot = &kdev->pipelines[shader][v][texels ? 1 : 0][fn];
     pthread_mutex_lock(&kdev->lock);
-    if (*slot == VK_NULL_HANDLE) {
-        VkDevice vk = kdev->device->vk;
-        VkShaderModuleCreateInfo module_info = {
-            .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-            .codeSize = shaders[shader].size[v],
-            .pCode = shaders[shader].code[v],
-        };
-        VkShaderModule module = VK_NULL_HANDLE;
-        VkResult r = vkCreateShaderModule(vk, &module_info, NULL, &module);
-        if (r == VK_SUCCESS) {
-            /* Constant 0 is the function of shaders that have it, constant 1 their variant; the others ignore the
-             * entries. Constant 2 (common.glsl's ORTVK_TEXELS): the texel operands are read as texels. */
-            uint32_t values[3] = {fn % ORTVK_KVARIANT, fn / ORTVK_KVARIANT, texels ? 1 : 0};
-            VkSpecializationMapEntry entries[3] = {{.constantID = 0, .offset = 0, .size = sizeof(uint32_t)},
-                                                   {.constantID = 1, .offset = 4, .size = sizeof(uint32_t)},
-                                                   {.constantID = 2, .offset = 8, .size = sizeof(uint32_t)}};
-            VkSpecializationInfo specialization = {
-                .mapEntryCount = 3, .pMapEntries = entries, .dataSize = sizeof(values), .pData = values};
-            VkComputePipelineCreateInfo info = {
-                .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-                .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-                          .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-                          .module = module,
-                          .pName = "main",
-                          .pSpecializationInfo = &specialization},
-                .layout = kdev->layout,
-            };
-            r = vkCreateComputePipelines(vk, VK_NULL_HANDLE, 1, &info, NULL, slot);
-            vkDestroyShaderModule(vk, module, NULL);
-        }
-        if (r != VK_SUCCESS) {
-            *slot = VK_NULL_HANDLE;
+    VkPipeline *slot = key == 0 ? &kdev->pipelines[shader][float16 ? 1 : 0][texels ? 1 : 0][fn]
+                                : keyed_slot(kdev, shader, float16, texels, fn, key);
+    if (slot == NULL) {
+        status = ortvk_status(ORT_FAIL, "out of host memory creating the %s kernel's pipeline", shaders[shader].name);
+    } else if (*slot == VK_NULL_HANDLE) {
+        VkResult r = create_pipeline(kdev, shader, float16, texels, fn, key, slot);
+        if (r != VK_SUCCESS)
             status = ortvk_status_vk(r, "vkCreateComputePipelines", "creating the %s kernel's %s pipeline",
                                      shaders[shader].name, float16 ? "float16" : "float32");
-        }
     }
-    *pipeline = *slot;
+    if (slot != NULL) *pipeline = *slot;
     pthread_mutex_unlock(&kdev->lock);
     return status;
 }

@@ -308,8 +308,35 @@ typedef struct ortvk_kparams_cast {
     ONNXTensorElementDataType to;
 } ortvk_kparams_cast;
 
+/* A chain of element-wise steps fused into one dispatch at Compile (kernel_chain.c): t = x, then each step on t. */
+typedef enum ortvk_chain_kind {
+    ORTVK_CHAIN_ADD = 0, /* t + a */
+    ORTVK_CHAIN_SUB,     /* t - a */
+    ORTVK_CHAIN_RSUB,    /* a - t */
+    ORTVK_CHAIN_MUL,     /* t * a */
+    ORTVK_CHAIN_DIV,     /* t / a */
+    ORTVK_CHAIN_RDIV,    /* a / t */
+    ORTVK_CHAIN_CLIP,    /* t clamped to [a, b], NaN kept */
+    ORTVK_CHAIN_RELU,
+    ORTVK_CHAIN_ADD_X,   /* t + x */
+    ORTVK_CHAIN_MUL_X,   /* t * x */
+} ortvk_chain_kind;
+
+#define ORTVK_KMAX_CHAIN 8
+
+typedef struct ortvk_chain_step {
+    ortvk_chain_kind kind;
+    float a, b;
+} ortvk_chain_step;
+
+typedef struct ortvk_kparams_chain {
+    int count;
+    ortvk_chain_step steps[ORTVK_KMAX_CHAIN];
+} ortvk_kparams_chain;
+
 typedef union ortvk_kparams {
     ortvk_kparams_unary unary;
+    ortvk_kparams_chain chain;
     ortvk_kparams_binary binary;
     ortvk_kparams_conv conv;
     ortvk_kparams_pool pool;
@@ -362,6 +389,7 @@ typedef enum ortvk_shader {
     ORTVK_SHADER_NORM,
     ORTVK_SHADER_COMPARE,
     ORTVK_SHADER_WHERE,
+    ORTVK_SHADER_CHAIN,
     ORTVK_SHADER_COUNT
 } ortvk_shader;
 
@@ -389,12 +417,16 @@ OrtStatus *ortvk_krun_dispatch(ortvk_krun *run, ortvk_shader shader, const void 
 /* The same with specialization constant 0 of the shader set to `fn` (< ORTVK_KMAX_FN): a shader that picks its
  * function by it (unary, binary) gets a pipeline per function, without the others' code. Drivers that run every
  * side of a branch under a mask (lavapipe) would otherwise pay for all of them: Relu cost as much as Erf. */
-#define ORTVK_KMAX_FN 160
+#define ORTVK_KMAX_FN 288
 /* fn / ORTVK_KVARIANT goes to specialization constant 1 instead (fn % ORTVK_KVARIANT to constant 0): a variant of
  * the shader, e.g. the element-wise ones' vectorised form. */
 #define ORTVK_KVARIANT 32
 OrtStatus *ortvk_krun_dispatch_fn(ortvk_krun *run, ortvk_shader shader, uint32_t fn, const void *push,
                                   uint32_t push_size, uint64_t invocations);
+/* The same with a pipeline specialized also by `key` (constants 3 and 4: its low and high words), for what has too
+ * many forms for `fn`: a fused chain's steps. A pipeline per distinct key is kept for the device's lifetime. */
+OrtStatus *ortvk_krun_dispatch_key(ortvk_krun *run, ortvk_shader shader, uint32_t fn, uint64_t key, const void *push,
+                                   uint32_t push_size, uint64_t invocations);
 
 /* Records a buffer copy of `bytes` from src to dst (device addresses of ortvk memory). */
 OrtStatus *ortvk_krun_copy(ortvk_krun *run, VkDeviceAddress dst, VkDeviceAddress src, VkDeviceSize bytes);
@@ -487,6 +519,14 @@ typedef struct ortvk_kop {
     OrtStatus *(*record)(const ortvk_kparams *params, ortvk_krun *run);
 } ortvk_kop;
 
+/* Compile: whether a node compiled as `op` with `params` can be a step of an element-wise chain (kernel_chain.c), and
+ * which: *input gets the input that carries the chained value, or -1 for a step on two tensors (ADD_X, MUL_X: the
+ * fusion checks that one of them is the chain's input x). */
+bool ortvk_kchain_step(const ortvk_knode *node, const ortvk_kop *op, const ortvk_kparams *params,
+                       ortvk_chain_step *step, int *input);
+/* The op of a fused chain: one input (x), one output; never matched to a node. */
+extern const ortvk_kop ortvk_kop_chain;
+
 /* Compile: Conv's constant input `input` (`t` its type and dims, `data` its host values) rearranged into `packed`
  * (as many bytes) for faster reads; false keeps it as it is. The run sees t->packed (kernel_conv.c). */
 bool ortvk_kconv_pack(const ortvk_kparams *params, size_t input, const ortvk_ktensor *t, const void *data,
@@ -542,9 +582,10 @@ typedef struct ortvk_kbindings {
 } ortvk_kbindings;
 void ortvk_kernel_device_bind(ortvk_kernel_device *kdev, VkCommandBuffer cmd, ortvk_kbindings *bindings);
 
-/* Pipeline lookup (created on first use): the shader's float32 variant, or its float16 one, specialized for `fn`
- * and for reading its texel operands as texels (`texels`) or from the storage buffers. */
+/* Pipeline lookup (created on first use): the shader's float32 variant, or its float16 one, specialized for `fn`,
+ * for reading its texel operands as texels (`texels`) or from the storage buffers, and with `key` (0: none) in
+ * constants 3 and 4. */
 OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, ortvk_shader shader, bool float16, bool texels,
-                                        uint32_t fn, VkPipeline *pipeline, VkPipelineLayout *layout);
+                                        uint32_t fn, uint64_t key, VkPipeline *pipeline, VkPipelineLayout *layout);
 
 #endif

@@ -25,6 +25,9 @@ typedef struct ortvk_kernel {
     int out_slot[ORTVK_KMAX_OUTPUTS]; /* the value each output writes; -1: omitted */
     kconst *consts[ORTVK_KMAX_INPUTS]; /* constant inputs the device reads; NULL for the others */
     bool float16;                      /* runs the shaders' float16 variant */
+    bool chainable;                    /* can be a step of an element-wise chain (fuse_chains) */
+    ortvk_chain_step step;
+    int chain_input;                   /* the input carrying the chained value; -1: either (t + x, t * x) */
     char op_type[32];
     char *name;                        /* the node's name (the profile, run-time errors) */
 } ortvk_kernel;
@@ -263,6 +266,8 @@ static OrtStatus *kernel_create(ortvk_partition *p, ortvk_stream *stream, const 
         status = ortvk_status(ORT_EP_FAIL, "compiling node %s (%s): %s", k->name, k->op_type, why);
         goto fail;
     }
+    kernel->chainable =
+        !kernel->float16 && ortvk_kchain_step(k, kernel->op, &kernel->params, &kernel->step, &kernel->chain_input);
     int index = (int)p->n_kernels;
     for (size_t i = 0; i < k->n_in && status == NULL; i++) {
         kernel->in_slot[i] = -1;
@@ -420,6 +425,104 @@ void ortvk_partition_destroy(ortvk_partition *p)
     free(p);
 }
 
+/* ---- element-wise chains -------------------------------------------------------------------------------- */
+
+/* The kernel after `from` that reads value `slot`, and the input it reads it as. */
+static int reader_of(const ortvk_partition *p, size_t from, int slot, size_t *input)
+{
+    for (size_t j = from + 1; j < p->n_kernels; j++) {
+        const ortvk_kernel *k = p->kernels[j];
+        for (size_t i = 0; k != NULL && i < k->n_in; i++) {
+            if (k->in_slot[i] == slot) {
+                *input = i;
+                return (int)j;
+            }
+        }
+    }
+    return -1;
+}
+
+/* Whether kernel `k`, reading the chain's value as input `input`, continues a chain whose input is value `x`. */
+static bool continues_chain(const ortvk_kernel *k, size_t input, int x)
+{
+    if (!k->chainable || k->n_out != 1) return false;
+    if (k->chain_input >= 0) return (size_t)k->chain_input == input;
+    /* t + x or t * x: the other input must be the chain's own input. */
+    return k->n_in == 2 && k->in_slot[1 - input] == x;
+}
+
+/* Kernel `head` takes over the chain of `count` kernels at `members` (head first): one input x, the last member's
+ * output; the others are destroyed. */
+static void fuse_into(ortvk_partition *p, ortvk_kernel *head, const size_t *members, int count, int x)
+{
+    ortvk_kparams_chain chain = {.count = count};
+    char type[sizeof(head->op_type)] = "";
+    for (int m = 0; m < count; m++) {
+        ortvk_kernel *k = p->kernels[members[m]];
+        chain.steps[m] = k->step;
+        size_t used = strlen(type); /* the names as far as they fit */
+        if (snprintf(type + used, sizeof(type) - used, "%s%s", m ? "+" : "", k->op_type) < 0) break;
+    }
+    int out = p->kernels[members[count - 1]]->out_slot[0];
+    for (int m = 1; m < count; m++) {
+        kernel_destroy(p->kernels[members[m]]);
+        p->kernels[members[m]] = NULL;
+    }
+    free_consts(head);
+    head->op = &ortvk_kop_chain;
+    head->params.chain = chain;
+    head->n_in = head->n_out = 1;
+    head->in_slot[0] = x;
+    head->out_slot[0] = out;
+    head->chainable = false;
+    snprintf(head->op_type, sizeof(head->op_type), "%s", type);
+}
+
+/* Runs of element-wise nodes, each the only reader of the one before (whose output stays inside the partition),
+ * become one kernel: one dispatch and one pass over memory instead of one each (the "hard swish" of MobileNet-like
+ * models is Add, Clip, Div and Mul). The fused kernel takes the place of the chain's first node. */
+static OrtStatus *fuse_chains(ortvk_partition *p)
+{
+    int *readers = calloc(p->n_values + 1, sizeof(*readers));
+    if (readers == NULL) return ortvk_status(ORT_FAIL, "out of host memory compiling a partition");
+    for (size_t j = 0; j < p->n_kernels; j++) {
+        for (size_t i = 0; i < p->kernels[j]->n_in; i++) {
+            if (p->kernels[j]->in_slot[i] >= 0) readers[p->kernels[j]->in_slot[i]]++;
+        }
+    }
+    for (size_t j = 0; j < p->n_kernels; j++) {
+        ortvk_kernel *head = p->kernels[j];
+        if (head == NULL || !head->chainable || head->chain_input < 0) continue;
+        int x = head->in_slot[head->chain_input];
+        size_t members[ORTVK_KMAX_CHAIN] = {j};
+        int count = 1;
+        while (count < ORTVK_KMAX_CHAIN) {
+            const ortvk_kernel *last = p->kernels[members[count - 1]];
+            int t = last->out_slot[0];
+            size_t input = 0;
+            if (x < 0 || t < 0 || p->values[t].fused_out >= 0 || readers[t] != 1) break;
+            int next = reader_of(p, members[count - 1], t, &input);
+            if (next < 0 || !continues_chain(p->kernels[next], input, x)) break;
+            members[count++] = (size_t)next;
+        }
+        if (count > 1) fuse_into(p, head, members, count, x);
+    }
+    free(readers);
+    /* Close the gaps, and say again which kernel reads each value last. */
+    size_t n = 0;
+    for (size_t j = 0; j < p->n_kernels; j++) {
+        if (p->kernels[j] != NULL) p->kernels[n++] = p->kernels[j];
+    }
+    p->n_kernels = n;
+    for (size_t v = 0; v < p->n_values; v++) p->values[v].last_use = -1;
+    for (size_t j = 0; j < n; j++) {
+        for (size_t i = 0; i < p->kernels[j]->n_in; i++) {
+            if (p->kernels[j]->in_slot[i] >= 0) p->values[p->kernels[j]->in_slot[i]].last_use = (int)j;
+        }
+    }
+    return NULL;
+}
+
 OrtStatus *ortvk_partition_create(ortvk_kernel_device *kdev, ortvk_stream *stream, const OrtGraph *graph,
                                   const OrtNode *fused, ortvk_partition **out)
 {
@@ -465,6 +568,7 @@ OrtStatus *ortvk_partition_create(ortvk_kernel_device *kdev, ortvk_stream *strea
         status = kernel_create(p, stream, nodes[next], &io, &p->kernels[p->n_kernels]);
         if (status == NULL) p->n_kernels++;
     }
+    if (status == NULL) status = fuse_chains(p);
 out:
     free(nodes);
     names_free(names, count);
@@ -953,6 +1057,12 @@ static OrtStatus *bind_operand(ortvk_krun *run, VkDeviceAddress address, ortvk_k
 OrtStatus *ortvk_krun_dispatch_fn(ortvk_krun *run, ortvk_shader shader, uint32_t fn, const void *push,
                                   uint32_t push_size, uint64_t invocations)
 {
+    return ortvk_krun_dispatch_key(run, shader, fn, 0, push, push_size, invocations);
+}
+
+OrtStatus *ortvk_krun_dispatch_key(ortvk_krun *run, ortvk_shader shader, uint32_t fn, uint64_t key, const void *push,
+                                   uint32_t push_size, uint64_t invocations)
+{
     if (invocations == 0) return NULL;
     uint64_t groups = (invocations + WORKGROUP - 1) / WORKGROUP;
     uint64_t gx = groups < MAX_GROUPS ? groups : MAX_GROUPS;
@@ -983,7 +1093,7 @@ OrtStatus *ortvk_krun_dispatch_fn(ortvk_krun *run, ortvk_shader shader, uint32_t
     }
     VkPipeline pipeline;
     VkPipelineLayout layout;
-    ORTVK_TRY(ortvk_kernel_device_pipeline(run->kdev, shader, run->float16, texels, fn, &pipeline, &layout));
+    ORTVK_TRY(ortvk_kernel_device_pipeline(run->kdev, shader, run->float16, texels, fn, key, &pipeline, &layout));
     barrier(run);
     vkCmdBindPipeline(run->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
     ortvk_kernel_device_bind(run->kdev, run->cmd, &bindings);

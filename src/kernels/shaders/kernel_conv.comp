@@ -167,15 +167,18 @@ void main_packed()
     }
 }
 
-// Constant 1: depthwise convolutions (one channel per group, multiplier 1) of rows of a multiple of 4, dilation 1:
-// 1 3 taps stride 1 pad 1, 2 3 taps stride 2 pad 1, 3 5 taps stride 1 pad 2, 4 5 taps stride 2 pad 2. Each
-// invocation computes TW columns of one channel from its input columns read as aligned vec4 (zero outside the row).
+// Constant 1: depthwise convolutions (one channel per group, multiplier 1), dilation 1: 1 3 taps stride 1 pad 1,
+// 2 3 taps stride 2 pad 1, 3 5 taps stride 1 pad 2, 4 5 taps stride 2 pad 2, of rows of a multiple of 4; 5 to 8 the
+// same for rows of any length. Each invocation computes TW columns of one channel from its input columns, read as
+// aligned vec4 (1-4) or one by one (5-8), zero outside the row.
 layout(constant_id = 1) const uint DEPTHWISE = 0u;
 
 void main_depthwise()
 {
-    const uint KW_ = DEPTHWISE <= 2u ? 3u : 5u;
-    const uint SW_ = DEPTHWISE % 2u == 1u ? 1u : 2u;
+    const bool SCALAR = DEPTHWISE > 4u;
+    const uint FORM = SCALAR ? DEPTHWISE - 4u : DEPTHWISE;
+    const uint KW_ = FORM <= 2u ? 3u : 5u;
+    const uint SW_ = FORM % 2u == 1u ? 1u : 2u;
     const uint PW_ = KW_ / 2u;
     const uint NV = (4u + 7u * SW_ - PW_ + KW_ + 3u) / 4u; // vec4 of the window: columns ow0 * SW - 4 ..
     uint col_blocks = (p.OW + TW - 1u) / TW;
@@ -193,14 +196,24 @@ void main_depthwise()
     int ih0 = int(oh * p.SH) - p.PH;
     int start = int(ow0 * SW_) - 4;
     for (uint kh = 0u; kh < p.KH; kh++) {
+        // Rows in the padding count as zeros times the weights, as the CPU EP's (0 * inf is NaN).
         int ih = ih0 + int(kh * p.DH);
-        if (ih < 0 || ih >= int(p.H)) continue;
-        uint xrow = (mt * p.H + uint(ih)) * p.W;
+        bool row_in = ih >= 0 && ih < int(p.H);
+        uint xrow = (mt * p.H + uint(row_in ? ih : 0)) * p.W;
         float xr[NV * 4u];
-        [[unroll]] for (uint q = 0u; q < NV; q++) {
-            int col = start + int(q * 4u);
-            vec4 v = col >= 0 && col < int(p.W) ? ORTVK_TEXEL4(0, p.x, xrow + uint(col)) : vec4(0.0);
-            xr[q * 4u] = v.x, xr[q * 4u + 1u] = v.y, xr[q * 4u + 2u] = v.z, xr[q * 4u + 3u] = v.w;
+        if (SCALAR) {
+            // Only the columns the taps use: 4 - PW_ .. (TW - 1) SW_ + KW_ - PW_ + 3 of the window.
+            [[unroll]] for (uint q = 0u; q < NV * 4u; q++) {
+                int col = start + int(q);
+                bool used = q + PW_ >= 4u && q + PW_ < 4u + (TW - 1u) * SW_ + KW_;
+                xr[q] = used && row_in && col >= 0 && col < int(p.W) ? ORTVK_TEXEL(0, p.x, xrow + uint(col)) : 0.0;
+            }
+        } else {
+            [[unroll]] for (uint q = 0u; q < NV; q++) {
+                int col = start + int(q * 4u);
+                vec4 v = row_in && col >= 0 && col < int(p.W) ? ORTVK_TEXEL4(0, p.x, xrow + uint(col)) : vec4(0.0);
+                xr[q * 4u] = v.x, xr[q * 4u + 1u] = v.y, xr[q * 4u + 2u] = v.z, xr[q * 4u + 3u] = v.w;
+            }
         }
         uint wrow = (m * p.KH + kh) * KW_;
         [[unroll]] for (uint kw = 0u; kw < KW_; kw++) {

@@ -33,8 +33,97 @@ uint first_tap(int o, int pad, uint K, uint S, uint D, uint step, out int input_
     return K;
 }
 
+// Constant 0: 1 where the kernel equals the stride (KH = SH, KW = SW) without dilation: the "upsampling" form, where
+// each output reads exactly one tap of one input pixel per input channel, found without a search.
+layout(constant_id = 0) const uint DIRECT = 0u;
+
+void main_direct()
+{
+    uint i = ortvk_index();
+    uint m_blocks = p.M / p.TM;
+    if (i >= p.N * m_blocks * p.OH * p.OW) return;
+    uint ow = i % p.OW;
+    uint t = i / p.OW;
+    uint oh = t % p.OH;
+    t /= p.OH;
+    uint m0 = (t % m_blocks) * p.TM;
+    uint n = t / m_blocks;
+    uint cg = p.C / p.G, mg = p.M / p.G;
+    uint g = m0 / mg, ml0 = m0 % mg;
+    uint ph = oh + uint(p.PH), pw = ow + uint(p.PW);
+    uint ih = ph / p.SH, iw = pw / p.SW;
+    uint kh = ph - ih * p.SH, kw = pw - iw * p.SW;
+    uint taps = p.KH * p.KW;
+    float acc[4] = float[4](0.0, 0.0, 0.0, 0.0);
+    if (ih < p.H && iw < p.W) { // outputs past the input (output_padding) take the bias only
+        uint xi = ((n * p.C + g * cg) * p.H + ih) * p.W + iw, hw = p.H * p.W;
+        uint wi = ((g * cg) * mg + ml0) * taps + kh * p.KW + kw;
+        // cg iterations: the host keeps them under lavapipe's loop cap.
+        for (uint c = 0u; c < cg; c++, xi += hw, wi += mg * taps) {
+            float xv = ORTVK_TEXEL(0, p.x, xi);
+            [[unroll]] for (uint j = 0u; j < 4u; j++) {
+                if (j < p.TM) acc[j] += xv * ORTVK_TEXEL(1, p.w, wi + j * taps);
+            }
+        }
+    }
+    [[unroll]] for (uint j = 0u; j < 4u; j++) {
+        if (j >= p.TM) break;
+        uint m = m0 + j;
+        float sum = acc[j];
+        if (p.b != uvec2(0u)) sum += ORTVK_GET(2, p.b, m);
+        ORTVK_SET(3, p.y, ((n * p.M + m) * p.OH + oh) * p.OW + ow, sum);
+    }
+}
+
+// Constant 0 = 2: kernel and stride 2x2 without pads, outputs twice the input: an invocation takes one input pixel
+// and writes the 2x2 outputs it reaches, for TM channels; one channel's 4 taps are one vec4 of the weights.
+void main_blocks()
+{
+    uint i = ortvk_index();
+    uint m_blocks = p.M / p.TM;
+    if (i >= p.N * m_blocks * p.H * p.W) return;
+    uint iw = i % p.W;
+    uint t = i / p.W;
+    uint ih = t % p.H;
+    t /= p.H;
+    uint m0 = (t % m_blocks) * p.TM;
+    uint n = t / m_blocks;
+    uint cg = p.C / p.G, mg = p.M / p.G;
+    uint g = m0 / mg, ml0 = m0 % mg;
+    uint hw = p.H * p.W;
+    uint xi = ((n * p.C + g * cg) * p.H + ih) * p.W + iw;
+    uint wi = ((g * cg) * mg + ml0) * 4u;
+    vec4 acc[4] = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
+    // cg iterations: the host keeps them under lavapipe's loop cap.
+    for (uint c = 0u; c < cg; c++, xi += hw, wi += mg * 4u) {
+        float xv = ORTVK_TEXEL(0, p.x, xi);
+        [[unroll]] for (uint j = 0u; j < 4u; j++) {
+            if (j < p.TM) acc[j] += xv * ORTVK_TEXEL4(1, p.w, wi + 4u * j);
+        }
+    }
+    [[unroll]] for (uint j = 0u; j < 4u; j++) {
+        if (j >= p.TM) break;
+        uint m = m0 + j;
+        vec4 sum = acc[j];
+        if (p.b != uvec2(0u)) sum += ORTVK_GET(2, p.b, m);
+        uint o = ((n * p.M + m) * p.OH + 2u * ih) * p.OW + 2u * iw;
+        ORTVK_SET(3, p.y, o, sum.x);
+        ORTVK_SET(3, p.y, o + 1u, sum.y);
+        ORTVK_SET(3, p.y, o + p.OW, sum.z);
+        ORTVK_SET(3, p.y, o + p.OW + 1u, sum.w);
+    }
+}
+
 void main()
 {
+    if (DIRECT == 2u) {
+        main_blocks();
+        return;
+    }
+    if (DIRECT != 0u) {
+        main_direct();
+        return;
+    }
     uint i = ortvk_index();
     uint m_blocks = p.M / p.TM;
     if (i >= p.N * m_blocks * p.OH * p.OW) return;
@@ -65,10 +154,10 @@ void main()
             for (uint kw = kw0; kw < p.KW; kw += p.step_w, iw -= p.di_w) {
                 if (iw < 0) break;
                 if (iw >= int(p.W)) continue;
-                float xv = ORTVK_GET(0, p.x, xrow + uint(iw));
+                float xv = ORTVK_TEXEL(0, p.x, xrow + uint(iw));
                 [[unroll]] for (uint j = 0u; j < 4u; j++) {
                     if (j >= p.TM) break;
-                    acc[j] += xv * ORTVK_GET(1, p.w, wrow + kw + j * taps);
+                    acc[j] += xv * ORTVK_TEXEL(1, p.w, wrow + kw + j * taps);
                 }
             }
         }

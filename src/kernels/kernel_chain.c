@@ -1,0 +1,89 @@
+/* Element-wise chains: which nodes can be a step (Add/Sub/Mul/Div with a constant scalar or with the chain's input,
+ * Clip with constant bounds, Relu), and the fused op that runs a chain in one dispatch (shaders/kernel_chain.comp).
+ * The partition compiler (kernels.c) finds the chains; each step computes what its node's own kernel computes. */
+#include <string.h>
+
+#include "kernels/kernel_internal.h"
+
+/* The step of a binary node whose input `scalar` is a constant of one float element, applied to input `data`. */
+static bool scalar_step(const ortvk_knode *node, ortvk_binary_fn fn, size_t scalar, ortvk_chain_step *step, int *input)
+{
+    size_t data = 1 - scalar, count = 0;
+    float value = 0.0f;
+    /* The output keeps the data input's shape only when the constant's rank does not exceed its rank. */
+    if (node->in[data].constant != NULL || node->in[data].rank < 0 || node->in[scalar].rank > node->in[data].rank ||
+        node->in[scalar].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT ||
+        !ortvk_knode_const_floats(node, scalar, &value, 1, &count) || count != 1)
+        return false;
+    bool first = scalar == 0; /* the constant is the left operand */
+    switch (fn) {
+    case ORTVK_BINARY_ADD: step->kind = ORTVK_CHAIN_ADD; break;
+    case ORTVK_BINARY_MUL: step->kind = ORTVK_CHAIN_MUL; break;
+    case ORTVK_BINARY_SUB: step->kind = first ? ORTVK_CHAIN_RSUB : ORTVK_CHAIN_SUB; break;
+    case ORTVK_BINARY_DIV: step->kind = first ? ORTVK_CHAIN_RDIV : ORTVK_CHAIN_DIV; break;
+    default: return false;
+    }
+    step->a = value;
+    *input = (int)data;
+    return true;
+}
+
+bool ortvk_kchain_step(const ortvk_knode *node, const ortvk_kop *op, const ortvk_kparams *params,
+                       ortvk_chain_step *step, int *input)
+{
+    *step = (ortvk_chain_step){0};
+    *input = -1;
+    if (node->n_out != 1 || node->out[0].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) return false;
+    const char *type = op->op_type;
+    if (strcmp(type, "Relu") == 0 || strcmp(type, "Clip") == 0) {
+        for (size_t i = 1; i < node->n_in; i++) {
+            if (node->in[i].present && node->in[i].constant == NULL) return false; /* a bound known at run time */
+        }
+        step->kind = type[0] == 'R' ? ORTVK_CHAIN_RELU : ORTVK_CHAIN_CLIP;
+        step->a = params->unary.alpha;
+        step->b = params->unary.beta;
+        *input = 0;
+        return node->in[0].type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+    }
+    bool add = strcmp(type, "Add") == 0, mul = strcmp(type, "Mul") == 0;
+    if (!add && !mul && strcmp(type, "Sub") != 0 && strcmp(type, "Div") != 0) return false;
+    if (node->n_in != 2 || params->binary.variadic) return false;
+    if (node->in[1].constant != NULL) return scalar_step(node, params->binary.fn, 1, step, input);
+    if (node->in[0].constant != NULL) return scalar_step(node, params->binary.fn, 0, step, input);
+    /* Two tensors: a step only as t + x or t * x (exact either way round), where the fusion finds x. */
+    if (!add && !mul) return false;
+    step->kind = add ? ORTVK_CHAIN_ADD_X : ORTVK_CHAIN_MUL_X;
+    return node->in[0].type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT &&
+           node->in[1].type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+}
+
+typedef struct push_chain {
+    uint64_t x, y;
+    uint32_t n;
+    uint32_t unused[3];
+    float a[ORTVK_KMAX_CHAIN], b[ORTVK_KMAX_CHAIN];
+} push_chain;
+_Static_assert(sizeof(push_chain) == 96, "push_chain: the shader's push constants");
+
+static OrtStatus *chain_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_kparams_chain *c = &params->chain;
+    push_chain push = {
+        .x = run->in[0].address,
+        .y = run->out[0].address,
+        .n = (uint32_t)run->out[0].count,
+    };
+    /* The pipeline's key: the kinds, 4 bits each, and the count (the shader's constants 3 and 4). */
+    uint64_t key = (uint64_t)c->count << 32;
+    for (int k = 0; k < c->count; k++) {
+        key |= (uint64_t)c->steps[k].kind << (4 * k);
+        push.a[k] = c->steps[k].a;
+        push.b[k] = c->steps[k].b;
+    }
+    /* Vectorised: 16 elements an invocation, as vec4. */
+    if (push.n % 4 == 0 && push.x % 16 == 0 && push.y % 16 == 0)
+        return ortvk_krun_dispatch_key(run, ORTVK_SHADER_CHAIN, 1, key, &push, sizeof(push), (push.n + 15) / 16);
+    return ortvk_krun_dispatch_key(run, ORTVK_SHADER_CHAIN, 0, key, &push, sizeof(push), push.n);
+}
+
+const ortvk_kop ortvk_kop_chain = {"Chain", 0, 0, "", 0, NULL, ortvk_kshape_same, chain_record};

@@ -57,33 +57,31 @@ bool ortvk_kchain_step(const ortvk_knode *node, const ortvk_kop *op, const ortvk
            node->in[1].type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
 }
 
+void ortvk_kchain_spec(const ortvk_kparams_chain *chain, ortvk_kspec *out)
+{
+    memset(out, 0, sizeof(*out));
+    for (int k = 0; k < chain->count; k++) {
+        out->words[0] |= (uint32_t)chain->steps[k].kind << (4 * k);
+        memcpy(&out->words[2 + k], &chain->steps[k].a, sizeof(float));
+        memcpy(&out->words[2 + ORTVK_KMAX_CHAIN + k], &chain->steps[k].b, sizeof(float));
+    }
+    out->words[1] = (uint32_t)chain->count;
+}
+
 typedef struct push_chain {
     uint64_t x, y;
     uint32_t n;
-    uint32_t unused[3];
-    float a[ORTVK_KMAX_CHAIN], b[ORTVK_KMAX_CHAIN];
 } push_chain;
-_Static_assert(sizeof(push_chain) == 96, "push_chain: the shader's push constants");
 
 static OrtStatus *chain_record(const ortvk_kparams *params, ortvk_krun *run)
 {
-    const ortvk_kparams_chain *c = &params->chain;
-    push_chain push = {
-        .x = run->in[0].address,
-        .y = run->out[0].address,
-        .n = (uint32_t)run->out[0].count,
-    };
-    /* The pipeline's key: the kinds, 4 bits each, and the count (the shader's constants 3 and 4). */
-    uint64_t key = (uint64_t)c->count << 32;
-    for (int k = 0; k < c->count; k++) {
-        key |= (uint64_t)c->steps[k].kind << (4 * k);
-        push.a[k] = c->steps[k].a;
-        push.b[k] = c->steps[k].b;
-    }
+    push_chain push = {.x = run->in[0].address, .y = run->out[0].address, .n = (uint32_t)run->out[0].count};
+    ortvk_kspec spec;
+    ortvk_kchain_spec(&params->chain, &spec);
     /* Vectorised: 16 elements an invocation, as vec4. */
     if (push.n % 4 == 0 && push.x % 16 == 0 && push.y % 16 == 0)
-        return ortvk_krun_dispatch_key(run, ORTVK_SHADER_CHAIN, 1, key, &push, sizeof(push), (push.n + 15) / 16);
-    return ortvk_krun_dispatch_key(run, ORTVK_SHADER_CHAIN, 0, key, &push, sizeof(push), push.n);
+        return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CHAIN, 1, &spec, &push, sizeof(push), (push.n + 15) / 16);
+    return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CHAIN, 0, &spec, &push, sizeof(push), push.n);
 }
 
 const ortvk_kop ortvk_kop_chain = {"Chain", 0, 0, "", 0, NULL, ortvk_kshape_same, chain_record};

@@ -237,7 +237,8 @@ static uint32_t gcd(uint32_t a, uint32_t b)
 /* Records Conv's dispatches: one, or one per range of input channels where a loop over all of them would pass
  * lavapipe's cap of 65535 loop iterations an invocation (shaders/common.glsl); ranges after the first add to the
  * partial sums in y, in the same order. */
-static OrtStatus *conv_dispatch(ortvk_krun *run, uint32_t fn, push_conv *push, uint64_t invocations)
+static OrtStatus *conv_dispatch(ortvk_krun *run, uint32_t fn, const ortvk_kspec *spec, push_conv *push,
+                                uint64_t invocations)
 {
     uint32_t cg = push->G > 0 ? push->C / push->G : 0;
     uint32_t per_channel = 1 + push->KH + push->KH * push->KW; /* iterations of its loops per input channel */
@@ -245,13 +246,14 @@ static OrtStatus *conv_dispatch(ortvk_krun *run, uint32_t fn, push_conv *push, u
     if (chunk == 0) chunk = 1;
     push->step_h = 0;
     push->step_w = cg;
-    if (cg <= chunk) return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_CONV, fn, push, sizeof(*push), invocations);
+    if (cg <= chunk)
+        return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CONV, fn, spec, push, sizeof(*push), invocations);
     /* float16 partial sums would round once per range: they stay float32 in a scratch buffer. */
     if (run->float16) ORTVK_TRY(ortvk_krun_scratch(run, run->out[0].count * sizeof(float), &push->partial));
     for (uint32_t c = 0; c < cg; c += chunk) {
         push->step_h = c;
         push->step_w = cg - c < chunk ? cg : c + chunk;
-        ORTVK_TRY(ortvk_krun_dispatch_fn(run, ORTVK_SHADER_CONV, fn, push, sizeof(*push), invocations));
+        ORTVK_TRY(ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CONV, fn, spec, push, sizeof(*push), invocations));
     }
     return NULL;
 }
@@ -259,7 +261,8 @@ static OrtStatus *conv_dispatch(ortvk_krun *run, uint32_t fn, push_conv *push, u
 /* A pointwise convolution (1x1, stride 1, no pads, group 1; `push` with H = 1 and W = the pixels) as the GEMM
  * shader's fast form, where it applies (*done): Y[n] (M x HW) = W (M x C) X[n] (C x HW) + bias, W as ONNX lays it
  * out or packed as its transpose; with one pixel (squeeze-excitation), Y[n]^T = X[n]^T W^T of packed weights. */
-static OrtStatus *conv_as_gemm(ortvk_krun *run, const push_conv *push, bool packed, bool *done)
+static OrtStatus *conv_as_gemm(ortvk_krun *run, const push_conv *push, bool packed, const ortvk_kspec *spec,
+                               bool *done)
 {
     *done = false;
     if (push->G != 1) return NULL;
@@ -280,7 +283,7 @@ static OrtStatus *conv_as_gemm(ortvk_krun *run, const push_conv *push, bool pack
     }
     if (!ortvk_kgemm_fast(&g, a, b, push->y)) return NULL;
     *done = true;
-    return ortvk_kgemm_record(run, &g, a, b, push->b, push->y, 1.0f, 1.0f);
+    return ortvk_kgemm_record(run, &g, a, b, push->b, push->y, 1.0f, 1.0f, spec);
 }
 
 static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *run, bool transpose)
@@ -288,6 +291,8 @@ static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *ru
     const ortvk_kparams_conv *p = &params->conv;
     conv_geometry g = {0};
     ORTVK_TRY(geometry(p, transpose, run, &g));
+    ortvk_kspec spec; /* a fused element-wise chain after the convolution, or none */
+    ortvk_kchain_spec(&p->epilogue, &spec);
     const ortvk_ktensor *b = run->n_in > 2 && run->in[2].present ? &run->in[2] : NULL;
     push_conv push = {
         .x = run->in[0].address,
@@ -330,7 +335,7 @@ static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *ru
         g.pad[1] == push.PW) {
         uint64_t pixel_blocks = (uint64_t)push.OH * ((push.OW + CONV_COLUMNS - 1) / CONV_COLUMNS);
         uint64_t groups = (uint64_t)push.N * push.M * ((pixel_blocks + 63) / 64);
-        return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_CONV, depthwise * ORTVK_KVARIANT, &push, sizeof(push),
+        return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CONV, depthwise * ORTVK_KVARIANT, &spec, &push, sizeof(push),
                                       groups * 64);
     }
     if (!transpose && run->in[1].packed && push.C > 0) {
@@ -343,7 +348,7 @@ static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *ru
             push.W = push.OW = push.H * push.W;
             push.H = push.OH = 1;
             bool done = false;
-            ORTVK_TRY(conv_as_gemm(run, &push, true, &done));
+            ORTVK_TRY(conv_as_gemm(run, &push, true, &spec, &done));
             if (done) return NULL;
             if (push.W % 4 == 0 && run->in[0].address % 16 == 0) fn |= 4;
         } else if (push.KH == 3 && push.KW == 3 && push.SW == 1 && push.DW == 1 && push.PW == 1 && push.W % 4 == 0 &&
@@ -353,7 +358,7 @@ static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *ru
         /* Workgroups of 64 column blocks that share their output channels (shaders/kernel_conv.comp). */
         uint64_t pixel_blocks = (uint64_t)push.OH * ((push.OW + CONV_COLUMNS - 1) / CONV_COLUMNS);
         uint64_t groups = (uint64_t)push.N * (push.M / push.TM) * ((pixel_blocks + 63) / 64);
-        return conv_dispatch(run, fn, &push, groups * 64);
+        return conv_dispatch(run, fn, &spec, &push, groups * 64);
     }
     if (!transpose && push.C > 0 && push.KH == 1 && push.KW == 1 && push.SH == 1 && push.SW == 1 && push.PH == 0 &&
         push.PW == 0 && push.OH == push.H && push.OW == push.W) {
@@ -361,13 +366,13 @@ static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *ru
         flat.W = flat.OW = push.H * push.W;
         flat.H = flat.OH = 1;
         bool done = false;
-        ORTVK_TRY(conv_as_gemm(run, &flat, false, &done));
+        ORTVK_TRY(conv_as_gemm(run, &flat, false, &spec, &done));
         if (done) return NULL;
     }
     uint64_t blocks = (uint64_t)push.N * (push.M / push.TM) * push.OH;
     if (!transpose) {
         blocks *= (push.OW + CONV_COLUMNS - 1) / CONV_COLUMNS;
-        return conv_dispatch(run, 0, &push, blocks);
+        return conv_dispatch(run, 0, &spec, &push, blocks);
     }
     /* Kernels the size of the stride, without dilation: each output reads one tap, found without a search; 2x2
      * without pads (the usual upsampling by 2): an invocation per input pixel (the shader's DIRECT). */

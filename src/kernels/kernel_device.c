@@ -128,7 +128,7 @@ static const struct {
     SHADER(ORTVK_SHADER_CONV_TRANSPOSE, "conv_transpose", spv_conv_transpose, 0xf, 0x3),
     SHADER(ORTVK_SHADER_POOL, "pool", spv_pool, 0x7, 0),
     SHADER(ORTVK_SHADER_BATCHNORM, "batchnorm", spv_batchnorm, 0x3f, 0x1),
-    SHADER(ORTVK_SHADER_RESIZE, "resize", spv_resize, 0x7, 0),
+    SHADER(ORTVK_SHADER_RESIZE, "resize", spv_resize, 0x7, 0x1),
     SHADER(ORTVK_SHADER_REDUCE, "reduce", spv_reduce, 0x3, 0),
     SHADER(ORTVK_SHADER_GEMM, "gemm", spv_gemm, 0xf, 0x3),
     SHADER(ORTVK_SHADER_SOFTMAX, "softmax", spv_softmax, 0x3, 0),
@@ -144,13 +144,13 @@ static const struct {
 /* Every shader takes at most this many bytes of push constants: the minimum every Vulkan device offers. */
 #define PUSH_CONSTANT_BYTES 128
 
-/* A pipeline specialized with a 64-bit key besides its function (ortvk_kernel_device_pipeline). */
+/* A pipeline with specialization constants beyond its function (ortvk_kernel_device_pipeline). */
 typedef struct keyed_pipeline {
     struct keyed_pipeline *next;
     ortvk_shader shader;
     bool float16, texels;
     uint32_t fn;
-    uint64_t key;
+    ortvk_kspec spec;
     VkPipeline pipeline;
 } keyed_pipeline;
 
@@ -167,7 +167,7 @@ struct ortvk_kernel_device {
     ortvk_ktexels unbound_texels;
     pthread_mutex_t lock;      /* guards pipeline creation and `keyed` */
     VkPipeline pipelines[ORTVK_SHADER_COUNT][2][2][ORTVK_KMAX_FN]; /* [shader][float16][texels][fn] */
-    keyed_pipeline *keyed;     /* those with a key (constants 3 and 4): a fused chain's steps */
+    keyed_pipeline *keyed;     /* those with further constants (a fused chain's steps) */
 };
 
 /* One entry per device with a live EP, so that sessions on a device share its pipelines. A process-wide list
@@ -312,7 +312,7 @@ void ortvk_kernel_device_put(ortvk_kernel_device *kdev)
 }
 
 static VkResult create_pipeline(ortvk_kernel_device *kdev, ortvk_shader shader, bool float16, bool texels, uint32_t fn,
-                                uint64_t key, VkPipeline *out)
+                                const ortvk_kspec *spec, VkPipeline *out)
 {
     VkDevice vk = kdev->device->vk;
     int v = float16 ? 1 : 0;
@@ -325,15 +325,16 @@ static VkResult create_pipeline(ortvk_kernel_device *kdev, ortvk_shader shader, 
     VkResult r = vkCreateShaderModule(vk, &module_info, NULL, &module);
     if (r != VK_SUCCESS) return r;
     /* Constant 0 is the function of shaders that have it, constant 1 their variant; the others ignore the entries.
-     * Constant 2 (common.glsl's ORTVK_TEXELS): the texel operands are read as texels. Constants 3 and 4: the key's
-     * low and high words. */
-    uint32_t values[5] = {fn % ORTVK_KVARIANT, fn / ORTVK_KVARIANT, texels ? 1 : 0, (uint32_t)key,
-                          (uint32_t)(key >> 32)};
-    VkSpecializationMapEntry entries[5];
-    for (uint32_t i = 0; i < 5; i++)
+     * Constant 2 (common.glsl's ORTVK_TEXELS): the texel operands are read as texels. Constants 3 on: `spec`. */
+    uint32_t values[3 + ORTVK_KSPEC_WORDS] = {fn % ORTVK_KVARIANT, fn / ORTVK_KVARIANT, texels ? 1 : 0};
+    if (spec != NULL) memcpy(values + 3, spec->words, sizeof(spec->words));
+    VkSpecializationMapEntry entries[3 + ORTVK_KSPEC_WORDS];
+    for (uint32_t i = 0; i < 3 + ORTVK_KSPEC_WORDS; i++)
         entries[i] = (VkSpecializationMapEntry){.constantID = i, .offset = 4 * i, .size = sizeof(uint32_t)};
-    VkSpecializationInfo specialization = {
-        .mapEntryCount = 5, .pMapEntries = entries, .dataSize = sizeof(values), .pData = values};
+    VkSpecializationInfo specialization = {.mapEntryCount = 3 + ORTVK_KSPEC_WORDS,
+                                           .pMapEntries = entries,
+                                           .dataSize = sizeof(values),
+                                           .pData = values};
     VkComputePipelineCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
@@ -349,36 +350,40 @@ static VkResult create_pipeline(ortvk_kernel_device *kdev, ortvk_shader shader, 
     return r;
 }
 
-/* The slot of a keyed pipeline, added empty when new (under kdev->lock); NULL when out of memory. */
+/* The slot of a pipeline with `spec`, added empty when new (under kdev->lock); NULL when out of memory. */
 static VkPipeline *keyed_slot(ortvk_kernel_device *kdev, ortvk_shader shader, bool float16, bool texels, uint32_t fn,
-                              uint64_t key)
+                              const ortvk_kspec *spec)
 {
     for (keyed_pipeline *k = kdev->keyed; k != NULL; k = k->next) {
-        if (k->shader == shader && k->float16 == float16 && k->texels == texels && k->fn == fn && k->key == key)
+        if (k->shader == shader && k->float16 == float16 && k->texels == texels && k->fn == fn &&
+            memcmp(&k->spec, spec, sizeof(*spec)) == 0)
             return &k->pipeline;
     }
     keyed_pipeline *k = calloc(1, sizeof(*k));
     if (k == NULL) return NULL;
-    *k = (keyed_pipeline){kdev->keyed, shader, float16, texels, fn, key, VK_NULL_HANDLE};
+    *k = (keyed_pipeline){kdev->keyed, shader, float16, texels, fn, *spec, VK_NULL_HANDLE};
     kdev->keyed = k;
     return &k->pipeline;
 }
 
 OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, ortvk_shader shader, bool float16, bool texels,
-                                        uint32_t fn, uint64_t key, VkPipeline *pipeline, VkPipelineLayout *layout)
+                                        uint32_t fn, const ortvk_kspec *spec, VkPipeline *pipeline,
+                                        VkPipelineLayout *layout)
 {
     OrtStatus *status = NULL;
     *layout = kdev->layout;
     *pipeline = VK_NULL_HANDLE;
     if (fn >= ORTVK_KMAX_FN)
         return ortvk_status(ORT_EP_FAIL, "the %s kernel has no function %u", shaders[shader].name, fn);
+    static const ortvk_kspec none = {{0}};
+    if (spec != NULL && memcmp(spec, &none, sizeof(none)) == 0) spec = NULL;
     pthread_mutex_lock(&kdev->lock);
-    VkPipeline *slot = key == 0 ? &kdev->pipelines[shader][float16 ? 1 : 0][texels ? 1 : 0][fn]
-                                : keyed_slot(kdev, shader, float16, texels, fn, key);
+    VkPipeline *slot = spec == NULL ? &kdev->pipelines[shader][float16 ? 1 : 0][texels ? 1 : 0][fn]
+                                    : keyed_slot(kdev, shader, float16, texels, fn, spec);
     if (slot == NULL) {
         status = ortvk_status(ORT_FAIL, "out of host memory creating the %s kernel's pipeline", shaders[shader].name);
     } else if (*slot == VK_NULL_HANDLE) {
-        VkResult r = create_pipeline(kdev, shader, float16, texels, fn, key, slot);
+        VkResult r = create_pipeline(kdev, shader, float16, texels, fn, spec, slot);
         if (r != VK_SUCCESS)
             status = ortvk_status_vk(r, "vkCreateComputePipelines", "creating the %s kernel's %s pipeline",
                                      shaders[shader].name, float16 ? "float16" : "float32");

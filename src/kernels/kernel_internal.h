@@ -150,6 +150,32 @@ typedef struct ortvk_kparams_binary {
     ortvk_compare_fn compare; /* comparisons and logic (their own ops) */
 } ortvk_kparams_binary;
 
+/* A chain of element-wise steps fused into one dispatch at Compile (kernel_chain.c): t = x, then each step on t. */
+typedef enum ortvk_chain_kind {
+    ORTVK_CHAIN_ADD = 0, /* t + a */
+    ORTVK_CHAIN_SUB,     /* t - a */
+    ORTVK_CHAIN_RSUB,    /* a - t */
+    ORTVK_CHAIN_MUL,     /* t * a */
+    ORTVK_CHAIN_DIV,     /* t / a */
+    ORTVK_CHAIN_RDIV,    /* a / t */
+    ORTVK_CHAIN_CLIP,    /* t clamped to [a, b], NaN kept */
+    ORTVK_CHAIN_RELU,
+    ORTVK_CHAIN_ADD_X,   /* t + x */
+    ORTVK_CHAIN_MUL_X,   /* t * x */
+} ortvk_chain_kind;
+
+#define ORTVK_KMAX_CHAIN 8
+
+typedef struct ortvk_chain_step {
+    ortvk_chain_kind kind;
+    float a, b;
+} ortvk_chain_step;
+
+typedef struct ortvk_kparams_chain {
+    int count;
+    ortvk_chain_step steps[ORTVK_KMAX_CHAIN];
+} ortvk_kparams_chain;
+
 /* Conv and ConvTranspose, 1-D and 2-D (1-D runs as H = 1). */
 typedef struct ortvk_kparams_conv {
     int spatial;          /* 1 or 2 */
@@ -161,6 +187,7 @@ typedef struct ortvk_kparams_conv {
     int64_t output_padding[2];
     int64_t output_shape[2]; /* ConvTranspose only; 0 when not given */
     bool has_output_shape;
+    ortvk_kparams_chain epilogue; /* Conv: element-wise steps fused after it at Compile (kernels.c) */
 } ortvk_kparams_conv;
 
 enum { ORTVK_AUTO_PAD_NOTSET, ORTVK_AUTO_PAD_VALID, ORTVK_AUTO_PAD_SAME_UPPER, ORTVK_AUTO_PAD_SAME_LOWER };
@@ -308,32 +335,6 @@ typedef struct ortvk_kparams_cast {
     ONNXTensorElementDataType to;
 } ortvk_kparams_cast;
 
-/* A chain of element-wise steps fused into one dispatch at Compile (kernel_chain.c): t = x, then each step on t. */
-typedef enum ortvk_chain_kind {
-    ORTVK_CHAIN_ADD = 0, /* t + a */
-    ORTVK_CHAIN_SUB,     /* t - a */
-    ORTVK_CHAIN_RSUB,    /* a - t */
-    ORTVK_CHAIN_MUL,     /* t * a */
-    ORTVK_CHAIN_DIV,     /* t / a */
-    ORTVK_CHAIN_RDIV,    /* a / t */
-    ORTVK_CHAIN_CLIP,    /* t clamped to [a, b], NaN kept */
-    ORTVK_CHAIN_RELU,
-    ORTVK_CHAIN_ADD_X,   /* t + x */
-    ORTVK_CHAIN_MUL_X,   /* t * x */
-} ortvk_chain_kind;
-
-#define ORTVK_KMAX_CHAIN 8
-
-typedef struct ortvk_chain_step {
-    ortvk_chain_kind kind;
-    float a, b;
-} ortvk_chain_step;
-
-typedef struct ortvk_kparams_chain {
-    int count;
-    ortvk_chain_step steps[ORTVK_KMAX_CHAIN];
-} ortvk_kparams_chain;
-
 typedef union ortvk_kparams {
     ortvk_kparams_unary unary;
     ortvk_kparams_chain chain;
@@ -423,10 +424,15 @@ OrtStatus *ortvk_krun_dispatch(ortvk_krun *run, ortvk_shader shader, const void 
 #define ORTVK_KVARIANT 32
 OrtStatus *ortvk_krun_dispatch_fn(ortvk_krun *run, ortvk_shader shader, uint32_t fn, const void *push,
                                   uint32_t push_size, uint64_t invocations);
-/* The same with a pipeline specialized also by `key` (constants 3 and 4: its low and high words), for what has too
- * many forms for `fn`: a fused chain's steps. A pipeline per distinct key is kept for the device's lifetime. */
-OrtStatus *ortvk_krun_dispatch_key(ortvk_krun *run, ortvk_shader shader, uint32_t fn, uint64_t key, const void *push,
-                                   uint32_t push_size, uint64_t invocations);
+/* Further specialization constants, for what has too many forms for `fn` (a fused chain's steps): word i goes to
+ * constant 3 + i. A pipeline per distinct set is kept for the device's lifetime. */
+#define ORTVK_KSPEC_WORDS 18
+typedef struct ortvk_kspec {
+    uint32_t words[ORTVK_KSPEC_WORDS];
+} ortvk_kspec;
+/* The same as ortvk_krun_dispatch_fn with `spec` (NULL or all zeros: none). */
+OrtStatus *ortvk_krun_dispatch_spec(ortvk_krun *run, ortvk_shader shader, uint32_t fn, const ortvk_kspec *spec,
+                                    const void *push, uint32_t push_size, uint64_t invocations);
 
 /* Records a buffer copy of `bytes` from src to dst (device addresses of ortvk memory). */
 OrtStatus *ortvk_krun_copy(ortvk_krun *run, VkDeviceAddress dst, VkDeviceAddress src, VkDeviceSize bytes);
@@ -526,6 +532,8 @@ bool ortvk_kchain_step(const ortvk_knode *node, const ortvk_kop *op, const ortvk
                        ortvk_chain_step *step, int *input);
 /* The op of a fused chain: one input (x), one output; never matched to a node. */
 extern const ortvk_kop ortvk_kop_chain;
+/* A chain's specialization constants (shaders/common.glsl's ortvk_chain4): the kinds, the count, each a and b. */
+void ortvk_kchain_spec(const ortvk_kparams_chain *chain, ortvk_kspec *out);
 
 /* Compile: Conv's constant input `input` (`t` its type and dims, `data` its host values) rearranged into `packed`
  * (as many bytes) for faster reads; false keeps it as it is. The run sees t->packed (kernel_conv.c). */
@@ -547,7 +555,7 @@ typedef struct ortvk_kgemm_plan {
 /* Whether the shader's register-tiled form takes these operands (else a slow generic form runs). */
 bool ortvk_kgemm_fast(const ortvk_kgemm_plan *g, VkDeviceAddress a, VkDeviceAddress b, VkDeviceAddress y);
 OrtStatus *ortvk_kgemm_record(ortvk_krun *run, const ortvk_kgemm_plan *g, VkDeviceAddress a, VkDeviceAddress b,
-                              VkDeviceAddress c, VkDeviceAddress y, float alpha, float beta);
+                              VkDeviceAddress c, VkDeviceAddress y, float alpha, float beta, const ortvk_kspec *spec);
 
 /* Op tables of each family, terminated by an entry with op_type NULL. */
 extern const ortvk_kop ortvk_kops_elementwise[];
@@ -583,9 +591,9 @@ typedef struct ortvk_kbindings {
 void ortvk_kernel_device_bind(ortvk_kernel_device *kdev, VkCommandBuffer cmd, ortvk_kbindings *bindings);
 
 /* Pipeline lookup (created on first use): the shader's float32 variant, or its float16 one, specialized for `fn`,
- * for reading its texel operands as texels (`texels`) or from the storage buffers, and with `key` (0: none) in
- * constants 3 and 4. */
+ * for reading its texel operands as texels (`texels`) or from the storage buffers, and with `spec` (NULL: none). */
 OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, ortvk_shader shader, bool float16, bool texels,
-                                        uint32_t fn, uint64_t key, VkPipeline *pipeline, VkPipelineLayout *layout);
+                                        uint32_t fn, const ortvk_kspec *spec, VkPipeline *pipeline,
+                                        VkPipelineLayout *layout);
 
 #endif

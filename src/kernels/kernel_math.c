@@ -168,7 +168,7 @@ bool ortvk_kgemm_fast(const ortvk_kgemm_plan *g, VkDeviceAddress a, VkDeviceAddr
 }
 
 OrtStatus *ortvk_kgemm_record(ortvk_krun *run, const ortvk_kgemm_plan *g, VkDeviceAddress a, VkDeviceAddress b,
-                              VkDeviceAddress c, VkDeviceAddress y, float alpha, float beta)
+                              VkDeviceAddress c, VkDeviceAddress y, float alpha, float beta, const ortvk_kspec *spec)
 {
     push_gemm push = {
         .a = a,
@@ -203,7 +203,7 @@ OrtStatus *ortvk_kgemm_record(ortvk_krun *run, const ortvk_kgemm_plan *g, VkDevi
     uint64_t blocks = (uint64_t)((g->M + bm - 1) / bm) * (uint64_t)((g->N + bn - 1) / bn);
     for (int i = 0; i < g->batch_rank; i++) blocks *= (uint64_t)g->batch[i];
     if (rows) blocks *= 64;
-    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_GEMM, fn, &push, sizeof(push), blocks);
+    return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_GEMM, fn, spec, &push, sizeof(push), blocks);
 }
 
 static OrtStatus *gemm_record(const ortvk_kparams *params, ortvk_krun *run)
@@ -212,7 +212,7 @@ static OrtStatus *gemm_record(const ortvk_kparams *params, ortvk_krun *run)
     gemm_plan g;
     ORTVK_TRY(gemm_plan_for(p, run, &g));
     return ortvk_kgemm_record(run, &g, run->in[0].address, run->in[1].address, g.has_c ? run->in[2].address : 0,
-                              run->out[0].address, p->alpha, p->beta);
+                              run->out[0].address, p->alpha, p->beta, NULL);
 }
 
 /* ---- Softmax, LogSoftmax -------------------------------------------------------------------------------- */

@@ -130,6 +130,13 @@ static double product(const int64_t *dims, size_t from, size_t to)
 
 /* Multiply-adds count 2 FLOPs; bias, activation and padding are left out. Bytes: every tensor the node's device
  * work reads or writes, counted once (what a perfect cache would move). */
+/* Whether `op` is `name`, or a fused kernel led by it ("Conv+Add+Clip"). */
+static bool led_by(const char *op, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(op, name, n) == 0 && (op[n] == '\0' || op[n] == '+');
+}
+
 static void node_cost(const char *op, const ortvk_kparams *params, const ortvk_krun *run, double *flops,
                       double *bytes)
 {
@@ -141,7 +148,7 @@ static void node_cost(const char *op, const ortvk_kparams *params, const ortvk_k
     }
     const ortvk_ktensor *x = &run->in[0], *w = &run->in[1], *y = &run->out[0];
     if (!x->present || !y->present) return;
-    if (strcmp(op, "Conv") == 0 && w->present && w->rank >= 2) {
+    if (led_by(op, "Conv") && w->present && w->rank >= 2) {
         /* y[n, m, ...] sums over C/group channels and the kernel window: W is [M, C/group, k...]. */
         *flops = 2.0 * (double)y->count * product(w->dims, 1, w->rank);
     } else if (strcmp(op, "ConvTranspose") == 0 && w->present && w->rank >= 2) {

@@ -451,36 +451,46 @@ static bool continues_chain(const ortvk_kernel *k, size_t input, int x)
     return k->n_in == 2 && k->in_slot[1 - input] == x;
 }
 
-/* Kernel `head` takes over the chain of `count` kernels at `members` (head first): one input x, the last member's
- * output; the others are destroyed. */
-static void fuse_into(ortvk_partition *p, ortvk_kernel *head, const size_t *members, int count, int x)
+/* Collects the steps of the kernels at `members` from index `keep` on into `chain` (with keep = 1 the first is the
+ * Conv the chain follows) and their op types joined by '+' into `type`; destroys every member but the first.
+ * Returns the value the last member wrote. */
+static int take_steps(ortvk_partition *p, const size_t *members, int count, int keep, ortvk_kparams_chain *chain,
+                      char *type, size_t type_len)
 {
-    ortvk_kparams_chain chain = {.count = count};
-    char type[sizeof(head->op_type)] = "";
     for (int m = 0; m < count; m++) {
         ortvk_kernel *k = p->kernels[members[m]];
-        chain.steps[m] = k->step;
+        if (m >= keep) chain->steps[chain->count++] = k->step;
         size_t used = strlen(type); /* the names as far as they fit */
-        if (snprintf(type + used, sizeof(type) - used, "%s%s", m ? "+" : "", k->op_type) < 0) break;
+        if (snprintf(type + used, type_len - used, "%s%s", m ? "+" : "", k->op_type) < 0) type[used] = '\0';
     }
     int out = p->kernels[members[count - 1]]->out_slot[0];
     for (int m = 1; m < count; m++) {
         kernel_destroy(p->kernels[members[m]]);
         p->kernels[members[m]] = NULL;
     }
-    free_consts(head);
-    head->op = &ortvk_kop_chain;
-    head->params.chain = chain;
-    head->n_in = head->n_out = 1;
-    head->in_slot[0] = x;
-    head->out_slot[0] = out;
-    head->chainable = false;
-    snprintf(head->op_type, sizeof(head->op_type), "%s", type);
+    return out;
+}
+
+/* The kernels after members[count - 1] that continue the chain whose input is value `x`, appended to `members`. */
+static int extend_chain(const ortvk_partition *p, const int *readers, int x, size_t *members, int count, int max)
+{
+    while (count < max) {
+        const ortvk_kernel *last = p->kernels[members[count - 1]];
+        int t = last->out_slot[0];
+        size_t input = 0;
+        /* t read once, but for a Conv's result x, read also by the chain's t + x and t * x (checked after) */
+        if (x < 0 || t < 0 || p->values[t].fused_out >= 0 || (readers[t] != 1 && t != x)) break;
+        int next = reader_of(p, members[count - 1], t, &input);
+        if (next < 0 || !continues_chain(p->kernels[next], input, x)) break;
+        members[count++] = (size_t)next;
+    }
+    return count;
 }
 
 /* Runs of element-wise nodes, each the only reader of the one before (whose output stays inside the partition),
  * become one kernel: one dispatch and one pass over memory instead of one each (the "hard swish" of MobileNet-like
- * models is Add, Clip, Div and Mul). The fused kernel takes the place of the chain's first node. */
+ * models is Add, Clip, Div and Mul). The fused kernel takes the place of the chain's first node. A chain right after
+ * a float32 Conv runs in the Conv's own stores (its epilogue), its input x being the Conv's result. */
 static OrtStatus *fuse_chains(ortvk_partition *p)
 {
     int *readers = calloc(p->n_values + 1, sizeof(*readers));
@@ -492,20 +502,34 @@ static OrtStatus *fuse_chains(ortvk_partition *p)
     }
     for (size_t j = 0; j < p->n_kernels; j++) {
         ortvk_kernel *head = p->kernels[j];
-        if (head == NULL || !head->chainable || head->chain_input < 0) continue;
-        int x = head->in_slot[head->chain_input];
-        size_t members[ORTVK_KMAX_CHAIN] = {j};
-        int count = 1;
-        while (count < ORTVK_KMAX_CHAIN) {
-            const ortvk_kernel *last = p->kernels[members[count - 1]];
-            int t = last->out_slot[0];
-            size_t input = 0;
-            if (x < 0 || t < 0 || p->values[t].fused_out >= 0 || readers[t] != 1) break;
-            int next = reader_of(p, members[count - 1], t, &input);
-            if (next < 0 || !continues_chain(p->kernels[next], input, x)) break;
-            members[count++] = (size_t)next;
+        if (head == NULL) continue;
+        size_t members[ORTVK_KMAX_CHAIN + 1] = {j};
+        char type[sizeof(head->op_type)] = "";
+        if (strcmp(head->op->op_type, "Conv") == 0 && !head->float16 && head->n_out == 1) {
+            int x = head->out_slot[0], count = extend_chain(p, readers, x, members, 1, ORTVK_KMAX_CHAIN + 1);
+            /* The Conv's result itself must be read by the chain only: it is never stored. */
+            int x_reads = 1;
+            for (int m = 1; m < count; m++) x_reads += p->kernels[members[m]]->chain_input < 0;
+            if (count == 1 || readers[x] != x_reads) continue;
+            ortvk_kparams_chain *chain = &head->params.conv.epilogue;
+            head->out_slot[0] = take_steps(p, members, count, 1, chain, type, sizeof(type));
+            snprintf(head->op_type, sizeof(head->op_type), "%s", type);
+            continue;
         }
-        if (count > 1) fuse_into(p, head, members, count, x);
+        if (!head->chainable || head->chain_input < 0) continue;
+        int x = head->in_slot[head->chain_input];
+        int count = extend_chain(p, readers, x, members, 1, ORTVK_KMAX_CHAIN);
+        if (count == 1) continue;
+        ortvk_kparams_chain chain = {0};
+        int out = take_steps(p, members, count, 0, &chain, type, sizeof(type));
+        free_consts(head);
+        head->op = &ortvk_kop_chain;
+        head->params.chain = chain;
+        head->n_in = head->n_out = 1;
+        head->in_slot[0] = x;
+        head->out_slot[0] = out;
+        head->chainable = false;
+        snprintf(head->op_type, sizeof(head->op_type), "%s", type);
     }
     free(readers);
     /* Close the gaps, and say again which kernel reads each value last. */
@@ -1057,11 +1081,11 @@ static OrtStatus *bind_operand(ortvk_krun *run, VkDeviceAddress address, ortvk_k
 OrtStatus *ortvk_krun_dispatch_fn(ortvk_krun *run, ortvk_shader shader, uint32_t fn, const void *push,
                                   uint32_t push_size, uint64_t invocations)
 {
-    return ortvk_krun_dispatch_key(run, shader, fn, 0, push, push_size, invocations);
+    return ortvk_krun_dispatch_spec(run, shader, fn, NULL, push, push_size, invocations);
 }
 
-OrtStatus *ortvk_krun_dispatch_key(ortvk_krun *run, ortvk_shader shader, uint32_t fn, uint64_t key, const void *push,
-                                   uint32_t push_size, uint64_t invocations)
+OrtStatus *ortvk_krun_dispatch_spec(ortvk_krun *run, ortvk_shader shader, uint32_t fn, const ortvk_kspec *spec,
+                                    const void *push, uint32_t push_size, uint64_t invocations)
 {
     if (invocations == 0) return NULL;
     uint64_t groups = (invocations + WORKGROUP - 1) / WORKGROUP;
@@ -1093,7 +1117,7 @@ OrtStatus *ortvk_krun_dispatch_key(ortvk_krun *run, ortvk_shader shader, uint32_
     }
     VkPipeline pipeline;
     VkPipelineLayout layout;
-    ORTVK_TRY(ortvk_kernel_device_pipeline(run->kdev, shader, run->float16, texels, fn, key, &pipeline, &layout));
+    ORTVK_TRY(ortvk_kernel_device_pipeline(run->kdev, shader, run->float16, texels, fn, spec, &pipeline, &layout));
     barrier(run);
     vkCmdBindPipeline(run->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
     ortvk_kernel_device_bind(run->kdev, run->cmd, &bindings);

@@ -119,6 +119,92 @@ layout(set = 0, binding = 0, std430) restrict buffer OrtvkElems { uint16_t v[]; 
             if (k##_b + k##_j < (end)) \
                 [[unroll]] for (uint k = k##_b + k##_j, k##_once = 0u; k##_once < 1u; k##_once++)
 
+// A chain of element-wise steps fused after an op's result, or run on its own (kernel_chain.c): specialization
+// constants 3 and 4 hold the steps' kinds (ortvk_chain_kind, 4 bits each) and count, 5-12 their a and 13-20 their
+// b, so that a pipeline holds only its chain's operations. No steps by default: ortvk_chain4(x) is x.
+layout(constant_id = 3) const uint ORTVK_CHAIN_KINDS = 0u;
+layout(constant_id = 4) const uint ORTVK_CHAIN_COUNT = 0u;
+layout(constant_id = 5) const float ORTVK_CHAIN_A0 = 0.0;
+layout(constant_id = 6) const float ORTVK_CHAIN_A1 = 0.0;
+layout(constant_id = 7) const float ORTVK_CHAIN_A2 = 0.0;
+layout(constant_id = 8) const float ORTVK_CHAIN_A3 = 0.0;
+layout(constant_id = 9) const float ORTVK_CHAIN_A4 = 0.0;
+layout(constant_id = 10) const float ORTVK_CHAIN_A5 = 0.0;
+layout(constant_id = 11) const float ORTVK_CHAIN_A6 = 0.0;
+layout(constant_id = 12) const float ORTVK_CHAIN_A7 = 0.0;
+layout(constant_id = 13) const float ORTVK_CHAIN_B0 = 0.0;
+layout(constant_id = 14) const float ORTVK_CHAIN_B1 = 0.0;
+layout(constant_id = 15) const float ORTVK_CHAIN_B2 = 0.0;
+layout(constant_id = 16) const float ORTVK_CHAIN_B3 = 0.0;
+layout(constant_id = 17) const float ORTVK_CHAIN_B4 = 0.0;
+layout(constant_id = 18) const float ORTVK_CHAIN_B5 = 0.0;
+layout(constant_id = 19) const float ORTVK_CHAIN_B6 = 0.0;
+layout(constant_id = 20) const float ORTVK_CHAIN_B7 = 0.0;
+
+float ortvk_chain_a(uint k)
+{
+    switch (k) {
+    case 0u: return ORTVK_CHAIN_A0;
+    case 1u: return ORTVK_CHAIN_A1;
+    case 2u: return ORTVK_CHAIN_A2;
+    case 3u: return ORTVK_CHAIN_A3;
+    case 4u: return ORTVK_CHAIN_A4;
+    case 5u: return ORTVK_CHAIN_A5;
+    case 6u: return ORTVK_CHAIN_A6;
+    case 7u: return ORTVK_CHAIN_A7;
+    }
+    return 0.0;
+}
+
+float ortvk_chain_b(uint k)
+{
+    switch (k) {
+    case 0u: return ORTVK_CHAIN_B0;
+    case 1u: return ORTVK_CHAIN_B1;
+    case 2u: return ORTVK_CHAIN_B2;
+    case 3u: return ORTVK_CHAIN_B3;
+    case 4u: return ORTVK_CHAIN_B4;
+    case 5u: return ORTVK_CHAIN_B5;
+    case 6u: return ORTVK_CHAIN_B6;
+    case 7u: return ORTVK_CHAIN_B7;
+    }
+    return 0.0;
+}
+
+// Each step as its own op computes it: `precise` keeps steps from fusing into multiply-adds; NaN stays NaN through
+// Clip and Relu (and -0 through Relu).
+vec4 ortvk_chain4(vec4 x)
+{
+    precise vec4 t = x;
+    [[unroll]] for (uint k = 0u; k < 8u; k++) {
+        if (k >= ORTVK_CHAIN_COUNT) break;
+        uint kind = (ORTVK_CHAIN_KINDS >> (4u * k)) & 15u;
+        float a = ortvk_chain_a(k);
+        switch (kind) {
+        case 0u: t = t + a; break;
+        case 1u: t = t - a; break;
+        case 2u: t = a - t; break;
+        case 3u: t = t * a; break;
+        case 4u: t = t / a; break;
+        case 5u: t = a / t; break;
+        case 6u: {
+            bvec4 nan = greaterThan(floatBitsToUint(t) & 0x7fffffffu, uvec4(0x7f800000u));
+            t = mix(min(max(t, a), ortvk_chain_b(k)), t, nan);
+            break;
+        }
+        case 7u: t = mix(t, vec4(0.0), lessThan(t, vec4(0.0))); break;
+        case 8u: t = t + x; break;
+        case 9u: t = t * x; break;
+        }
+    }
+    return t;
+}
+
+float ortvk_chain(float x)
+{
+    return ORTVK_CHAIN_COUNT == 0u ? x : ortvk_chain4(vec4(x)).x;
+}
+
 // Matches ortvk_krun_dispatch: workgroups of 64 over x, then y.
 uint ortvk_index()
 {

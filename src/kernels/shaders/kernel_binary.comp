@@ -48,6 +48,24 @@ void main_vec()
         }
         return;
     }
+    if (p.dims[last] % 16u == 0u && e0 + 16u <= p.n) {
+        // The 16 elements lie in one run of the last dim (a per-channel scale or bias, say): indices found once.
+        uint ia = 0u, ib = 0u, r = e0;
+        for (int k = int(last); k >= 0; k--) {
+            uint d = p.dims[k];
+            uint q = r / d;
+            uint c = r - q * d;
+            r = q;
+            ia += c * p.sa[k];
+            ib += c * p.sb[k];
+        }
+        [[unroll]] for (uint j = 0u; j < 16u; j += 4u) {
+            vec4 a = p.sa[last] != 0u ? ORTVK_TEXEL4(0, p.a, ia + j) : vec4(ORTVK_TEXEL(0, p.a, ia));
+            vec4 b = p.sb[last] != 0u ? ORTVK_TEXEL4(1, p.b, ib + j) : vec4(ORTVK_TEXEL(1, p.b, ib));
+            ORTVK_SET4(2, p.c, e0 + j, vec4(apply(a.x, b.x), apply(a.y, b.y), apply(a.z, b.z), apply(a.w, b.w)));
+        }
+        return;
+    }
     [[unroll]] for (uint j = 0u; j < 16u; j += 4u) {
         uint e = e0 + j;
         if (e >= p.n) return;

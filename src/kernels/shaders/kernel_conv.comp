@@ -4,7 +4,8 @@
 // reference. Specialization constant FN: 0 weights as ONNX lays them out; else packed at Compile as
 // [g][c][kh][kw][m of the group] (kernel_conv.c), read 4 channels per vec4: bit 0 TM = 4, bit 1 TM = 8, bit 2 the
 // input rows read as vec4 (a 1x1 convolution of stride 1 without pads, run as one row of H * W columns), bit 3 the
-// same for 3x3 windows of stride 1, pad 1 (the "same" convolutions).
+// same for 3x3 windows of stride 1, pad 1 (the "same" convolutions). A fused element-wise chain (common.glsl's
+// ortvk_chain) applies to each stored result.
 #version 460
 #include "common.glsl"
 
@@ -161,6 +162,7 @@ void main_packed()
             if (!col_in[c]) continue;
             float sum = acc[j / 4u][c][j % 4u];
             if (p.b != uvec2(0u) && p.c_end == cg) sum += bias;
+            if (p.c_end == cg) sum = ortvk_chain(sum); // a fused element-wise chain, after the last range
             if (p.partial != uvec2(0u) && p.c_end != cg) ORTVK_FLOAT(4, p.partial, row + ow0 + c) = sum;
             else ORTVK_SET(3, p.y, row + ow0 + c, sum);
         }
@@ -187,6 +189,13 @@ void main_depthwise()
     uint wg = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     uint pb = (wg % groups_per_m) * 64u + gl_LocalInvocationID.x;
     uint mt = wg / groups_per_m; // n * M + m, uniform across the workgroup
+    if (pixel_blocks < 32u) {
+        // Small images: a workgroup per channel would leave most of its invocations idle; consecutive
+        // invocations take the pixel blocks of consecutive channels instead.
+        uint i = ortvk_index();
+        pb = i % pixel_blocks;
+        mt = i / pixel_blocks;
+    }
     if (pb >= pixel_blocks || mt >= p.N * p.M) return;
     uint ow0 = (pb % col_blocks) * TW;
     uint oh = pb / col_blocks;
@@ -227,7 +236,7 @@ void main_depthwise()
         if (ow0 + c >= p.OW) continue;
         float sum = acc[c];
         if (p.b != uvec2(0u)) sum += bias;
-        ORTVK_SET(3, p.y, row + ow0 + c, sum);
+        ORTVK_SET(3, p.y, row + ow0 + c, ortvk_chain(sum));
     }
 }
 
@@ -310,6 +319,7 @@ void main()
             if (!col_in[c]) continue;
             float sum = acc[j][c];
             if (p.b != uvec2(0u) && p.c_end == cg) sum += bias;
+            if (p.c_end == cg) sum = ortvk_chain(sum); // a fused element-wise chain, after the last range
             if (p.partial != uvec2(0u) && p.c_end != cg) ORTVK_FLOAT(4, p.partial, row + ow0 + c) = sum;
             else ORTVK_SET(3, p.y, row + ow0 + c, sum);
         }

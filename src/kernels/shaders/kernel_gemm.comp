@@ -1,6 +1,7 @@
 // MatMul (batched, broadcast batch dims) and Gemm: y[b, m, n] = alpha * sum_k A[b, m, k] B[b, k, n]
 // (+ beta * C[m, n]), with A and B addressed through strides so that transposes cost nothing. Each invocation
-// computes a TM x TN block of one batch's output; every sum runs over k in ascending order.
+// computes a TM x TN block of one batch's output; every sum runs over k in ascending order. A fused element-wise
+// chain (common.glsl's ortvk_chain) applies to each stored result (a pointwise Conv's activation).
 // Specialization constant FAST (the host's choice where A's rows and B's rows are contiguous, K and N multiples
 // of 4, the tensors 16-byte aligned): blocks of 8 x 16 read as vec4 (A along k, B along n), 4 k a loop iteration,
 // no bounds checks inside the loop (edge rows and columns read clamped indices and are not stored); A along m
@@ -98,7 +99,7 @@ void gemm_block(uint m0, uint n0, uint batch)
                 [[unroll]] for (uint e = 0u; e < 4u; e++)
                     sum[e] += p.beta * ORTVK_GET(2, p.c, int(m) * p.c_sm + int(n + e) * p.c_sn);
             }
-            ORTVK_SET4(3, p.y, (batch * p.M + m) * p.N + n, sum);
+            ORTVK_SET4(3, p.y, (batch * p.M + m) * p.N + n, ORTVK_CHAIN_COUNT == 0u ? sum : ortvk_chain4(sum));
         }
     }
 }
@@ -177,7 +178,7 @@ void main()
             float sum = acc[j][c];
             if (p.alpha != 1.0) sum = p.alpha * sum;
             if (p.c != uvec2(0u)) sum += p.beta * ORTVK_GET(2, p.c, int(m) * p.c_sm + int(n) * p.c_sn);
-            ORTVK_SET(3, p.y, (batch * p.M + m) * p.N + n, sum);
+            ORTVK_SET(3, p.y, (batch * p.M + m) * p.N + n, ortvk_chain(sum));
         }
     }
 }

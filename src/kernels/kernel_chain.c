@@ -61,11 +61,11 @@ void ortvk_kchain_spec(const ortvk_kparams_chain *chain, ortvk_kspec *out)
 {
     memset(out, 0, sizeof(*out));
     for (int k = 0; k < chain->count; k++) {
-        out->words[0] |= (uint32_t)chain->steps[k].kind << (4 * k);
-        memcpy(&out->words[2 + k], &chain->steps[k].a, sizeof(float));
-        memcpy(&out->words[2 + ORTVK_KMAX_CHAIN + k], &chain->steps[k].b, sizeof(float));
+        out->words[k / 8] |= (uint32_t)chain->steps[k].kind << (4 * (k % 8));
+        memcpy(&out->words[3 + k], &chain->steps[k].a, sizeof(float));
+        memcpy(&out->words[3 + ORTVK_KMAX_CHAIN + k], &chain->steps[k].b, sizeof(float));
     }
-    out->words[1] = (uint32_t)chain->count;
+    out->words[2] = (uint32_t)chain->count;
 }
 
 typedef struct push_chain {

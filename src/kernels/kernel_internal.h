@@ -162,9 +162,10 @@ typedef enum ortvk_chain_kind {
     ORTVK_CHAIN_RELU,
     ORTVK_CHAIN_ADD_X,   /* t + x */
     ORTVK_CHAIN_MUL_X,   /* t * x */
+    ORTVK_CHAIN_MARK,    /* x = t: later ADD_X and MUL_X steps use this value (one read twice inside the chain) */
 } ortvk_chain_kind;
 
-#define ORTVK_KMAX_CHAIN 8
+#define ORTVK_KMAX_CHAIN 12
 
 typedef struct ortvk_chain_step {
     ortvk_chain_kind kind;
@@ -426,7 +427,7 @@ OrtStatus *ortvk_krun_dispatch_fn(ortvk_krun *run, ortvk_shader shader, uint32_t
                                   uint32_t push_size, uint64_t invocations);
 /* Further specialization constants, for what has too many forms for `fn` (a fused chain's steps): word i goes to
  * constant 3 + i. A pipeline per distinct set is kept for the device's lifetime. */
-#define ORTVK_KSPEC_WORDS 18
+#define ORTVK_KSPEC_WORDS (3 + 2 * ORTVK_KMAX_CHAIN)
 typedef struct ortvk_kspec {
     uint32_t words[ORTVK_KSPEC_WORDS];
 } ortvk_kspec;
@@ -532,7 +533,8 @@ bool ortvk_kchain_step(const ortvk_knode *node, const ortvk_kop *op, const ortvk
                        ortvk_chain_step *step, int *input);
 /* The op of a fused chain: one input (x), one output; never matched to a node. */
 extern const ortvk_kop ortvk_kop_chain;
-/* A chain's specialization constants (shaders/common.glsl's ortvk_chain4): the kinds, the count, each a and b. */
+/* A chain's specialization constants (shaders/common.glsl's ortvk_chain4): the kinds (4 bits each, in two words), the
+ * count, each step's a and b. */
 void ortvk_kchain_spec(const ortvk_kparams_chain *chain, ortvk_kspec *out);
 
 /* Compile: Conv's constant input `input` (`t` its type and dims, `data` its host values) rearranged into `packed`

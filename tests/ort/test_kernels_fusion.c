@@ -1,9 +1,9 @@
 /* The partition compiler's fused element-wise chains (src/kernels/kernel_chain.c) against ORT's CPU EP: each model
  * runs on ortvk (every node there) and on the CPU EP alone with NaN, infinities, signed zeros, subnormals and huge
  * values, and the outputs must agree bit for bit (any NaN matching any NaN). ortvk's profile of the same run says
- * which nodes were fused: a chain that must fuse does, one that must not (a value read twice, a value the partition
- * returns) does not. A chain right after a Conv runs in the Conv's stores: bit for bit what ortvk computes with the
- * two apart, and within tolerance of the CPU EP. */
+ * which nodes were fused: a chain that must fuse does (a value read twice inside it is kept in a register), one that
+ * must not (a value also read outside the chain, a value the model returns) does not. A chain right after a Conv
+ * runs in the Conv's stores: bit for bit what ortvk computes with the two apart, and within tolerance of the CPU EP. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -211,15 +211,28 @@ static onnx_model *clip_attributes(bool variant)
     return m;
 }
 
-/* t = x + 1 is read twice: the chain starts after it, Relu(t) * t with t as the chain's input. */
+/* t = x + 1 is read by Relu and by a Sigmoid outside any chain: t must be stored, Add and Relu stay apart. */
 static onnx_model *read_twice(bool variant)
 {
     (void)variant;
     onnx_model *m = model_of(13, 1, flat);
+    onnx_model_add_output(m, "z", ONNX_FLOAT, 1, flat);
     scalar(m, "one", 1.0f);
     add(m, "Add", "x", "one", "t");
-    add(m, "Relu", "t", NULL, "r");
-    add(m, "Mul", "r", "t", "y");
+    add(m, "Relu", "t", NULL, "y");
+    add(m, "Sigmoid", "t", NULL, "z");
+    return m;
+}
+
+/* u = 2x is read twice, both times inside the chain: kept in a register (a MARK step), Relu(u) * u. */
+static onnx_model *kept_value(bool variant)
+{
+    (void)variant;
+    onnx_model *m = model_of(13, 1, flat);
+    scalar(m, "two", 2.0f);
+    add(m, "Mul", "x", "two", "u");
+    add(m, "Relu", "u", NULL, "r");
+    add(m, "Mul", "r", "u", "y");
     return m;
 }
 
@@ -286,6 +299,17 @@ static void clip_affine(onnx_model *m, const char *t)
     add(m, "Add", "a", "shift", "y");
 }
 
+/* PP-LCNet's pattern: an affine, then hard swish of the affine's result (read twice). Add first: ORT folds a Mul by
+ * a constant right after a Conv into the Conv's weights. */
+static void affine_swish(onnx_model *m, const char *t)
+{
+    scalar(m, "scale", 1.25f), scalar(m, "shift", 0.5f);
+    add(m, "Add", t, "shift", "s");
+    add(m, "Mul", "s", "scale", "u");
+    hard_swish(m, "u");
+}
+
+static onnx_model *conv3x3_affine_swish(bool variant) { return conv_then(variant, 8, 16, 3, 1, affine_swish); }
 static onnx_model *conv3x3_swish(bool variant) { return conv_then(variant, 8, 16, 3, 1, hard_swish); }
 static onnx_model *conv1x1_relu(bool variant) { return conv_then(variant, 16, 8, 1, 1, relu_of); }
 static onnx_model *depthwise_clip(bool variant) { return conv_then(variant, 16, 16, 3, 16, clip_affine); }
@@ -300,11 +324,14 @@ int main(void)
     chain_case(&app, device, "Mul (scalar first), Add, Relu", affine_relu, "Mul+Add+Relu", NULL);
     chain_case(&app, device, "Sub (reversed), Div (reversed), Sub, Add x", reversed, "Sub+Div+Sub+Add", NULL);
     chain_case(&app, device, "Mul by 1e30, Clip with attribute bounds", clip_attributes, "Mul+Clip", NULL);
-    chain_case(&app, device, "a value read twice stays unfused", read_twice, "Relu+Mul", "Add+Relu");
+    chain_case(&app, device, "a value read outside the chain too is not fused", read_twice, NULL, "Add+Relu");
+    chain_case(&app, device, "a value read twice inside the chain is kept", kept_value, "Mul+Relu+Mul", NULL);
     chain_case(&app, device, "a chain value that is a model output is not fused", middle_output, NULL, "Mul+Sub");
     chain_case(&app, device, "a constant of higher rank broadcasts: not fused", higher_rank, NULL, "Add+Relu");
     const int64_t c8[4] = {1, 8, 12, 12}, c16[4] = {1, 16, 12, 12};
     conv_case(&app, device, "Conv 3x3, then hard swish in its stores", conv3x3_swish, c8, "Conv+Add+Clip+Div+Mul");
+    conv_case(&app, device, "Conv 3x3, then an affine and hard swish of it", conv3x3_affine_swish, c8,
+              "Conv+Add+Mul+Add+Clip+Div+Mul");
     conv_case(&app, device, "Conv 1x1 (the GEMM), then Relu in its stores", conv1x1_relu, c16, "Conv+Relu");
     conv_case(&app, device, "depthwise Conv, then Clip, Mul, Add in its stores", depthwise_clip, c16,
               "Conv+Clip+Mul+Add");

@@ -1,6 +1,6 @@
-/* The per-op device profiler (ep.ortvk.profile, ORTVK_PROFILE): a four-node model (Conv, LeakyRelu, Add, Sigmoid; none
- * of them fused with another: test_kernels_fusion covers fused kernels) in one
- * partition, run three times with profiling on, writes a Chrome-trace JSON with one event per node run (names, op
+/* The per-op device profiler (ep.ortvk.profile, ORTVK_PROFILE): a four-node model (Conv, LeakyRelu, Add, Sigmoid;
+ * none of them fused with another: test_kernels_fusion covers fused kernels) in one partition, run three times with
+ * profiling on, writes a Chrome-trace JSON with one event per node run (names, op
  * types, non-negative device durations, the Conv's FLOPs) and a per-op summary; the environment variable does the
  * same; a path that cannot be written fails session creation naming the option; without either nothing is
  * written. With ORT >= 1.30, ORT's own profile (enable_profiling) gets the same node runs as "Kernel" events of

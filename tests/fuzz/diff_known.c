@@ -38,7 +38,6 @@ static bool is_special(float v) { return !isfinite(v) || is_subnormal(v) || (v =
 static bool nan_input(const dcase *c) { return any_value(c, is_nan); }
 static bool special_input(const dcase *c) { return any_value(c, is_special); }
 static bool huge_input(const dcase *c) { return any_value(c, is_huge); }
-static bool is_nonfinite(float v) { return !isfinite(v); }
 static bool is_nonfinite_or_huge(float v) { return !isfinite(v) || is_huge(v); }
 static bool nonfinite_or_huge_input(const dcase *c) { return any_value(c, is_nonfinite_or_huge); }
 /* float16 with a NaN, infinite, subnormal or 1e19+ float attribute: ortvk refuses the node */
@@ -70,12 +69,6 @@ static bool gemm_k0(const dcase *c)
 static bool matmul_k0(const dcase *c)
 {
     return c->n_in == 2 && c->in[0].rank > 0 && c->in[0].dims[c->in[0].rank - 1] == 0;
-}
-
-static bool interpolating_nonfinite(const dcase *c)
-{
-    const dc_attr *mode = dc_get(c, "mode");
-    return mode && strcmp(mode->s, "nearest") != 0 && any_value(c, is_nonfinite);
 }
 
 /* Keep the reasons to one line each: the summary prints them. */
@@ -113,10 +106,6 @@ const dc_known dc_known_findings[] = {
      "wrong: sums of +-1e20 and FLT_MAX terms overflow or cancel in another order (beyond any tolerance)"},
     {"MaxPool", huge_input, "values of 1e19 or more (windows of only -inf)",
      "wrong: -inf vs -FLT_MAX: the CPU EP's start value depends on the kernel (2x2: -FLT_MAX, 2x1: -inf)"},
-    {"Resize", interpolating_nonfinite, "linear/cubic with a NaN or infinite input",
-     "wrong: a number where the CPU EP gives NaN (a neighbour of weight 0: 0 * NaN)"},
-    {"Upsample", interpolating_nonfinite, "linear with a NaN or infinite input",
-     "wrong: a number where the CPU EP gives NaN (a neighbour of weight 0: 0 * NaN)"},
     /* others */
     {"MatMul", matmul_k0, "K = 0", "the CPU EP is wrong: uninitialized output, batch dims not broadcast"},
     {NULL, NULL, NULL, NULL},

@@ -998,6 +998,55 @@ static void maxpool_minus_inf(ortapp *app, const OrtEpDevice *device)
     run_case(app, device, &c);
 }
 
+/* Linear Resize next to NaN and infinities: ORT's CPU EP blends both dims of a 2-D input and H, W of a 4-D one
+ * (N, H, W with NHWC scales), a dim of scale 1 too (at its own coordinate, whatever the coordinate transform), and
+ * multiplies every neighbour by its weight, 0 included: a NaN or infinity spreads to the pixel before it (0 * NaN,
+ * 0 * inf). With every scale 1 it copies. */
+static void resize_specials(ortapp *app, const OrtEpDevice *device)
+{
+    static const float data[12] = {1, NAN, 3, 4, 5, INFINITY, -2, 0.5f, -INFINITY, 7, 8, 9};
+    static const struct {
+        const char *name;
+        int rank;
+        int64_t x[4];
+        float scales[4];
+        const char *coord;
+    } cases[] = {
+        {"Resize linear [1,1,2,1] over NaN and infinities", 4, {1, 2, 2, 3}, {1, 1, 2, 1}, NULL},
+        {"Resize linear [1,1,1,2] align_corners over NaN", 4, {1, 2, 3, 2}, {1, 1, 1, 2}, "align_corners"},
+        {"Resize linear NHWC [1,2,1,1] over NaN", 4, {1, 3, 2, 2}, {1, 2, 1, 1}, "asymmetric"},
+        {"Resize linear 2-D [2,1] over NaN and infinities", 2, {4, 3}, {2, 1, 0, 0}, NULL},
+        {"Resize linear 3-D [1,1,2] over NaN and infinities", 3, {2, 2, 3}, {1, 1, 2, 0}, "pytorch_half_pixel"},
+        {"Resize linear [1,1,2,1] tf_half_pixel_for_nn over NaN", 4, {1, 2, 2, 3}, {1, 1, 2, 1},
+         "tf_half_pixel_for_nn"},
+        {"Resize linear scales 1 over NaN (a copy)", 4, {1, 2, 2, 3}, {1, 1, 1, 1}, NULL},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        edge_case c;
+        int64_t n[1] = {cases[k].rank};
+        start(&c, cases[k].name, 13, cases[k].rank, cases[k].x);
+        c.on_ortvk = true;
+        c.exact = true;
+        c.data[0] = data;
+        onnx_model_add_initializer(c.m, "scales", ONNX_FLOAT, 1, n, cases[k].scales,
+                                   (size_t)cases[k].rank * sizeof(float));
+        onnx_node *r = node(&c, "Resize", 3, (const char *[]){"x", "", "scales"});
+        onnx_node_attr_string(r, "mode", "linear");
+        if (cases[k].coord) onnx_node_attr_string(r, "coordinate_transformation_mode", cases[k].coord);
+        run_case(app, device, &c);
+    }
+    edge_case c;
+    int64_t x[4] = {1, 2, 2, 3}, four[1] = {4};
+    static const float scales[4] = {1, 1, 1, 2};
+    start(&c, "Upsample linear [1,1,1,2] over NaN and infinities", 9, 4, x);
+    c.on_ortvk = true;
+    c.exact = true;
+    c.data[0] = data;
+    onnx_model_add_initializer(c.m, "scales", ONNX_FLOAT, 1, four, scales, sizeof(scales));
+    onnx_node_attr_string(node(&c, "Upsample", 2, (const char *[]){"x", "scales"}), "mode", "linear");
+    run_case(app, device, &c);
+}
+
 /* Conv with weights that are graph inputs (not packed at Compile): the CPU EP's im2col multiplies padded taps (0)
  * by the weight, so an infinite weight over the padding gives NaN there. */
 static void conv_padded_infinite_weight(ortapp *app, const OrtEpDevice *device)
@@ -1036,5 +1085,6 @@ int main(int argc, char **argv)
     instancenorm_specials(&app, device);
     maxpool_minus_inf(&app, device);
     conv_padded_infinite_weight(&app, device);
+    resize_specials(&app, device);
     return test_finish(&app, "test_kernels_edges");
 }

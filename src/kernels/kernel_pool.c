@@ -28,7 +28,7 @@ static bool pool_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
     if (rank < 3 || rank > 5) return ortvk_krefuse(why, why_len, "input rank %d", rank);
     int n = rank - 2;
     p->spatial = n;
-    p->max_from_inf = false;
+    p->max_own_loops = false;
     char auto_pad[32];
     bool storage = false;
     int count = 0;
@@ -75,15 +75,15 @@ static bool pool_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
             (p->auto_pad == ORTVK_AUTO_PAD_SAME_UPPER || p->auto_pad == ORTVK_AUTO_PAD_SAME_LOWER))
             return ortvk_krefuse(why, why_len, "auto_pad SAME_* with a dilation > 1 or a kernel below the stride");
     }
-    /* A window of only -inf: the CPU EP's MaxPool gives -FLT_MAX for some kernels (2x2, 1-D of 2) and -inf for
-     * others (2x1, dilations; ORT 1.24.3 -FLT_MAX there); no rule found, MaxPool keeps -inf. GlobalMaxPool (always
-     * -FLT_MAX there) runs with this flag off. */
-    p->max_from_inf = max;
+    /* The CPU EP's MaxPool runs its own loops for dilations and storage_order (pool_max_kind), MLAS's otherwise. */
+    p->max_own_loops = max && storage;
+    for (int i = 0; i < n; i++) p->max_own_loops = p->max_own_loops || (max && p->dilations[i] > 1);
     return true;
 }
 
 /* Effective begin pad and output size of spatial dim d (ONNX MaxPool/AveragePool). */
-static OrtStatus *pool_dim(const ortvk_kparams_pool *p, int d, int64_t in, int64_t *pad_begin, int64_t *out)
+static OrtStatus *pool_dim(const ortvk_kparams_pool *p, int d, int64_t in, int64_t *pad_begin, int64_t *out,
+                           int64_t *pad_end)
 {
     int n = p->spatial;
     /* prepare checked that the extent fits, strides and pads are below 2^30; `in` is a real tensor's dim. */
@@ -96,6 +96,7 @@ static OrtStatus *pool_dim(const ortvk_kparams_pool *p, int d, int64_t in, int64
                                 (long long)dk);
     }
     ortvk_kauto_pad(p->auto_pad, in, s, dk, &pb, &pe);
+    if (pad_end) *pad_end = pe;
     if (p->auto_pad == ORTVK_AUTO_PAD_SAME_UPPER || p->auto_pad == ORTVK_AUTO_PAD_SAME_LOWER) {
         *pad_begin = pb;
         *out = (in + s - 1) / s; /* SAME: ceil(in / stride), ceil_mode or not */
@@ -125,8 +126,39 @@ static OrtStatus *pool_shape(const ortvk_kparams *params, ortvk_krun *run)
     y->dims[1] = x->dims[1];
     for (int d = 0; d < p->spatial; d++) {
         int64_t pb;
-        ORTVK_TRY(pool_dim(p, d, x->dims[2 + d], &pb, &y->dims[2 + d]));
+        ORTVK_TRY(pool_dim(p, d, x->dims[2 + d], &pb, &y->dims[2 + d], NULL));
     }
+    return NULL;
+}
+
+/* Which of the CPU EP's max kernels runs the node (the shader's MAX_*), as ORT's MaxPool and MLAS's MlasPool
+ * choose: ORT's own loops for dilations or storage_order; else MLAS's global kernel when the window is the whole
+ * input (strides 1, no pads), its vector kernel for 2-3 spatial dims with a last stride of at most 2, kernels of at
+ * most 32 and a padded last dim that fits its buffer of 2,045 floats, its generic kernel otherwise. Each treats
+ * NaN and windows of only -inf its own way. */
+enum { POOL_MAX_GENERIC, POOL_MAX_FIRST, POOL_MAX_VECTOR, POOL_MAX_GLOBAL };
+#define POOL_MLAS_BUFFER 2045
+
+static OrtStatus *pool_max_kind(const ortvk_kparams_pool *p, const ortvk_ktensor *x, uint32_t *kind)
+{
+    if (p->max_own_loops) {
+        *kind = POOL_MAX_FIRST;
+        return NULL;
+    }
+    int n = p->spatial;
+    bool whole = true, small = true;
+    int64_t last_pads = 0;
+    for (int d = 0; d < n; d++) {
+        int64_t pb = 0, pe = 0, o = 0;
+        ORTVK_TRY(pool_dim(p, d, x->dims[2 + d], &pb, &o, &pe));
+        whole = whole && p->kernel[d] == x->dims[2 + d] && p->strides[d] == 1 && pb == 0 && pe == 0;
+        small = small && p->kernel[d] <= 32;
+        if (d == n - 1) last_pads = pb + pe; /* each below 2^30 */
+    }
+    if (whole) *kind = POOL_MAX_GLOBAL;
+    else if (n >= 2 && p->strides[n - 1] <= 2 && small && x->dims[1 + n] + last_pads <= POOL_MLAS_BUFFER)
+        *kind = POOL_MAX_VECTOR;
+    else *kind = POOL_MAX_GENERIC;
     return NULL;
 }
 
@@ -156,12 +188,15 @@ static OrtStatus *pool_record(const ortvk_kparams *params, ortvk_krun *run)
     int off = 3 - p->spatial;
     double divisor = 1.0;
     int64_t taps = 1; /* the most taps of one output that touch the input */
+    uint32_t kind = POOL_MAX_GENERIC;
+    if (p->kind == ORTVK_POOL_MAX) ORTVK_TRY(pool_max_kind(p, x, &kind));
     for (int d = 0; d < p->spatial; d++) {
         int64_t pb = 0, o = 0, i = x->dims[2 + d], kernel = p->kernel[d];
-        ORTVK_TRY(pool_dim(p, d, i, &pb, &o));
+        ORTVK_TRY(pool_dim(p, d, i, &pb, &o, NULL));
         /* Taps that fall into the begin padding for every output (SAME pads of a huge kernel) are dropped: the same
          * taps touch the input, with a begin pad the shader's arithmetic takes. */
         int64_t before = o > 0 && pb > (o - 1) * p->strides[d] ? (pb - (o - 1) * p->strides[d]) / p->dilations[d] : 0;
+        if (kind == POOL_MAX_VECTOR) before = 0; /* kernels of at most 32, whose padded columns count there */
         if (before > kernel - 1) before = kernel - 1;
         kernel -= before;
         pb -= before * p->dilations[d];
@@ -182,6 +217,7 @@ static OrtStatus *pool_record(const ortvk_kparams *params, ortvk_krun *run)
         pad[off + d] = (int32_t)pb;
     }
     int64_t passes = (taps + POOL_PASS_TAPS - 1) / POOL_PASS_TAPS;
+    if (kind == POOL_MAX_VECTOR) passes = 1; /* at most 32^3 taps, in loops of at most 32 */
     if (passes > POOL_MAX_PASSES)
         return ortvk_status(ORT_EP_FAIL, "%s: windows of %lld taps over the input (at most %d)", op, (long long)taps,
                             POOL_MAX_PASSES * POOL_PASS_TAPS);
@@ -199,11 +235,12 @@ static OrtStatus *pool_record(const ortvk_kparams *params, ortvk_krun *run)
         .divisor = (float)divisor,
     };
     /* Between passes each output's partial result stays a float (float16 outputs are rounded once, at the end). */
-    if (passes > 1) ORTVK_TRY(ortvk_krun_scratch(run, y->count * sizeof(float), &push.partial));
+    size_t partial = kind == POOL_MAX_GLOBAL ? 4 * sizeof(float) : sizeof(float); /* the 4 lanes of MLAS's */
+    if (passes > 1) ORTVK_TRY(ortvk_krun_scratch(run, y->count * partial, &push.partial));
     for (int64_t pass = 0; pass < (passes > 0 ? passes : 1); pass++) {
         push.t0 = (uint32_t)(pass * POOL_PASS_TAPS);
         push.t1 = (uint32_t)((pass + 1) * POOL_PASS_TAPS);
-        push.flags = (pass == 0 ? 1u : 0u) | (pass + 1 >= passes ? 2u : 0u) | (p->max_from_inf ? 4u : 0u);
+        push.flags = (pass == 0 ? 1u : 0u) | (pass + 1 >= passes ? 2u : 0u) | kind << 2 | (p->spatial == 3 ? 16u : 0u);
         ORTVK_TRY(ortvk_krun_dispatch(run, ORTVK_SHADER_POOL, &push, sizeof(push), y->count));
     }
     return NULL;

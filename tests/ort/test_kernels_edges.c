@@ -834,9 +834,9 @@ static void combined_specials(ortapp *app, const OrtEpDevice *device)
         {1, 2, 3, 4}, {1, NAN, 3, 4}, {1, INFINITY, 3, 4}, {1, -INFINITY, 3, 4}, {INFINITY, -INFINITY, 0, 1},
         {-INFINITY, -INFINITY, -INFINITY, -INFINITY}, {NAN, 1, 2, 3}, {1e-45f, 0, -1e-45f, 1e-40f},
     };
-    /* Max and min over a NaN: ORT's CPU EP returns what its SIMD order makes of it (ReduceMax of {1, NaN, 3, 4}
-     * is 3 there, GlobalMaxPool's 4); ortvk propagates NaN. Those ops get rows without NaN (windows of only -inf:
-     * maxpool_minus_inf). */
+    /* ReduceMax and ReduceMin over a NaN: ORT's CPU EP returns what Eigen's SIMD order makes of it (ReduceMax of
+     * {1, NaN, 3, 4} is 3 there); ortvk propagates NaN. Those get rows without NaN. The max pools follow the CPU
+     * EP's kernels, NaN included (maxpool_nan). */
     float no_nan[8][4];
     for (int r = 0; r < 8; r++) {
         for (int i = 0; i < 4; i++) no_nan[r][i] = isnan(rows[r][i]) ? 5.0f : rows[r][i];
@@ -848,29 +848,29 @@ static void combined_specials(ortapp *app, const OrtEpDevice *device)
     char name[96];
     for (int k = 0; k < 2; k++) {
         edge_case c;
-        snprintf(name, sizeof(name), "%s of rows with %sinfinities", global[k], k == 0 ? "" : "NaN and ");
+        snprintf(name, sizeof(name), "%s of rows with NaN and infinities", global[k]);
         start(&c, name, 13, 4, x);
         c.on_ortvk = true;
-        c.data[0] = k == 0 ? &no_nan[0][0] : &rows[0][0];
+        c.data[0] = &rows[0][0];
         node(&c, global[k], 1, (const char *[]){"x"});
         run_case(app, device, &c);
     }
     static const char *const pools[] = {"MaxPool", "AveragePool"};
     for (int k = 0; k < 2; k++) {
         edge_case c;
-        snprintf(name, sizeof(name), "%s 2x2 of rows with %sinfinities", pools[k], k == 0 ? "" : "NaN and ");
+        snprintf(name, sizeof(name), "%s 2x2 of rows with NaN and infinities", pools[k]);
         start(&c, name, 13, 4, x);
         c.on_ortvk = true;
-        c.data[0] = k == 0 ? &no_nan[0][0] : &rows[0][0];
+        c.data[0] = &rows[0][0];
         onnx_node_attr_ints(node(&c, pools[k], 1, (const char *[]){"x"}), "kernel_shape", (const int64_t[]){2, 2}, 2);
         run_case(app, device, &c);
     }
     {
         edge_case c;
         int64_t x1[3] = {1, 8, 4};
-        start(&c, "MaxPool 1-D 2 of rows with infinities", 13, 3, x1);
+        start(&c, "MaxPool 1-D 2 of rows with NaN and infinities", 13, 3, x1);
         c.on_ortvk = true;
-        c.data[0] = &no_nan[0][0];
+        c.data[0] = &rows[0][0];
         onnx_node_attr_ints(node(&c, "MaxPool", 1, (const char *[]){"x"}), "kernel_shape", (const int64_t[]){2}, 1);
         run_case(app, device, &c);
     }
@@ -965,8 +965,8 @@ static void instancenorm_specials(ortapp *app, const OrtEpDevice *device)
     run_case(app, device, &c);
 }
 
-/* Max pools over windows of only -inf: the CPU EP's GlobalMaxPool gives -FLT_MAX; its MaxPool -inf for some
- * kernels (these; ORT 1.24.3: -FLT_MAX) and -FLT_MAX for others (2x2, 1-D of 2: still excluded in the fuzzer). */
+/* Max pools over windows of only -inf: the CPU EP's GlobalMaxPool gives -FLT_MAX; its MaxPool's own loops (for
+ * dilations and storage_order) -inf on ORT 1.30.0 (they start from the first tap; 1.24.3: -FLT_MAX). */
 static void maxpool_minus_inf(ortapp *app, const OrtEpDevice *device)
 {
     static const float data[8] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, 1, -FLT_MAX, -INFINITY};
@@ -1047,6 +1047,58 @@ static void resize_specials(ortapp *app, const OrtEpDevice *device)
     run_case(app, device, &c);
 }
 
+/* Max pools over NaN and windows of only -inf, one case per kernel the CPU EP picks (see pool_max_kind): MLAS's
+ * vector kernel (2-D with padded columns, with IW % 4 columns that take std::max; 3-D), its generic one (1-D,
+ * kernels past 32, strides past 2), its global one (a window that is the whole input; GlobalMaxPool), and ORT's own
+ * loops (dilations). Each treats NaN its own way; ortvk must agree bit for bit. */
+static void maxpool_nan(ortapp *app, const OrtEpDevice *device)
+{
+    static float data[256];
+    for (int k = 0; k < 256; k++) {
+        data[k] = (float)(k * 7 % 13) - 6.0f;
+        if (k % 5 == 1 || (k >= 12 && k < 24)) data[k] = -INFINITY;
+        if (k % 11 == 3 || k % 17 == 9) data[k] = NAN;
+    }
+    static const struct {
+        const char *name;
+        int rank;
+        int64_t x[5], kernel[3], pads[6], strides[3], dilations[3];
+    } cases[] = {
+        {"MaxPool 2x2 pads [0,1,0,1] over NaN and -inf (vector)", 4, {1, 2, 5, 6}, {2, 2}, {0, 1, 0, 1}, {1, 1},
+         {1, 1}},
+        {"MaxPool 3x2 stride 2 over NaN and -inf (vector)", 4, {1, 1, 7, 9}, {3, 2}, {1, 0, 1, 1}, {1, 2}, {1, 1}},
+        {"MaxPool 2x2x2 over NaN and -inf (3-D vector)", 5, {1, 1, 3, 4, 6}, {2, 2, 2}, {0, 1, 0, 0, 0, 1},
+         {1, 1, 1}, {1, 1, 1}},
+        {"MaxPool 1-D 3 over NaN and -inf (generic)", 3, {2, 2, 16}, {3}, {1, 1}, {1}, {1}},
+        {"MaxPool 33x1 over NaN and -inf (generic)", 4, {1, 1, 34, 3}, {33, 1}, {0, 0, 0, 0}, {1, 1}, {1, 1}},
+        {"MaxPool 2x2 stride 3 over NaN and -inf (generic)", 4, {1, 2, 6, 7}, {2, 2}, {0, 0, 0, 0}, {1, 3}, {1, 1}},
+        {"MaxPool 2x2 dilations 2 over NaN and -inf (own loops)", 4, {1, 2, 5, 6}, {2, 2}, {1, 1, 0, 0}, {1, 1},
+         {2, 2}},
+        {"MaxPool kernel = input 3x5 over NaN and -inf (global)", 4, {2, 3, 3, 5}, {3, 5}, {0, 0, 0, 0}, {1, 1},
+         {1, 1}},
+        {"GlobalMaxPool 3x7 over NaN and -inf (global)", 4, {2, 3, 3, 7}, {0}, {0}, {0}, {0}},
+        {"GlobalMaxPool 1-D 9 over NaN and -inf (global)", 3, {4, 3, 9}, {0}, {0}, {0}, {0}},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        edge_case c;
+        int n = cases[k].rank - 2;
+        bool global = cases[k].kernel[0] == 0;
+        start(&c, cases[k].name, 13, cases[k].rank, cases[k].x);
+        c.on_ortvk = true;
+        c.exact = true;
+        c.data[0] = data;
+        onnx_node *p = node(&c, global ? "GlobalMaxPool" : "MaxPool", 1, (const char *[]){"x"});
+        if (!global) {
+            onnx_node_attr_ints(p, "kernel_shape", cases[k].kernel, n);
+            onnx_node_attr_ints(p, "pads", cases[k].pads, 2 * n);
+            onnx_node_attr_ints(p, "strides", cases[k].strides, n);
+            onnx_node_attr_ints(p, "dilations", cases[k].dilations, n);
+        }
+        if (cases[k].dilations[0] > 1) c.cpu_wrong = "1.24."; /* -FLT_MAX for windows of only -inf there */
+        run_case(app, device, &c);
+    }
+}
+
 /* Conv with weights that are graph inputs (not packed at Compile): the CPU EP's im2col multiplies padded taps (0)
  * by the weight, so an infinite weight over the padding gives NaN there. */
 static void conv_padded_infinite_weight(ortapp *app, const OrtEpDevice *device)
@@ -1086,5 +1138,6 @@ int main(int argc, char **argv)
     maxpool_minus_inf(&app, device);
     conv_padded_infinite_weight(&app, device);
     resize_specials(&app, device);
+    maxpool_nan(&app, device);
     return test_finish(&app, "test_kernels_edges");
 }

@@ -1099,6 +1099,39 @@ static void maxpool_nan(ortapp *app, const OrtEpDevice *device)
     }
 }
 
+/* LayerNormalization over rows of huge values: ORT 1.30.0's CPU EP gives a constant row of 1e20 or FLT_MAX the bias
+ * (variance 0), and a row whose squares overflow but whose mean does not 0 · scale + bias. ortvk's running mean and
+ * variance (Welford's update, in order, in float) do the same; the spec's two passes overflowed the sum (NaN).
+ * ORT 1.24.3 computes E[x²] − E[x]² in float, which gives NaN for the rows of 1e20 there. */
+static void layernorm_specials(ortapp *app, const OrtEpDevice *device)
+{
+    static const struct {
+        const char *name;
+        float x[6];
+        const char *cpu_wrong;
+    } cases[] = {
+        {"LayerNormalization of rows of 1e20 and -3e19", {1e20f, 1e20f, 1e20f, -3e19f, -3e19f, -3e19f}, "1.24."},
+        {"LayerNormalization of rows of FLT_MAX and 2e19", {FLT_MAX, FLT_MAX, FLT_MAX, 2e19f, 2e19f, -2e19f},
+         "1.24."},
+        {"LayerNormalization of constant rows 0.1 and -7", {0.1f, 0.1f, 0.1f, -7, -7, -7}, NULL},
+        {"LayerNormalization of rows of 1e20 and 1", {1e20f, 1, -1e20f, 1, 1e19f, 2}, NULL},
+        {"LayerNormalization of rows of 1e30 and 3e38", {1e30f, -1e30f, 3e-38f, 3e38f, 3e38f, 1}, "1.24."},
+    };
+    static const float scale[3] = {1, 2, -0.5f}, bias[3] = {0.25f, -1.5f, 3};
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        edge_case c;
+        int64_t x[2] = {2, 3}, three[1] = {3};
+        start(&c, cases[k].name, 17, 2, x);
+        c.on_ortvk = true;
+        c.data[0] = cases[k].x;
+        c.cpu_wrong = cases[k].cpu_wrong;
+        onnx_model_add_initializer(c.m, "s", ONNX_FLOAT, 1, three, scale, sizeof(scale));
+        onnx_model_add_initializer(c.m, "b", ONNX_FLOAT, 1, three, bias, sizeof(bias));
+        onnx_node_attr_float(node(&c, "LayerNormalization", 3, (const char *[]){"x", "s", "b"}), "epsilon", 1e-5f);
+        run_case(app, device, &c);
+    }
+}
+
 /* Conv with weights that are graph inputs (not packed at Compile): the CPU EP's im2col multiplies padded taps (0)
  * by the weight, so an infinite weight over the padding gives NaN there. */
 static void conv_padded_infinite_weight(ortapp *app, const OrtEpDevice *device)
@@ -1139,5 +1172,6 @@ int main(int argc, char **argv)
     conv_padded_infinite_weight(&app, device);
     resize_specials(&app, device);
     maxpool_nan(&app, device);
+    layernorm_specials(&app, device);
     return test_finish(&app, "test_kernels_edges");
 }

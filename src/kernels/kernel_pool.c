@@ -188,7 +188,8 @@ static OrtStatus *pool_record(const ortvk_kparams *params, ortvk_krun *run)
     int off = 3 - p->spatial;
     double divisor = 1.0;
     int64_t taps = 1; /* the most taps of one output that touch the input */
-    uint32_t kind = POOL_MAX_GENERIC;
+    /* GlobalAveragePool sums in MLAS's global order too (AveragePool, in its taps' order, the generic kernel's). */
+    uint32_t kind = p->global ? POOL_MAX_GLOBAL : POOL_MAX_GENERIC;
     if (p->kind == ORTVK_POOL_MAX) ORTVK_TRY(pool_max_kind(p, x, &kind));
     for (int d = 0; d < p->spatial; d++) {
         int64_t pb = 0, o = 0, i = x->dims[2 + d], kernel = p->kernel[d];
@@ -278,12 +279,12 @@ static OrtStatus *global_record(const ortvk_kparams *params, ortvk_krun *run)
     const ortvk_ktensor *x = &run->in[0], *y = &run->out[0];
     uint32_t spatial = (uint32_t)ortvk_kcount(x->dims + 2, x->rank - 2);
     if (spatial == 0) return ortvk_status(ORT_INVALID_ARGUMENT, "global pool over an empty input");
-    bool max_pool = params->pool.kind == ORTVK_POOL_MAX;
-    if ((spatial > POOL_PASS_TAPS || max_pool) && x->rank >= 3 && x->rank <= 5) {
-        /* The reduce shader walks a window in one loop, which lavapipe cuts short past ~65,535 iterations: a large
-         * window runs as a pool whose kernel is the whole input, in passes. So does every GlobalMaxPool of 1-3
-         * spatial dims: the pool shader's max starts from -FLT_MAX like the CPU EP's (ReduceMax's from -inf). */
-        ortvk_kparams window = {.pool = {.kind = params->pool.kind, .spatial = (int)x->rank - 2}};
+    if (x->rank >= 3 && x->rank <= 5) {
+        /* Every global pool of 1-3 spatial dims runs as a pool whose kernel is the whole input, in passes (the
+         * reduce shader walks a window in one loop, which lavapipe cuts short past ~65,535 iterations), in the order
+         * of the CPU EP's MLAS global kernel: its max starts from -FLT_MAX, its NaN and its sums of huge values come
+         * out as there. */
+        ortvk_kparams window = {.pool = {.kind = params->pool.kind, .spatial = (int)x->rank - 2, .global = true}};
         for (size_t d = 2; d < x->rank; d++) {
             window.pool.kernel[d - 2] = x->dims[d];
             window.pool.strides[d - 2] = window.pool.dilations[d - 2] = 1;

@@ -1099,6 +1099,33 @@ static void maxpool_nan(ortapp *app, const OrtEpDevice *device)
     }
 }
 
+/* GlobalAveragePool over terms whose sum overflows in one order and not in another: the CPU EP (MLAS's global
+ * kernel) sums 4 lanes of every fourth value, folds them (2 into 0, 3 into 1, then 1 into 0) and adds the last
+ * n % 4 in order; so does ortvk ({FLT_MAX, FLT_MAX, -FLT_MAX, -FLT_MAX, ...}: finite there, inf in order). */
+static void global_average_huge(ortapp *app, const OrtEpDevice *device)
+{
+    static const float data[18] = {FLT_MAX, FLT_MAX, -FLT_MAX, -FLT_MAX, 1e20f, -1e20f, 2, 3, 4,
+                                   3e38f, 1, 3e38f, 1, -3e38f, 2, -3e38f, 2, 1e30f};
+    static const struct {
+        const char *name;
+        int rank;
+        int64_t x[5];
+    } cases[] = {
+        {"GlobalAveragePool 3x3 over FLT_MAX terms", 4, {2, 1, 3, 3, 0}},
+        {"GlobalAveragePool 1-D 9 over FLT_MAX terms", 3, {1, 2, 9, 0, 0}},
+        {"GlobalAveragePool 3-D 1x2x9 over FLT_MAX terms", 5, {1, 1, 1, 2, 9}},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        edge_case c;
+        start(&c, cases[k].name, 13, cases[k].rank, cases[k].x);
+        c.on_ortvk = true;
+        c.exact = true;
+        c.data[0] = data;
+        node(&c, "GlobalAveragePool", 1, (const char *[]){"x"});
+        run_case(app, device, &c);
+    }
+}
+
 /* LayerNormalization over rows of huge values: ORT 1.30.0's CPU EP gives a constant row of 1e20 or FLT_MAX the bias
  * (variance 0), and a row whose squares overflow but whose mean does not 0 · scale + bias. ortvk's running mean and
  * variance (Welford's update, in order, in float) do the same; the spec's two passes overflowed the sum (NaN).
@@ -1173,5 +1200,6 @@ int main(int argc, char **argv)
     resize_specials(&app, device);
     maxpool_nan(&app, device);
     layernorm_specials(&app, device);
+    global_average_huge(&app, device);
     return test_finish(&app, "test_kernels_edges");
 }

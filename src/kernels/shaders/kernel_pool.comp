@@ -30,6 +30,7 @@ const uint MAX_GENERIC = 0u; // MLAS's generic kernels: std::max from -FLT_MAX o
 const uint MAX_FIRST = 1u;   // ORT's own loops (dilations, storage_order): the first tap, then each greater one
 const uint MAX_VECTOR = 2u;  // MLAS's vector kernels: per column down the rows, then _mm_max_ps across (one pass)
 const uint MAX_GLOBAL = 3u;  // MLAS's global kernel: 4 lanes of _mm_max_ps, folded, then std::max for the tail
+                             // (also GlobalAveragePool's sums: mode 1)
 #define LOWEST uintBitsToFloat(0xff7fffffu)
 
 float mm_max(float a, float b) { return a > b ? a : b; }
@@ -70,28 +71,37 @@ float max_vector(uint base, uint d0, uint h0, uint w0, uint dlo, uint dhi, uint 
     return r;
 }
 
-// MLAS's global kernel (a window that is the whole input) over taps [t0, t1) of output i: lane l takes the taps
-// 4 g + l of the groups g below n / 4; the last pass folds the lanes (2 with 0, 3 with 1, then 1 into 0) and takes
-// the last n % 4 taps with std::max. Between passes the lanes stay in partial (4 floats per output).
-float max_global(uint i, uint base, uint n)
+// MLAS's global kernel (a window that is the whole input; also GlobalAveragePool's) over taps [t0, t1) of output
+// i: lane l takes the taps 4 g + l of the groups g below n / 4, from -FLT_MAX with _mm_max_ps (max) or from 0 with
+// + (average); the last pass folds the lanes (2 into 0, 3 into 1, then 1 into 0) and takes the last n % 4 taps
+// with std::max or +. Between passes the lanes stay in partial (4 floats per output).
+vec4 global_step(vec4 lanes, vec4 v) { return p.mode == 0u ? vec4(mm_max(lanes.x, v.x), mm_max(lanes.y, v.y),
+                                                                  mm_max(lanes.z, v.z), mm_max(lanes.w, v.w))
+                                                            : lanes + v; }
+
+float pool_global(uint i, uint base, uint n)
 {
-    vec4 lanes = (p.flags & 1u) != 0u ? vec4(LOWEST)
+    vec4 lanes = (p.flags & 1u) != 0u ? vec4(p.mode == 0u ? LOWEST : 0.0)
                                        : vec4(ORTVK_FLOAT(2, p.partial, 4u * i), ORTVK_FLOAT(2, p.partial, 4u * i + 1u),
                                               ORTVK_FLOAT(2, p.partial, 4u * i + 2u),
                                               ORTVK_FLOAT(2, p.partial, 4u * i + 3u));
     uint groups = n / 4u, g1 = min(p.t1 / 4u, groups);
     ORTVK_FOR(g, p.t0 / 4u, g1) {
         uint at = base + 4u * g;
-        lanes = vec4(mm_max(lanes.x, ORTVK_GET(0, p.x, at)), mm_max(lanes.y, ORTVK_GET(0, p.x, at + 1u)),
-                     mm_max(lanes.z, ORTVK_GET(0, p.x, at + 2u)), mm_max(lanes.w, ORTVK_GET(0, p.x, at + 3u)));
+        lanes = global_step(lanes, vec4(ORTVK_GET(0, p.x, at), ORTVK_GET(0, p.x, at + 1u), ORTVK_GET(0, p.x, at + 2u),
+                                        ORTVK_GET(0, p.x, at + 3u)));
     }
     if ((p.flags & 2u) == 0u) {
         for (uint l = 0u; l < 4u; l++) ORTVK_FLOAT(2, p.partial, 4u * i + l) = lanes[l];
         return 0.0;
     }
-    float r = mm_max(mm_max(lanes.x, lanes.z), mm_max(lanes.y, lanes.w));
-    for (uint k = 4u * groups; k < n; k++) r = std_max(r, ORTVK_GET(0, p.x, base + k));
-    return r;
+    vec4 folded = global_step(lanes, lanes.zwzw);
+    precise float r = p.mode == 0u ? mm_max(folded.x, folded.y) : folded.x + folded.y;
+    for (uint k = 4u * groups; k < n; k++) {
+        float v = ORTVK_GET(0, p.x, base + k);
+        r = p.mode == 0u ? std_max(r, v) : r + v;
+    }
+    return p.mode == 0u ? r : r / float(n);
 }
 
 void main()
@@ -119,8 +129,8 @@ void main()
         ORTVK_SET(1, p.y, i, max_vector(base, d0, h0, w0, dlo, dhi, hlo, hhi));
         return;
     }
-    if (p.mode == 0u && kind == MAX_GLOBAL) {
-        float r = max_global(i, base, n);
+    if (kind == MAX_GLOBAL) {
+        float r = pool_global(i, base, n);
         if ((p.flags & 2u) != 0u) ORTVK_SET(1, p.y, i, r);
         return;
     }

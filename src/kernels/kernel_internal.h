@@ -173,7 +173,7 @@ typedef struct ortvk_kparams_pool {
     int auto_pad;
     bool ceil_mode, count_include_pad;
     bool global;
-    bool max_own_loops;   /* MaxPool with dilations or storage_order: the CPU EP's own loops, not MLAS's */
+    bool own_loops;       /* the CPU EP's own loops, not MLAS's: MaxPool's dilations/storage_order, AveragePool-19 */
 } ortvk_kparams_pool;
 
 enum { ORTVK_POOL_MAX, ORTVK_POOL_AVERAGE };

@@ -28,7 +28,7 @@ static bool pool_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
     if (rank < 3 || rank > 5) return ortvk_krefuse(why, why_len, "input rank %d", rank);
     int n = rank - 2;
     p->spatial = n;
-    p->max_own_loops = false;
+    p->own_loops = false;
     char auto_pad[32];
     bool storage = false;
     int count = 0;
@@ -75,9 +75,10 @@ static bool pool_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
             (p->auto_pad == ORTVK_AUTO_PAD_SAME_UPPER || p->auto_pad == ORTVK_AUTO_PAD_SAME_LOWER))
             return ortvk_krefuse(why, why_len, "auto_pad SAME_* with a dilation > 1 or a kernel below the stride");
     }
-    /* The CPU EP's MaxPool runs its own loops for dilations and storage_order (pool_max_kind), MLAS's otherwise. */
-    p->max_own_loops = max && storage;
-    for (int i = 0; i < n; i++) p->max_own_loops = p->max_own_loops || (max && p->dilations[i] > 1);
+    /* The CPU EP's MaxPool runs its own loops for dilations and storage_order, its AveragePool from opset 19 on (in
+     * the taps' order, from 0); MLAS's otherwise (pool_kind). */
+    p->own_loops = max ? storage : node->opset >= 19;
+    for (int i = 0; i < n; i++) p->own_loops = p->own_loops || (max && p->dilations[i] > 1);
     return true;
 }
 
@@ -131,18 +132,18 @@ static OrtStatus *pool_shape(const ortvk_kparams *params, ortvk_krun *run)
     return NULL;
 }
 
-/* Which of the CPU EP's max kernels runs the node (the shader's MAX_*), as ORT's MaxPool and MLAS's MlasPool
- * choose: ORT's own loops for dilations or storage_order; else MLAS's global kernel when the window is the whole
+/* Which of the CPU EP's kernels runs the pool (the shader's MAX_*), as ORT's MaxPool and MLAS's MlasPool choose:
+ * ORT's own loops for MaxPool's dilations or storage_order and for AveragePool-19+; else MLAS's global kernel when the window is the whole
  * input (strides 1, no pads), its vector kernel for 2-3 spatial dims with a last stride of at most 2, kernels of at
  * most 32 and a padded last dim that fits its buffer of 2,045 floats, its generic kernel otherwise. Each treats
- * NaN and windows of only -inf its own way. */
+ * NaN and windows of only -inf its own way, and sums (AveragePool, GlobalAveragePool) in its own order. */
 enum { POOL_MAX_GENERIC, POOL_MAX_FIRST, POOL_MAX_VECTOR, POOL_MAX_GLOBAL };
 #define POOL_MLAS_BUFFER 2045
 
-static OrtStatus *pool_max_kind(const ortvk_kparams_pool *p, const ortvk_ktensor *x, uint32_t *kind)
+static OrtStatus *pool_kind(const ortvk_kparams_pool *p, const ortvk_ktensor *x, uint32_t *kind)
 {
-    if (p->max_own_loops) {
-        *kind = POOL_MAX_FIRST;
+    if (p->own_loops) {
+        *kind = p->kind == ORTVK_POOL_MAX ? POOL_MAX_FIRST : POOL_MAX_GENERIC;
         return NULL;
     }
     int n = p->spatial;
@@ -188,9 +189,8 @@ static OrtStatus *pool_record(const ortvk_kparams *params, ortvk_krun *run)
     int off = 3 - p->spatial;
     double divisor = 1.0;
     int64_t taps = 1; /* the most taps of one output that touch the input */
-    /* GlobalAveragePool sums in MLAS's global order too (AveragePool, in its taps' order, the generic kernel's). */
-    uint32_t kind = p->global ? POOL_MAX_GLOBAL : POOL_MAX_GENERIC;
-    if (p->kind == ORTVK_POOL_MAX) ORTVK_TRY(pool_max_kind(p, x, &kind));
+    uint32_t kind;
+    ORTVK_TRY(pool_kind(p, x, &kind));
     for (int d = 0; d < p->spatial; d++) {
         int64_t pb = 0, o = 0, i = x->dims[2 + d], kernel = p->kernel[d];
         ORTVK_TRY(pool_dim(p, d, i, &pb, &o, NULL));

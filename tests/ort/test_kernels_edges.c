@@ -1126,6 +1126,35 @@ static void global_average_huge(ortapp *app, const OrtEpDevice *device)
     }
 }
 
+/* AveragePool over terms whose sum overflows in one order and not in another: up to opset 18 the CPU EP runs
+ * MLAS's kernels (the vector one sums each column down the rows, then across: (M - M) + (M - M) = 0), from opset 19
+ * its own loops (in the taps' order: M + M = inf); ortvk sums in the order of the kernel that runs the node. */
+static void average_pool_huge(ortapp *app, const OrtEpDevice *device)
+{
+    static const float data[16] = {FLT_MAX, FLT_MAX, 1, 2, -FLT_MAX, -FLT_MAX, 3, 4,
+                                   3e38f, 1e20f, -3e38f, 1, -3e38f, -1e20f, 3e38f, 2};
+    static const struct {
+        const char *name;
+        int opset, rank;
+        int64_t x[5], kernel[3];
+    } cases[] = {
+        {"AveragePool 2x2 opset 13 over FLT_MAX terms (vector)", 13, 4, {1, 2, 2, 4}, {2, 2}},
+        {"AveragePool 2x2 opset 19 over FLT_MAX terms (own loops)", 19, 4, {1, 2, 2, 4}, {2, 2}},
+        {"AveragePool 2x2x2 opset 13 over FLT_MAX terms (3-D vector)", 13, 5, {1, 1, 2, 2, 4}, {2, 2, 2}},
+        {"AveragePool 1-D 2 opset 13 over FLT_MAX terms (generic)", 13, 3, {2, 1, 8}, {2}},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        edge_case c;
+        start(&c, cases[k].name, cases[k].opset, cases[k].rank, cases[k].x);
+        c.on_ortvk = true;
+        c.exact = true;
+        c.data[0] = data;
+        onnx_node_attr_ints(node(&c, "AveragePool", 1, (const char *[]){"x"}), "kernel_shape", cases[k].kernel,
+                            cases[k].rank - 2);
+        run_case(app, device, &c);
+    }
+}
+
 /* LayerNormalization over rows of huge values: ORT 1.30.0's CPU EP gives a constant row of 1e20 or FLT_MAX the bias
  * (variance 0), and a row whose squares overflow but whose mean does not 0 · scale + bias. ortvk's running mean and
  * variance (Welford's update, in order, in float) do the same; the spec's two passes overflowed the sum (NaN).
@@ -1201,5 +1230,6 @@ int main(int argc, char **argv)
     maxpool_nan(&app, device);
     layernorm_specials(&app, device);
     global_average_huge(&app, device);
+    average_pool_huge(&app, device);
     return test_finish(&app, "test_kernels_edges");
 }

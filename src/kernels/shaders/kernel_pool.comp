@@ -28,7 +28,8 @@ layout(push_constant) uniform Push {
 // std::max(a, b) is a < b ? b : a (the reverse); MLAS starts from -FLT_MAX where it starts from anything.
 const uint MAX_GENERIC = 0u; // MLAS's generic kernels: std::max from -FLT_MAX over the window in order
 const uint MAX_FIRST = 1u;   // ORT's own loops (dilations, storage_order): the first tap, then each greater one
-const uint MAX_VECTOR = 2u;  // MLAS's vector kernels: per column down the rows, then _mm_max_ps across (one pass)
+const uint MAX_VECTOR = 2u;  // MLAS's vector kernels: per column down the rows, then _mm_max_ps across (one pass;
+                             // AveragePool's sums too)
 const uint MAX_GLOBAL = 3u;  // MLAS's global kernel: 4 lanes of _mm_max_ps, folded, then std::max for the tail
                              // (also GlobalAveragePool's sums: mode 1)
 #define LOWEST uintBitsToFloat(0xff7fffffu)
@@ -46,29 +47,31 @@ void taps(uint o, uint S, int P, uint D, uint I, uint K, out uint lo, out uint h
 }
 
 // MLAS's vector kernel: each input column of the window reduced down its rows (2-D: from the first row; 3-D: from
-// -FLT_MAX, over planes then rows) with _mm_max_ps in the columns its 4-wide loop covers and std::max in the last
-// IW % 4; then the window's columns, a column in the padding being -FLT_MAX, with _mm_max_ps from the first.
-float max_vector(uint base, uint d0, uint h0, uint w0, uint dlo, uint dhi, uint hlo, uint hhi)
+// -FLT_MAX or 0, over planes then rows) with _mm_max_ps in the columns its 4-wide loop covers and std::max in the
+// last IW % 4 (average: +); then the window's columns, a column in the padding being -FLT_MAX (average: 0), with
+// _mm_max_ps (+) from the first; average divides by the taps inside the input or by the kernel's size.
+float pool_vector(uint base, uint d0, uint h0, uint w0, uint dlo, uint dhi, uint hlo, uint hhi, uint n)
 {
-    bool three = (p.flags & 16u) != 0u;
+    bool three = (p.flags & 16u) != 0u, max_pool = p.mode == 0u;
     uint vector_end = p.IW & ~3u;
-    float r = LOWEST;
+    float pad = max_pool ? LOWEST : 0.0;
+    precise float r = pad;
     for (uint kw = 0u; kw < p.KW; kw++) {
         uint iw = w0 + kw; // wraps past the left edge: then >= IW
-        float col = LOWEST;
+        precise float col = pad;
         if (iw < p.IW) {
             bool first = !three;
             for (uint kd = dlo; kd < dhi; kd++) {
                 for (uint kh = hlo; kh < hhi; kh++) {
                     float v = ORTVK_GET(0, p.x, base + ((d0 + kd) * p.IH + h0 + kh) * p.IW + iw);
-                    col = first ? v : (iw < vector_end ? mm_max(col, v) : std_max(col, v));
+                    col = first ? v : (!max_pool ? col + v : iw < vector_end ? mm_max(col, v) : std_max(col, v));
                     first = false;
                 }
             }
         }
-        r = kw == 0u ? col : mm_max(r, col);
+        r = kw == 0u ? col : (max_pool ? mm_max(r, col) : r + col);
     }
-    return r;
+    return max_pool ? r : r / (p.mode == 1u ? float(n) : p.divisor);
 }
 
 // MLAS's global kernel (a window that is the whole input; also GlobalAveragePool's) over taps [t0, t1) of output
@@ -125,8 +128,8 @@ void main()
     uint d0 = od * p.SD - uint(p.PD), h0 = oh * p.SH - uint(p.PH), w0 = ow * p.SW - uint(p.PW);
     uint base = nc * p.ID * p.IH * p.IW;
     uint kind = (p.flags >> 2u) & 3u;
-    if (p.mode == 0u && kind == MAX_VECTOR) {
-        ORTVK_SET(1, p.y, i, max_vector(base, d0, h0, w0, dlo, dhi, hlo, hhi));
+    if (kind == MAX_VECTOR) {
+        ORTVK_SET(1, p.y, i, pool_vector(base, d0, h0, w0, dlo, dhi, hlo, hhi, n));
         return;
     }
     if (kind == MAX_GLOBAL) {

@@ -132,18 +132,19 @@ static OrtStatus *pool_shape(const ortvk_kparams *params, ortvk_krun *run)
     return NULL;
 }
 
-/* Which of the CPU EP's kernels runs the pool (the shader's MAX_*), as ORT's MaxPool and MLAS's MlasPool choose:
- * ORT's own loops for MaxPool's dilations or storage_order and for AveragePool-19+; else MLAS's global kernel when the window is the whole
- * input (strides 1, no pads), its vector kernel for 2-3 spatial dims with a last stride of at most 2, kernels of at
- * most 32 and a padded last dim that fits its buffer of 2,045 floats, its generic kernel otherwise. Each treats
- * NaN and windows of only -inf its own way, and sums (AveragePool, GlobalAveragePool) in its own order. */
-enum { POOL_MAX_GENERIC, POOL_MAX_FIRST, POOL_MAX_VECTOR, POOL_MAX_GLOBAL };
+/* Which of the CPU EP's kernels runs the pool (the shader's KIND_*), as ORT's pools and MLAS's MlasPool choose:
+ * ORT's own loops for MaxPool's dilations or storage_order and for AveragePool-19+; else MLAS's global kernel when
+ * the window is the whole input (strides 1, no pads), its vector kernel for 2-3 spatial dims with a last stride of
+ * at most 2, kernels of at most 32 and a padded last dim that fits its buffer of 2,045 floats, its generic kernel
+ * otherwise. Each treats NaN and windows of only -inf its own way, and sums (AveragePool, GlobalAveragePool) in its
+ * own order. */
+enum { POOL_GENERIC, POOL_FIRST, POOL_VECTOR, POOL_GLOBAL };
 #define POOL_MLAS_BUFFER 2045
 
 static OrtStatus *pool_kind(const ortvk_kparams_pool *p, const ortvk_ktensor *x, uint32_t *kind)
 {
     if (p->own_loops) {
-        *kind = p->kind == ORTVK_POOL_MAX ? POOL_MAX_FIRST : POOL_MAX_GENERIC;
+        *kind = p->kind == ORTVK_POOL_MAX ? POOL_FIRST : POOL_GENERIC;
         return NULL;
     }
     int n = p->spatial;
@@ -156,10 +157,10 @@ static OrtStatus *pool_kind(const ortvk_kparams_pool *p, const ortvk_ktensor *x,
         small = small && p->kernel[d] <= 32;
         if (d == n - 1) last_pads = pb + pe; /* each below 2^30 */
     }
-    if (whole) *kind = POOL_MAX_GLOBAL;
+    if (whole) *kind = POOL_GLOBAL;
     else if (n >= 2 && p->strides[n - 1] <= 2 && small && x->dims[1 + n] + last_pads <= POOL_MLAS_BUFFER)
-        *kind = POOL_MAX_VECTOR;
-    else *kind = POOL_MAX_GENERIC;
+        *kind = POOL_VECTOR;
+    else *kind = POOL_GENERIC;
     return NULL;
 }
 
@@ -197,7 +198,7 @@ static OrtStatus *pool_record(const ortvk_kparams *params, ortvk_krun *run)
         /* Taps that fall into the begin padding for every output (SAME pads of a huge kernel) are dropped: the same
          * taps touch the input, with a begin pad the shader's arithmetic takes. */
         int64_t before = o > 0 && pb > (o - 1) * p->strides[d] ? (pb - (o - 1) * p->strides[d]) / p->dilations[d] : 0;
-        if (kind == POOL_MAX_VECTOR) before = 0; /* kernels of at most 32, whose padded columns count there */
+        if (kind == POOL_VECTOR) before = 0; /* kernels of at most 32, whose padded columns count there */
         if (before > kernel - 1) before = kernel - 1;
         kernel -= before;
         pb -= before * p->dilations[d];
@@ -218,7 +219,7 @@ static OrtStatus *pool_record(const ortvk_kparams *params, ortvk_krun *run)
         pad[off + d] = (int32_t)pb;
     }
     int64_t passes = (taps + POOL_PASS_TAPS - 1) / POOL_PASS_TAPS;
-    if (kind == POOL_MAX_VECTOR) passes = 1; /* at most 32^3 taps, in loops of at most 32 */
+    if (kind == POOL_VECTOR) passes = 1; /* at most 32^3 taps, in loops of at most 32 */
     if (passes > POOL_MAX_PASSES)
         return ortvk_status(ORT_EP_FAIL, "%s: windows of %lld taps over the input (at most %d)", op, (long long)taps,
                             POOL_MAX_PASSES * POOL_PASS_TAPS);
@@ -236,7 +237,7 @@ static OrtStatus *pool_record(const ortvk_kparams *params, ortvk_krun *run)
         .divisor = (float)divisor,
     };
     /* Between passes each output's partial result stays a float (float16 outputs are rounded once, at the end). */
-    size_t partial = kind == POOL_MAX_GLOBAL ? 4 * sizeof(float) : sizeof(float); /* the 4 lanes of MLAS's */
+    size_t partial = kind == POOL_GLOBAL ? 4 * sizeof(float) : sizeof(float); /* the 4 lanes of MLAS's */
     if (passes > 1) ORTVK_TRY(ortvk_krun_scratch(run, y->count * partial, &push.partial));
     for (int64_t pass = 0; pass < (passes > 0 ? passes : 1); pass++) {
         push.t0 = (uint32_t)(pass * POOL_PASS_TAPS);

@@ -19,19 +19,18 @@ layout(push_constant) uniform Push {
     uint mode;     // 0 max, 1 average (padding excluded), 2 average (padding included)
     uint t0, t1;   // this pass's share of each output's taps
     uint flags;    // 1: the first pass (else it continues from partial), 2: the last (average: divide; store y),
-                   // bits 2-3: which of the CPU EP's max kernels to follow (MAX_*), 16: MLAS's is its 3-D one
+                   // bits 2-3: which of the CPU EP's kernels to follow (KIND_*), 16: MLAS's is its 3-D one
     float divisor; // mode 2: the kernel's size
 } p;
 
-// Max follows the CPU EP's kernel for the node, bit for bit, windows of only -inf and NaN included (see
-// docs/kernels.md, "Limits and edge cases"). _mm_max_ps(a, b) is a > b ? a : b (NaN in b kept, NaN in a dropped);
-// std::max(a, b) is a < b ? b : a (the reverse); MLAS starts from -FLT_MAX where it starts from anything.
-const uint MAX_GENERIC = 0u; // MLAS's generic kernels: std::max from -FLT_MAX over the window in order
-const uint MAX_FIRST = 1u;   // ORT's own loops (dilations, storage_order): the first tap, then each greater one
-const uint MAX_VECTOR = 2u;  // MLAS's vector kernels: per column down the rows, then _mm_max_ps across (one pass;
-                             // AveragePool's sums too)
-const uint MAX_GLOBAL = 3u;  // MLAS's global kernel: 4 lanes of _mm_max_ps, folded, then std::max for the tail
-                             // (also GlobalAveragePool's sums: mode 1)
+// Each pool follows the CPU EP's kernel for the node, bit for bit: its max over NaN and windows of only -inf, its
+// order of summing (see docs/kernels.md, "Limits and edge cases"). _mm_max_ps(a, b) is a > b ? a : b (NaN in b
+// kept, NaN in a dropped); std::max(a, b) is a < b ? b : a (the reverse); MLAS's max starts from -FLT_MAX where it
+// starts from anything, its sums from 0.
+const uint KIND_GENERIC = 0u; // MLAS's generic kernels (and AveragePool-19's loops): taps in order; max: std::max
+const uint KIND_FIRST = 1u;   // MaxPool's own loops (dilations, storage_order): the first tap, then each greater one
+const uint KIND_VECTOR = 2u;  // MLAS's vector kernels: per column down the rows, then across (one pass)
+const uint KIND_GLOBAL = 3u;  // MLAS's global kernel: 4 lanes, folded, then the tail
 #define LOWEST uintBitsToFloat(0xff7fffffu)
 
 float mm_max(float a, float b) { return a > b ? a : b; }
@@ -128,11 +127,11 @@ void main()
     uint d0 = od * p.SD - uint(p.PD), h0 = oh * p.SH - uint(p.PH), w0 = ow * p.SW - uint(p.PW);
     uint base = nc * p.ID * p.IH * p.IW;
     uint kind = (p.flags >> 2u) & 3u;
-    if (kind == MAX_VECTOR) {
+    if (kind == KIND_VECTOR) {
         ORTVK_SET(1, p.y, i, pool_vector(base, d0, h0, w0, dlo, dhi, hlo, hhi, n));
         return;
     }
-    if (kind == MAX_GLOBAL) {
+    if (kind == KIND_GLOBAL) {
         float r = pool_global(i, base, n);
         if ((p.flags & 2u) != 0u) ORTVK_SET(1, p.y, i, r);
         return;
@@ -147,7 +146,7 @@ void main()
         uint id = d0 + kd * p.DD, ih = h0 + kh * p.DH, iw = w0 + kw * p.DW;
         float v = ORTVK_GET(0, p.x, base + (id * p.IH + ih) * p.IW + iw);
         if (p.mode == 0u) {
-            acc = kind == MAX_FIRST ? (k == 0u || v > acc ? v : acc) : std_max(acc, v);
+            acc = kind == KIND_FIRST ? (k == 0u || v > acc ? v : acc) : std_max(acc, v);
         } else {
             acc += v;
         }

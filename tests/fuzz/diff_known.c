@@ -73,7 +73,7 @@ const dc_known dc_known_findings[] = {
     {"Gemm", gemm_k0, "K = 0", "the CPU EP is wrong: C unscaled (beta ignored) where ortvk gives beta * C"},
     /* special values */
     {"Selu", half_special_attribute, "float16 with an extreme alpha or gamma (refused by ortvk)",
-     "wrong: the refused float16 node runs through ORT's inserted Casts: NaN vs -0 (2/162012), not analysed"},
+     "reference: ORT inlines Selu's float16 function body (gamma FLT_MAX -> inf: inf * 0 = NaN); the float model -0"},
     {"ReduceMax", nan_input, "a NaN input",
      "chosen: ortvk propagates NaN (numpy); the CPU EP's Eigen reduction keeps or drops it by SIMD lane and alignment"},
     {"ReduceMin", nan_input, "a NaN input",

@@ -201,7 +201,7 @@ typedef struct ortvk_kparams_pool {
     int auto_pad;
     bool ceil_mode, count_include_pad;
     bool global;
-    bool max_from_inf;    /* MaxPool starts from -inf (the CPU EP's dilated/storage_order path), not -FLT_MAX */
+    bool own_loops;       /* the CPU EP's own loops, not MLAS's: MaxPool's dilations/storage_order, AveragePool-19 */
 } ortvk_kparams_pool;
 
 enum { ORTVK_POOL_MAX, ORTVK_POOL_AVERAGE };

@@ -28,7 +28,7 @@ static bool pool_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
     if (rank < 3 || rank > 5) return ortvk_krefuse(why, why_len, "input rank %d", rank);
     int n = rank - 2;
     p->spatial = n;
-    p->max_from_inf = false;
+    p->own_loops = false;
     char auto_pad[32];
     bool storage = false;
     int count = 0;
@@ -75,15 +75,16 @@ static bool pool_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
             (p->auto_pad == ORTVK_AUTO_PAD_SAME_UPPER || p->auto_pad == ORTVK_AUTO_PAD_SAME_LOWER))
             return ortvk_krefuse(why, why_len, "auto_pad SAME_* with a dilation > 1 or a kernel below the stride");
     }
-    /* A window of only -inf: the CPU EP's MaxPool gives -FLT_MAX for some kernels (2x2, 1-D of 2) and -inf for
-     * others (2x1, dilations; ORT 1.24.3 -FLT_MAX there); no rule found, MaxPool keeps -inf. GlobalMaxPool (always
-     * -FLT_MAX there) runs with this flag off. */
-    p->max_from_inf = max;
+    /* The CPU EP's MaxPool runs its own loops for dilations and storage_order, its AveragePool from opset 19 on (in
+     * the taps' order, from 0); MLAS's otherwise (pool_kind). */
+    p->own_loops = max ? storage : node->opset >= 19;
+    for (int i = 0; i < n; i++) p->own_loops = p->own_loops || (max && p->dilations[i] > 1);
     return true;
 }
 
 /* Effective begin pad and output size of spatial dim d (ONNX MaxPool/AveragePool). */
-static OrtStatus *pool_dim(const ortvk_kparams_pool *p, int d, int64_t in, int64_t *pad_begin, int64_t *out)
+static OrtStatus *pool_dim(const ortvk_kparams_pool *p, int d, int64_t in, int64_t *pad_begin, int64_t *out,
+                           int64_t *pad_end)
 {
     int n = p->spatial;
     /* prepare checked that the extent fits, strides and pads are below 2^30; `in` is a real tensor's dim. */
@@ -96,6 +97,7 @@ static OrtStatus *pool_dim(const ortvk_kparams_pool *p, int d, int64_t in, int64
                                 (long long)dk);
     }
     ortvk_kauto_pad(p->auto_pad, in, s, dk, &pb, &pe);
+    if (pad_end) *pad_end = pe;
     if (p->auto_pad == ORTVK_AUTO_PAD_SAME_UPPER || p->auto_pad == ORTVK_AUTO_PAD_SAME_LOWER) {
         *pad_begin = pb;
         *out = (in + s - 1) / s; /* SAME: ceil(in / stride), ceil_mode or not */
@@ -125,8 +127,40 @@ static OrtStatus *pool_shape(const ortvk_kparams *params, ortvk_krun *run)
     y->dims[1] = x->dims[1];
     for (int d = 0; d < p->spatial; d++) {
         int64_t pb;
-        ORTVK_TRY(pool_dim(p, d, x->dims[2 + d], &pb, &y->dims[2 + d]));
+        ORTVK_TRY(pool_dim(p, d, x->dims[2 + d], &pb, &y->dims[2 + d], NULL));
     }
+    return NULL;
+}
+
+/* Which of the CPU EP's kernels runs the pool (the shader's KIND_*), as ORT's pools and MLAS's MlasPool choose:
+ * ORT's own loops for MaxPool's dilations or storage_order and for AveragePool-19+; else MLAS's global kernel when
+ * the window is the whole input (strides 1, no pads), its vector kernel for 2-3 spatial dims with a last stride of
+ * at most 2, kernels of at most 32 and a padded last dim that fits its buffer of 2,045 floats, its generic kernel
+ * otherwise. Each treats NaN and windows of only -inf its own way, and sums (AveragePool, GlobalAveragePool) in its
+ * own order. */
+enum { POOL_GENERIC, POOL_FIRST, POOL_VECTOR, POOL_GLOBAL };
+#define POOL_MLAS_BUFFER 2045
+
+static OrtStatus *pool_kind(const ortvk_kparams_pool *p, const ortvk_ktensor *x, uint32_t *kind)
+{
+    if (p->own_loops) {
+        *kind = p->kind == ORTVK_POOL_MAX ? POOL_FIRST : POOL_GENERIC;
+        return NULL;
+    }
+    int n = p->spatial;
+    bool whole = true, small = true;
+    int64_t last_pads = 0;
+    for (int d = 0; d < n; d++) {
+        int64_t pb = 0, pe = 0, o = 0;
+        ORTVK_TRY(pool_dim(p, d, x->dims[2 + d], &pb, &o, &pe));
+        whole = whole && p->kernel[d] == x->dims[2 + d] && p->strides[d] == 1 && pb == 0 && pe == 0;
+        small = small && p->kernel[d] <= 32;
+        if (d == n - 1) last_pads = pb + pe; /* each below 2^30 */
+    }
+    if (whole) *kind = POOL_GLOBAL;
+    else if (n >= 2 && p->strides[n - 1] <= 2 && small && x->dims[1 + n] + last_pads <= POOL_MLAS_BUFFER)
+        *kind = POOL_VECTOR;
+    else *kind = POOL_GENERIC;
     return NULL;
 }
 
@@ -156,12 +190,15 @@ static OrtStatus *pool_record(const ortvk_kparams *params, ortvk_krun *run)
     int off = 3 - p->spatial;
     double divisor = 1.0;
     int64_t taps = 1; /* the most taps of one output that touch the input */
+    uint32_t kind;
+    ORTVK_TRY(pool_kind(p, x, &kind));
     for (int d = 0; d < p->spatial; d++) {
         int64_t pb = 0, o = 0, i = x->dims[2 + d], kernel = p->kernel[d];
-        ORTVK_TRY(pool_dim(p, d, i, &pb, &o));
+        ORTVK_TRY(pool_dim(p, d, i, &pb, &o, NULL));
         /* Taps that fall into the begin padding for every output (SAME pads of a huge kernel) are dropped: the same
          * taps touch the input, with a begin pad the shader's arithmetic takes. */
         int64_t before = o > 0 && pb > (o - 1) * p->strides[d] ? (pb - (o - 1) * p->strides[d]) / p->dilations[d] : 0;
+        if (kind == POOL_VECTOR) before = 0; /* kernels of at most 32, whose padded columns count there */
         if (before > kernel - 1) before = kernel - 1;
         kernel -= before;
         pb -= before * p->dilations[d];
@@ -182,6 +219,7 @@ static OrtStatus *pool_record(const ortvk_kparams *params, ortvk_krun *run)
         pad[off + d] = (int32_t)pb;
     }
     int64_t passes = (taps + POOL_PASS_TAPS - 1) / POOL_PASS_TAPS;
+    if (kind == POOL_VECTOR) passes = 1; /* at most 32^3 taps, in loops of at most 32 */
     if (passes > POOL_MAX_PASSES)
         return ortvk_status(ORT_EP_FAIL, "%s: windows of %lld taps over the input (at most %d)", op, (long long)taps,
                             POOL_MAX_PASSES * POOL_PASS_TAPS);
@@ -199,11 +237,12 @@ static OrtStatus *pool_record(const ortvk_kparams *params, ortvk_krun *run)
         .divisor = (float)divisor,
     };
     /* Between passes each output's partial result stays a float (float16 outputs are rounded once, at the end). */
-    if (passes > 1) ORTVK_TRY(ortvk_krun_scratch(run, y->count * sizeof(float), &push.partial));
+    size_t partial = kind == POOL_GLOBAL ? 4 * sizeof(float) : sizeof(float); /* the 4 lanes of MLAS's */
+    if (passes > 1) ORTVK_TRY(ortvk_krun_scratch(run, y->count * partial, &push.partial));
     for (int64_t pass = 0; pass < (passes > 0 ? passes : 1); pass++) {
         push.t0 = (uint32_t)(pass * POOL_PASS_TAPS);
         push.t1 = (uint32_t)((pass + 1) * POOL_PASS_TAPS);
-        push.flags = (pass == 0 ? 1u : 0u) | (pass + 1 >= passes ? 2u : 0u) | (p->max_from_inf ? 4u : 0u);
+        push.flags = (pass == 0 ? 1u : 0u) | (pass + 1 >= passes ? 2u : 0u) | kind << 2 | (p->spatial == 3 ? 16u : 0u);
         ORTVK_TRY(ortvk_krun_dispatch(run, ORTVK_SHADER_POOL, &push, sizeof(push), y->count));
     }
     return NULL;
@@ -241,12 +280,12 @@ static OrtStatus *global_record(const ortvk_kparams *params, ortvk_krun *run)
     const ortvk_ktensor *x = &run->in[0], *y = &run->out[0];
     uint32_t spatial = (uint32_t)ortvk_kcount(x->dims + 2, x->rank - 2);
     if (spatial == 0) return ortvk_status(ORT_INVALID_ARGUMENT, "global pool over an empty input");
-    bool max_pool = params->pool.kind == ORTVK_POOL_MAX;
-    if ((spatial > POOL_PASS_TAPS || max_pool) && x->rank >= 3 && x->rank <= 5) {
-        /* The reduce shader walks a window in one loop, which lavapipe cuts short past ~65,535 iterations: a large
-         * window runs as a pool whose kernel is the whole input, in passes. So does every GlobalMaxPool of 1-3
-         * spatial dims: the pool shader's max starts from -FLT_MAX like the CPU EP's (ReduceMax's from -inf). */
-        ortvk_kparams window = {.pool = {.kind = params->pool.kind, .spatial = (int)x->rank - 2}};
+    if (x->rank >= 3 && x->rank <= 5) {
+        /* Every global pool of 1-3 spatial dims runs as a pool whose kernel is the whole input, in passes (the
+         * reduce shader walks a window in one loop, which lavapipe cuts short past ~65,535 iterations), in the order
+         * of the CPU EP's MLAS global kernel: its max starts from -FLT_MAX, its NaN and its sums of huge values come
+         * out as there. */
+        ortvk_kparams window = {.pool = {.kind = params->pool.kind, .spatial = (int)x->rank - 2, .global = true}};
         for (size_t d = 2; d < x->rank; d++) {
             window.pool.kernel[d - 2] = x->dims[d];
             window.pool.strides[d - 2] = window.pool.dilations[d - 2] = 1;

@@ -148,6 +148,26 @@ static int64_t nearest_pixel(int mode, float x, bool downsampling)
     }
 }
 
+/* The dims ORT's CPU EP blends in linear mode: it runs a bilinear kernel over both dims of a 2-D input and over
+ * H, W of a 4-D one (N, H, W of NHWC when scales[1] != 1), a trilinear one over all dims of a 3-D input (C, H, W
+ * of a 5-D one, which ortvk does not take). It multiplies every neighbour by its weight, a weight of 0 too (an
+ * unscaled dim still blends its pixel with the next: 0 * NaN is NaN), so ortvk blends exactly those dims. Other
+ * ranks: the dims whose scale is not 1 (ORT refuses them). */
+static void resize_blended(const ortvk_kparams_resize *p, const float *scale, bool *blended)
+{
+    for (int d = 0; d < p->rank; d++) blended[d] = false;
+    if (p->mode != ORTVK_RESIZE_LINEAR) return;
+    bool all = true;
+    for (int d = 0; d < p->rank; d++) all = all && scale[d] == 1.0f;
+    if (all) return; /* every scale 1: ORT copies the input */
+    if (p->rank == 2 || p->rank == 3) {
+        for (int d = 0; d < p->rank; d++) blended[d] = true;
+    } else if (p->rank == 4) {
+        int first = scale[1] == 1.0f ? 2 : 1; /* NCHW, else NHWC */
+        blended[first] = blended[first + 1] = true;
+    }
+}
+
 typedef struct entry {
     uint32_t i0, i1;
     float w0, w1;
@@ -182,6 +202,8 @@ static OrtStatus *resize_record(const ortvk_kparams *params, ortvk_krun *run)
     int pad = RESIZE_MAX_RANK - p->rank;
     for (int d = 0; d < pad; d++) push.in_dims[d] = push.out_dims[d] = 1;
     uint32_t same0 = (uint32_t)pad;
+    bool blended[RESIZE_MAX_RANK];
+    resize_blended(p, scale, blended);
     size_t at = 0;
     for (int d = 0; d < p->rank; d++) {
         int64_t in_len = x->dims[d], out_len = out[d];
@@ -189,16 +211,19 @@ static OrtStatus *resize_record(const ortvk_kparams *params, ortvk_krun *run)
         push.in_dims[pd] = (uint32_t)in_len;
         push.out_dims[pd] = (uint32_t)out_len;
         push.offset[pd] = (uint32_t)at;
-        /* A dim mapped onto itself needs no interpolation (ORT's linear kernels only blend resized dims); the
-         * leading ones need no table either. */
+        /* A dim mapped onto itself needs no table when ORT's linear kernel does not blend it either (the leading
+         * ones need none at all). */
         bool identity = in_len == out_len && scale[d] == 1.0f;
-        bool linear = p->mode == ORTVK_RESIZE_LINEAR && !identity;
+        bool linear = p->mode == ORTVK_RESIZE_LINEAR && (blended[d] || !identity);
+        identity = identity && !linear;
         if (linear) interp |= 1u << (RESIZE_MAX_RANK - 1 - pd);
         leading = leading && identity;
         if (leading) same = (uint32_t)pd + 1;
         for (int64_t o = 0; o < out_len; o++, at++) {
             entry *e = &table[at];
-            float c = original(p->coordinate, (float)o, scale[d], (float)out_len, (float)in_len);
+            /* ORT's linear kernels take an unscaled dim's coordinate as is (tf_half_pixel_for_nn would shift it). */
+            float c = scale[d] == 1.0f ? (float)o : original(p->coordinate, (float)o, scale[d], (float)out_len,
+                                                             (float)in_len);
             if (identity) {
                 e->i0 = e->i1 = (uint32_t)o;
                 e->w0 = 1.0f;

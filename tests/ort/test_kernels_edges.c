@@ -834,9 +834,9 @@ static void combined_specials(ortapp *app, const OrtEpDevice *device)
         {1, 2, 3, 4}, {1, NAN, 3, 4}, {1, INFINITY, 3, 4}, {1, -INFINITY, 3, 4}, {INFINITY, -INFINITY, 0, 1},
         {-INFINITY, -INFINITY, -INFINITY, -INFINITY}, {NAN, 1, 2, 3}, {1e-45f, 0, -1e-45f, 1e-40f},
     };
-    /* Max and min over a NaN: ORT's CPU EP returns what its SIMD order makes of it (ReduceMax of {1, NaN, 3, 4}
-     * is 3 there, GlobalMaxPool's 4); ortvk propagates NaN. Those ops get rows without NaN (windows of only -inf:
-     * maxpool_minus_inf). */
+    /* ReduceMax and ReduceMin over a NaN: ORT's CPU EP returns what Eigen's SIMD order makes of it (ReduceMax of
+     * {1, NaN, 3, 4} is 3 there); ortvk propagates NaN. Those get rows without NaN. The max pools follow the CPU
+     * EP's kernels, NaN included (maxpool_nan). */
     float no_nan[8][4];
     for (int r = 0; r < 8; r++) {
         for (int i = 0; i < 4; i++) no_nan[r][i] = isnan(rows[r][i]) ? 5.0f : rows[r][i];
@@ -848,29 +848,29 @@ static void combined_specials(ortapp *app, const OrtEpDevice *device)
     char name[96];
     for (int k = 0; k < 2; k++) {
         edge_case c;
-        snprintf(name, sizeof(name), "%s of rows with %sinfinities", global[k], k == 0 ? "" : "NaN and ");
+        snprintf(name, sizeof(name), "%s of rows with NaN and infinities", global[k]);
         start(&c, name, 13, 4, x);
         c.on_ortvk = true;
-        c.data[0] = k == 0 ? &no_nan[0][0] : &rows[0][0];
+        c.data[0] = &rows[0][0];
         node(&c, global[k], 1, (const char *[]){"x"});
         run_case(app, device, &c);
     }
     static const char *const pools[] = {"MaxPool", "AveragePool"};
     for (int k = 0; k < 2; k++) {
         edge_case c;
-        snprintf(name, sizeof(name), "%s 2x2 of rows with %sinfinities", pools[k], k == 0 ? "" : "NaN and ");
+        snprintf(name, sizeof(name), "%s 2x2 of rows with NaN and infinities", pools[k]);
         start(&c, name, 13, 4, x);
         c.on_ortvk = true;
-        c.data[0] = k == 0 ? &no_nan[0][0] : &rows[0][0];
+        c.data[0] = &rows[0][0];
         onnx_node_attr_ints(node(&c, pools[k], 1, (const char *[]){"x"}), "kernel_shape", (const int64_t[]){2, 2}, 2);
         run_case(app, device, &c);
     }
     {
         edge_case c;
         int64_t x1[3] = {1, 8, 4};
-        start(&c, "MaxPool 1-D 2 of rows with infinities", 13, 3, x1);
+        start(&c, "MaxPool 1-D 2 of rows with NaN and infinities", 13, 3, x1);
         c.on_ortvk = true;
-        c.data[0] = &no_nan[0][0];
+        c.data[0] = &rows[0][0];
         onnx_node_attr_ints(node(&c, "MaxPool", 1, (const char *[]){"x"}), "kernel_shape", (const int64_t[]){2}, 1);
         run_case(app, device, &c);
     }
@@ -965,8 +965,8 @@ static void instancenorm_specials(ortapp *app, const OrtEpDevice *device)
     run_case(app, device, &c);
 }
 
-/* Max pools over windows of only -inf: the CPU EP's GlobalMaxPool gives -FLT_MAX; its MaxPool -inf for some
- * kernels (these; ORT 1.24.3: -FLT_MAX) and -FLT_MAX for others (2x2, 1-D of 2: still excluded in the fuzzer). */
+/* Max pools over windows of only -inf: the CPU EP's GlobalMaxPool gives -FLT_MAX; its MaxPool's own loops (for
+ * dilations and storage_order) -inf on ORT 1.30.0 (they start from the first tap; 1.24.3: -FLT_MAX). */
 static void maxpool_minus_inf(ortapp *app, const OrtEpDevice *device)
 {
     static const float data[8] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, 1, -FLT_MAX, -INFINITY};
@@ -996,6 +996,196 @@ static void maxpool_minus_inf(ortapp *app, const OrtEpDevice *device)
     c.data[0] = data;
     node(&c, "GlobalMaxPool", 1, (const char *[]){"x"});
     run_case(app, device, &c);
+}
+
+/* Linear Resize next to NaN and infinities: ORT's CPU EP blends both dims of a 2-D input and H, W of a 4-D one
+ * (N, H, W with NHWC scales), a dim of scale 1 too (at its own coordinate, whatever the coordinate transform), and
+ * multiplies every neighbour by its weight, 0 included: a NaN or infinity spreads to the pixel before it (0 * NaN,
+ * 0 * inf). With every scale 1 it copies. */
+static void resize_specials(ortapp *app, const OrtEpDevice *device)
+{
+    static const float data[12] = {1, NAN, 3, 4, 5, INFINITY, -2, 0.5f, -INFINITY, 7, 8, 9};
+    static const struct {
+        const char *name;
+        int rank;
+        int64_t x[4];
+        float scales[4];
+        const char *coord;
+    } cases[] = {
+        {"Resize linear [1,1,2,1] over NaN and infinities", 4, {1, 2, 2, 3}, {1, 1, 2, 1}, NULL},
+        {"Resize linear [1,1,1,2] align_corners over NaN", 4, {1, 2, 3, 2}, {1, 1, 1, 2}, "align_corners"},
+        {"Resize linear NHWC [1,2,1,1] over NaN", 4, {1, 3, 2, 2}, {1, 2, 1, 1}, "asymmetric"},
+        {"Resize linear 2-D [2,1] over NaN and infinities", 2, {4, 3}, {2, 1, 0, 0}, NULL},
+        {"Resize linear 3-D [1,1,2] over NaN and infinities", 3, {2, 2, 3}, {1, 1, 2, 0}, "pytorch_half_pixel"},
+        {"Resize linear [1,1,2,1] tf_half_pixel_for_nn over NaN", 4, {1, 2, 2, 3}, {1, 1, 2, 1},
+         "tf_half_pixel_for_nn"},
+        {"Resize linear scales 1 over NaN (a copy)", 4, {1, 2, 2, 3}, {1, 1, 1, 1}, NULL},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        edge_case c;
+        int64_t n[1] = {cases[k].rank};
+        start(&c, cases[k].name, 13, cases[k].rank, cases[k].x);
+        c.on_ortvk = true;
+        c.exact = true;
+        c.data[0] = data;
+        onnx_model_add_initializer(c.m, "scales", ONNX_FLOAT, 1, n, cases[k].scales,
+                                   (size_t)cases[k].rank * sizeof(float));
+        onnx_node *r = node(&c, "Resize", 3, (const char *[]){"x", "", "scales"});
+        onnx_node_attr_string(r, "mode", "linear");
+        if (cases[k].coord) onnx_node_attr_string(r, "coordinate_transformation_mode", cases[k].coord);
+        run_case(app, device, &c);
+    }
+    edge_case c;
+    int64_t x[4] = {1, 2, 2, 3}, four[1] = {4};
+    static const float scales[4] = {1, 1, 1, 2};
+    start(&c, "Upsample linear [1,1,1,2] over NaN and infinities", 9, 4, x);
+    c.on_ortvk = true;
+    c.exact = true;
+    c.data[0] = data;
+    onnx_model_add_initializer(c.m, "scales", ONNX_FLOAT, 1, four, scales, sizeof(scales));
+    onnx_node_attr_string(node(&c, "Upsample", 2, (const char *[]){"x", "scales"}), "mode", "linear");
+    run_case(app, device, &c);
+}
+
+/* Max pools over NaN and windows of only -inf, one case per kernel the CPU EP picks (see pool_max_kind): MLAS's
+ * vector kernel (2-D with padded columns, with IW % 4 columns that take std::max; 3-D), its generic one (1-D,
+ * kernels past 32, strides past 2), its global one (a window that is the whole input; GlobalMaxPool), and ORT's own
+ * loops (dilations). Each treats NaN its own way; ortvk must agree bit for bit. */
+static void maxpool_nan(ortapp *app, const OrtEpDevice *device)
+{
+    static float data[256];
+    for (int k = 0; k < 256; k++) {
+        data[k] = (float)(k * 7 % 13) - 6.0f;
+        if (k % 5 == 1 || (k >= 12 && k < 24)) data[k] = -INFINITY;
+        if (k % 11 == 3 || k % 17 == 9) data[k] = NAN;
+    }
+    static const struct {
+        const char *name;
+        int rank;
+        int64_t x[5], kernel[3], pads[6], strides[3], dilations[3];
+    } cases[] = {
+        {"MaxPool 2x2 pads [0,1,0,1] over NaN and -inf (vector)", 4, {1, 2, 5, 6}, {2, 2}, {0, 1, 0, 1}, {1, 1},
+         {1, 1}},
+        {"MaxPool 3x2 stride 2 over NaN and -inf (vector)", 4, {1, 1, 7, 9}, {3, 2}, {1, 0, 1, 1}, {1, 2}, {1, 1}},
+        {"MaxPool 2x2x2 over NaN and -inf (3-D vector)", 5, {1, 1, 3, 4, 6}, {2, 2, 2}, {0, 1, 0, 0, 0, 1},
+         {1, 1, 1}, {1, 1, 1}},
+        {"MaxPool 1-D 3 over NaN and -inf (generic)", 3, {2, 2, 16}, {3}, {1, 1}, {1}, {1}},
+        {"MaxPool 33x1 over NaN and -inf (generic)", 4, {1, 1, 34, 3}, {33, 1}, {0, 0, 0, 0}, {1, 1}, {1, 1}},
+        {"MaxPool 2x2 stride 3 over NaN and -inf (generic)", 4, {1, 2, 6, 7}, {2, 2}, {0, 0, 0, 0}, {1, 3}, {1, 1}},
+        {"MaxPool 2x2 dilations 2 over NaN and -inf (own loops)", 4, {1, 2, 5, 6}, {2, 2}, {1, 1, 0, 0}, {1, 1},
+         {2, 2}},
+        {"MaxPool kernel = input 3x5 over NaN and -inf (global)", 4, {2, 3, 3, 5}, {3, 5}, {0, 0, 0, 0}, {1, 1},
+         {1, 1}},
+        {"GlobalMaxPool 3x7 over NaN and -inf (global)", 4, {2, 3, 3, 7}, {0}, {0}, {0}, {0}},
+        {"GlobalMaxPool 1-D 9 over NaN and -inf (global)", 3, {4, 3, 9}, {0}, {0}, {0}, {0}},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        edge_case c;
+        int n = cases[k].rank - 2;
+        bool global = cases[k].kernel[0] == 0;
+        start(&c, cases[k].name, 13, cases[k].rank, cases[k].x);
+        c.on_ortvk = true;
+        c.exact = true;
+        c.data[0] = data;
+        onnx_node *p = node(&c, global ? "GlobalMaxPool" : "MaxPool", 1, (const char *[]){"x"});
+        if (!global) {
+            onnx_node_attr_ints(p, "kernel_shape", cases[k].kernel, n);
+            onnx_node_attr_ints(p, "pads", cases[k].pads, 2 * n);
+            onnx_node_attr_ints(p, "strides", cases[k].strides, n);
+            onnx_node_attr_ints(p, "dilations", cases[k].dilations, n);
+        }
+        if (cases[k].dilations[0] > 1) c.cpu_wrong = "1.24."; /* -FLT_MAX for windows of only -inf there */
+        run_case(app, device, &c);
+    }
+}
+
+/* GlobalAveragePool over terms whose sum overflows in one order and not in another: the CPU EP (MLAS's global
+ * kernel) sums 4 lanes of every fourth value, folds them (2 into 0, 3 into 1, then 1 into 0) and adds the last
+ * n % 4 in order; so does ortvk ({FLT_MAX, FLT_MAX, -FLT_MAX, -FLT_MAX, ...}: finite there, inf in order). */
+static void global_average_huge(ortapp *app, const OrtEpDevice *device)
+{
+    static const float data[18] = {FLT_MAX, FLT_MAX, -FLT_MAX, -FLT_MAX, 1e20f, -1e20f, 2, 3, 4,
+                                   3e38f, 1, 3e38f, 1, -3e38f, 2, -3e38f, 2, 1e30f};
+    static const struct {
+        const char *name;
+        int rank;
+        int64_t x[5];
+    } cases[] = {
+        {"GlobalAveragePool 3x3 over FLT_MAX terms", 4, {2, 1, 3, 3, 0}},
+        {"GlobalAveragePool 1-D 9 over FLT_MAX terms", 3, {1, 2, 9, 0, 0}},
+        {"GlobalAveragePool 3-D 1x2x9 over FLT_MAX terms", 5, {1, 1, 1, 2, 9}},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        edge_case c;
+        start(&c, cases[k].name, 13, cases[k].rank, cases[k].x);
+        c.on_ortvk = true;
+        c.exact = true;
+        c.data[0] = data;
+        node(&c, "GlobalAveragePool", 1, (const char *[]){"x"});
+        run_case(app, device, &c);
+    }
+}
+
+/* AveragePool over terms whose sum overflows in one order and not in another: up to opset 18 the CPU EP runs
+ * MLAS's kernels (the vector one sums each column down the rows, then across: (M - M) + (M - M) = 0), from opset 19
+ * its own loops (in the taps' order: M + M = inf); ortvk sums in the order of the kernel that runs the node. */
+static void average_pool_huge(ortapp *app, const OrtEpDevice *device)
+{
+    static const float data[16] = {FLT_MAX, FLT_MAX, 1, 2, -FLT_MAX, -FLT_MAX, 3, 4,
+                                   3e38f, 1e20f, -3e38f, 1, -3e38f, -1e20f, 3e38f, 2};
+    static const struct {
+        const char *name;
+        int opset, rank;
+        int64_t x[5], kernel[3];
+    } cases[] = {
+        {"AveragePool 2x2 opset 13 over FLT_MAX terms (vector)", 13, 4, {1, 2, 2, 4}, {2, 2}},
+        {"AveragePool 2x2 opset 19 over FLT_MAX terms (own loops)", 19, 4, {1, 2, 2, 4}, {2, 2}},
+        {"AveragePool 2x2x2 opset 13 over FLT_MAX terms (3-D vector)", 13, 5, {1, 1, 2, 2, 4}, {2, 2, 2}},
+        {"AveragePool 1-D 2 opset 13 over FLT_MAX terms (generic)", 13, 3, {2, 1, 8}, {2}},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        edge_case c;
+        start(&c, cases[k].name, cases[k].opset, cases[k].rank, cases[k].x);
+        c.on_ortvk = true;
+        c.exact = true;
+        c.data[0] = data;
+        onnx_node_attr_ints(node(&c, "AveragePool", 1, (const char *[]){"x"}), "kernel_shape", cases[k].kernel,
+                            cases[k].rank - 2);
+        run_case(app, device, &c);
+    }
+}
+
+/* LayerNormalization over rows of huge values: ORT 1.30.0's CPU EP gives a constant row of 1e20 or FLT_MAX the bias
+ * (variance 0), and a row whose squares overflow but whose mean does not 0 · scale + bias. ortvk's running mean and
+ * variance (Welford's update, in order, in float) do the same; the spec's two passes overflowed the sum (NaN).
+ * ORT 1.24.3 computes E[x²] − E[x]² in float, which gives NaN for the rows of 1e20 there. */
+static void layernorm_specials(ortapp *app, const OrtEpDevice *device)
+{
+    static const struct {
+        const char *name;
+        float x[6];
+        const char *cpu_wrong;
+    } cases[] = {
+        {"LayerNormalization of rows of 1e20 and -3e19", {1e20f, 1e20f, 1e20f, -3e19f, -3e19f, -3e19f}, "1.24."},
+        {"LayerNormalization of rows of FLT_MAX and 2e19", {FLT_MAX, FLT_MAX, FLT_MAX, 2e19f, 2e19f, -2e19f},
+         "1.24."},
+        {"LayerNormalization of constant rows 0.1 and -7", {0.1f, 0.1f, 0.1f, -7, -7, -7}, NULL},
+        {"LayerNormalization of rows of 1e20 and 1", {1e20f, 1, -1e20f, 1, 1e19f, 2}, NULL},
+        {"LayerNormalization of rows of 1e30 and 3e38", {1e30f, -1e30f, 3e-38f, 3e38f, 3e38f, 1}, "1.24."},
+    };
+    static const float scale[3] = {1, 2, -0.5f}, bias[3] = {0.25f, -1.5f, 3};
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        edge_case c;
+        int64_t x[2] = {2, 3}, three[1] = {3};
+        start(&c, cases[k].name, 17, 2, x);
+        c.on_ortvk = true;
+        c.data[0] = cases[k].x;
+        c.cpu_wrong = cases[k].cpu_wrong;
+        onnx_model_add_initializer(c.m, "s", ONNX_FLOAT, 1, three, scale, sizeof(scale));
+        onnx_model_add_initializer(c.m, "b", ONNX_FLOAT, 1, three, bias, sizeof(bias));
+        onnx_node_attr_float(node(&c, "LayerNormalization", 3, (const char *[]){"x", "s", "b"}), "epsilon", 1e-5f);
+        run_case(app, device, &c);
+    }
 }
 
 /* Conv with weights that are graph inputs (not packed at Compile): the CPU EP's im2col multiplies padded taps (0)
@@ -1036,5 +1226,10 @@ int main(int argc, char **argv)
     instancenorm_specials(&app, device);
     maxpool_minus_inf(&app, device);
     conv_padded_infinite_weight(&app, device);
+    resize_specials(&app, device);
+    maxpool_nan(&app, device);
+    layernorm_specials(&app, device);
+    global_average_huge(&app, device);
+    average_pool_huge(&app, device);
     return test_finish(&app, "test_kernels_edges");
 }

@@ -1,8 +1,10 @@
 // InstanceNormalization and LayerNormalization: one invocation per row (a channel of one image, or the normalized
-// trailing dims) computes its mean, then its population variance (two passes), then for LayerNormalization y = (x -
-// mean) / sqrt(var + epsilon) * scale + bias per element of the row, and Mean and InvStdDev; for
-// InstanceNormalization the CPU EP's folded form y = x * s + (bias - mean * s), s = scale / sqrt(var + epsilon) per
-// channel, so that a row of one value with a tiny epsilon gives its answer. `precise`: no fma, as there.
+// trailing dims) computes its mean and population variance, then for LayerNormalization y = (x - mean) *
+// (1 / sqrt(var + epsilon)) * scale + bias per element of the row, and Mean and InvStdDev; for InstanceNormalization
+// the CPU EP's folded form y = x * s + (bias - mean * s), s = scale / sqrt(var + epsilon) per channel, so that a row
+// of one value with a tiny epsilon gives its answer. LayerNormalization's mean and variance are a running update in
+// order (Welford's), which keeps a row of FLT_MAX or 1e20 at variance 0 as ORT 1.30.0's CPU EP does (a sum
+// overflows there); InstanceNormalization's are two passes (sum, then squared differences). `precise`: no fma.
 #version 460
 #include "common.glsl"
 
@@ -19,13 +21,22 @@ void main()
     uint row = ortvk_index();
     if (row >= p.rows) return;
     uint base = row * p.len;
-    precise float sum = 0.0;
-    ORTVK_FOR(k, 0u, p.len) sum += ORTVK_GET(0, p.x, base + k);
-    precise float mean = sum / float(p.len);
-    precise float sq = 0.0;
-    ORTVK_FOR(k, 0u, p.len) {
-        precise float d = ORTVK_GET(0, p.x, base + k) - mean;
-        sq += d * d;
+    precise float mean = 0.0, sq = 0.0;
+    if (p.per_element != 0u) {
+        ORTVK_FOR(k, 0u, p.len) {
+            precise float v = ORTVK_GET(0, p.x, base + k);
+            precise float d = v - mean;
+            mean += d / float(k + 1u);
+            sq += d * (v - mean);
+        }
+    } else {
+        precise float sum = 0.0;
+        ORTVK_FOR(k, 0u, p.len) sum += ORTVK_GET(0, p.x, base + k);
+        mean = sum / float(p.len);
+        ORTVK_FOR(k, 0u, p.len) {
+            precise float d = ORTVK_GET(0, p.x, base + k) - mean;
+            sq += d * d;
+        }
     }
     precise float inv_std = 1.0 / sqrt(sq / float(p.len) + p.epsilon);
     if (p.mean != uvec2(0u)) ORTVK_FLOAT(4, p.mean, row) = mean;

@@ -19,9 +19,22 @@ layout(push_constant) uniform Push {
     uint mode;     // 0 max, 1 average (padding excluded), 2 average (padding included)
     uint t0, t1;   // this pass's share of each output's taps
     uint flags;    // 1: the first pass (else it continues from partial), 2: the last (average: divide; store y),
-                   // 4: max starts from -inf
+                   // bits 2-3: which of the CPU EP's kernels to follow (KIND_*), 16: MLAS's is its 3-D one
     float divisor; // mode 2: the kernel's size
 } p;
+
+// Each pool follows the CPU EP's kernel for the node, bit for bit: its max over NaN and windows of only -inf, its
+// order of summing (see docs/kernels.md, "Limits and edge cases"). _mm_max_ps(a, b) is a > b ? a : b (NaN in b
+// kept, NaN in a dropped); std::max(a, b) is a < b ? b : a (the reverse); MLAS's max starts from -FLT_MAX where it
+// starts from anything, its sums from 0.
+const uint KIND_GENERIC = 0u; // MLAS's generic kernels (and AveragePool-19's loops): taps in order; max: std::max
+const uint KIND_FIRST = 1u;   // MaxPool's own loops (dilations, storage_order): the first tap, then each greater one
+const uint KIND_VECTOR = 2u;  // MLAS's vector kernels: per column down the rows, then across (one pass)
+const uint KIND_GLOBAL = 3u;  // MLAS's global kernel: 4 lanes, folded, then the tail
+#define LOWEST uintBitsToFloat(0xff7fffffu)
+
+float mm_max(float a, float b) { return a > b ? a : b; }
+float std_max(float a, float b) { return a < b ? b : a; }
 
 // The kernel indices k of one dim whose input index o S - P + k D lies in [0, I): [lo, hi).
 void taps(uint o, uint S, int P, uint D, uint I, uint K, out uint lo, out uint hi)
@@ -30,6 +43,67 @@ void taps(uint o, uint S, int P, uint D, uint I, uint K, out uint lo, out uint h
     uint span = start < 0 ? I + uint(-start) : (I > uint(start) ? I - uint(start) : 0u);
     lo = start < 0 ? (uint(-start) + D - 1u) / D : 0u;
     hi = max(lo, min(K, (span + D - 1u) / D));
+}
+
+// MLAS's vector kernel: each input column of the window reduced down its rows (2-D: from the first row; 3-D: from
+// -FLT_MAX or 0, over planes then rows) with _mm_max_ps in the columns its 4-wide loop covers and std::max in the
+// last IW % 4 (average: +); then the window's columns, a column in the padding being -FLT_MAX (average: 0), with
+// _mm_max_ps (+) from the first; average divides by the taps inside the input or by the kernel's size.
+float pool_vector(uint base, uint d0, uint h0, uint w0, uint dlo, uint dhi, uint hlo, uint hhi, uint n)
+{
+    bool three = (p.flags & 16u) != 0u, max_pool = p.mode == 0u;
+    uint vector_end = p.IW & ~3u;
+    float pad = max_pool ? LOWEST : 0.0;
+    precise float r = pad;
+    for (uint kw = 0u; kw < p.KW; kw++) {
+        uint iw = w0 + kw; // wraps past the left edge: then >= IW
+        precise float col = pad;
+        if (iw < p.IW) {
+            bool first = !three;
+            for (uint kd = dlo; kd < dhi; kd++) {
+                for (uint kh = hlo; kh < hhi; kh++) {
+                    float v = ORTVK_GET(0, p.x, base + ((d0 + kd) * p.IH + h0 + kh) * p.IW + iw);
+                    col = first ? v : (!max_pool ? col + v : iw < vector_end ? mm_max(col, v) : std_max(col, v));
+                    first = false;
+                }
+            }
+        }
+        r = kw == 0u ? col : (max_pool ? mm_max(r, col) : r + col);
+    }
+    return max_pool ? r : r / (p.mode == 1u ? float(n) : p.divisor);
+}
+
+// MLAS's global kernel (a window that is the whole input; also GlobalAveragePool's) over taps [t0, t1) of output
+// i: lane l takes the taps 4 g + l of the groups g below n / 4, from -FLT_MAX with _mm_max_ps (max) or from 0 with
+// + (average); the last pass folds the lanes (2 into 0, 3 into 1, then 1 into 0) and takes the last n % 4 taps
+// with std::max or +. Between passes the lanes stay in partial (4 floats per output).
+vec4 global_step(vec4 lanes, vec4 v) { return p.mode == 0u ? vec4(mm_max(lanes.x, v.x), mm_max(lanes.y, v.y),
+                                                                  mm_max(lanes.z, v.z), mm_max(lanes.w, v.w))
+                                                            : lanes + v; }
+
+float pool_global(uint i, uint base, uint n)
+{
+    vec4 lanes = (p.flags & 1u) != 0u ? vec4(p.mode == 0u ? LOWEST : 0.0)
+                                       : vec4(ORTVK_FLOAT(2, p.partial, 4u * i), ORTVK_FLOAT(2, p.partial, 4u * i + 1u),
+                                              ORTVK_FLOAT(2, p.partial, 4u * i + 2u),
+                                              ORTVK_FLOAT(2, p.partial, 4u * i + 3u));
+    uint groups = n / 4u, g1 = min(p.t1 / 4u, groups);
+    ORTVK_FOR(g, p.t0 / 4u, g1) {
+        uint at = base + 4u * g;
+        lanes = global_step(lanes, vec4(ORTVK_GET(0, p.x, at), ORTVK_GET(0, p.x, at + 1u), ORTVK_GET(0, p.x, at + 2u),
+                                        ORTVK_GET(0, p.x, at + 3u)));
+    }
+    if ((p.flags & 2u) == 0u) {
+        for (uint l = 0u; l < 4u; l++) ORTVK_FLOAT(2, p.partial, 4u * i + l) = lanes[l];
+        return 0.0;
+    }
+    vec4 folded = global_step(lanes, lanes.zwzw);
+    precise float r = p.mode == 0u ? mm_max(folded.x, folded.y) : folded.x + folded.y;
+    for (uint k = 4u * groups; k < n; k++) {
+        float v = ORTVK_GET(0, p.x, base + k);
+        r = p.mode == 0u ? std_max(r, v) : r + v;
+    }
+    return p.mode == 0u ? r : r / float(n);
 }
 
 void main()
@@ -52,10 +126,18 @@ void main()
     // The first input index of each dim (wrapping arithmetic: the sums below land in [0, I)).
     uint d0 = od * p.SD - uint(p.PD), h0 = oh * p.SH - uint(p.PH), w0 = ow * p.SW - uint(p.PW);
     uint base = nc * p.ID * p.IH * p.IW;
-    // Max starts from -FLT_MAX, as the CPU EP's MLAS pooling does (a window of only -inf gives -FLT_MAX), or from
-    // -inf (flag 4: its loops for dilations and storage_order).
-    float lowest = (p.flags & 4u) != 0u ? -ORTVK_INF : uintBitsToFloat(0xff7fffffu);
-    float acc = (p.flags & 1u) != 0u ? (p.mode == 0u ? lowest : 0.0) : ORTVK_FLOAT(2, p.partial, i);
+    uint kind = (p.flags >> 2u) & 3u;
+    if (kind == KIND_VECTOR) {
+        ORTVK_SET(1, p.y, i, pool_vector(base, d0, h0, w0, dlo, dhi, hlo, hhi, n));
+        return;
+    }
+    if (kind == KIND_GLOBAL) {
+        float r = pool_global(i, base, n);
+        if ((p.flags & 2u) != 0u) ORTVK_SET(1, p.y, i, r);
+        return;
+    }
+    // An empty window (dilated taps that all miss the input) gives -FLT_MAX in every kernel of the CPU EP.
+    float acc = (p.flags & 1u) != 0u ? (p.mode == 0u ? LOWEST : 0.0) : ORTVK_FLOAT(2, p.partial, i);
     uint end = min(p.t1, n);
     // Tap t0 as (kd, kh, kw) once; then counters that carry, with no division per tap.
     uint r = p.t0 / max(nw, 1u);
@@ -64,7 +146,7 @@ void main()
         uint id = d0 + kd * p.DD, ih = h0 + kh * p.DH, iw = w0 + kw * p.DW;
         float v = ORTVK_GET(0, p.x, base + (id * p.IH + ih) * p.IW + iw);
         if (p.mode == 0u) {
-            if (v > acc || ortvk_isnan(v)) acc = v;
+            acc = kind == KIND_FIRST ? (k == 0u || v > acc ? v : acc) : std_max(acc, v);
         } else {
             acc += v;
         }

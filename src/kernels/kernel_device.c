@@ -235,7 +235,7 @@ OrtStatus *ortvk_kernel_device_get(ortvk_device *device, ortvk_kernel_device **o
         k->device = device;
         status = ortvk_buffer_allocate(device, 16, &k->unbound);
         if (status == NULL) {
-            status = ortvk_kernel_device_texels_create(k, k->unbound->vk, 0, 16, &k->unbound_texels);
+            status = ortvk_kernel_device_texels_create(device->vk, k->unbound->vk, 0, 16, &k->unbound_texels);
             if (status != NULL) ortvk_buffer_destroy(k->unbound);
         }
         if (status != NULL) vkDestroyPipelineLayout(device->vk, k->layout, NULL);
@@ -304,7 +304,7 @@ void ortvk_kernel_device_put(ortvk_kernel_device *kdev)
     pthread_mutex_unlock(&device->queue_lock);
     vkDestroyPipelineLayout(device->vk, kdev->layout, NULL);
     vkDestroyDescriptorSetLayout(device->vk, kdev->set_layout, NULL);
-    ortvk_kernel_device_texels_destroy(kdev, &kdev->unbound_texels);
+    ortvk_kernel_device_texels_destroy(device->vk, &kdev->unbound_texels);
     ortvk_buffer_destroy(kdev->unbound);
     pthread_mutex_destroy(&kdev->lock);
     free(kdev);
@@ -403,8 +403,8 @@ uint32_t ortvk_kernel_device_texels(ortvk_shader shader)
     return shaders[shader].texels;
 }
 
-OrtStatus *ortvk_kernel_device_texels_create(ortvk_kernel_device *kdev, VkBuffer buffer, VkDeviceSize offset,
-                                             VkDeviceSize range, ortvk_ktexels *out)
+OrtStatus *ortvk_kernel_device_texels_create(VkDevice vk, VkBuffer buffer, VkDeviceSize offset, VkDeviceSize range,
+                                             ortvk_ktexels *out)
 {
     *out = (ortvk_ktexels){VK_NULL_HANDLE, VK_NULL_HANDLE};
     VkBufferViewCreateInfo info = {
@@ -414,21 +414,21 @@ OrtStatus *ortvk_kernel_device_texels_create(ortvk_kernel_device *kdev, VkBuffer
         .offset = offset,
         .range = range,
     };
-    VkResult r = vkCreateBufferView(kdev->device->vk, &info, NULL, &out->vec4s);
+    VkResult r = vkCreateBufferView(vk, &info, NULL, &out->vec4s);
     if (r == VK_SUCCESS) {
         info.format = VK_FORMAT_R32_SFLOAT;
-        r = vkCreateBufferView(kdev->device->vk, &info, NULL, &out->floats);
+        r = vkCreateBufferView(vk, &info, NULL, &out->floats);
     }
     if (r == VK_SUCCESS) return NULL;
-    ortvk_kernel_device_texels_destroy(kdev, out);
+    ortvk_kernel_device_texels_destroy(vk, out);
     return ortvk_status_vk(r, "vkCreateBufferView", "creating texel views of %llu bytes at offset %llu",
                            (unsigned long long)range, (unsigned long long)offset);
 }
 
-void ortvk_kernel_device_texels_destroy(ortvk_kernel_device *kdev, ortvk_ktexels *views)
+void ortvk_kernel_device_texels_destroy(VkDevice vk, ortvk_ktexels *views)
 {
-    if (views->vec4s != VK_NULL_HANDLE) vkDestroyBufferView(kdev->device->vk, views->vec4s, NULL);
-    if (views->floats != VK_NULL_HANDLE) vkDestroyBufferView(kdev->device->vk, views->floats, NULL);
+    if (views->vec4s != VK_NULL_HANDLE) vkDestroyBufferView(vk, views->vec4s, NULL);
+    if (views->floats != VK_NULL_HANDLE) vkDestroyBufferView(vk, views->floats, NULL);
     *views = (ortvk_ktexels){VK_NULL_HANDLE, VK_NULL_HANDLE};
 }
 

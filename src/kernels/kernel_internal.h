@@ -581,9 +581,9 @@ uint32_t ortvk_kernel_device_texels(ortvk_shader shader);
 typedef struct ortvk_ktexels {
     VkBufferView vec4s, floats;
 } ortvk_ktexels;
-OrtStatus *ortvk_kernel_device_texels_create(ortvk_kernel_device *kdev, VkBuffer buffer, VkDeviceSize offset,
-                                             VkDeviceSize range, ortvk_ktexels *out);
-void ortvk_kernel_device_texels_destroy(ortvk_kernel_device *kdev, ortvk_ktexels *views);
+OrtStatus *ortvk_kernel_device_texels_create(VkDevice vk, VkBuffer buffer, VkDeviceSize offset, VkDeviceSize range,
+                                             ortvk_ktexels *out);
+void ortvk_kernel_device_texels_destroy(VkDevice vk, ortvk_ktexels *views);
 
 /* One dispatch's descriptors, slot k for the k-th operand; empty entries get small placeholders. */
 typedef struct ortvk_kbindings {

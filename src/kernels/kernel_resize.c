@@ -250,7 +250,8 @@ static OrtStatus *resize_record(const ortvk_kparams *params, ortvk_krun *run)
         }
     }
     /* Nearest upsampling of the last two dims by exactly 2, the others unchanged: the shader's SAME = 5, no table. */
-    bool up2 = interp == 0 && (same >= 2 || same0 >= 2) && x->address % 16 == 0 && y->address % 16 == 0 && push.in_dims[3] % 4 == 0;
+    bool up2 = interp == 0 && (same >= 2 || same0 >= 2) && x->address % 16 == 0 && y->address % 16 == 0 &&
+               push.in_dims[3] % 4 == 0;
     for (int pd = 2; pd < RESIZE_MAX_RANK && up2; pd++) {
         up2 = push.out_dims[pd] == 2 * push.in_dims[pd];
         for (uint32_t o = 0; o < push.out_dims[pd] && up2; o++) up2 = table[push.offset[pd] + o].i0 == o / 2;

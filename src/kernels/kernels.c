@@ -683,7 +683,8 @@ struct ortvk_kheld {
     size_t count, capacity;
     ortvk_buffer **buffers;
     ortvk_profile_run *profile; /* the run's timestamps, read once the GPU is done */
-    ortvk_kernel_device *kdev;  /* set with the first views: destroys them */
+    ortvk_device *device;       /* with a reference, set with the first views: they go before it (the session, its
+                                   kernels' state with it, may be gone when the submission retires) */
     size_t n_views, views_capacity;
     held_views *views;
 };
@@ -693,10 +694,12 @@ static void release_held(void *owner)
     ortvk_kheld *list = owner;
     if (list == NULL) return;
     ortvk_profile_run_retire(list->profile);
-    for (size_t i = 0; i < list->n_views; i++) ortvk_kernel_device_texels_destroy(list->kdev, &list->views[i].views);
+    for (size_t i = 0; i < list->n_views; i++)
+        ortvk_kernel_device_texels_destroy(list->device->vk, &list->views[i].views);
     free(list->views);
     for (size_t i = 0; i < list->count; i++) ortvk_buffer_destroy(list->buffers[i]);
     free(list->buffers);
+    if (list->device != NULL) ortvk_device_unref(list->device);
     free(list);
 }
 
@@ -1047,7 +1050,8 @@ static OrtStatus *locate_operand(ortvk_krun *run, VkDeviceAddress address, ortvk
         return NULL;
     }
     *out = ortvk_device_resolve(run->device, (const void *)(uintptr_t)address, 1, offset);
-    if (*out == NULL) return ortvk_status(ORT_EP_FAIL, "address 0x%llx is not ortvk memory", (unsigned long long)address);
+    if (*out == NULL)
+        return ortvk_status(ORT_EP_FAIL, "address 0x%llx is not ortvk memory", (unsigned long long)address);
     *end = (*out)->size;
     return NULL;
 }
@@ -1072,10 +1076,13 @@ static OrtStatus *texel_views(ortvk_krun *run, const ortvk_buffer *buffer, VkDev
         list->views = grown;
         list->views_capacity = capacity;
     }
-    list->kdev = run->kdev;
+    if (list->device == NULL) {
+        ortvk_device_ref(run->device);
+        list->device = run->device;
+    }
     held_views *h = &list->views[list->n_views];
     *h = (held_views){.buffer = buffer->vk, .offset = offset, .range = range};
-    ORTVK_TRY(ortvk_kernel_device_texels_create(run->kdev, buffer->vk, offset, range, &h->views));
+    ORTVK_TRY(ortvk_kernel_device_texels_create(run->device->vk, buffer->vk, offset, range, &h->views));
     list->n_views++;
     *out = h->views;
     return NULL;

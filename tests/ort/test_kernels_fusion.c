@@ -30,19 +30,6 @@ static void add(onnx_model *m, const char *op, const char *a, const char *b, con
     onnx_model_add_node(m, op, in, b ? 2 : 1, outs, 1);
 }
 
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (f == NULL) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (text != NULL) text[fread(text, 1, (size_t)n, f)] = '\0';
-    fclose(f);
-    return text;
-}
-
 static bool same_bits(float want, float got)
 {
     if (isnan(want) || isnan(got)) return isnan(want) && isnan(got);
@@ -106,7 +93,7 @@ static void compare(ortapp *app, const OrtEpDevice *device, const char *name, on
         CHECK(bad == 0, "%s: %zu of %zu values differ (first [%zu]: reference %.9g, ortvk %.9g)", name, bad, wn,
               first, w[first], g[first]);
     }
-    char *profile = read_text(path);
+    char *profile = test_read_text(path);
     if (CHECK(profile != NULL, "%s: ortvk's profile %s", name, path)) {
         if (fused) CHECK(strstr(profile, fused) != NULL, "%s: the profile shows the fused kernel %s", name, fused);
         if (unfused) CHECK(strstr(profile, unfused) == NULL, "%s: nothing fused as %s", name, unfused);

@@ -58,23 +58,10 @@ static void run(ortapp *app, OrtSession *session)
     app->api->ReleaseValue(hy);
 }
 
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (f == NULL) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (text != NULL) text[fread(text, 1, (size_t)n, f)] = '\0';
-    fclose(f);
-    return text;
-}
-
 /* Structural checks of the profile written to `path` (the writer puts one event or summary entry per line). */
 static void check_profile(const char *path, const char *how)
 {
-    char *text = read_text(path);
+    char *text = test_read_text(path);
     if (!CHECK(text != NULL, "%s: the profile %s was written", how, path)) return;
     CHECK(strncmp(text, "{", 1) == 0 && strstr(text, "\"traceEvents\": [") != NULL &&
               strstr(text, "\"ortvkSummary\": [") != NULL && strstr(text, "]}\n") != NULL,
@@ -164,7 +151,7 @@ static void ort_profile(ortapp *app, const OrtEpDevice *device, const uint8_t *m
     for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;)
         if (strncmp(e->d_name, stem, strlen(stem)) == 0) snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
     if (d != NULL) closedir(d);
-    char *text = path[0] ? read_text(path) : NULL;
+    char *text = path[0] ? test_read_text(path) : NULL;
     if (CHECK(text != NULL, "ORT wrote its profile %s*.json", prefix)) {
         int kernels = occurrences(text, "\"cat\" : \"Kernel\"");
         int ours = occurrences(text, "\"provider\" : \"ortvk\"");

@@ -193,3 +193,16 @@ OrtExternalSemaphoreHandle *test_import_host_timeline(ortapp *app, OrtExternalRe
     ORT_OK(app, app->interop->ImportSemaphore(importer, &desc, &handle));
     return handle;
 }
+
+char *test_read_text(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (text != NULL) text[fread(text, 1, (size_t)n, f)] = '\0';
+    fclose(f);
+    return text;
+}

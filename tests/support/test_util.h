@@ -67,6 +67,9 @@ OrtStatus *test_copy(ortapp *app, OrtValue *src, OrtValue *dst, OrtSyncStream *s
 /* How many file descriptors the process has open (from /proc/self/fd), or -1. */
 int test_open_fds(void);
 
+/* The whole text of the file at `path` (malloc'd, NUL-terminated), or NULL when it cannot be read. */
+char *test_read_text(const char *path);
+
 /* A page-aligned host allocation of at least `bytes`, zeroed. */
 void *test_page_alloc(size_t bytes, size_t *rounded);
 

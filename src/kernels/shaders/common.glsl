@@ -100,10 +100,10 @@ layout(set = 0, binding = 0, std430) restrict buffer OrtvkElems { uint16_t v[]; 
 #define ORTVK_TEXEL(n, ref, i) ORTVK_GET(n, ref, i)
 #define ORTVK_TEXEL4(n, ref, i) ORTVK_GET4(n, ref, i)
 #else
-#define ORTVK_TEXEL(n, ref, i) (ORTVK_TEXELS != 0u ? texelFetch(ortvk_texels1[n], int(((ref).x >> 2u) + uint(i))).x \
-                                                   : ORTVK_GET(n, ref, i))
-#define ORTVK_TEXEL4(n, ref, i) (ORTVK_TEXELS != 0u ? texelFetch(ortvk_texels4[n], int(((ref).x + 4u * uint(i)) >> 4u)) \
-                                                    : ORTVK_GET4(n, ref, i))
+#define ORTVK_TEXEL(n, ref, i) \
+    (ORTVK_TEXELS != 0u ? texelFetch(ortvk_texels1[n], int(((ref).x >> 2u) + uint(i))).x : ORTVK_GET(n, ref, i))
+#define ORTVK_TEXEL4(n, ref, i) \
+    (ORTVK_TEXELS != 0u ? texelFetch(ortvk_texels4[n], int(((ref).x + 4u * uint(i)) >> 4u)) : ORTVK_GET4(n, ref, i))
 #endif
 // ORTVK_GET4/SET4: elements i..i+3 (i a multiple of 4, the operand's offset a multiple of 16 bytes).
 

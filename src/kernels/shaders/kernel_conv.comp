@@ -299,7 +299,8 @@ void main()
                     [[unroll]] for (uint c = 0u; c < TW; c++) {
                         int iw = iw0[c] + int(kw * p.DW);
                         xv[c] = 0.0;
-                        if (row_in && col_in[c] && iw >= 0 && iw < int(p.W)) xv[c] = ORTVK_TEXEL(0, p.x, xrow + uint(iw));
+                        if (row_in && col_in[c] && iw >= 0 && iw < int(p.W))
+                            xv[c] = ORTVK_TEXEL(0, p.x, xrow + uint(iw));
                     }
                     [[unroll]] for (uint j = 0u; j < 4u; j++) {
                         if (j >= p.TM) break;

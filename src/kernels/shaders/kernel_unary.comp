@@ -74,7 +74,8 @@ void main()
     if (VEC != 0u && (FN != 13u || (p.lo == uvec2(0u) && p.hi == uvec2(0u)))) {
         uint e0 = ortvk_index() * 16u;
         if (e0 + 16u <= p.n) { // no test per vec4 (lavapipe masks every load and store behind one)
-            [[unroll]] for (uint j = 0u; j < 16u; j += 4u) ORTVK_SET4(1, p.y, e0 + j, apply4(ORTVK_TEXEL4(0, p.x, e0 + j)));
+            [[unroll]] for (uint j = 0u; j < 16u; j += 4u)
+                ORTVK_SET4(1, p.y, e0 + j, apply4(ORTVK_TEXEL4(0, p.x, e0 + j)));
             return;
         }
         [[unroll]] for (uint j = 0u; j < 16u; j += 4u) {

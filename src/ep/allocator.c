@@ -4,7 +4,7 @@
 
 #include "ep/ep.h"
 #include "ort/ort_status.h"
-#include "vk/vk_memory.h"
+#include "vk/vk_heap.h"
 
 typedef struct ortvk_allocator {
     OrtAllocator base; /* first */
@@ -43,7 +43,7 @@ static void ORT_API_CALL allocator_free(OrtAllocator *base, void *p)
     }
     /* ORT frees a tensor once its last consumer's Compute has returned, before the GPU has run it: the work that
      * uses it holds references of its own (ortvk_device_acquire), so the memory goes with the last of them. */
-    ortvk_buffer_destroy(buffer);
+    ortvk_buffer_unref(buffer);
 }
 
 static const OrtMemoryInfo *ORT_API_CALL allocator_info(const OrtAllocator *base)

@@ -74,7 +74,7 @@ const ortvk_memory_kind *ortvk_memory_kind_find(int type)
 void ortvk_memory_import_unref(ortvk_memory_import *import)
 {
     if (import == NULL || atomic_fetch_sub(&import->refs, 1) != 1) return;
-    ortvk_buffer_destroy(import->buffer);
+    ortvk_buffer_unref(import->buffer);
     free(import);
 }
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "kernels/kernel_internal.h"
-#include "vk/vk_memory.h"
+#include "vk/vk_buffer.h"
 
 static const uint32_t spv_unary[] =
 #include "kernel_unary.spv.h"

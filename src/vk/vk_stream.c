@@ -118,7 +118,7 @@ static void collect_retired(ortvk_stream *stream);
 
 static void release_retire(ortvk_retire *what)
 {
-    ortvk_buffer_destroy(what->buffer);
+    ortvk_buffer_unref(what->buffer);
     if (what->release) what->release(what->owner);
     *what = (ortvk_retire){0};
 }
@@ -211,31 +211,6 @@ static void free_job(ortvk_host_job *job)
 
 static OrtStatus *wait_value(ortvk_stream *stream, uint64_t value, uint64_t timeout_ns);
 
-/* Waits until all work submitted to the device's queue so far has finished, without holding the queue lock while
- * it waits (vkQueueWaitIdle needs the lock throughout). The queue may hold work that waits on a host timeline's
- * bridge: that wait ends only when the producer's signal reaches the bridging stream's helper thread, which takes
- * its stream's lock, which a thread submitting on that stream holds while it waits for the queue lock. Holding the
- * queue lock through the drain closed that cycle: the whole device hung (docs/reliability.md, bug 8). A fence
- * signaled by an empty submission orders after every earlier submission, as vkQueueWaitIdle does (Mesa implements
- * it the same way). */
-static void drain_queue(ortvk_device *device)
-{
-    VkFenceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    VkFence fence = VK_NULL_HANDLE;
-    VkResult r = vkCreateFence(device->vk, &info, NULL, &fence);
-    if (r == VK_SUCCESS) {
-        pthread_mutex_lock(&device->queue_lock);
-        r = vkQueueSubmit(device->queue, 0, NULL, fence);
-        pthread_mutex_unlock(&device->queue_lock);
-        if (r == VK_SUCCESS) r = vkWaitForFences(device->vk, 1, &fence, VK_TRUE, UINT64_MAX);
-        vkDestroyFence(device->vk, fence, NULL);
-    }
-    if (r != VK_SUCCESS) {
-        ORTVK_LOG_ERROR(device->instance->logger, "draining the queue before releasing a stream: %s (%d)",
-                        ortvk_vk_result_name(r), r);
-    }
-}
-
 void ortvk_stream_destroy(ortvk_stream *stream)
 {
     if (stream == NULL) return;
@@ -262,7 +237,7 @@ void ortvk_stream_destroy(ortvk_stream *stream)
         /* The timeline reaching its last value is not the end of the driver's use of it: Mesa 22.3's timeline
          * emulation (lavapipe) still releases each submission's wait point, under the semaphore's mutex, after the
          * work is done. Destroying it first crashed or hung its queue thread. A queue drain closes that window. */
-        drain_queue(device);
+        ortvk_device_drain(device, "before releasing a stream");
         for (size_t i = 0; i < stream->retired_count; i++) release_retire(&stream->retired[i].what);
         vkDestroyCommandPool(device->vk, stream->pool, NULL);
         vkDestroySemaphore(device->vk, stream->timeline, NULL);
@@ -344,24 +319,33 @@ OrtStatus *ortvk_stream_begin(ortvk_stream *stream, VkCommandBuffer *out)
     return NULL;
 }
 
+/* What collect_device_tails gathers. */
+typedef struct device_tails {
+    const ortvk_stream *self;
+    int order;
+    ortvk_semaphore_point **points;
+    size_t *count, *capacity;
+    bool ok;
+} device_tails;
+
+static void add_tail(ortvk_stream *other, void *arg)
+{
+    device_tails *t = arg;
+    if (!t->ok || other == t->self || (t->order == ORTVK_ORDER_SESSIONS && other->owner == NULL)) return;
+    ortvk_semaphore_point tail = ortvk_stream_tail(other);
+    if (tail.value == 0) return;
+    t->ok = reserve((void **)t->points, t->capacity, *t->count, 1, sizeof(**t->points));
+    if (t->ok) (*t->points)[(*t->count)++] = tail;
+}
+
 /* The last submitted value of every other stream of the device, appended to `points` (a growable array). Called
- * without the stream's own lock: the lock order is the device's stream list, then a stream. */
+ * without the stream's own lock: the lock order is the device's stream registry, then a stream. */
 static bool collect_device_tails(ortvk_stream *stream, int order, ortvk_semaphore_point **points, size_t *count,
                                  size_t *capacity)
 {
-    ortvk_device *device = stream->device;
-    bool ok = true;
-    pthread_mutex_lock(&device->streams_lock);
-    for (size_t i = 0; i < device->stream_count && ok; i++) {
-        if (device->streams[i] == stream) continue;
-        if (order == ORTVK_ORDER_SESSIONS && device->streams[i]->owner == NULL) continue;
-        ortvk_semaphore_point tail = ortvk_stream_tail(device->streams[i]);
-        if (tail.value == 0) continue;
-        ok = reserve((void **)points, capacity, *count, 1, sizeof(**points));
-        if (ok) (*points)[(*count)++] = tail;
-    }
-    pthread_mutex_unlock(&device->streams_lock);
-    return ok;
+    device_tails t = {stream, order, points, count, capacity, true};
+    ortvk_device_foreach_stream(stream->device, add_tail, &t);
+    return t.ok;
 }
 
 void ortvk_stream_order_after_device(ortvk_stream *stream, int order)
@@ -369,15 +353,6 @@ void ortvk_stream_order_after_device(ortvk_stream *stream, int order)
     int current = atomic_load(&stream->order_after_device);
     while (current < order && !atomic_compare_exchange_weak(&stream->order_after_device, &current, order)) {
     }
-}
-
-void ortvk_device_order_streams_of(ortvk_device *device, const void *owner)
-{
-    pthread_mutex_lock(&device->streams_lock);
-    for (size_t i = 0; i < device->stream_count; i++) {
-        if (device->streams[i]->owner == owner) ortvk_stream_order_after_device(device->streams[i], ORTVK_ORDER_ALL);
-    }
-    pthread_mutex_unlock(&device->streams_lock);
 }
 
 OrtStatus *ortvk_stream_submit(ortvk_stream *stream, VkCommandBuffer commands, const ortvk_semaphore_point *waits,
@@ -493,21 +468,30 @@ ortvk_semaphore_point ortvk_stream_tail(ortvk_stream *stream)
     return point;
 }
 
+OrtStatus *ortvk_semaphore_points_wait(ortvk_device *device, const ortvk_semaphore_point *points, size_t count,
+                                      uint64_t timeout_ns)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (points[i].value == 0) continue;
+        VkSemaphoreWaitInfo info = {
+            .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+            .semaphoreCount = 1,
+            .pSemaphores = &points[i].semaphore,
+            .pValues = &points[i].value,
+        };
+        VkResult r = vkWaitSemaphores(device->vk, &info, timeout_ns);
+        if (r != VK_SUCCESS)
+            return ortvk_status_vk(r, "vkWaitSemaphores", "waiting for timeline value %llu",
+                                   (unsigned long long)points[i].value);
+    }
+    return NULL;
+}
+
 static OrtStatus *wait_value(ortvk_stream *stream, uint64_t value, uint64_t timeout_ns)
 {
     ortvk_semaphore_point tail = ortvk_stream_tail(stream);
-    if (value == UINT64_MAX || value > tail.value) value = tail.value;
-    if (value == 0) return NULL;
-    VkSemaphoreWaitInfo info = {
-        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
-        .semaphoreCount = 1,
-        .pSemaphores = &tail.semaphore,
-        .pValues = &value,
-    };
-    VkResult r = vkWaitSemaphores(stream->device->vk, &info, timeout_ns);
-    if (r != VK_SUCCESS) return ortvk_status_vk(r, "vkWaitSemaphores", "waiting for stream value %llu",
-                                                (unsigned long long)value);
-    return NULL;
+    if (value < tail.value) tail.value = value;
+    return ortvk_semaphore_points_wait(stream->device, &tail, 1, timeout_ns);
 }
 
 OrtStatus *ortvk_stream_wait_host(ortvk_stream *stream, uint64_t value)

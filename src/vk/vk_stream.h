@@ -5,7 +5,7 @@
 #define ORTVK_VK_STREAM_H
 
 #include "ortvk.h"
-#include "vk/vk_memory.h"
+#include "vk/vk_buffer.h"
 
 /* A semaphore a submission waits for or signals, besides the stream's own timeline. */
 typedef struct ortvk_semaphore_point {
@@ -80,8 +80,8 @@ struct ortvk_stream {
     uint64_t withhold_until;
 };
 
-/* `owner` tags a session's streams (the OrtEp) for ortvk_device_order_streams_of; NULL for other streams. It is set
- * before the stream becomes visible in the device's stream list. */
+/* `owner` tags a session's streams (the OrtEp, which finds them through ortvk_device_foreach_stream); NULL for
+ * other streams. It is set before the stream becomes visible in the device's stream registry. */
 OrtStatus *ortvk_stream_create(ortvk_device *device, uint64_t host_timeout_ms, const void *owner,
                                ortvk_stream **out);
 void ortvk_stream_destroy(ortvk_stream *stream);
@@ -111,13 +111,12 @@ enum {
  * could close a cycle between two pipelines (each producer waiting for the other's output). */
 void ortvk_stream_order_after_device(ortvk_stream *stream, int order);
 
-/* ortvk_stream_order_after_device(ORTVK_ORDER_ALL) for every stream of `device` whose owner is `owner`: how a run of
- * an EP is ordered
- * after an application's WaitSemaphore on a stream it did not pass to Run (docs/design.md, "Runs"). */
-void ortvk_device_order_streams_of(ortvk_device *device, const void *owner);
-
 /* Makes the next submission wait for `point` (another stream's timeline, for notifications). */
 OrtStatus *ortvk_stream_add_wait(ortvk_stream *stream, ortvk_semaphore_point point);
+
+/* Host wait until every point's semaphore reaches its value (points of value 0 are skipped). */
+OrtStatus *ortvk_semaphore_points_wait(ortvk_device *device, const ortvk_semaphore_point *points, size_t count,
+                                      uint64_t timeout_ns);
 
 /* Host wait until the stream's timeline reaches `value` (UINT64_MAX: everything submitted so far). */
 OrtStatus *ortvk_stream_wait_host(ortvk_stream *stream, uint64_t value);

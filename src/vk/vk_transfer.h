@@ -3,6 +3,7 @@
 #ifndef ORTVK_VK_TRANSFER_H
 #define ORTVK_VK_TRANSFER_H
 
+#include "vk/vk_heap.h"
 #include "vk/vk_stream.h"
 
 /* One end of a copy: a range of an ortvk buffer, or host memory when `buffer` is NULL. */
@@ -24,9 +25,5 @@ typedef struct ortvk_data_transfer ortvk_data_transfer;
 
 OrtStatus *ortvk_data_transfer_create(ortvk_device *const *devices, size_t device_count,
                                       OrtDataTransferImpl **out);
-
-/* The ortvk device an OrtMemoryDevice names, or NULL for memory ortvk does not own. */
-ortvk_device *ortvk_device_for_memory(ortvk_device *const *devices, size_t device_count,
-                                      const OrtMemoryDevice *memory);
 
 #endif

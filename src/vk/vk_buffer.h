@@ -1,8 +1,9 @@
 /* Private to ortvk. ortvk_buffer: one VkBuffer bound to one VkDeviceMemory, allocated by ortvk or imported from
- * an opaque FD or a host allocation. Every non-staging buffer has a device address and sits in the device's
- * address table, which is how a tensor's data pointer is resolved (see docs/design.md, "Data pointers"). */
-#ifndef ORTVK_VK_MEMORY_H
-#define ORTVK_VK_MEMORY_H
+ * an opaque FD or a host allocation; its references, and the queue-ownership barriers of imported memory. Every
+ * non-staging buffer has a device address and sits in its device heap's address table, which is how a tensor's
+ * data pointer is resolved (vk_heap.h; docs/design.md, "Data pointers"). */
+#ifndef ORTVK_VK_BUFFER_H
+#define ORTVK_VK_BUFFER_H
 
 #include "vk/vk_device.h"
 
@@ -39,14 +40,31 @@ OrtStatus *ortvk_buffer_import_fd(ortvk_device *device, int fd, VkDeviceSize siz
 OrtStatus *ortvk_buffer_import_host(ortvk_device *device, void *pointer, VkDeviceSize size, ortvk_buffer **out);
 
 /* One more reference, unless the buffer is already dying (its last reference gone): then false. */
-bool ortvk_buffer_try_ref(ortvk_buffer *buffer);
+static inline bool ortvk_buffer_try_ref(ortvk_buffer *buffer)
+{
+    int refs = atomic_load(&buffer->refs);
+    while (refs > 0 && !atomic_compare_exchange_weak(&buffer->refs, &refs, refs + 1)) {
+    }
+    return refs > 0;
+}
 
-/* Drops a reference; the last one frees the buffer (a staging buffer goes back to its device's cache instead while
- * there is room). */
-void ortvk_buffer_destroy(ortvk_buffer *buffer);
+/* Drops a reference (NULL: nothing); the last one frees the buffer, or gives it to its device heap's cache while
+ * there is room (staging and ortvk-allocated buffers). */
+void ortvk_buffer_unref(ortvk_buffer *buffer);
 
-/* Frees every cached staging and device buffer; the device calls it when it goes away. */
-void ortvk_staging_cache_clear(ortvk_device *device);
+/* The name src/kernels still uses for ortvk_buffer_unref. */
+static inline void ortvk_buffer_destroy(ortvk_buffer *buffer)
+{
+    ortvk_buffer_unref(buffer);
+}
+
+/* Memory imported from another device or process (opaque FD) belongs to VK_QUEUE_FAMILY_EXTERNAL between uses:
+ * ortvk acquires it before touching it and releases it after, the other half of what a producer does around its own
+ * writes (Vulkan spec, "Queue Family Ownership Transfer" for external memory). Records that barrier for `buffer`
+ * (nothing for other buffers or NULL): on acquire, before `work` stages that read or write it with `reads` and
+ * `writes` access; on release, after them. */
+void ortvk_buffer_ownership(VkCommandBuffer cmd, const ortvk_buffer *buffer, bool acquire, VkPipelineStageFlags work,
+                            VkAccessFlags reads, VkAccessFlags writes);
 
 /* The tensor data pointer of byte `offset` of `buffer`. */
 static inline void *ortvk_buffer_pointer(const ortvk_buffer *buffer, VkDeviceSize offset)

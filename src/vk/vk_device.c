@@ -268,6 +268,19 @@ OrtStatus *ortvk_device_submit(ortvk_device *device, const VkSubmitInfo *submit,
     return NULL;
 }
 
+OrtStatus *ortvk_device_create_timeline(ortvk_device *device, VkSemaphore *out)
+{
+    VkSemaphoreTypeCreateInfo type = {
+        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+        .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE,
+        .initialValue = 0,
+    };
+    VkSemaphoreCreateInfo info = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &type};
+    VkResult r = vkCreateSemaphore(device->vk, &info, NULL, out);
+    if (r != VK_SUCCESS) return ortvk_status_vk(r, "vkCreateSemaphore", "creating a timeline semaphore on device %u", device->index);
+    return NULL;
+}
+
 /* A fence signaled by an empty submission orders after every earlier submission, as vkQueueWaitIdle does (Mesa
  * implements it the same way), but only the submission needs the queue lock, not the wait. Holding the lock through
  * the wait closes a cycle when queued work waits on a host timeline's bridge: that wait ends only when the producer's

@@ -97,6 +97,9 @@ void ortvk_device_unref(ortvk_device *device);
 /* Queue submission under the device's queue lock. */
 OrtStatus *ortvk_device_submit(ortvk_device *device, const VkSubmitInfo *submit, const char *what);
 
+/* A timeline semaphore at value 0. */
+OrtStatus *ortvk_device_create_timeline(ortvk_device *device, VkSemaphore *out);
+
 /* Waits until all work submitted to the queue so far has finished, without holding the queue lock while it waits
  * (see vk_device.c); failures are logged, naming `what`. */
 void ortvk_device_drain(ortvk_device *device, const char *what);

@@ -1,6 +1,6 @@
 /* Private to ortvk. ortvk_stream: ORT's OrtSyncStreamImpl on a Vulkan queue. Every submission waits for the
  * stream's timeline semaphore at the previous value and signals the next one, so work on a stream runs in
- * submission order; a helper thread bridges host timeline semaphores into that order without blocking callers. */
+ * submission order; a helper thread (vk_host_bridge.c) bridges host timelines into that order without blocking. */
 #ifndef ORTVK_VK_STREAM_H
 #define ORTVK_VK_STREAM_H
 

@@ -138,8 +138,7 @@ static const struct {
 #define PUSH_CONSTANT_BYTES 128
 
 struct ortvk_kernel_device {
-    ortvk_kernel_device *next; /* registry list, under registry_lock */
-    int refs;                  /* under registry_lock */
+    int refs;                  /* under the device's slot lock (ORTVK_DEVICE_SLOT_KERNELS) */
     ortvk_device *device;      /* holds a reference */
     VkDescriptorSetLayout set_layout; /* ORTVK_KBINDINGS storage buffers at binding 0, pushed per dispatch */
     VkPipelineLayout layout;
@@ -149,22 +148,15 @@ struct ortvk_kernel_device {
     VkPipeline pipelines[ORTVK_SHADER_COUNT][2][ORTVK_KMAX_FN]; /* [shader][float16][fn] */
 };
 
-/* One entry per device with a live EP, so that sessions on a device share its pipelines. A process-wide list
- * because ortvk_device has no slot for the kernels' state; entries go with the last EP of their device. */
-static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static ortvk_kernel_device *registry;
-
+/* The kernels' state of a device lives in the device's slot while an EP on it lives, so that sessions on a device
+ * share its pipelines; it goes with the last EP of its device. */
 OrtStatus *ortvk_kernel_device_get(ortvk_device *device, ortvk_kernel_device **out)
 {
-    *out = NULL;
-    pthread_mutex_lock(&registry_lock);
-    for (ortvk_kernel_device *k = registry; k != NULL; k = k->next) {
-        if (k->device == device) {
-            k->refs++;
-            *out = k;
-            pthread_mutex_unlock(&registry_lock);
-            return NULL;
-        }
+    *out = ortvk_device_slot_lock(device, ORTVK_DEVICE_SLOT_KERNELS);
+    if (*out != NULL) {
+        (*out)->refs++;
+        ortvk_device_slot_unlock(device, ORTVK_DEVICE_SLOT_KERNELS, *out);
+        return NULL;
     }
     OrtStatus *status = NULL;
     ortvk_kernel_device *k = calloc(1, sizeof(*k));
@@ -222,37 +214,27 @@ OrtStatus *ortvk_kernel_device_get(ortvk_device *device, ortvk_kernel_device **o
     ortvk_device_ref(device);
     k->device = device;
     k->refs = 1;
-    k->next = registry;
-    registry = k;
     *out = k;
 out:
-    pthread_mutex_unlock(&registry_lock);
+    ortvk_device_slot_unlock(device, ORTVK_DEVICE_SLOT_KERNELS, *out);
     return status;
 }
 
 void ortvk_kernel_device_ref(ortvk_kernel_device *kdev)
 {
-    pthread_mutex_lock(&registry_lock);
+    ortvk_device_slot_lock(kdev->device, ORTVK_DEVICE_SLOT_KERNELS);
     kdev->refs++;
-    pthread_mutex_unlock(&registry_lock);
+    ortvk_device_slot_unlock(kdev->device, ORTVK_DEVICE_SLOT_KERNELS, kdev);
 }
 
 void ortvk_kernel_device_put(ortvk_kernel_device *kdev)
 {
     if (kdev == NULL) return;
-    pthread_mutex_lock(&registry_lock);
-    bool last = --kdev->refs == 0;
-    if (last) {
-        for (ortvk_kernel_device **p = &registry; *p != NULL; p = &(*p)->next) {
-            if (*p == kdev) {
-                *p = kdev->next;
-                break;
-            }
-        }
-    }
-    pthread_mutex_unlock(&registry_lock);
-    if (!last) return;
     ortvk_device *device = kdev->device;
+    ortvk_device_slot_lock(device, ORTVK_DEVICE_SLOT_KERNELS);
+    bool last = --kdev->refs == 0;
+    ortvk_device_slot_unlock(device, ORTVK_DEVICE_SLOT_KERNELS, last ? NULL : kdev);
+    if (!last) return;
     /* Work using the pipelines may still run (streams drain on release, but ORT may release the EP first). The
      * queue lock is held throughout: the destruction is then ordered with every submission and wait on the queue
      * (the validation layer's own tracking raced otherwise, ThreadSanitizer saw). */

@@ -235,11 +235,10 @@ void ortvk_kernel_device_put(ortvk_kernel_device *kdev)
     bool last = --kdev->refs == 0;
     ortvk_device_slot_unlock(device, ORTVK_DEVICE_SLOT_KERNELS, last ? NULL : kdev);
     if (!last) return;
-    /* Work using the pipelines may still run (streams drain on release, but ORT may release the EP first). The
-     * queue lock is held throughout: the destruction is then ordered with every submission and wait on the queue
-     * (the validation layer's own tracking raced otherwise, ThreadSanitizer saw). */
-    pthread_mutex_lock(&device->queue_lock);
-    vkQueueWaitIdle(device->queue);
+    /* Work using the pipelines may still run (streams drain on release, but ORT may release the EP first): drain the
+     * queue first, without holding the queue lock while waiting (ortvk_device_drain; holding it hung the device
+     * when queued work waited on a host timeline's bridge, docs/reliability.md). */
+    ortvk_device_drain(device, "before releasing the kernels' pipelines");
     for (int i = 0; i < ORTVK_SHADER_COUNT; i++) {
         for (int v = 0; v < 2; v++) {
             for (int f = 0; f < ORTVK_KMAX_FN; f++) {
@@ -249,11 +248,8 @@ void ortvk_kernel_device_put(ortvk_kernel_device *kdev)
         }
     }
     /* Seen with lavapipe (Mesa 22.3): the state of a pipeline it has run leaks (272 bytes, LeakSanitizer) when no
-     * submission follows its vkDestroyPipeline before the device goes. One empty submission avoids it, and costs
-     * nothing elsewhere. */
-    VkSubmitInfo empty = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    if (vkQueueSubmit(device->queue, 1, &empty, VK_NULL_HANDLE) == VK_SUCCESS) vkQueueWaitIdle(device->queue);
-    pthread_mutex_unlock(&device->queue_lock);
+     * submission follows its vkDestroyPipeline before the device goes. The drain's empty submission is one. */
+    ortvk_device_drain(device, "after releasing the kernels' pipelines");
     vkDestroyPipelineLayout(device->vk, kdev->layout, NULL);
     vkDestroyDescriptorSetLayout(device->vk, kdev->set_layout, NULL);
     ortvk_buffer_destroy(kdev->unbound);

@@ -11,12 +11,7 @@ typedef struct ortvk_allocator {
     ortvk_device *device;
 } ortvk_allocator;
 
-_Static_assert(offsetof(ortvk_allocator, base) == 0, "ORT's base struct comes first");
-
-static ortvk_allocator *allocator_cast(const OrtAllocator *base)
-{
-    return (ortvk_allocator *)base;
-}
+ORTVK_DEFINE_BASE_CAST(allocator_cast, ortvk_allocator, OrtAllocator)
 
 static void *ORT_API_CALL allocator_alloc(OrtAllocator *base, size_t size)
 {

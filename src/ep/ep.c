@@ -41,14 +41,9 @@ typedef struct ortvk_compute_info {
     ortvk_partition *partition;
 } ortvk_compute_info;
 
-_Static_assert(offsetof(ortvk_compute_info, base) == 0, "ORT's base struct comes first");
+ORTVK_DEFINE_BASE_CAST(compute_info_cast, ortvk_compute_info, OrtNodeComputeInfo)
 
-_Static_assert(offsetof(ortvk_ep, base) == 0, "ORT's base struct comes first");
-
-static ortvk_ep *ep_cast(const OrtEp *base)
-{
-    return (ortvk_ep *)base;
-}
+ORTVK_DEFINE_BASE_CAST(ep_cast, ortvk_ep, OrtEp)
 
 OrtStatus *ortvk_parse_u64(const char *key, const char *text, uint64_t max, uint64_t *value)
 {
@@ -271,7 +266,7 @@ static OrtStatus *ORT_API_CALL compute_create_state(OrtNodeComputeInfo *base, Or
 static OrtStatus *ORT_API_CALL compute_compute(OrtNodeComputeInfo *base, void *state, OrtKernelContext *context)
 {
     (void)state;
-    ortvk_compute_info *info = (ortvk_compute_info *)base;
+    ortvk_compute_info *info = compute_info_cast(base);
     ortvk_stream *stream = NULL;
     ORTVK_TRY(compute_stream(info->ep, context, &stream));
     note_stream(info->ep, stream);
@@ -286,7 +281,7 @@ static void ORT_API_CALL compute_release_state(OrtNodeComputeInfo *base, void *s
 static void compute_info_destroy(OrtNodeComputeInfo *base)
 {
     if (base == NULL) return;
-    ortvk_compute_info *info = (ortvk_compute_info *)base;
+    ortvk_compute_info *info = compute_info_cast(base);
     ortvk_partition_destroy(info->partition);
     free(info);
 }

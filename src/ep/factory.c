@@ -14,12 +14,7 @@
 
 #define ORTVK_EXPORT __attribute__((visibility("default")))
 
-_Static_assert(offsetof(ortvk_factory, base) == 0, "ORT's base struct comes first");
-
-static ortvk_factory *factory_cast(const OrtEpFactory *base)
-{
-    return (ortvk_factory *)base;
-}
+ORTVK_DEFINE_BASE_CAST(factory_cast, ortvk_factory, OrtEpFactory)
 
 ortvk_device *ortvk_factory_device_for_ep_device(const ortvk_factory *factory, const OrtEpDevice *ep_device)
 {

@@ -7,12 +7,7 @@
 
 #include "ort/ort_status.h"
 
-_Static_assert(offsetof(ortvk_importer, base) == 0, "ORT's base struct comes first");
-
-static ortvk_importer *importer_cast(const OrtExternalResourceImporterImpl *impl)
-{
-    return (ortvk_importer *)impl;
-}
+ORTVK_DEFINE_BASE_CAST(importer_cast, ortvk_importer, OrtExternalResourceImporterImpl)
 
 OrtStatus *ortvk_check_version(const char *what, uint32_t version)
 {

@@ -6,7 +6,7 @@
 #include "interop/interop.h"
 #include "ort/ort_status.h"
 
-_Static_assert(offsetof(ortvk_semaphore_import, base) == 0, "ORT's base struct comes first");
+ORTVK_DEFINE_BASE_CAST(semaphore_cast, ortvk_semaphore_import, OrtExternalSemaphoreHandle)
 
 static void unref_owner(void *owner)
 {
@@ -171,13 +171,13 @@ void ortvk_semaphore_import_unref(ortvk_semaphore_import *semaphore)
 
 static void ORT_API_CALL semaphore_release(OrtExternalSemaphoreHandle *handle)
 {
-    ortvk_semaphore_import_unref((ortvk_semaphore_import *)handle);
+    ortvk_semaphore_import_unref(semaphore_cast(handle));
 }
 
 ortvk_semaphore_import *ortvk_semaphore_import_from_ort(const OrtExternalSemaphoreHandle *handle)
 {
     if (handle == NULL || handle->Release != semaphore_release) return NULL;
-    return (ortvk_semaphore_import *)handle;
+    return semaphore_cast(handle);
 }
 
 OrtStatus *ortvk_semaphore_import_create(ortvk_importer *importer, const OrtExternalSemaphoreDescriptor *desc,

@@ -851,6 +851,24 @@ struct OrtInteropApi {
 
 _Static_assert(offsetof(OrtInteropApi, SignalSemaphore) == 10 * sizeof(void *), "OrtInteropApi layout");
 
+/* On every ortvk function that returns an OrtStatus *: a status dropped on the floor is a failure nobody hears of,
+ * and a leak. */
+#if defined(__GNUC__)
+#define ORTVK_MUST_CHECK __attribute__((warn_unused_result))
+#else
+#define ORTVK_MUST_CHECK
+#endif
+
+/* ortvk's objects that ORT knows by an ORT base struct (OrtEp, OrtEpFactory, OrtSyncStreamImpl, ...) hold it as their
+ * first member, `base`: ORT hands back a pointer to the base, and `name` turns it into the object. As Mesa's
+ * VK_DEFINE_HANDLE_CASTS: the layout is asserted where the cast is defined, and nowhere else casts by hand. */
+#define ORTVK_DEFINE_BASE_CAST(name, type, base_type)                                                          \
+    _Static_assert(offsetof(type, base) == 0, #type ": ORT's base struct comes first");                       \
+    static inline type *name(const base_type *base)                                                            \
+    {                                                                                                          \
+        return (type *)base;                                                                                   \
+    }
+
 #ifdef __cplusplus
 }
 #endif

@@ -27,17 +27,20 @@ struct ortvk_buffer {
                                    submission using it (ortvk_device_acquire) */
 };
 
-OrtStatus *ortvk_buffer_allocate(ortvk_device *device, VkDeviceSize size, ortvk_buffer **out);
-OrtStatus *ortvk_buffer_allocate_staging(ortvk_device *device, VkDeviceSize size, ortvk_buffer **out);
+OrtStatus *ortvk_buffer_allocate(ortvk_device *device, VkDeviceSize size, ortvk_buffer **out) ORTVK_MUST_CHECK;
+OrtStatus *ortvk_buffer_allocate_staging(ortvk_device *device, VkDeviceSize size,
+                                         ortvk_buffer **out) ORTVK_MUST_CHECK;
 
 /* Imports `fd` (not consumed: ortvk imports a duplicate) covering `size` bytes. */
-OrtStatus *ortvk_buffer_import_fd(ortvk_device *device, int fd, VkDeviceSize size, ortvk_buffer **out);
+OrtStatus *ortvk_buffer_import_fd(ortvk_device *device, int fd, VkDeviceSize size,
+                                  ortvk_buffer **out) ORTVK_MUST_CHECK;
 
 /* Imports the host range [pointer, pointer + size); both must be aligned to caps.host_pointer_alignment. A range
  * imported already (same address, same size) gives the same buffer with one more reference: on drivers whose device
  * address of host memory is the host address (lavapipe) two buffers would otherwise share an address, and a tensor
  * pointer could resolve to the other import's buffer while it is being freed. */
-OrtStatus *ortvk_buffer_import_host(ortvk_device *device, void *pointer, VkDeviceSize size, ortvk_buffer **out);
+OrtStatus *ortvk_buffer_import_host(ortvk_device *device, void *pointer, VkDeviceSize size,
+                                    ortvk_buffer **out) ORTVK_MUST_CHECK;
 
 /* One more reference, unless the buffer is already dying (its last reference gone): then false. */
 static inline bool ortvk_buffer_try_ref(ortvk_buffer *buffer)

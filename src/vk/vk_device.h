@@ -90,15 +90,15 @@ typedef struct ortvk_device {
 } ortvk_device;
 
 OrtStatus *ortvk_device_create(ortvk_instance *instance, VkPhysicalDevice physical, const ortvk_device_caps *caps,
-                               uint32_t index, ortvk_device **out);
+                               uint32_t index, ortvk_device **out) ORTVK_MUST_CHECK;
 void ortvk_device_ref(ortvk_device *device);
 void ortvk_device_unref(ortvk_device *device);
 
 /* Queue submission under the device's queue lock. */
-OrtStatus *ortvk_device_submit(ortvk_device *device, const VkSubmitInfo *submit, const char *what);
+OrtStatus *ortvk_device_submit(ortvk_device *device, const VkSubmitInfo *submit, const char *what) ORTVK_MUST_CHECK;
 
 /* A timeline semaphore at value 0. */
-OrtStatus *ortvk_device_create_timeline(ortvk_device *device, VkSemaphore *out);
+OrtStatus *ortvk_device_create_timeline(ortvk_device *device, VkSemaphore *out) ORTVK_MUST_CHECK;
 
 /* Waits until all work submitted to the queue so far has finished, without holding the queue lock while it waits
  * (see vk_device.c); failures are logged, naming `what`. */
@@ -114,7 +114,7 @@ ortvk_device *ortvk_device_for_memory(ortvk_device *const *devices, size_t devic
                                       const OrtMemoryDevice *memory);
 
 /* Stream registry: every live stream of the device (ortvk_stream_create adds, ortvk_stream_destroy removes). */
-OrtStatus *ortvk_device_add_stream(ortvk_device *device, ortvk_stream *stream);
+OrtStatus *ortvk_device_add_stream(ortvk_device *device, ortvk_stream *stream) ORTVK_MUST_CHECK;
 void ortvk_device_remove_stream(ortvk_device *device, ortvk_stream *stream);
 /* Calls `fn` for every live stream, with the registry locked: a stream cannot go meanwhile, and `fn` may take the
  * stream's own lock (the lock order is the registry, then a stream) but must not use the registry. */

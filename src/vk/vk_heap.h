@@ -12,12 +12,12 @@
 #define ORTVK_DEVICE_CACHE_BYTES (512ull << 20)     /* and at most this many bytes of them */
 
 /* `device_index` only names the device in messages. */
-OrtStatus *ortvk_heap_create(uint32_t device_index, ortvk_heap **out);
+OrtStatus *ortvk_heap_create(uint32_t device_index, ortvk_heap **out) ORTVK_MUST_CHECK;
 /* Frees every cached buffer, then the heap; its device calls it before destroying the VkDevice. */
 void ortvk_heap_destroy(ortvk_heap *heap);
 
 /* Enters `buffer` (address and size set) into the address table. */
-OrtStatus *ortvk_heap_add_range(ortvk_heap *heap, ortvk_buffer *buffer);
+OrtStatus *ortvk_heap_add_range(ortvk_heap *heap, ortvk_buffer *buffer) ORTVK_MUST_CHECK;
 
 /* A cached buffer of `kind` (staging or device) and exactly `size` bytes, taken out of the cache with one reference
  * (the caller takes back the device reference cached buffers do not hold), or NULL. */

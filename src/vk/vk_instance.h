@@ -20,7 +20,7 @@ typedef struct ortvk_instance {
     atomic_uint validation_messages;
 } ortvk_instance;
 
-OrtStatus *ortvk_instance_create(const OrtLogger *logger, ortvk_instance **out);
+OrtStatus *ortvk_instance_create(const OrtLogger *logger, ortvk_instance **out) ORTVK_MUST_CHECK;
 void ortvk_instance_ref(ortvk_instance *instance);
 void ortvk_instance_unref(ortvk_instance *instance);
 

@@ -15,18 +15,8 @@ typedef struct ortvk_notification {
     ortvk_semaphore_point point;  /* set by Activate */
 } ortvk_notification;
 
-_Static_assert(offsetof(ortvk_notification, base) == 0, "ORT's base struct comes first");
-_Static_assert(offsetof(ortvk_stream, base) == 0, "ORT's base struct comes first");
-
-static ortvk_notification *notification_cast(OrtSyncNotificationImpl *impl)
-{
-    return (ortvk_notification *)impl;
-}
-
-static ortvk_stream *stream_cast(OrtSyncStreamImpl *impl)
-{
-    return (ortvk_stream *)impl;
-}
+ORTVK_DEFINE_BASE_CAST(notification_cast, ortvk_notification, OrtSyncNotificationImpl)
+ORTVK_DEFINE_BASE_CAST(stream_cast, ortvk_stream, OrtSyncStreamImpl)
 
 static void ORT_API_CALL notification_release(OrtSyncNotificationImpl *impl)
 {
@@ -111,7 +101,7 @@ ortvk_stream *ortvk_stream_from_ort(OrtSyncStream *stream)
     const OrtSyncStreamImpl *impl = ortvk_ep_api->SyncStream_GetImpl(stream);
     /* Our Release pointer is the tag: it sits inside the base struct every impl has, so reading it is safe. */
     if (impl == NULL || impl->Release != stream_release) return NULL;
-    return (ortvk_stream *)impl;
+    return stream_cast(impl);
 }
 
 /* ---- life ---------------------------------------------------------------------------------------------- */

@@ -122,12 +122,7 @@ struct ortvk_data_transfer {
     pthread_mutex_t copy_lock; /* held by a copy on a sync stream, from recording to completion */
 };
 
-_Static_assert(offsetof(ortvk_data_transfer, base) == 0, "ORT's base struct comes first");
-
-static ortvk_data_transfer *transfer_cast(const OrtDataTransferImpl *impl)
-{
-    return (ortvk_data_transfer *)impl;
-}
+ORTVK_DEFINE_BASE_CAST(transfer_cast, ortvk_data_transfer, OrtDataTransferImpl)
 
 static bool is_host(const OrtMemoryDevice *memory)
 {

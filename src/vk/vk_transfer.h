@@ -18,12 +18,12 @@ typedef struct ortvk_copy_end {
 /* Queues the copy on `stream`. Copies to the host always complete before returning (the host is about to read);
  * others complete before returning only when `wait` is set. */
 OrtStatus *ortvk_transfer_copy(ortvk_stream *stream, ortvk_copy_end dst, ortvk_copy_end src, size_t bytes,
-                               bool wait);
+                               bool wait) ORTVK_MUST_CHECK;
 
 /* ORT's data transfer for a factory's devices. Holds references on them. */
 typedef struct ortvk_data_transfer ortvk_data_transfer;
 
 OrtStatus *ortvk_data_transfer_create(ortvk_device *const *devices, size_t device_count,
-                                      OrtDataTransferImpl **out);
+                                      OrtDataTransferImpl **out) ORTVK_MUST_CHECK;
 
 #endif

@@ -15,7 +15,6 @@ typedef struct ortvk_factory {
     ortvk_device *devices[ORTVK_MAX_DEVICES];        /* most capable first; devices[i]->index == i */
     const OrtEpDevice *ep_devices[ORTVK_MAX_DEVICES]; /* what GetSupportedDevices created, owned by ORT */
     OrtHardwareDevice *own_hardware[ORTVK_MAX_DEVICES]; /* hardware devices ortvk had to create itself */
-    bool graphics_interop[ORTVK_MAX_DEVICES];
 } ortvk_factory;
 
 /* The ortvk device behind an EP device of this factory, or NULL. */

@@ -1,36 +1,12 @@
-/* The OrtExternalResourceImporterImpl ORT wraps for an application: argument checks shared by every entry point,
- * then dispatch to the memory and semaphore handle code. */
+/* The OrtExternalResourceImporterImpl ORT wraps for an application: its entry points check their arguments
+ * (interop_checks.c) and dispatch to the memory and semaphore handle code. */
 #include "interop/interop.h"
 
-#include <limits.h>
 #include <stdlib.h>
 
 #include "ort/ort_status.h"
 
 ORTVK_DEFINE_BASE_CAST(importer_cast, ortvk_importer, OrtExternalResourceImporterImpl)
-
-OrtStatus *ortvk_check_version(const char *what, uint32_t version)
-{
-    /* ORT core checks only pointers; descriptor versions are the EP's to check. An application built with a newer
-     * ORT's headers (ORT_API_VERSION above ortvk's) fills a longer struct whose start is the one ortvk knows. */
-    if (version < ORTVK_DESCRIPTOR_MIN_VERSION) {
-        return ortvk_status(ORT_INVALID_ARGUMENT,
-                            "%s->version %u is not supported (ortvk accepts %d and later; use ORT_API_VERSION)", what,
-                            version, ORTVK_DESCRIPTOR_MIN_VERSION);
-    }
-    return NULL;
-}
-
-OrtStatus *ortvk_fd_from_handle(const char *what, void *native_handle, int *fd)
-{
-    intptr_t value = (intptr_t)native_handle;
-    if (value < 0 || value > INT_MAX) {
-        return ortvk_status(ORT_INVALID_ARGUMENT, "%s->native_handle %p is not a file descriptor", what,
-                            native_handle);
-    }
-    *fd = (int)value;
-    return NULL;
-}
 
 static bool ORT_API_CALL can_import_memory(const OrtExternalResourceImporterImpl *impl,
                                            OrtExternalMemoryHandleType type)

@@ -39,19 +39,6 @@ static void set_error(ortvk_stream *stream, const char *fmt, ...)
     pthread_mutex_unlock(&stream->lock);
 }
 
-OrtStatus *ortvk_stream_take_error(ortvk_stream *stream)
-{
-    char message[sizeof(stream->error)];
-    pthread_mutex_lock(&stream->lock);
-    memcpy(message, stream->error, sizeof(message));
-    stream->error[0] = '\0';
-    /* The application now knows: signals it queues from here on are delivered again. */
-    if (stream->withhold_until == UINT64_MAX) stream->withhold_until = stream->job_seq;
-    pthread_mutex_unlock(&stream->lock);
-    if (message[0] == '\0') return NULL;
-    return ortvk_status(ORT_EP_FAIL, "%s", message);
-}
-
 static bool stopping(ortvk_stream *stream)
 {
     pthread_mutex_lock(&stream->lock);

@@ -61,7 +61,7 @@ static OrtStatus *ORT_API_CALL stream_create_notification(OrtSyncStreamImpl *imp
 {
     ortvk_notification *n = calloc(1, sizeof(*n));
     if (n == NULL) return ortvk_status(ORT_FAIL, "out of host memory creating a notification");
-    n->base.ort_version_supported = ORTVK_ORT_API_VERSION;
+    n->base.ort_version_supported = ortvk_ort_version;
     n->base.Release = notification_release;
     n->base.Activate = notification_activate;
     n->base.WaitOnDevice = notification_wait_on_device;
@@ -126,7 +126,7 @@ OrtStatus *ortvk_stream_create(ortvk_device *device, uint64_t host_timeout_ms, c
     status = ortvk_device_create_timeline(device, &stream->timeline);
     if (status != NULL) goto err_timeline;
     stream->owner = owner;
-    stream->base.ort_version_supported = ORTVK_ORT_API_VERSION;
+    stream->base.ort_version_supported = ortvk_ort_version;
     stream->base.Release = stream_release;
     stream->base.GetHandle = stream_get_handle;
     stream->base.CreateNotification = stream_create_notification;
@@ -454,4 +454,17 @@ static OrtStatus *wait_value(ortvk_stream *stream, uint64_t value, uint64_t time
 OrtStatus *ortvk_stream_wait_host(ortvk_stream *stream, uint64_t value)
 {
     return wait_value(stream, value, UINT64_MAX);
+}
+
+OrtStatus *ortvk_stream_take_error(ortvk_stream *stream)
+{
+    char message[sizeof(stream->error)];
+    pthread_mutex_lock(&stream->lock);
+    memcpy(message, stream->error, sizeof(message));
+    stream->error[0] = '\0';
+    /* The application now knows: signals it queues from here on are delivered again. */
+    if (stream->withhold_until == UINT64_MAX) stream->withhold_until = stream->job_seq;
+    pthread_mutex_unlock(&stream->lock);
+    if (message[0] == '\0') return NULL;
+    return ortvk_status(ORT_EP_FAIL, "%s", message);
 }

@@ -256,7 +256,7 @@ OrtStatus *ortvk_data_transfer_create(ortvk_device *const *devices, size_t devic
     t->device_count = device_count;
     pthread_mutex_init(&t->lock, NULL);
     pthread_mutex_init(&t->copy_lock, NULL);
-    t->base.ort_version_supported = ORTVK_ORT_API_VERSION;
+    t->base.ort_version_supported = ortvk_ort_version;
     t->base.Release = transfer_release;
     t->base.CanCopy = transfer_can_copy;
     t->base.CopyTensors = transfer_copy_tensors;

@@ -35,10 +35,93 @@ static uint32_t pick_memory_type(const ortvk_device *device, const buffer_source
     return UINT32_MAX;
 }
 
+/* Beyond the largest heap no buffer can exist: for an import that is a bad size_bytes, said as such, rather than
+ * whatever the driver makes of it. */
+static OrtStatus *check_size(const ortvk_device *device, VkDeviceSize size, const buffer_source *source)
+{
+    VkPhysicalDeviceMemoryProperties heaps;
+    vkGetPhysicalDeviceMemoryProperties(device->physical, &heaps);
+    VkDeviceSize largest = 0;
+    for (uint32_t i = 0; i < heaps.memoryHeapCount; i++)
+        if (heaps.memoryHeaps[i].size > largest) largest = heaps.memoryHeaps[i].size;
+    if (size <= largest) return NULL;
+    return ortvk_status(source->import_info ? ORT_INVALID_ARGUMENT : ORT_FAIL,
+                        "%s%llu bytes exceed the largest memory heap of device %u (%llu bytes)",
+                        source->import_info ? "desc->size_bytes " : "", (unsigned long long)size, device->index,
+                        (unsigned long long)largest);
+}
+
+/* Allocates (or imports) the memory behind `buffer` (its VkBuffer created): buffer->memory. */
+static OrtStatus *allocate_memory(ortvk_device *device, ortvk_buffer *buffer, const buffer_source *source)
+{
+    VkDeviceSize size = buffer->size;
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(device->vk, buffer->vk, &req);
+    uint32_t type = pick_memory_type(device, source, req.memoryTypeBits);
+    if (type == UINT32_MAX) {
+        return ortvk_status(ORT_EP_FAIL, "no memory type of device %u can back this buffer (allowed 0x%x)",
+                            device->index, req.memoryTypeBits & source->memory_type_bits);
+    }
+    /* An import must cover exactly the external allocation; ortvk's own memory may round up. */
+    VkDeviceSize allocation_size = source->import_info ? size : req.size;
+    if (req.size > allocation_size) {
+        return ortvk_status(ORT_INVALID_ARGUMENT,
+                            "desc->size_bytes %llu is too small for a buffer on device %u: it needs %llu bytes "
+                            "(a multiple of the %llu-byte alignment)",
+                            (unsigned long long)size, device->index, (unsigned long long)req.size,
+                            (unsigned long long)req.alignment);
+    }
+    /* A size beyond the heap is invalid usage (VUID-vkAllocateMemory-pAllocateInfo-01713), not an allocation
+     * failure: refuse it here. Imports reach this with any size_bytes an application passes. */
+    VkPhysicalDeviceMemoryProperties heaps;
+    vkGetPhysicalDeviceMemoryProperties(device->physical, &heaps);
+    VkDeviceSize heap_size = heaps.memoryHeaps[heaps.memoryTypes[type].heapIndex].size;
+    if (allocation_size > heap_size) {
+        return ortvk_status(source->import_info ? ORT_INVALID_ARGUMENT : ORT_FAIL,
+                            "%llu bytes exceed the %llu-byte memory heap %u of device %u",
+                            (unsigned long long)allocation_size, (unsigned long long)heap_size,
+                            heaps.memoryTypes[type].heapIndex, device->index);
+    }
+    VkMemoryAllocateFlagsInfo flags = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO,
+        .pNext = source->import_info,
+        .flags = source->kind == ORTVK_BUFFER_STAGING ? 0 : VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT,
+    };
+    VkMemoryAllocateInfo alloc = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+        .pNext = &flags,
+        .allocationSize = allocation_size,
+        .memoryTypeIndex = type,
+    };
+    VkResult r = vkAllocateMemory(device->vk, &alloc, NULL, &buffer->memory);
+    if (r != VK_SUCCESS) {
+        return ortvk_status_vk(r, "vkAllocateMemory", "%s %llu bytes on device %u",
+                               source->import_info ? "importing" : "allocating", (unsigned long long)size,
+                               device->index);
+    }
+    return NULL;
+}
+
+/* A staging buffer is mapped; any other gets its device address and enters the heap's address table. */
+static OrtStatus *publish(ortvk_device *device, ortvk_buffer *buffer)
+{
+    if (buffer->kind == ORTVK_BUFFER_STAGING) {
+        VkResult r = vkMapMemory(device->vk, buffer->memory, 0, VK_WHOLE_SIZE, 0, &buffer->mapped);
+        if (r != VK_SUCCESS)
+            return ortvk_status_vk(r, "vkMapMemory", "mapping a %llu-byte staging buffer",
+                                   (unsigned long long)buffer->size);
+        return NULL;
+    }
+    VkBufferDeviceAddressInfo address = {.sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO, .buffer = buffer->vk};
+    buffer->address = vkGetBufferDeviceAddress(device->vk, &address);
+    return ortvk_heap_add_range(device->heap, buffer);
+}
+
 static OrtStatus *buffer_create(ortvk_device *device, VkDeviceSize size, const buffer_source *source,
                                 ortvk_buffer **out)
 {
     *out = NULL;
+    ORTVK_TRY(check_size(device, size, source));
     ortvk_buffer *buffer = calloc(1, sizeof(*buffer));
     if (buffer == NULL) return ortvk_status(ORT_FAIL, "out of host memory for a %llu-byte buffer",
                                             (unsigned long long)size);
@@ -46,9 +129,7 @@ static OrtStatus *buffer_create(ortvk_device *device, VkDeviceSize size, const b
     buffer->size = size;
     atomic_init(&buffer->refs, 1);
     OrtStatus *status = NULL;
-    VkResult r;
 
-    bool staging = source->kind == ORTVK_BUFFER_STAGING;
     VkExternalMemoryBufferCreateInfo external = {
         .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
         .handleTypes = source->handle_type,
@@ -57,93 +138,25 @@ static OrtStatus *buffer_create(ortvk_device *device, VkDeviceSize size, const b
         .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
         .pNext = source->handle_type ? &external : NULL,
         .size = size,
-        .usage = staging ? (VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT) : ORTVK_BUFFER_USAGE,
+        .usage = source->kind == ORTVK_BUFFER_STAGING
+                     ? (VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT)
+                     : ORTVK_BUFFER_USAGE,
         .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
     };
-    /* Beyond the largest heap no buffer can exist: for an import that is a bad size_bytes, said as such, rather
-     * than whatever the driver makes of it. */
-    VkPhysicalDeviceMemoryProperties heaps;
-    vkGetPhysicalDeviceMemoryProperties(device->physical, &heaps);
-    VkDeviceSize largest = 0;
-    for (uint32_t i = 0; i < heaps.memoryHeapCount; i++)
-        if (heaps.memoryHeaps[i].size > largest) largest = heaps.memoryHeaps[i].size;
-    if (size > largest) {
-        status = ortvk_status(source->import_info ? ORT_INVALID_ARGUMENT : ORT_FAIL,
-                              "%s%llu bytes exceed the largest memory heap of device %u (%llu bytes)",
-                              source->import_info ? "desc->size_bytes " : "", (unsigned long long)size,
-                              device->index, (unsigned long long)largest);
-        goto err_buffer;
-    }
-    r = vkCreateBuffer(device->vk, &info, NULL, &buffer->vk);
+    VkResult r = vkCreateBuffer(device->vk, &info, NULL, &buffer->vk);
     if (r != VK_SUCCESS) {
         status = ortvk_status_vk(r, "vkCreateBuffer", "creating a %llu-byte buffer", (unsigned long long)size);
         goto err_buffer;
     }
-
-    VkMemoryRequirements req;
-    vkGetBufferMemoryRequirements(device->vk, buffer->vk, &req);
-    uint32_t type = pick_memory_type(device, source, req.memoryTypeBits);
-    if (type == UINT32_MAX) {
-        status = ortvk_status(ORT_EP_FAIL, "no memory type of device %u can back this buffer (allowed 0x%x)",
-                              device->index, req.memoryTypeBits & source->memory_type_bits);
-        goto err_memory;
-    }
-    /* An import must cover exactly the external allocation; ortvk's own memory may round up. */
-    VkDeviceSize allocation_size = source->import_info ? size : req.size;
-    if (req.size > allocation_size) {
-        status = ortvk_status(ORT_INVALID_ARGUMENT,
-                              "desc->size_bytes %llu is too small for a buffer on device %u: it needs %llu bytes "
-                              "(a multiple of the %llu-byte alignment)",
-                              (unsigned long long)size, device->index, (unsigned long long)req.size,
-                              (unsigned long long)req.alignment);
-        goto err_memory;
-    }
-    /* A size beyond the heap is invalid usage (VUID-vkAllocateMemory-pAllocateInfo-01713), not an allocation
-     * failure: refuse it here. Imports reach this with any size_bytes an application passes. */
-    VkDeviceSize heap_size = heaps.memoryHeaps[heaps.memoryTypes[type].heapIndex].size;
-    if (allocation_size > heap_size) {
-        status = ortvk_status(source->import_info ? ORT_INVALID_ARGUMENT : ORT_FAIL,
-                              "%llu bytes exceed the %llu-byte memory heap %u of device %u",
-                              (unsigned long long)allocation_size, (unsigned long long)heap_size,
-                              heaps.memoryTypes[type].heapIndex, device->index);
-        goto err_memory;
-    }
-    VkMemoryAllocateFlagsInfo flags = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO,
-        .pNext = source->import_info,
-        .flags = staging ? 0 : VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT,
-    };
-    VkMemoryAllocateInfo alloc = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-        .pNext = &flags,
-        .allocationSize = allocation_size,
-        .memoryTypeIndex = type,
-    };
-    r = vkAllocateMemory(device->vk, &alloc, NULL, &buffer->memory);
-    if (r != VK_SUCCESS) {
-        status = ortvk_status_vk(r, "vkAllocateMemory", "%s %llu bytes on device %u",
-                                 source->import_info ? "importing" : "allocating", (unsigned long long)size,
-                                 device->index);
-        goto err_memory;
-    }
+    status = allocate_memory(device, buffer, source);
+    if (status != NULL) goto err_memory;
     r = vkBindBufferMemory(device->vk, buffer->vk, buffer->memory, 0);
     if (r != VK_SUCCESS) {
         status = ortvk_status_vk(r, "vkBindBufferMemory", "binding a %llu-byte buffer", (unsigned long long)size);
         goto err_bind;
     }
-    if (staging) {
-        r = vkMapMemory(device->vk, buffer->memory, 0, VK_WHOLE_SIZE, 0, &buffer->mapped);
-        if (r != VK_SUCCESS) {
-            status = ortvk_status_vk(r, "vkMapMemory", "mapping a %llu-byte staging buffer", (unsigned long long)size);
-            goto err_bind;
-        }
-    } else {
-        VkBufferDeviceAddressInfo address = {.sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO,
-                                             .buffer = buffer->vk};
-        buffer->address = vkGetBufferDeviceAddress(device->vk, &address);
-        status = ortvk_heap_add_range(device->heap, buffer);
-        if (status != NULL) goto err_bind;
-    }
+    status = publish(device, buffer);
+    if (status != NULL) goto err_bind;
     ortvk_device_ref(device);
     buffer->device = device;
     *out = buffer;

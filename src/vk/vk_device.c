@@ -56,6 +56,56 @@ static int find_memory_type(const VkPhysicalDeviceMemoryProperties *mem, VkMemor
     return -1;
 }
 
+/* The queue families (described in caps->queue_families) and the first with compute. */
+static bool probe_queue_families(VkPhysicalDevice physical, ortvk_device_caps *caps, char *why, size_t why_len)
+{
+    uint32_t family_count = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(physical, &family_count, NULL);
+    VkQueueFamilyProperties families[32];
+    if (family_count > 32) family_count = 32;
+    vkGetPhysicalDeviceQueueFamilyProperties(physical, &family_count, families);
+    caps->queue_family_count = family_count;
+    caps->queue_family = UINT32_MAX;
+    size_t used = 0;
+    for (uint32_t i = 0; i < family_count && used < sizeof(caps->queue_families); i++) {
+        VkQueueFlags f = families[i].queueFlags;
+        int n = snprintf(caps->queue_families + used, sizeof(caps->queue_families) - used, "%s%u:%s%s%s x%u",
+                         i ? "; " : "", i, f & VK_QUEUE_GRAPHICS_BIT ? "graphics+" : "",
+                         f & VK_QUEUE_COMPUTE_BIT ? "compute+" : "", f & VK_QUEUE_TRANSFER_BIT ? "transfer" : "",
+                         families[i].queueCount);
+        if (n > 0) used += (size_t)n;
+    }
+    for (uint32_t i = 0; i < family_count; i++) {
+        if (families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
+            caps->queue_family = i;
+            break;
+        }
+    }
+    if (caps->queue_family == UINT32_MAX) {
+        snprintf(why, why_len, "no compute queue family");
+        return false;
+    }
+    return true;
+}
+
+/* Where ortvk allocates tensors (device-local) and staging (host-visible, coherent). */
+static bool probe_memory_types(VkPhysicalDevice physical, ortvk_device_caps *caps, char *why, size_t why_len)
+{
+    VkPhysicalDeviceMemoryProperties mem;
+    vkGetPhysicalDeviceMemoryProperties(physical, &mem);
+    int device_type = find_memory_type(&mem, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    int staging_type =
+        find_memory_type(&mem, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+    if (device_type < 0) device_type = staging_type;
+    if (device_type < 0 || staging_type < 0) {
+        snprintf(why, why_len, "no %s memory type", device_type < 0 ? "device-local" : "host-visible coherent");
+        return false;
+    }
+    caps->device_memory_type = (uint32_t)device_type;
+    caps->staging_memory_type = (uint32_t)staging_type;
+    return true;
+}
+
 bool ortvk_device_probe(VkPhysicalDevice physical, ortvk_device_caps *caps, char *why, size_t why_len)
 {
     memset(caps, 0, sizeof(*caps));
@@ -105,45 +155,8 @@ bool ortvk_device_probe(VkPhysicalDevice physical, ortvk_device_caps *caps, char
     caps->storage_16bit = f11.storageBuffer16BitAccess;
     caps->storage_8bit = f12.storageBuffer8BitAccess;
 
-    uint32_t family_count = 0;
-    vkGetPhysicalDeviceQueueFamilyProperties(physical, &family_count, NULL);
-    VkQueueFamilyProperties families[32];
-    if (family_count > 32) family_count = 32;
-    vkGetPhysicalDeviceQueueFamilyProperties(physical, &family_count, families);
-    caps->queue_family_count = family_count;
-    caps->queue_family = UINT32_MAX;
-    size_t used = 0;
-    for (uint32_t i = 0; i < family_count && used < sizeof(caps->queue_families); i++) {
-        VkQueueFlags f = families[i].queueFlags;
-        int n = snprintf(caps->queue_families + used, sizeof(caps->queue_families) - used, "%s%u:%s%s%s x%u",
-                         i ? "; " : "", i, f & VK_QUEUE_GRAPHICS_BIT ? "graphics+" : "",
-                         f & VK_QUEUE_COMPUTE_BIT ? "compute+" : "", f & VK_QUEUE_TRANSFER_BIT ? "transfer" : "",
-                         families[i].queueCount);
-        if (n > 0) used += (size_t)n;
-    }
-    for (uint32_t i = 0; i < family_count; i++) {
-        if (families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
-            caps->queue_family = i;
-            break;
-        }
-    }
-    if (caps->queue_family == UINT32_MAX) {
-        snprintf(why, why_len, "no compute queue family");
+    if (!probe_queue_families(physical, caps, why, why_len) || !probe_memory_types(physical, caps, why, why_len))
         return false;
-    }
-
-    VkPhysicalDeviceMemoryProperties mem;
-    vkGetPhysicalDeviceMemoryProperties(physical, &mem);
-    int device_type = find_memory_type(&mem, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    int staging_type = find_memory_type(&mem, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-    if (device_type < 0) device_type = staging_type;
-    if (device_type < 0 || staging_type < 0) {
-        snprintf(why, why_len, "no %s memory type", device_type < 0 ? "device-local" : "host-visible coherent");
-        return false;
-    }
-    caps->device_memory_type = (uint32_t)device_type;
-    caps->staging_memory_type = (uint32_t)staging_type;
-
     caps->import_opaque_fd_memory =
         has_memory_fd && buffer_importable(physical, VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT);
     caps->import_host_memory =
@@ -155,17 +168,10 @@ bool ortvk_device_probe(VkPhysicalDevice physical, ortvk_device_caps *caps, char
 
 /* ---- device -------------------------------------------------------------------------------------------- */
 
-OrtStatus *ortvk_device_create(ortvk_instance *instance, VkPhysicalDevice physical, const ortvk_device_caps *caps,
-                               uint32_t index, ortvk_device **out)
+/* The VkDevice with one queue of caps->queue_family and the extensions and features ortvk uses that it has. */
+static OrtStatus *create_vk_device(VkPhysicalDevice physical, const ortvk_device_caps *caps, uint32_t index,
+                                   VkDevice *out)
 {
-    *out = NULL;
-    ortvk_device *device = calloc(1, sizeof(*device));
-    if (device == NULL) return ortvk_status(ORT_FAIL, "out of host memory creating device %u", index);
-    atomic_init(&device->refs, 1);
-    device->index = index;
-    device->physical = physical;
-    device->caps = *caps;
-
     const char *extensions[5];
     uint32_t extension_count = 0;
     if (caps->push_descriptor) extensions[extension_count++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
@@ -199,27 +205,16 @@ OrtStatus *ortvk_device_create(ortvk_instance *instance, VkPhysicalDevice physic
         .enabledExtensionCount = extension_count,
         .ppEnabledExtensionNames = extensions,
     };
-    OrtStatus *status = ortvk_ort->CreateMemoryInfo_V2(ORTVK_EP_NAME, OrtMemoryInfoDeviceType_GPU,
-                                                       caps->props.vendorID, (int32_t)index,
-                                                       OrtDeviceMemoryType_DEFAULT, 0, OrtDeviceAllocator,
-                                                       &device->memory_info);
-    if (status != NULL) {
-        free(device);
-        return status;
-    }
-    status = ortvk_heap_create(device->index, &device->heap);
-    if (status != NULL) {
-        ortvk_ort->ReleaseMemoryInfo(device->memory_info);
-        free(device);
-        return status;
-    }
-    VkResult r = vkCreateDevice(physical, &info, NULL, &device->vk);
-    if (r != VK_SUCCESS) {
-        ortvk_heap_destroy(device->heap);
-        ortvk_ort->ReleaseMemoryInfo(device->memory_info);
-        free(device);
+    VkResult r = vkCreateDevice(physical, &info, NULL, out);
+    if (r != VK_SUCCESS)
         return ortvk_status_vk(r, "vkCreateDevice", "creating device %u (%s)", index, caps->props.deviceName);
-    }
+    return NULL;
+}
+
+/* The queue and the extension entry points the device's caps enable. */
+static void load_device_functions(ortvk_device *device)
+{
+    const ortvk_device_caps *caps = &device->caps;
     vkGetDeviceQueue(device->vk, caps->queue_family, 0, &device->queue);
     if (caps->import_opaque_fd_memory)
         device->GetMemoryFdKHR = (PFN_vkGetMemoryFdKHR)vkGetDeviceProcAddr(device->vk, "vkGetMemoryFdKHR");
@@ -229,7 +224,28 @@ OrtStatus *ortvk_device_create(ortvk_instance *instance, VkPhysicalDevice physic
     if (caps->import_host_memory)
         device->GetMemoryHostPointerPropertiesEXT = (PFN_vkGetMemoryHostPointerPropertiesEXT)vkGetDeviceProcAddr(
             device->vk, "vkGetMemoryHostPointerPropertiesEXT");
+}
 
+OrtStatus *ortvk_device_create(ortvk_instance *instance, VkPhysicalDevice physical, const ortvk_device_caps *caps,
+                               uint32_t index, ortvk_device **out)
+{
+    *out = NULL;
+    ortvk_device *device = calloc(1, sizeof(*device));
+    if (device == NULL) return ortvk_status(ORT_FAIL, "out of host memory creating device %u", index);
+    atomic_init(&device->refs, 1);
+    device->index = index;
+    device->physical = physical;
+    device->caps = *caps;
+    OrtStatus *status = ortvk_ort->CreateMemoryInfo_V2(ORTVK_EP_NAME, OrtMemoryInfoDeviceType_GPU,
+                                                       caps->props.vendorID, (int32_t)index,
+                                                       OrtDeviceMemoryType_DEFAULT, 0, OrtDeviceAllocator,
+                                                       &device->memory_info);
+    if (status != NULL) goto err_info;
+    status = ortvk_heap_create(device->index, &device->heap);
+    if (status != NULL) goto err_heap;
+    status = create_vk_device(physical, caps, index, &device->vk);
+    if (status != NULL) goto err_device;
+    load_device_functions(device);
     pthread_mutex_init(&device->queue_lock, NULL);
     pthread_mutex_init(&device->streams_lock, NULL);
     pthread_mutex_init(&device->slots_lock, NULL);
@@ -237,6 +253,14 @@ OrtStatus *ortvk_device_create(ortvk_instance *instance, VkPhysicalDevice physic
     device->instance = instance;
     *out = device;
     return NULL;
+
+err_device:
+    ortvk_heap_destroy(device->heap);
+err_heap:
+    ortvk_ort->ReleaseMemoryInfo(device->memory_info);
+err_info:
+    free(device);
+    return status;
 }
 
 void ortvk_device_ref(ortvk_device *device)
@@ -277,7 +301,8 @@ OrtStatus *ortvk_device_create_timeline(ortvk_device *device, VkSemaphore *out)
     };
     VkSemaphoreCreateInfo info = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &type};
     VkResult r = vkCreateSemaphore(device->vk, &info, NULL, out);
-    if (r != VK_SUCCESS) return ortvk_status_vk(r, "vkCreateSemaphore", "creating a timeline semaphore on device %u", device->index);
+    if (r != VK_SUCCESS)
+        return ortvk_status_vk(r, "vkCreateSemaphore", "creating a timeline semaphore on device %u", device->index);
     return NULL;
 }
 

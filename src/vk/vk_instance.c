@@ -43,6 +43,15 @@ static bool instance_has_layer(const char *name)
     return found;
 }
 
+static OrtStatus *create_messenger(ortvk_instance *instance, const VkDebugUtilsMessengerCreateInfoEXT *info)
+{
+    PFN_vkCreateDebugUtilsMessengerEXT create =
+        (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(instance->vk, "vkCreateDebugUtilsMessengerEXT");
+    VkResult r = create ? create(instance->vk, info, NULL, &instance->messenger) : VK_ERROR_EXTENSION_NOT_PRESENT;
+    if (r != VK_SUCCESS) return ortvk_status_vk(r, "vkCreateDebugUtilsMessengerEXT", "enabling validation messages");
+    return NULL;
+}
+
 OrtStatus *ortvk_instance_create(const OrtLogger *logger, ortvk_instance **out)
 {
     *out = NULL;
@@ -110,16 +119,13 @@ OrtStatus *ortvk_instance_create(const OrtLogger *logger, ortvk_instance **out)
         return ortvk_status_vk(r, "vkCreateInstance", "creating the Vulkan instance");
     }
     if (instance->validation) {
-        PFN_vkCreateDebugUtilsMessengerEXT create_messenger =
-            (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(instance->vk, "vkCreateDebugUtilsMessengerEXT");
         /* The validation features chained for instance creation do not belong to the messenger's own info. */
         messenger_info.pNext = NULL;
-        r = create_messenger ? create_messenger(instance->vk, &messenger_info, NULL, &instance->messenger)
-                             : VK_ERROR_EXTENSION_NOT_PRESENT;
-        if (r != VK_SUCCESS) {
+        OrtStatus *status = create_messenger(instance, &messenger_info);
+        if (status != NULL) {
             vkDestroyInstance(instance->vk, NULL);
             free(instance);
-            return ortvk_status_vk(r, "vkCreateDebugUtilsMessengerEXT", "enabling validation messages");
+            return status;
         }
     }
     *out = instance;

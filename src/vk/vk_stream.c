@@ -312,6 +312,54 @@ void ortvk_stream_order_after_device(ortvk_stream *stream, int order)
     }
 }
 
+/* Room for every semaphore of one submission (waits, then signals), sized by the caller. */
+typedef struct submit_arrays {
+    VkSemaphore *handles;
+    uint64_t *values;
+    VkPipelineStageFlags *stages;
+} submit_arrays;
+
+/* Submits `commands` (may be VK_NULL_HANDLE) waiting for `wait_points`, signaling the stream's timeline at `next`
+ * and `signals`. Lock held. */
+static OrtStatus *queue_submit(ortvk_stream *stream, VkCommandBuffer commands,
+                               const ortvk_semaphore_point *wait_points, size_t wait_total,
+                               const ortvk_semaphore_point *signals, size_t signal_count, uint64_t next,
+                               submit_arrays arrays)
+{
+    VkSemaphore *wait_sems = arrays.handles, *signal_sems = arrays.handles + wait_total;
+    uint64_t *wait_values = arrays.values, *signal_values = arrays.values + wait_total;
+    for (size_t i = 0; i < wait_total; i++) {
+        wait_sems[i] = wait_points[i].semaphore;
+        wait_values[i] = wait_points[i].value;
+        arrays.stages[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    }
+    signal_sems[0] = stream->timeline;
+    signal_values[0] = next;
+    for (size_t i = 0; i < signal_count; i++) {
+        signal_sems[i + 1] = signals[i].semaphore;
+        signal_values[i + 1] = signals[i].value;
+    }
+    VkTimelineSemaphoreSubmitInfo timeline = {
+        .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+        .waitSemaphoreValueCount = (uint32_t)wait_total,
+        .pWaitSemaphoreValues = wait_values,
+        .signalSemaphoreValueCount = (uint32_t)(signal_count + 1),
+        .pSignalSemaphoreValues = signal_values,
+    };
+    VkSubmitInfo submit = {
+        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+        .pNext = &timeline,
+        .waitSemaphoreCount = (uint32_t)wait_total,
+        .pWaitSemaphores = wait_sems,
+        .pWaitDstStageMask = arrays.stages,
+        .commandBufferCount = commands != VK_NULL_HANDLE ? 1 : 0,
+        .pCommandBuffers = &commands,
+        .signalSemaphoreCount = (uint32_t)(signal_count + 1),
+        .pSignalSemaphores = signal_sems,
+    };
+    return ortvk_device_submit(stream->device, &submit, "submitting stream work");
+}
+
 OrtStatus *ortvk_stream_submit(ortvk_stream *stream, VkCommandBuffer commands, const ortvk_semaphore_point *waits,
                                size_t wait_count, const ortvk_semaphore_point *signals, size_t signal_count,
                                ortvk_retire retire, uint64_t *value)
@@ -354,39 +402,9 @@ OrtStatus *ortvk_stream_submit(ortvk_stream *stream, VkCommandBuffer commands, c
     if (stream->submitted > 0) wait_points[wait_total++] = (ortvk_semaphore_point){stream->timeline, stream->submitted};
     for (size_t i = 0; i < stream->wait_count; i++) wait_points[wait_total++] = stream->waits[i];
     for (size_t i = 0; i < wait_count; i++) wait_points[wait_total++] = waits[i];
-    VkSemaphore *wait_sems = handles, *signal_sems = handles + wait_total;
-    uint64_t *wait_values = values, *signal_values = values + wait_total;
-    for (size_t i = 0; i < wait_total; i++) {
-        wait_sems[i] = wait_points[i].semaphore;
-        wait_values[i] = wait_points[i].value;
-        stages[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
-    }
     uint64_t next = stream->submitted + 1;
-    signal_sems[0] = stream->timeline;
-    signal_values[0] = next;
-    for (size_t i = 0; i < signal_count; i++) {
-        signal_sems[i + 1] = signals[i].semaphore;
-        signal_values[i + 1] = signals[i].value;
-    }
-    VkTimelineSemaphoreSubmitInfo timeline = {
-        .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
-        .waitSemaphoreValueCount = (uint32_t)wait_total,
-        .pWaitSemaphoreValues = wait_values,
-        .signalSemaphoreValueCount = (uint32_t)(signal_count + 1),
-        .pSignalSemaphoreValues = signal_values,
-    };
-    VkSubmitInfo submit = {
-        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-        .pNext = &timeline,
-        .waitSemaphoreCount = (uint32_t)wait_total,
-        .pWaitSemaphores = wait_sems,
-        .pWaitDstStageMask = stages,
-        .commandBufferCount = commands != VK_NULL_HANDLE ? 1 : 0,
-        .pCommandBuffers = &commands,
-        .signalSemaphoreCount = (uint32_t)(signal_count + 1),
-        .pSignalSemaphores = signal_sems,
-    };
-    status = ortvk_device_submit(device, &submit, "submitting stream work");
+    status = queue_submit(stream, commands, wait_points, wait_total, signals, signal_count, next,
+                          (submit_arrays){handles, values, stages});
     if (status != NULL) goto out;
     stream->submitted = next;
     stream->wait_count = 0;

@@ -90,24 +90,30 @@ static OrtStatus *semaphore_args(ortvk_importer *importer, OrtExternalSemaphoreH
     return NULL;
 }
 
-static OrtStatus *ORT_API_CALL wait_semaphore(OrtExternalResourceImporterImpl *impl,
-                                              OrtExternalSemaphoreHandle *handle, OrtSyncStream *stream,
-                                              uint64_t value)
+/* WaitSemaphore and SignalSemaphore: the same checks, then `op`. */
+static OrtStatus *semaphore_call(OrtExternalResourceImporterImpl *impl, OrtExternalSemaphoreHandle *handle,
+                                 OrtSyncStream *stream, uint64_t value,
+                                 OrtStatus *(*op)(ortvk_importer *, ortvk_semaphore_import *, OrtSyncStream *,
+                                                  uint64_t))
 {
     ortvk_importer *importer = importer_cast(impl);
     ortvk_semaphore_import *semaphore = NULL;
     ORTVK_TRY(semaphore_args(importer, handle, stream, &semaphore));
-    return ortvk_semaphore_import_wait(importer, semaphore, stream, value);
+    return op(importer, semaphore, stream, value);
+}
+
+static OrtStatus *ORT_API_CALL wait_semaphore(OrtExternalResourceImporterImpl *impl,
+                                              OrtExternalSemaphoreHandle *handle, OrtSyncStream *stream,
+                                              uint64_t value)
+{
+    return semaphore_call(impl, handle, stream, value, ortvk_semaphore_import_wait);
 }
 
 static OrtStatus *ORT_API_CALL signal_semaphore(OrtExternalResourceImporterImpl *impl,
                                                 OrtExternalSemaphoreHandle *handle, OrtSyncStream *stream,
                                                 uint64_t value)
 {
-    ortvk_importer *importer = importer_cast(impl);
-    ortvk_semaphore_import *semaphore = NULL;
-    ORTVK_TRY(semaphore_args(importer, handle, stream, &semaphore));
-    return ortvk_semaphore_import_signal(importer, semaphore, stream, value);
+    return semaphore_call(impl, handle, stream, value, ortvk_semaphore_import_signal);
 }
 
 static void ORT_API_CALL importer_release(OrtExternalResourceImporterImpl *impl)

@@ -99,20 +99,26 @@ static OrtStatus *host_timeline_import(ortvk_semaphore_import *semaphore, int fd
                         rc == -EBADF ? "not an open file descriptor" : "wrong kind of file, size, seals or magic");
 }
 
-static OrtStatus *host_timeline_wait(ortvk_semaphore_import *semaphore, ortvk_stream *stream, uint64_t value)
+/* Queues a host timeline wait or signal (`queue`) on the stream's helper thread, which holds a reference on the
+ * semaphore until it is done. */
+static OrtStatus *host_timeline_queue(ortvk_semaphore_import *semaphore, ortvk_stream *stream, uint64_t value,
+                                      OrtStatus *(*queue)(ortvk_stream *, ortvk_host_timeline *, uint64_t,
+                                                          void (*)(void *), void *))
 {
     ortvk_retire ref = hold(semaphore);
-    OrtStatus *status = ortvk_stream_wait_host_timeline(stream, semaphore->host, value, ref.release, ref.owner);
+    OrtStatus *status = queue(stream, semaphore->host, value, ref.release, ref.owner);
     if (status != NULL) ortvk_semaphore_import_unref(semaphore);
     return status;
 }
 
+static OrtStatus *host_timeline_wait(ortvk_semaphore_import *semaphore, ortvk_stream *stream, uint64_t value)
+{
+    return host_timeline_queue(semaphore, stream, value, ortvk_stream_wait_host_timeline);
+}
+
 static OrtStatus *host_timeline_signal(ortvk_semaphore_import *semaphore, ortvk_stream *stream, uint64_t value)
 {
-    ortvk_retire ref = hold(semaphore);
-    OrtStatus *status = ortvk_stream_signal_host_timeline(stream, semaphore->host, value, ref.release, ref.owner);
-    if (status != NULL) ortvk_semaphore_import_unref(semaphore);
-    return status;
+    return host_timeline_queue(semaphore, stream, value, ortvk_stream_signal_host_timeline);
 }
 
 static uint64_t host_timeline_current(ortvk_semaphore_import *semaphore)

@@ -1,7 +1,8 @@
 /* Private to ortvk. ortvk_heap: the memory behind one device's buffers. It owns the address table that turns a
  * tensor data pointer back into a buffer and an offset (docs/design.md, "Data pointers"), the caches of freed
  * staging and device buffers, the list of live host-allocation imports (shared between imports of one range), and
- * the final freeing of a buffer's Vulkan objects. vk_buffer.c is its one user besides the lookups. */
+ * the final freeing of a buffer's Vulkan objects. The device creates and destroys it, vk_buffer.c uses the rest,
+ * and copies and kernels look pointers up (ortvk_device_resolve, ortvk_device_acquire). */
 #ifndef ORTVK_VK_HEAP_H
 #define ORTVK_VK_HEAP_H
 
@@ -24,7 +25,7 @@ OrtStatus *ortvk_heap_add_range(ortvk_heap *heap, ortvk_buffer *buffer) ORTVK_MU
 ortvk_buffer *ortvk_heap_take_cached(ortvk_heap *heap, ortvk_buffer_kind kind, VkDeviceSize size);
 /* Keeps `buffer` (its last reference gone) for reuse while the cache has room: then true, and the caller drops
  * the buffer's device reference; false when the caller should free it. Cached device buffers keep their
- * address-table entries with no reference, so no lookup can take them. */
+ * address-table entries with no reference, so no lookup can take a reference on them. */
 bool ortvk_heap_keep(ortvk_heap *heap, ortvk_buffer *buffer);
 /* Frees `buffer`'s Vulkan objects and takes it out of the address table. Not its device reference. */
 void ortvk_heap_free(ortvk_heap *heap, ortvk_buffer *buffer);

@@ -4,19 +4,14 @@
 
 #include "ep/ep.h"
 #include "ort/ort_status.h"
-#include "vk/vk_memory.h"
+#include "vk/vk_heap.h"
 
 typedef struct ortvk_allocator {
     OrtAllocator base; /* first */
     ortvk_device *device;
 } ortvk_allocator;
 
-_Static_assert(offsetof(ortvk_allocator, base) == 0, "ORT's base struct comes first");
-
-static ortvk_allocator *allocator_cast(const OrtAllocator *base)
-{
-    return (ortvk_allocator *)base;
-}
+ORTVK_DEFINE_BASE_CAST(allocator_cast, ortvk_allocator, OrtAllocator)
 
 static void *ORT_API_CALL allocator_alloc(OrtAllocator *base, size_t size)
 {
@@ -43,7 +38,7 @@ static void ORT_API_CALL allocator_free(OrtAllocator *base, void *p)
     }
     /* ORT frees a tensor once its last consumer's Compute has returned, before the GPU has run it: the work that
      * uses it holds references of its own (ortvk_device_acquire), so the memory goes with the last of them. */
-    ortvk_buffer_destroy(buffer);
+    ortvk_buffer_unref(buffer);
 }
 
 static const OrtMemoryInfo *ORT_API_CALL allocator_info(const OrtAllocator *base)

@@ -41,14 +41,9 @@ typedef struct ortvk_compute_info {
     ortvk_partition *partition;
 } ortvk_compute_info;
 
-_Static_assert(offsetof(ortvk_compute_info, base) == 0, "ORT's base struct comes first");
+ORTVK_DEFINE_BASE_CAST(compute_info_cast, ortvk_compute_info, OrtNodeComputeInfo)
 
-_Static_assert(offsetof(ortvk_ep, base) == 0, "ORT's base struct comes first");
-
-static ortvk_ep *ep_cast(const OrtEp *base)
-{
-    return (ortvk_ep *)base;
-}
+ORTVK_DEFINE_BASE_CAST(ep_cast, ortvk_ep, OrtEp)
 
 OrtStatus *ortvk_parse_u64(const char *key, const char *text, uint64_t max, uint64_t *value)
 {
@@ -157,6 +152,11 @@ static OrtStatus *own_stream(ortvk_ep *ep, ortvk_stream **out)
     return status;
 }
 
+static bool stream_has_handle(const ortvk_stream *stream, const void *handle)
+{
+    return (const void *)&stream->info == handle;
+}
+
 /* The stream a Compute records on: the OrtSyncStream ORT assigned to the node. ORT >= 1.28 hands it out directly
  * (KernelContext_GetSyncStream); older ones give its native handle (KernelContext_GetGPUComputeStream), which for
  * an ortvk stream is &stream->info, found among the device's live streams. Without any, an EP-owned stream: then
@@ -174,14 +174,8 @@ static OrtStatus *compute_stream(ortvk_ep *ep, OrtKernelContext *context, ortvk_
     if (*out == NULL) {
         void *handle = NULL;
         ORTVK_TRY(ortvk_ort->KernelContext_GetGPUComputeStream(context, &handle));
-        if (handle != NULL) {
-            ortvk_device *device = ep->device;
-            pthread_mutex_lock(&device->streams_lock);
-            for (size_t i = 0; i < device->stream_count && *out == NULL; i++) {
-                if ((void *)&device->streams[i]->info == handle) *out = device->streams[i], how = 2;
-            }
-            pthread_mutex_unlock(&device->streams_lock);
-        }
+        if (handle != NULL) *out = ortvk_device_find_stream(ep->device, stream_has_handle, handle);
+        if (*out != NULL) how = 2;
     }
     /* The session option sets the timeout of the session's own streams; a stream the application created keeps the
      * one it was created with (stream option host_wait_timeout_ms): one stream may serve several sessions. */
@@ -219,6 +213,27 @@ static void note_stream(ortvk_ep *ep, ortvk_stream *stream)
     pthread_mutex_unlock(&ep->lock);
 }
 
+#define ORTVK_EP_USED (sizeof(((ortvk_ep *)0)->used) / sizeof(((ortvk_ep *)0)->used[0]))
+
+/* The last submitted point of each stream of ep->used still alive (value 0 for the others): gathered under the
+ * device's stream registry, so that none goes meanwhile. */
+typedef struct run_end_points {
+    const ortvk_ep *ep;
+    ortvk_semaphore_point points[ORTVK_EP_USED];
+    bool live[ORTVK_EP_USED];
+} run_end_points;
+
+static void keep_live_stream(ortvk_stream *stream, void *arg)
+{
+    run_end_points *live = arg;
+    for (size_t i = 0; i < live->ep->used_count; i++) {
+        if (live->ep->used[i] != stream) continue;
+        live->live[i] = true;
+        live->points[i] = ortvk_stream_tail(stream);
+        return;
+    }
+}
+
 /* The end of Run. With sync_stream (ORT's default, unless the run option "disable_synchronize_execution_providers"
  * is "1") Run must return with its results in place, as with any EP: wait for what the session's nodes submitted.
  * This is the run's one host wait, after its last node; applications that synchronize through streams or
@@ -228,35 +243,16 @@ static OrtStatus *ORT_API_CALL ep_on_run_end(OrtEp *base, const OrtRunOptions *r
     (void)run_options;
     ortvk_ep *ep = ep_cast(base);
     if (!sync_stream) return NULL;
-    ortvk_semaphore_point points[sizeof(ep->used) / sizeof(ep->used[0])];
-    size_t count = 0;
-    ortvk_device *device = ep->device;
+    run_end_points live = {.ep = ep};
     pthread_mutex_lock(&ep->lock);
-    pthread_mutex_lock(&device->streams_lock);
-    size_t kept = 0;
-    for (size_t i = 0; i < ep->used_count; i++) {
-        bool live = false;
-        for (size_t j = 0; j < device->stream_count && !live; j++) live = device->streams[j] == ep->used[i];
-        if (!live) continue; /* released by ORT since: its destruction waited for it */
-        ep->used[kept++] = ep->used[i];
-        points[count] = ortvk_stream_tail(ep->used[i]);
-        if (points[count].value > 0) count++;
+    ortvk_device_foreach_stream(ep->device, keep_live_stream, &live);
+    size_t count = ep->used_count, kept = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (live.live[i]) ep->used[kept++] = ep->used[i]; /* the others were released by ORT since, and waited for */
     }
     ep->used_count = kept;
-    pthread_mutex_unlock(&device->streams_lock);
     pthread_mutex_unlock(&ep->lock);
-    for (size_t i = 0; i < count; i++) {
-        VkSemaphoreWaitInfo info = {
-            .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
-            .semaphoreCount = 1,
-            .pSemaphores = &points[i].semaphore,
-            .pValues = &points[i].value,
-        };
-        VkResult r = vkWaitSemaphores(device->vk, &info, UINT64_MAX);
-        if (r != VK_SUCCESS)
-            return ortvk_status_vk(r, "vkWaitSemaphores", "waiting for the run's work at its end");
-    }
-    return NULL;
+    return ortvk_semaphore_points_wait(ep->device, live.points, count, UINT64_MAX);
 }
 
 static OrtStatus *ORT_API_CALL compute_create_state(OrtNodeComputeInfo *base, OrtNodeComputeContext *context,
@@ -270,7 +266,7 @@ static OrtStatus *ORT_API_CALL compute_create_state(OrtNodeComputeInfo *base, Or
 static OrtStatus *ORT_API_CALL compute_compute(OrtNodeComputeInfo *base, void *state, OrtKernelContext *context)
 {
     (void)state;
-    ortvk_compute_info *info = (ortvk_compute_info *)base;
+    ortvk_compute_info *info = compute_info_cast(base);
     ortvk_stream *stream = NULL;
     ORTVK_TRY(compute_stream(info->ep, context, &stream));
     note_stream(info->ep, stream);
@@ -285,7 +281,7 @@ static void ORT_API_CALL compute_release_state(OrtNodeComputeInfo *base, void *s
 static void compute_info_destroy(OrtNodeComputeInfo *base)
 {
     if (base == NULL) return;
-    ortvk_compute_info *info = (ortvk_compute_info *)base;
+    ortvk_compute_info *info = compute_info_cast(base);
     ortvk_partition_destroy(info->partition);
     free(info);
 }
@@ -351,6 +347,12 @@ static OrtStatus *ORT_API_CALL ep_create_stream(OrtEp *base, const OrtMemoryDevi
     return NULL;
 }
 
+/* A stream of this session (owned by `ep`) waits, at its next submission, for every other stream of the device. */
+static void order_session_stream(ortvk_stream *stream, void *ep)
+{
+    if (stream->owner == ep) ortvk_stream_order_after_device(stream, ORTVK_ORDER_ALL);
+}
+
 /* The start of Run. An application that queued WaitSemaphore on its own stream but did not hand that stream to Run
  * (RunOptionsSetSyncStream) still expects the run to see what it waited for: the session's streams are ordered
  * after everything submitted to the device's streams before the run began (their next submission waits for it
@@ -358,7 +360,7 @@ static OrtStatus *ORT_API_CALL ep_create_stream(OrtEp *base, const OrtMemoryDevi
 static OrtStatus *ORT_API_CALL ep_on_run_start(OrtEp *base, const OrtRunOptions *run_options)
 {
     ortvk_ep *ep = ep_cast(base);
-    ortvk_device_order_streams_of(ep->device, ep);
+    ortvk_device_foreach_stream(ep->device, order_session_stream, ep);
     /* ONNX Runtime 1.24.3 and 1.30.0 dereference NULL right after OnRunStart when the run options carry a sync
      * stream and the main graph's plan has no stream of that device, i.e. when ortvk claimed no node of the main
      * graph (nodes in an If's branches do not count): take the stream out of the run options then (ORT reads the

@@ -14,12 +14,7 @@
 
 #define ORTVK_EXPORT __attribute__((visibility("default")))
 
-_Static_assert(offsetof(ortvk_factory, base) == 0, "ORT's base struct comes first");
-
-static ortvk_factory *factory_cast(const OrtEpFactory *base)
-{
-    return (ortvk_factory *)base;
-}
+ORTVK_DEFINE_BASE_CAST(factory_cast, ortvk_factory, OrtEpFactory)
 
 ortvk_device *ortvk_factory_device_for_ep_device(const ortvk_factory *factory, const OrtEpDevice *ep_device)
 {
@@ -152,7 +147,8 @@ static OrtKeyValuePairs *device_metadata(const ortvk_device *device)
              VK_API_VERSION_MINOR(caps->props.apiVersion), VK_API_VERSION_PATCH(caps->props.apiVersion));
     ortvk_ort->AddKeyValuePair(kv, ORTVK_META_API_VERSION, text);
 
-    /* The import lists come from the same tables CanImportMemory/CanImportSemaphore read. */
+    /* The handle kinds listed and their labels are this function's; whether the device supports one is asked of the
+     * kind tables CanImportMemory/CanImportSemaphore read (ortvk_memory_kind_find, ortvk_semaphore_kind_find). */
     static const struct {
         int type;
         const char *label;
@@ -403,8 +399,7 @@ static OrtStatus *ORT_API_CALL factory_init_graphics_interop(OrtEpFactory *base,
     }
     ORTVK_TRY(check_uuid_option(config->additional_options, ORTVK_GRAPHICS_OPTION_DEVICE_UUID, device->caps.device_uuid));
     ORTVK_TRY(check_uuid_option(config->additional_options, ORTVK_GRAPHICS_OPTION_DRIVER_UUID, device->caps.driver_uuid));
-    /* ortvk's streams already live on a plain Vulkan queue; there is no separate graphics context to set up. */
-    factory->graphics_interop[device->index] = true;
+    /* ortvk's streams already live on a plain Vulkan queue: there is no graphics context to set up or keep. */
     return NULL;
 }
 
@@ -413,8 +408,7 @@ static OrtStatus *ORT_API_CALL factory_deinit_graphics_interop(OrtEpFactory *bas
     ortvk_factory *factory = factory_cast(base);
     ortvk_device *device = ortvk_factory_device_for_ep_device(factory, ep_device);
     if (device == NULL) return ortvk_status(ORT_INVALID_ARGUMENT, "ep_device is not an ortvk EP device");
-    factory->graphics_interop[device->index] = false;
-    return NULL;
+    return NULL; /* nothing was set up (factory_init_graphics_interop) */
 }
 
 static void factory_destroy(ortvk_factory *factory)

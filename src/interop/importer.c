@@ -1,41 +1,12 @@
-/* The OrtExternalResourceImporterImpl ORT wraps for an application: argument checks shared by every entry point,
- * then dispatch to the memory and semaphore handle code. */
+/* The OrtExternalResourceImporterImpl ORT wraps for an application: its entry points check their arguments
+ * (interop_checks.c) and dispatch to the memory and semaphore handle code. */
 #include "interop/interop.h"
 
-#include <limits.h>
 #include <stdlib.h>
 
 #include "ort/ort_status.h"
 
-_Static_assert(offsetof(ortvk_importer, base) == 0, "ORT's base struct comes first");
-
-static ortvk_importer *importer_cast(const OrtExternalResourceImporterImpl *impl)
-{
-    return (ortvk_importer *)impl;
-}
-
-OrtStatus *ortvk_check_version(const char *what, uint32_t version)
-{
-    /* ORT core checks only pointers; descriptor versions are the EP's to check. An application built with a newer
-     * ORT's headers (ORT_API_VERSION above ortvk's) fills a longer struct whose start is the one ortvk knows. */
-    if (version < ORTVK_DESCRIPTOR_MIN_VERSION) {
-        return ortvk_status(ORT_INVALID_ARGUMENT,
-                            "%s->version %u is not supported (ortvk accepts %d and later; use ORT_API_VERSION)", what,
-                            version, ORTVK_DESCRIPTOR_MIN_VERSION);
-    }
-    return NULL;
-}
-
-OrtStatus *ortvk_fd_from_handle(const char *what, void *native_handle, int *fd)
-{
-    intptr_t value = (intptr_t)native_handle;
-    if (value < 0 || value > INT_MAX) {
-        return ortvk_status(ORT_INVALID_ARGUMENT, "%s->native_handle %p is not a file descriptor", what,
-                            native_handle);
-    }
-    *fd = (int)value;
-    return NULL;
-}
+ORTVK_DEFINE_BASE_CAST(importer_cast, ortvk_importer, OrtExternalResourceImporterImpl)
 
 static bool ORT_API_CALL can_import_memory(const OrtExternalResourceImporterImpl *impl,
                                            OrtExternalMemoryHandleType type)
@@ -119,24 +90,30 @@ static OrtStatus *semaphore_args(ortvk_importer *importer, OrtExternalSemaphoreH
     return NULL;
 }
 
-static OrtStatus *ORT_API_CALL wait_semaphore(OrtExternalResourceImporterImpl *impl,
-                                              OrtExternalSemaphoreHandle *handle, OrtSyncStream *stream,
-                                              uint64_t value)
+/* WaitSemaphore and SignalSemaphore: the same checks, then `op`. */
+static OrtStatus *semaphore_call(OrtExternalResourceImporterImpl *impl, OrtExternalSemaphoreHandle *handle,
+                                 OrtSyncStream *stream, uint64_t value,
+                                 OrtStatus *(*op)(ortvk_importer *, ortvk_semaphore_import *, OrtSyncStream *,
+                                                  uint64_t))
 {
     ortvk_importer *importer = importer_cast(impl);
     ortvk_semaphore_import *semaphore = NULL;
     ORTVK_TRY(semaphore_args(importer, handle, stream, &semaphore));
-    return ortvk_semaphore_import_wait(importer, semaphore, stream, value);
+    return op(importer, semaphore, stream, value);
+}
+
+static OrtStatus *ORT_API_CALL wait_semaphore(OrtExternalResourceImporterImpl *impl,
+                                              OrtExternalSemaphoreHandle *handle, OrtSyncStream *stream,
+                                              uint64_t value)
+{
+    return semaphore_call(impl, handle, stream, value, ortvk_semaphore_import_wait);
 }
 
 static OrtStatus *ORT_API_CALL signal_semaphore(OrtExternalResourceImporterImpl *impl,
                                                 OrtExternalSemaphoreHandle *handle, OrtSyncStream *stream,
                                                 uint64_t value)
 {
-    ortvk_importer *importer = importer_cast(impl);
-    ortvk_semaphore_import *semaphore = NULL;
-    ORTVK_TRY(semaphore_args(importer, handle, stream, &semaphore));
-    return ortvk_semaphore_import_signal(importer, semaphore, stream, value);
+    return semaphore_call(impl, handle, stream, value, ortvk_semaphore_import_signal);
 }
 
 static void ORT_API_CALL importer_release(OrtExternalResourceImporterImpl *impl)

@@ -22,7 +22,7 @@ typedef struct ortvk_importer {
 } ortvk_importer;
 
 OrtStatus *ortvk_importer_create(ortvk_device *device, const OrtEpDevice *ep_device,
-                                 OrtExternalResourceImporterImpl **out);
+                                 OrtExternalResourceImporterImpl **out) ORTVK_MUST_CHECK;
 
 /* ---- memory --------------------------------------------------------------------------------------------- */
 
@@ -44,11 +44,12 @@ typedef struct ortvk_memory_import {
 } ortvk_memory_import;
 
 OrtStatus *ortvk_memory_import_create(ortvk_importer *importer, const OrtExternalMemoryDescriptor *desc,
-                               OrtExternalMemoryHandle **out);
+                               OrtExternalMemoryHandle **out) ORTVK_MUST_CHECK;
 /* The import behind an ORT handle, or NULL when the handle is not one of ortvk's. */
 ortvk_memory_import *ortvk_memory_import_from_ort(const OrtExternalMemoryHandle *handle);
 OrtStatus *ortvk_memory_import_create_tensor(ortvk_importer *importer, ortvk_memory_import *import,
-                                             const OrtExternalTensorDescriptor *desc, OrtValue **out);
+                                             const OrtExternalTensorDescriptor *desc,
+                                             OrtValue **out) ORTVK_MUST_CHECK;
 void ortvk_memory_import_unref(ortvk_memory_import *import);
 
 /* ---- semaphores ----------------------------------------------------------------------------------------- */
@@ -80,16 +81,16 @@ struct ortvk_semaphore_import {
 };
 
 OrtStatus *ortvk_semaphore_import_create(ortvk_importer *importer, const OrtExternalSemaphoreDescriptor *desc,
-                                  OrtExternalSemaphoreHandle **out);
+                                  OrtExternalSemaphoreHandle **out) ORTVK_MUST_CHECK;
 ortvk_semaphore_import *ortvk_semaphore_import_from_ort(const OrtExternalSemaphoreHandle *handle);
 OrtStatus *ortvk_semaphore_import_wait(ortvk_importer *importer, ortvk_semaphore_import *semaphore,
-                                       OrtSyncStream *stream, uint64_t value);
+                                       OrtSyncStream *stream, uint64_t value) ORTVK_MUST_CHECK;
 OrtStatus *ortvk_semaphore_import_signal(ortvk_importer *importer, ortvk_semaphore_import *semaphore,
-                                         OrtSyncStream *stream, uint64_t value);
+                                         OrtSyncStream *stream, uint64_t value) ORTVK_MUST_CHECK;
 void ortvk_semaphore_import_unref(ortvk_semaphore_import *semaphore);
 
 /* Shared checks. */
-OrtStatus *ortvk_check_version(const char *what, uint32_t version);
-OrtStatus *ortvk_fd_from_handle(const char *what, void *native_handle, int *fd);
+OrtStatus *ortvk_check_version(const char *what, uint32_t version) ORTVK_MUST_CHECK;
+OrtStatus *ortvk_fd_from_handle(const char *what, void *native_handle, int *fd) ORTVK_MUST_CHECK;
 
 #endif

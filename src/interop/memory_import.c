@@ -7,7 +7,7 @@
 #include "ort/ort_status.h"
 #include "ort/ort_tensor.h"
 
-_Static_assert(offsetof(ortvk_memory_import, base) == 0, "ORT's base struct comes first");
+ORTVK_DEFINE_BASE_CAST(memory_cast, ortvk_memory_import, OrtExternalMemoryHandle)
 
 /* ---- kinds ---------------------------------------------------------------------------------------------- */
 
@@ -74,20 +74,20 @@ const ortvk_memory_kind *ortvk_memory_kind_find(int type)
 void ortvk_memory_import_unref(ortvk_memory_import *import)
 {
     if (import == NULL || atomic_fetch_sub(&import->refs, 1) != 1) return;
-    ortvk_buffer_destroy(import->buffer);
+    ortvk_buffer_unref(import->buffer);
     free(import);
 }
 
 static void ORT_API_CALL memory_release(OrtExternalMemoryHandle *handle)
 {
-    ortvk_memory_import_unref((ortvk_memory_import *)handle);
+    ortvk_memory_import_unref(memory_cast(handle));
 }
 
 ortvk_memory_import *ortvk_memory_import_from_ort(const OrtExternalMemoryHandle *handle)
 {
     /* Our Release pointer is the tag; it lives in ORT's base struct, so reading it is safe for any handle. */
     if (handle == NULL || handle->Release != memory_release) return NULL;
-    return (ortvk_memory_import *)handle;
+    return memory_cast(handle);
 }
 
 OrtStatus *ortvk_memory_import_create(ortvk_importer *importer, const OrtExternalMemoryDescriptor *desc,
@@ -137,12 +137,12 @@ typedef struct ortvk_tensor_view {
     ortvk_memory_import *import;
 } ortvk_tensor_view;
 
-_Static_assert(offsetof(ortvk_tensor_view, base) == 0, "ORT's base struct comes first");
+ORTVK_DEFINE_BASE_CAST(view_cast, ortvk_tensor_view, OrtAllocator)
 
 static void ORT_API_CALL view_free(OrtAllocator *allocator, void *p)
 {
     (void)p;
-    ortvk_tensor_view *view = (ortvk_tensor_view *)allocator;
+    ortvk_tensor_view *view = view_cast(allocator);
     ortvk_memory_import_unref(view->import);
     free(view);
 }

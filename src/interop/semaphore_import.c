@@ -6,7 +6,7 @@
 #include "interop/interop.h"
 #include "ort/ort_status.h"
 
-_Static_assert(offsetof(ortvk_semaphore_import, base) == 0, "ORT's base struct comes first");
+ORTVK_DEFINE_BASE_CAST(semaphore_cast, ortvk_semaphore_import, OrtExternalSemaphoreHandle)
 
 static void unref_owner(void *owner)
 {
@@ -99,20 +99,26 @@ static OrtStatus *host_timeline_import(ortvk_semaphore_import *semaphore, int fd
                         rc == -EBADF ? "not an open file descriptor" : "wrong kind of file, size, seals or magic");
 }
 
-static OrtStatus *host_timeline_wait(ortvk_semaphore_import *semaphore, ortvk_stream *stream, uint64_t value)
+/* Queues a host timeline wait or signal (`queue`) on the stream's helper thread, which holds a reference on the
+ * semaphore until it is done. */
+static OrtStatus *host_timeline_queue(ortvk_semaphore_import *semaphore, ortvk_stream *stream, uint64_t value,
+                                      OrtStatus *(*queue)(ortvk_stream *, ortvk_host_timeline *, uint64_t,
+                                                          void (*)(void *), void *))
 {
     ortvk_retire ref = hold(semaphore);
-    OrtStatus *status = ortvk_stream_wait_host_timeline(stream, semaphore->host, value, ref.release, ref.owner);
+    OrtStatus *status = queue(stream, semaphore->host, value, ref.release, ref.owner);
     if (status != NULL) ortvk_semaphore_import_unref(semaphore);
     return status;
 }
 
+static OrtStatus *host_timeline_wait(ortvk_semaphore_import *semaphore, ortvk_stream *stream, uint64_t value)
+{
+    return host_timeline_queue(semaphore, stream, value, ortvk_stream_wait_host_timeline);
+}
+
 static OrtStatus *host_timeline_signal(ortvk_semaphore_import *semaphore, ortvk_stream *stream, uint64_t value)
 {
-    ortvk_retire ref = hold(semaphore);
-    OrtStatus *status = ortvk_stream_signal_host_timeline(stream, semaphore->host, value, ref.release, ref.owner);
-    if (status != NULL) ortvk_semaphore_import_unref(semaphore);
-    return status;
+    return host_timeline_queue(semaphore, stream, value, ortvk_stream_signal_host_timeline);
 }
 
 static uint64_t host_timeline_current(ortvk_semaphore_import *semaphore)
@@ -171,13 +177,13 @@ void ortvk_semaphore_import_unref(ortvk_semaphore_import *semaphore)
 
 static void ORT_API_CALL semaphore_release(OrtExternalSemaphoreHandle *handle)
 {
-    ortvk_semaphore_import_unref((ortvk_semaphore_import *)handle);
+    ortvk_semaphore_import_unref(semaphore_cast(handle));
 }
 
 ortvk_semaphore_import *ortvk_semaphore_import_from_ort(const OrtExternalSemaphoreHandle *handle)
 {
     if (handle == NULL || handle->Release != semaphore_release) return NULL;
-    return (ortvk_semaphore_import *)handle;
+    return semaphore_cast(handle);
 }
 
 OrtStatus *ortvk_semaphore_import_create(ortvk_importer *importer, const OrtExternalSemaphoreDescriptor *desc,

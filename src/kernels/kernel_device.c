@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "kernels/kernel_internal.h"
-#include "vk/vk_memory.h"
+#include "vk/vk_buffer.h"
 
 static const uint32_t spv_unary[] =
 #include "kernel_unary.spv.h"
@@ -155,8 +155,7 @@ typedef struct keyed_pipeline {
 } keyed_pipeline;
 
 struct ortvk_kernel_device {
-    ortvk_kernel_device *next; /* registry list, under registry_lock */
-    int refs;                  /* under registry_lock */
+    int refs;                  /* under the device's slot lock (ORTVK_DEVICE_SLOT_KERNELS) */
     ortvk_device *device;      /* holds a reference */
     /* Pushed per dispatch, ORTVK_KBINDINGS each: storage buffers at binding 0, uniform texel buffers of RGBA32F at
      * binding 1 and of R32F at binding 2. */
@@ -170,22 +169,15 @@ struct ortvk_kernel_device {
     keyed_pipeline *keyed;     /* those with further constants (a fused chain's steps) */
 };
 
-/* One entry per device with a live EP, so that sessions on a device share its pipelines. A process-wide list
- * because ortvk_device has no slot for the kernels' state; entries go with the last EP of their device. */
-static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static ortvk_kernel_device *registry;
-
+/* The kernels' state of a device lives in the device's slot while an EP on it lives, so that sessions on a device
+ * share its pipelines; it goes with the last EP of its device. */
 OrtStatus *ortvk_kernel_device_get(ortvk_device *device, ortvk_kernel_device **out)
 {
-    *out = NULL;
-    pthread_mutex_lock(&registry_lock);
-    for (ortvk_kernel_device *k = registry; k != NULL; k = k->next) {
-        if (k->device == device) {
-            k->refs++;
-            *out = k;
-            pthread_mutex_unlock(&registry_lock);
-            return NULL;
-        }
+    *out = ortvk_device_slot_lock(device, ORTVK_DEVICE_SLOT_KERNELS);
+    if (*out != NULL) {
+        (*out)->refs++;
+        ortvk_device_slot_unlock(device, ORTVK_DEVICE_SLOT_KERNELS, *out);
+        return NULL;
     }
     OrtStatus *status = NULL;
     ortvk_kernel_device *k = calloc(1, sizeof(*k));
@@ -232,7 +224,6 @@ OrtStatus *ortvk_kernel_device_get(ortvk_device *device, ortvk_kernel_device **o
     };
     r = vkCreatePipelineLayout(device->vk, &info, NULL, &k->layout);
     if (r == VK_SUCCESS) {
-        k->device = device;
         status = ortvk_buffer_allocate(device, 16, &k->unbound);
         if (status == NULL) {
             status = ortvk_kernel_device_texels_create(device->vk, k->unbound->vk, 0, 16, &k->unbound_texels);
@@ -251,42 +242,31 @@ OrtStatus *ortvk_kernel_device_get(ortvk_device *device, ortvk_kernel_device **o
     ortvk_device_ref(device);
     k->device = device;
     k->refs = 1;
-    k->next = registry;
-    registry = k;
     *out = k;
 out:
-    pthread_mutex_unlock(&registry_lock);
+    ortvk_device_slot_unlock(device, ORTVK_DEVICE_SLOT_KERNELS, *out);
     return status;
 }
 
 void ortvk_kernel_device_ref(ortvk_kernel_device *kdev)
 {
-    pthread_mutex_lock(&registry_lock);
+    ortvk_device_slot_lock(kdev->device, ORTVK_DEVICE_SLOT_KERNELS);
     kdev->refs++;
-    pthread_mutex_unlock(&registry_lock);
+    ortvk_device_slot_unlock(kdev->device, ORTVK_DEVICE_SLOT_KERNELS, kdev);
 }
 
 void ortvk_kernel_device_put(ortvk_kernel_device *kdev)
 {
     if (kdev == NULL) return;
-    pthread_mutex_lock(&registry_lock);
-    bool last = --kdev->refs == 0;
-    if (last) {
-        for (ortvk_kernel_device **p = &registry; *p != NULL; p = &(*p)->next) {
-            if (*p == kdev) {
-                *p = kdev->next;
-                break;
-            }
-        }
-    }
-    pthread_mutex_unlock(&registry_lock);
-    if (!last) return;
     ortvk_device *device = kdev->device;
-    /* Work using the pipelines may still run (streams drain on release, but ORT may release the EP first). The
-     * queue lock is held throughout: the destruction is then ordered with every submission and wait on the queue
-     * (the validation layer's own tracking raced otherwise, ThreadSanitizer saw). */
-    pthread_mutex_lock(&device->queue_lock);
-    vkQueueWaitIdle(device->queue);
+    ortvk_device_slot_lock(device, ORTVK_DEVICE_SLOT_KERNELS);
+    bool last = --kdev->refs == 0;
+    ortvk_device_slot_unlock(device, ORTVK_DEVICE_SLOT_KERNELS, last ? NULL : kdev);
+    if (!last) return;
+    /* Work using the pipelines may still run (streams drain on release, but ORT may release the EP first): drain the
+     * queue first, without holding the queue lock while waiting (ortvk_device_drain; holding it hung the device
+     * when queued work waited on a host timeline's bridge, docs/reliability.md). */
+    ortvk_device_drain(device, "before releasing the kernels' pipelines");
     VkPipeline *pipelines = &kdev->pipelines[0][0][0][0];
     for (size_t i = 0; i < sizeof(kdev->pipelines) / sizeof(VkPipeline); i++) {
         if (pipelines[i] != VK_NULL_HANDLE) vkDestroyPipeline(device->vk, pipelines[i], NULL);
@@ -297,11 +277,8 @@ void ortvk_kernel_device_put(ortvk_kernel_device *kdev)
         free(k);
     }
     /* Seen with lavapipe (Mesa 22.3): the state of a pipeline it has run leaks (272 bytes, LeakSanitizer) when no
-     * submission follows its vkDestroyPipeline before the device goes. One empty submission avoids it, and costs
-     * nothing elsewhere. */
-    VkSubmitInfo empty = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    if (vkQueueSubmit(device->queue, 1, &empty, VK_NULL_HANDLE) == VK_SUCCESS) vkQueueWaitIdle(device->queue);
-    pthread_mutex_unlock(&device->queue_lock);
+     * submission follows its vkDestroyPipeline before the device goes. The drain's empty submission is one. */
+    ortvk_device_drain(device, "after releasing the kernels' pipelines");
     vkDestroyPipelineLayout(device->vk, kdev->layout, NULL);
     vkDestroyDescriptorSetLayout(device->vk, kdev->set_layout, NULL);
     ortvk_kernel_device_texels_destroy(device->vk, &kdev->unbound_texels);

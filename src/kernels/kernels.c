@@ -7,7 +7,7 @@
 #include "kernels/kernel_internal.h"
 #include "kernels/kernel_profile.h"
 #include "ort/ort_tensor.h"
-#include "vk/vk_memory.h"
+#include "vk/vk_heap.h"
 #include "vk/vk_transfer.h"
 
 /* A constant initializer input, copied into device memory at Compile. */
@@ -788,7 +788,7 @@ static OrtStatus *stage_host_inputs(ortvk_krun *run, ortvk_ktensor *values, cons
     return NULL;
 }
 
-/* Imported opaque-FD memory belongs to VK_QUEUE_FAMILY_EXTERNAL between uses (see vk_transfer.c): acquire it
+/* Imported opaque-FD memory belongs to VK_QUEUE_FAMILY_EXTERNAL between uses (ortvk_buffer_ownership): acquire it
  * before the run's commands and release it after them. */
 static void ownership(ortvk_krun *run, bool acquire)
 {
@@ -801,22 +801,10 @@ static void ownership(ortvk_krun *run, bool acquire)
         for (size_t j = 0; j < n_seen && !dup; j++) dup = seen[j] == t->buffer;
         if (dup) continue;
         seen[n_seen++] = t->buffer;
-        uint32_t ours = run->device->caps.queue_family;
-        VkBufferMemoryBarrier b = {
-            .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
-            .srcAccessMask = acquire ? 0 : VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-            .dstAccessMask = acquire ? VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
-                                           VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT
-                                     : 0,
-            .srcQueueFamilyIndex = acquire ? VK_QUEUE_FAMILY_EXTERNAL : ours,
-            .dstQueueFamilyIndex = acquire ? ours : VK_QUEUE_FAMILY_EXTERNAL,
-            .buffer = t->buffer->vk,
-            .offset = 0,
-            .size = VK_WHOLE_SIZE,
-        };
-        VkPipelineStageFlags work = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
-        vkCmdPipelineBarrier(run->cmd, acquire ? VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT : work,
-                             acquire ? work : VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 1, &b, 0, NULL);
+        ortvk_buffer_ownership(run->cmd, t->buffer, acquire,
+                               VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                               VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT,
+                               VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
     }
 }
 

@@ -14,7 +14,7 @@ extern const OrtEpApi *ortvk_ep_api;
 extern uint32_t ortvk_ort_version;
 
 /* Binds the tables from `base`; fails when the host is older than ORTVK_ORT_MIN_API_VERSION. */
-OrtStatus *ortvk_ort_bind(const OrtApiBase *base);
+OrtStatus *ortvk_ort_bind(const OrtApiBase *base) ORTVK_MUST_CHECK;
 
 #if defined(__GNUC__)
 #define ORTVK_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -23,10 +23,11 @@ OrtStatus *ortvk_ort_bind(const OrtApiBase *base);
 #endif
 
 /* An OrtStatus with `code` and a formatted message prefixed with "ortvk: ". */
-OrtStatus *ortvk_status(OrtErrorCode code, const char *fmt, ...) ORTVK_PRINTF(2, 3);
+OrtStatus *ortvk_status(OrtErrorCode code, const char *fmt, ...) ORTVK_PRINTF(2, 3) ORTVK_MUST_CHECK;
 
 /* ORT_EP_FAIL naming the call and the result: "ortvk: <context>: vkAllocateMemory failed: VK_ERROR_... (-2)". */
-OrtStatus *ortvk_status_vk(VkResult result, const char *call, const char *fmt, ...) ORTVK_PRINTF(3, 4);
+OrtStatus *ortvk_status_vk(VkResult result, const char *call, const char *fmt, ...) ORTVK_PRINTF(3, 4)
+    ORTVK_MUST_CHECK;
 
 /* The VkResult's enumerator name, or "VkResult(<n>)" into a static "unknown" string. */
 const char *ortvk_vk_result_name(VkResult result);

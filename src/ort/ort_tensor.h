@@ -13,6 +13,6 @@ size_t ortvk_element_size(int element_type);
 const char *ortvk_element_name(int element_type);
 
 /* Bytes of a tensor's data, with overflow checks. */
-OrtStatus *ortvk_tensor_bytes(const OrtValue *value, size_t *bytes);
+OrtStatus *ortvk_tensor_bytes(const OrtValue *value, size_t *bytes) ORTVK_MUST_CHECK;
 
 #endif

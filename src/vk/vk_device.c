@@ -1,5 +1,5 @@
-/* The Vulkan instance and devices: probing what a physical device can import, creating the VkDevice ortvk runs
- * on, its queue, and the address table that resolves tensor data pointers to buffers. */
+/* Devices: probing what a physical device can import, creating the VkDevice ortvk runs on with its queue and heap,
+ * and the device's registries (live streams, subsystem slots). */
 #include "vk/vk_device.h"
 
 #include <stdio.h>
@@ -8,144 +8,7 @@
 
 #include "ort/ort_status.h"
 #include "ortvk.h"
-#include "vk/vk_memory.h"
-
-/* ---- instance ------------------------------------------------------------------------------------------ */
-
-static VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
-                                                            VkDebugUtilsMessageTypeFlagsEXT types,
-                                                            const VkDebugUtilsMessengerCallbackDataEXT *data,
-                                                            void *user)
-{
-    (void)types;
-    ortvk_instance *instance = user;
-    if (severity < VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) return VK_FALSE;
-    atomic_fetch_add(&instance->validation_messages, 1);
-    /* Tests fail on this prefix; it goes to stderr as well as ORT's log so that it is never filtered out. */
-    fprintf(stderr, "VALIDATION: ortvk device: %s\n", data->pMessage);
-    ORTVK_LOG_ERROR(instance->logger, "Vulkan validation: %s", data->pMessage);
-    return VK_FALSE;
-}
-
-static bool env_enabled(const char *name)
-{
-    const char *v = getenv(name);
-    return v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
-}
-
-static bool instance_has_layer(const char *name)
-{
-    uint32_t count = 0;
-    if (vkEnumerateInstanceLayerProperties(&count, NULL) != VK_SUCCESS || count == 0) return false;
-    VkLayerProperties *layers = calloc(count, sizeof(*layers));
-    if (layers == NULL) return false;
-    bool found = false;
-    if (vkEnumerateInstanceLayerProperties(&count, layers) == VK_SUCCESS) {
-        for (uint32_t i = 0; i < count && !found; i++) found = strcmp(layers[i].layerName, name) == 0;
-    }
-    free(layers);
-    return found;
-}
-
-OrtStatus *ortvk_instance_create(const OrtLogger *logger, ortvk_instance **out)
-{
-    *out = NULL;
-    uint32_t loader_version = VK_API_VERSION_1_0;
-    if (vkEnumerateInstanceVersion(&loader_version) != VK_SUCCESS || loader_version < VK_API_VERSION_1_2) {
-        return ortvk_status(ORT_EP_FAIL, "the Vulkan loader supports API %u.%u; ortvk needs 1.2 or newer",
-                            VK_API_VERSION_MAJOR(loader_version), VK_API_VERSION_MINOR(loader_version));
-    }
-
-    ortvk_instance *instance = calloc(1, sizeof(*instance));
-    if (instance == NULL) return ortvk_status(ORT_FAIL, "out of host memory creating the Vulkan instance");
-    atomic_init(&instance->refs, 1);
-    atomic_init(&instance->validation_messages, 0);
-    instance->logger = logger;
-
-    const char *layers[1];
-    const char *extensions[1];
-    uint32_t layer_count = 0, extension_count = 0;
-    if (env_enabled("ORTVK_VALIDATION")) {
-        if (!instance_has_layer("VK_LAYER_KHRONOS_validation")) {
-            free(instance);
-            return ortvk_status(ORT_EP_FAIL, "ORTVK_VALIDATION=1 but VK_LAYER_KHRONOS_validation is not installed "
-                                             "(Debian: vulkan-validationlayers)");
-        }
-        instance->validation = true;
-        layers[layer_count++] = "VK_LAYER_KHRONOS_validation";
-        extensions[extension_count++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
-    }
-
-    VkValidationFeatureEnableEXT sync_validation = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
-    VkValidationFeaturesEXT features = {
-        .sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT,
-        .enabledValidationFeatureCount = 1,
-        .pEnabledValidationFeatures = &sync_validation,
-    };
-    VkDebugUtilsMessengerCreateInfoEXT messenger_info = {
-        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
-        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
-                           VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
-        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
-                       VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
-        .pfnUserCallback = on_validation_message,
-        .pUserData = instance,
-    };
-    if (instance->validation && env_enabled("ORTVK_SYNC_VALIDATION")) messenger_info.pNext = &features;
-
-    VkApplicationInfo app = {
-        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-        .pApplicationName = "onnxruntime",
-        .pEngineName = "ortvk",
-        .apiVersion = VK_API_VERSION_1_3 <= loader_version ? VK_API_VERSION_1_3 : VK_API_VERSION_1_2,
-    };
-    VkInstanceCreateInfo info = {
-        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-        .pNext = instance->validation ? &messenger_info : NULL,
-        .pApplicationInfo = &app,
-        .enabledLayerCount = layer_count,
-        .ppEnabledLayerNames = layers,
-        .enabledExtensionCount = extension_count,
-        .ppEnabledExtensionNames = extensions,
-    };
-    VkResult r = vkCreateInstance(&info, NULL, &instance->vk);
-    if (r != VK_SUCCESS) {
-        free(instance);
-        return ortvk_status_vk(r, "vkCreateInstance", "creating the Vulkan instance");
-    }
-    if (instance->validation) {
-        PFN_vkCreateDebugUtilsMessengerEXT create_messenger =
-            (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(instance->vk, "vkCreateDebugUtilsMessengerEXT");
-        /* The validation features chained for instance creation do not belong to the messenger's own info. */
-        messenger_info.pNext = NULL;
-        r = create_messenger ? create_messenger(instance->vk, &messenger_info, NULL, &instance->messenger)
-                             : VK_ERROR_EXTENSION_NOT_PRESENT;
-        if (r != VK_SUCCESS) {
-            vkDestroyInstance(instance->vk, NULL);
-            free(instance);
-            return ortvk_status_vk(r, "vkCreateDebugUtilsMessengerEXT", "enabling validation messages");
-        }
-    }
-    *out = instance;
-    return NULL;
-}
-
-void ortvk_instance_ref(ortvk_instance *instance)
-{
-    atomic_fetch_add(&instance->refs, 1);
-}
-
-void ortvk_instance_unref(ortvk_instance *instance)
-{
-    if (instance == NULL || atomic_fetch_sub(&instance->refs, 1) != 1) return;
-    if (instance->messenger != VK_NULL_HANDLE) {
-        PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger = (PFN_vkDestroyDebugUtilsMessengerEXT)
-            vkGetInstanceProcAddr(instance->vk, "vkDestroyDebugUtilsMessengerEXT");
-        if (destroy_messenger) destroy_messenger(instance->vk, instance->messenger, NULL);
-    }
-    vkDestroyInstance(instance->vk, NULL);
-    free(instance);
-}
+#include "vk/vk_heap.h"
 
 /* ---- probing ------------------------------------------------------------------------------------------- */
 
@@ -156,11 +19,6 @@ static bool has_extension(const VkExtensionProperties *exts, uint32_t count, con
     }
     return false;
 }
-
-/* The usage every ortvk buffer has, imported or allocated: probes must ask about exactly this. */
-#define ORTVK_BUFFER_USAGE                                                                                     \
-    (VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT | \
-     VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT)
 
 static bool buffer_importable(VkPhysicalDevice physical, VkExternalMemoryHandleTypeFlagBits type)
 {
@@ -196,6 +54,56 @@ static int find_memory_type(const VkPhysicalDeviceMemoryProperties *mem, VkMemor
         if ((mem->memoryTypes[i].propertyFlags & want) == want) return (int)i;
     }
     return -1;
+}
+
+/* The queue families (described in caps->queue_families) and the first with compute. */
+static bool probe_queue_families(VkPhysicalDevice physical, ortvk_device_caps *caps, char *why, size_t why_len)
+{
+    uint32_t family_count = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(physical, &family_count, NULL);
+    VkQueueFamilyProperties families[32];
+    if (family_count > 32) family_count = 32;
+    vkGetPhysicalDeviceQueueFamilyProperties(physical, &family_count, families);
+    caps->queue_family_count = family_count;
+    caps->queue_family = UINT32_MAX;
+    size_t used = 0;
+    for (uint32_t i = 0; i < family_count && used < sizeof(caps->queue_families); i++) {
+        VkQueueFlags f = families[i].queueFlags;
+        int n = snprintf(caps->queue_families + used, sizeof(caps->queue_families) - used, "%s%u:%s%s%s x%u",
+                         i ? "; " : "", i, f & VK_QUEUE_GRAPHICS_BIT ? "graphics+" : "",
+                         f & VK_QUEUE_COMPUTE_BIT ? "compute+" : "", f & VK_QUEUE_TRANSFER_BIT ? "transfer" : "",
+                         families[i].queueCount);
+        if (n > 0) used += (size_t)n;
+    }
+    for (uint32_t i = 0; i < family_count; i++) {
+        if (families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
+            caps->queue_family = i;
+            break;
+        }
+    }
+    if (caps->queue_family == UINT32_MAX) {
+        snprintf(why, why_len, "no compute queue family");
+        return false;
+    }
+    return true;
+}
+
+/* Where ortvk allocates tensors (device-local) and staging (host-visible, coherent). */
+static bool probe_memory_types(VkPhysicalDevice physical, ortvk_device_caps *caps, char *why, size_t why_len)
+{
+    VkPhysicalDeviceMemoryProperties mem;
+    vkGetPhysicalDeviceMemoryProperties(physical, &mem);
+    int device_type = find_memory_type(&mem, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    int staging_type =
+        find_memory_type(&mem, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+    if (device_type < 0) device_type = staging_type;
+    if (device_type < 0 || staging_type < 0) {
+        snprintf(why, why_len, "no %s memory type", device_type < 0 ? "device-local" : "host-visible coherent");
+        return false;
+    }
+    caps->device_memory_type = (uint32_t)device_type;
+    caps->staging_memory_type = (uint32_t)staging_type;
+    return true;
 }
 
 bool ortvk_device_probe(VkPhysicalDevice physical, ortvk_device_caps *caps, char *why, size_t why_len)
@@ -247,45 +155,8 @@ bool ortvk_device_probe(VkPhysicalDevice physical, ortvk_device_caps *caps, char
     caps->storage_16bit = f11.storageBuffer16BitAccess;
     caps->storage_8bit = f12.storageBuffer8BitAccess;
 
-    uint32_t family_count = 0;
-    vkGetPhysicalDeviceQueueFamilyProperties(physical, &family_count, NULL);
-    VkQueueFamilyProperties families[32];
-    if (family_count > 32) family_count = 32;
-    vkGetPhysicalDeviceQueueFamilyProperties(physical, &family_count, families);
-    caps->queue_family_count = family_count;
-    caps->queue_family = UINT32_MAX;
-    size_t used = 0;
-    for (uint32_t i = 0; i < family_count && used < sizeof(caps->queue_families); i++) {
-        VkQueueFlags f = families[i].queueFlags;
-        int n = snprintf(caps->queue_families + used, sizeof(caps->queue_families) - used, "%s%u:%s%s%s x%u",
-                         i ? "; " : "", i, f & VK_QUEUE_GRAPHICS_BIT ? "graphics+" : "",
-                         f & VK_QUEUE_COMPUTE_BIT ? "compute+" : "", f & VK_QUEUE_TRANSFER_BIT ? "transfer" : "",
-                         families[i].queueCount);
-        if (n > 0) used += (size_t)n;
-    }
-    for (uint32_t i = 0; i < family_count; i++) {
-        if (families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
-            caps->queue_family = i;
-            break;
-        }
-    }
-    if (caps->queue_family == UINT32_MAX) {
-        snprintf(why, why_len, "no compute queue family");
+    if (!probe_queue_families(physical, caps, why, why_len) || !probe_memory_types(physical, caps, why, why_len))
         return false;
-    }
-
-    VkPhysicalDeviceMemoryProperties mem;
-    vkGetPhysicalDeviceMemoryProperties(physical, &mem);
-    int device_type = find_memory_type(&mem, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    int staging_type = find_memory_type(&mem, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-    if (device_type < 0) device_type = staging_type;
-    if (device_type < 0 || staging_type < 0) {
-        snprintf(why, why_len, "no %s memory type", device_type < 0 ? "device-local" : "host-visible coherent");
-        return false;
-    }
-    caps->device_memory_type = (uint32_t)device_type;
-    caps->staging_memory_type = (uint32_t)staging_type;
-
     caps->import_opaque_fd_memory =
         has_memory_fd && buffer_importable(physical, VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT);
     caps->import_host_memory =
@@ -297,17 +168,10 @@ bool ortvk_device_probe(VkPhysicalDevice physical, ortvk_device_caps *caps, char
 
 /* ---- device -------------------------------------------------------------------------------------------- */
 
-OrtStatus *ortvk_device_create(ortvk_instance *instance, VkPhysicalDevice physical, const ortvk_device_caps *caps,
-                               uint32_t index, ortvk_device **out)
+/* The VkDevice with one queue of caps->queue_family and the extensions and features ortvk uses that it has. */
+static OrtStatus *create_vk_device(VkPhysicalDevice physical, const ortvk_device_caps *caps, uint32_t index,
+                                   VkDevice *out)
 {
-    *out = NULL;
-    ortvk_device *device = calloc(1, sizeof(*device));
-    if (device == NULL) return ortvk_status(ORT_FAIL, "out of host memory creating device %u", index);
-    atomic_init(&device->refs, 1);
-    device->index = index;
-    device->physical = physical;
-    device->caps = *caps;
-
     const char *extensions[5];
     uint32_t extension_count = 0;
     if (caps->push_descriptor) extensions[extension_count++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
@@ -341,20 +205,16 @@ OrtStatus *ortvk_device_create(ortvk_instance *instance, VkPhysicalDevice physic
         .enabledExtensionCount = extension_count,
         .ppEnabledExtensionNames = extensions,
     };
-    OrtStatus *status = ortvk_ort->CreateMemoryInfo_V2(ORTVK_EP_NAME, OrtMemoryInfoDeviceType_GPU,
-                                                       caps->props.vendorID, (int32_t)index,
-                                                       OrtDeviceMemoryType_DEFAULT, 0, OrtDeviceAllocator,
-                                                       &device->memory_info);
-    if (status != NULL) {
-        free(device);
-        return status;
-    }
-    VkResult r = vkCreateDevice(physical, &info, NULL, &device->vk);
-    if (r != VK_SUCCESS) {
-        ortvk_ort->ReleaseMemoryInfo(device->memory_info);
-        free(device);
+    VkResult r = vkCreateDevice(physical, &info, NULL, out);
+    if (r != VK_SUCCESS)
         return ortvk_status_vk(r, "vkCreateDevice", "creating device %u (%s)", index, caps->props.deviceName);
-    }
+    return NULL;
+}
+
+/* The queue and the extension entry points the device's caps enable. */
+static void load_device_functions(ortvk_device *device)
+{
+    const ortvk_device_caps *caps = &device->caps;
     vkGetDeviceQueue(device->vk, caps->queue_family, 0, &device->queue);
     if (caps->import_opaque_fd_memory)
         device->GetMemoryFdKHR = (PFN_vkGetMemoryFdKHR)vkGetDeviceProcAddr(device->vk, "vkGetMemoryFdKHR");
@@ -364,16 +224,43 @@ OrtStatus *ortvk_device_create(ortvk_instance *instance, VkPhysicalDevice physic
     if (caps->import_host_memory)
         device->GetMemoryHostPointerPropertiesEXT = (PFN_vkGetMemoryHostPointerPropertiesEXT)vkGetDeviceProcAddr(
             device->vk, "vkGetMemoryHostPointerPropertiesEXT");
+}
 
+OrtStatus *ortvk_device_create(ortvk_instance *instance, VkPhysicalDevice physical, const ortvk_device_caps *caps,
+                               uint32_t index, ortvk_device **out)
+{
+    *out = NULL;
+    ortvk_device *device = calloc(1, sizeof(*device));
+    if (device == NULL) return ortvk_status(ORT_FAIL, "out of host memory creating device %u", index);
+    atomic_init(&device->refs, 1);
+    device->index = index;
+    device->physical = physical;
+    device->caps = *caps;
+    OrtStatus *status = ortvk_ort->CreateMemoryInfo_V2(ORTVK_EP_NAME, OrtMemoryInfoDeviceType_GPU,
+                                                       caps->props.vendorID, (int32_t)index,
+                                                       OrtDeviceMemoryType_DEFAULT, 0, OrtDeviceAllocator,
+                                                       &device->memory_info);
+    if (status != NULL) goto err_info;
+    status = ortvk_heap_create(device->index, &device->heap);
+    if (status != NULL) goto err_heap;
+    status = create_vk_device(physical, caps, index, &device->vk);
+    if (status != NULL) goto err_device;
+    load_device_functions(device);
     pthread_mutex_init(&device->queue_lock, NULL);
-    pthread_mutex_init(&device->address_lock, NULL);
     pthread_mutex_init(&device->streams_lock, NULL);
-    pthread_mutex_init(&device->staging_lock, NULL);
-    pthread_mutex_init(&device->host_lock, NULL);
+    pthread_mutex_init(&device->slots_lock, NULL);
     ortvk_instance_ref(instance);
     device->instance = instance;
     *out = device;
     return NULL;
+
+err_device:
+    ortvk_heap_destroy(device->heap);
+err_heap:
+    ortvk_ort->ReleaseMemoryInfo(device->memory_info);
+err_info:
+    free(device);
+    return status;
 }
 
 void ortvk_device_ref(ortvk_device *device)
@@ -385,16 +272,12 @@ void ortvk_device_unref(ortvk_device *device)
 {
     if (device == NULL || atomic_fetch_sub(&device->refs, 1) != 1) return;
     vkDeviceWaitIdle(device->vk);
-    ortvk_staging_cache_clear(device);
+    ortvk_heap_destroy(device->heap); /* frees the cached buffers: before the VkDevice */
     vkDestroyDevice(device->vk, NULL);
     ortvk_ort->ReleaseMemoryInfo(device->memory_info);
     pthread_mutex_destroy(&device->queue_lock);
-    pthread_mutex_destroy(&device->address_lock);
     pthread_mutex_destroy(&device->streams_lock);
-    pthread_mutex_destroy(&device->staging_lock);
-    pthread_mutex_destroy(&device->host_lock);
-    free(device->host_imports);
-    free(device->ranges);
+    pthread_mutex_destroy(&device->slots_lock);
     free(device->streams);
     ortvk_instance_unref(device->instance);
     free(device);
@@ -409,95 +292,44 @@ OrtStatus *ortvk_device_submit(ortvk_device *device, const VkSubmitInfo *submit,
     return NULL;
 }
 
-/* ---- address table ------------------------------------------------------------------------------------- */
-
-/* Index of the first range whose address is > `address`. */
-static size_t upper_bound(const ortvk_device *device, VkDeviceAddress address)
+OrtStatus *ortvk_device_create_timeline(ortvk_device *device, VkSemaphore *out)
 {
-    size_t lo = 0, hi = device->range_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (device->ranges[mid].address <= address) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
-OrtStatus *ortvk_device_add_range(ortvk_device *device, VkDeviceAddress address, VkDeviceSize size,
-                                  ortvk_buffer *buffer)
-{
-    pthread_mutex_lock(&device->address_lock);
-    if (device->range_count == device->range_capacity) {
-        size_t capacity = device->range_capacity ? device->range_capacity * 2 : 64;
-        ortvk_address_range *ranges = realloc(device->ranges, capacity * sizeof(*ranges));
-        if (ranges == NULL) {
-            pthread_mutex_unlock(&device->address_lock);
-            return ortvk_status(ORT_FAIL, "out of host memory growing the address table");
-        }
-        device->ranges = ranges;
-        device->range_capacity = capacity;
-    }
-    size_t at = upper_bound(device, address);
-    memmove(&device->ranges[at + 1], &device->ranges[at], (device->range_count - at) * sizeof(*device->ranges));
-    device->ranges[at] = (ortvk_address_range){address, size, buffer};
-    device->range_count++;
-    pthread_mutex_unlock(&device->address_lock);
+    VkSemaphoreTypeCreateInfo type = {
+        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+        .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE,
+        .initialValue = 0,
+    };
+    VkSemaphoreCreateInfo info = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &type};
+    VkResult r = vkCreateSemaphore(device->vk, &info, NULL, out);
+    if (r != VK_SUCCESS)
+        return ortvk_status_vk(r, "vkCreateSemaphore", "creating a timeline semaphore on device %u", device->index);
     return NULL;
 }
 
-void ortvk_device_remove_range(ortvk_device *device, VkDeviceAddress address, const ortvk_buffer *buffer)
+/* A fence signaled by an empty submission orders after every earlier submission, as vkQueueWaitIdle does (Mesa
+ * implements it the same way), but only the submission needs the queue lock, not the wait. Holding the lock through
+ * the wait closes a cycle when queued work waits on a host timeline's bridge: that wait ends only when the producer's
+ * signal reaches the bridging stream's helper thread, which takes its stream's lock, which a thread submitting on
+ * that stream holds while it waits for the queue lock: the whole device hung (docs/reliability.md, bug 8). */
+void ortvk_device_drain(ortvk_device *device, const char *what)
 {
-    pthread_mutex_lock(&device->address_lock);
-    /* Entries with equal addresses sit together just below upper_bound: find this buffer's among them. Removing
-     * just any of them would leave a live address mapped to this (freed) buffer. */
-    for (size_t at = upper_bound(device, address); at > 0 && device->ranges[at - 1].address == address; at--) {
-        if (device->ranges[at - 1].buffer != buffer) continue;
-        memmove(&device->ranges[at - 1], &device->ranges[at], (device->range_count - at) * sizeof(*device->ranges));
-        device->range_count--;
-        break;
+    VkFenceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    VkFence fence = VK_NULL_HANDLE;
+    VkResult r = vkCreateFence(device->vk, &info, NULL, &fence);
+    if (r == VK_SUCCESS) {
+        pthread_mutex_lock(&device->queue_lock);
+        r = vkQueueSubmit(device->queue, 0, NULL, fence);
+        pthread_mutex_unlock(&device->queue_lock);
+        if (r == VK_SUCCESS) r = vkWaitForFences(device->vk, 1, &fence, VK_TRUE, UINT64_MAX);
+        vkDestroyFence(device->vk, fence, NULL);
     }
-    pthread_mutex_unlock(&device->address_lock);
-}
-
-/* The range holding [address, address + size), the last added first among those that start together; with `ref`,
- * one whose buffer a reference could be taken on. Ranges overlap only where memory is imported twice (two host
- * imports of overlapping ranges, whose device addresses are their host addresses on lavapipe): when the ranges that
- * start nearest below miss, every range that starts below is tried, from the nearest down. Lock held. */
-static ortvk_buffer *find_range(ortvk_device *device, VkDeviceAddress address, size_t size, bool ref,
-                                VkDeviceSize *offset)
-{
-    size_t at = upper_bound(device, address);
-    for (int pass = 0; pass < 2; pass++) {
-        for (size_t k = at; k-- > 0;) {
-            const ortvk_address_range *range = &device->ranges[k];
-            if (pass == 0 && range->address != device->ranges[at - 1].address) break;
-            VkDeviceSize into = address - range->address;
-            if (into <= range->size && size <= range->size - into && (!ref || ortvk_buffer_try_ref(range->buffer))) {
-                *offset = into;
-                return range->buffer;
-            }
-        }
+    if (r != VK_SUCCESS) {
+        ORTVK_LOG_ERROR(device->instance->logger, "draining the queue %s: %s (%d)", what, ortvk_vk_result_name(r),
+                        r);
     }
-    return NULL;
 }
 
-ortvk_buffer *ortvk_device_resolve(ortvk_device *device, const void *pointer, size_t size, VkDeviceSize *offset)
-{
-    pthread_mutex_lock(&device->address_lock);
-    ortvk_buffer *found = find_range(device, (VkDeviceAddress)(uintptr_t)pointer, size, false, offset);
-    pthread_mutex_unlock(&device->address_lock);
-    return found;
-}
-
-ortvk_buffer *ortvk_device_acquire(ortvk_device *device, const void *pointer, size_t size, VkDeviceSize *offset)
-{
-    pthread_mutex_lock(&device->address_lock);
-    ortvk_buffer *found = find_range(device, (VkDeviceAddress)(uintptr_t)pointer, size, true, offset);
-    pthread_mutex_unlock(&device->address_lock);
-    return found;
-}
-
-/* ---- stream registry ----------------------------------------------------------------------------------- */
+/* ---- registries ----------------------------------------------------------------------------------- */
 
 OrtStatus *ortvk_device_add_stream(ortvk_device *device, ortvk_stream *stream)
 {
@@ -527,6 +359,51 @@ void ortvk_device_remove_stream(ortvk_device *device, ortvk_stream *stream)
         }
     }
     pthread_mutex_unlock(&device->streams_lock);
+}
+
+void ortvk_device_foreach_stream(ortvk_device *device, void (*fn)(ortvk_stream *stream, void *arg), void *arg)
+{
+    pthread_mutex_lock(&device->streams_lock);
+    for (size_t i = 0; i < device->stream_count; i++) fn(device->streams[i], arg);
+    pthread_mutex_unlock(&device->streams_lock);
+}
+
+ortvk_stream *ortvk_device_find_stream(ortvk_device *device, bool (*match)(const ortvk_stream *stream,
+                                                                           const void *arg), const void *arg)
+{
+    ortvk_stream *found = NULL;
+    pthread_mutex_lock(&device->streams_lock);
+    for (size_t i = 0; i < device->stream_count && found == NULL; i++) {
+        if (match(device->streams[i], arg)) found = device->streams[i];
+    }
+    pthread_mutex_unlock(&device->streams_lock);
+    return found;
+}
+
+void *ortvk_device_slot_lock(ortvk_device *device, ortvk_device_slot slot)
+{
+    pthread_mutex_lock(&device->slots_lock);
+    return device->slots[slot];
+}
+
+void ortvk_device_slot_unlock(ortvk_device *device, ortvk_device_slot slot, void *value)
+{
+    device->slots[slot] = value;
+    pthread_mutex_unlock(&device->slots_lock);
+}
+
+ortvk_device *ortvk_device_for_memory(ortvk_device *const *devices, size_t device_count,
+                                      const OrtMemoryDevice *memory)
+{
+    if (memory == NULL || ortvk_ep_api->MemoryDevice_GetDeviceType(memory) != OrtMemoryInfoDeviceType_GPU ||
+        ortvk_ep_api->MemoryDevice_GetMemoryType(memory) != OrtDeviceMemoryType_DEFAULT)
+        return NULL;
+    uint32_t vendor = ortvk_ep_api->MemoryDevice_GetVendorId(memory);
+    uint32_t id = ortvk_ep_api->MemoryDevice_GetDeviceId(memory);
+    for (size_t i = 0; i < device_count; i++) {
+        if (devices[i]->caps.props.vendorID == vendor && devices[i]->index == id) return devices[i];
+    }
+    return NULL;
 }
 
 void ortvk_uuid_hex(const uint8_t uuid[VK_UUID_SIZE], char out[2 * VK_UUID_SIZE + 1])

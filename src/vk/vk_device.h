@@ -1,5 +1,5 @@
-/* Private to ortvk. The Vulkan instance and devices ortvk runs on: what each device can do, its queue, its
- * extension entry points, and the table that turns a tensor data pointer back into a buffer and an offset. */
+/* Private to ortvk. A device ortvk runs on: what it can do (probed once), its VkDevice and queue, its extension
+ * entry points, and the registries others use through accessors: live streams, and one slot per subsystem. */
 #ifndef ORTVK_VK_DEVICE_H
 #define ORTVK_VK_DEVICE_H
 
@@ -12,28 +12,17 @@
 
 #include "ort/ort_abi.h"
 #include "ortvk.h"
+#include "vk/vk_instance.h"
 
 typedef struct ortvk_buffer ortvk_buffer;
-
-#define ORTVK_STAGING_CACHE 8
-#define ORTVK_DEVICE_CACHE 128                      /* freed device buffers kept for reuse, at most */
-#define ORTVK_DEVICE_CACHE_BYTES (512ull << 20)     /* and at most this many bytes of them */
+typedef struct ortvk_heap ortvk_heap;
 typedef struct ortvk_stream ortvk_stream;
 
-/* One VkInstance shared by every device of a factory; reference counted because devices (and through them
- * handles the application may release late) keep it alive. */
-typedef struct ortvk_instance {
-    atomic_int refs;
-    VkInstance vk;
-    VkDebugUtilsMessengerEXT messenger; /* only with ORTVK_VALIDATION=1 */
-    bool validation;
-    const OrtLogger *logger;            /* ORT's default logger, for validation messages */
-    atomic_uint validation_messages;
-} ortvk_instance;
-
-OrtStatus *ortvk_instance_create(const OrtLogger *logger, ortvk_instance **out);
-void ortvk_instance_ref(ortvk_instance *instance);
-void ortvk_instance_unref(ortvk_instance *instance);
+/* The usage every ortvk buffer has, imported or allocated: probes ask about exactly this, buffers are created with
+ * it (vk_buffer.c). */
+#define ORTVK_BUFFER_USAGE                                                                                     \
+    (VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT | \
+     VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT)
 
 /* What a physical device offers, probed once. Everything ortvk-info and the EP metadata print comes from here. */
 typedef struct ortvk_device_caps {
@@ -58,12 +47,12 @@ typedef struct ortvk_device_caps {
 /* Probes `physical`; returns false (with `why` filled) when ortvk cannot run on it. */
 bool ortvk_device_probe(VkPhysicalDevice physical, ortvk_device_caps *caps, char *why, size_t why_len);
 
-/* One entry of the address table: [address, address + size) belongs to `buffer`. */
-typedef struct ortvk_address_range {
-    VkDeviceAddress address;
-    VkDeviceSize size;
-    ortvk_buffer *buffer;
-} ortvk_address_range;
+/* Per-device state of a subsystem above this layer, one slot each (the kernels keep their pipelines here). The
+ * subsystem creates, counts and frees its state; the device only holds the pointer, and must outlive it. */
+typedef enum ortvk_device_slot {
+    ORTVK_DEVICE_SLOT_KERNELS,
+    ORTVK_DEVICE_SLOT_COUNT,
+} ortvk_device_slot;
 
 typedef struct ortvk_device {
     atomic_int refs;
@@ -80,33 +69,18 @@ typedef struct ortvk_device {
     PFN_vkImportSemaphoreFdKHR ImportSemaphoreFdKHR;
     PFN_vkGetMemoryHostPointerPropertiesEXT GetMemoryHostPointerPropertiesEXT;
 
-    /* Every ortvk buffer on this device, sorted by address: resolves tensor data pointers. */
-    pthread_mutex_t address_lock;
-    ortvk_address_range *ranges;
-    size_t range_count, range_capacity;
+    /* The memory behind this device's buffers: address table, caches, host-import sharing (vk_heap.h). */
+    ortvk_heap *heap;
 
-    /* Live streams, so a copy without a stream can order itself after all of them. */
+    /* Live streams, so a copy without a stream can order itself after all of them. Used through
+     * ortvk_device_foreach_stream / ortvk_device_find_stream only. */
     pthread_mutex_t streams_lock;
     ortvk_stream **streams;
     size_t stream_count, stream_capacity;
 
-    /* Staging buffers kept for reuse: a fresh host-visible allocation per copy costs page faults on every byte
-     * (dominant for large frames). Cached buffers hold no device reference; the device frees them last. */
-    pthread_mutex_t staging_lock;
-    ortvk_buffer *staging[ORTVK_STAGING_CACHE];
-    size_t staging_count;
-    /* Device buffers freed by ORT's allocator and by runs, kept (under staging_lock) for an allocation of the very
-     * same size: a model run frame after frame asks for the same sizes, and each vkAllocateMemory costs (a driver
-     * call, and on lavapipe page faults on every byte). They keep their address-table entries with no reference,
-     * so no lookup can take them; the device frees them last. */
-    ortvk_buffer *cached[ORTVK_DEVICE_CACHE];
-    size_t cached_count;
-    VkDeviceSize cached_bytes;
-
-    /* Live host-allocation imports, to share a buffer between imports of one range. */
-    pthread_mutex_t host_lock;
-    ortvk_buffer **host_imports;
-    size_t host_count, host_capacity;
+    /* ortvk_device_slot_lock / _unlock only. */
+    pthread_mutex_t slots_lock;
+    void *slots[ORTVK_DEVICE_SLOT_COUNT];
 
     /* What the data transfer moved (include/ortvk.h); updated with atomic adds. */
     ortvk_transfer_stats transfer_stats;
@@ -116,29 +90,38 @@ typedef struct ortvk_device {
 } ortvk_device;
 
 OrtStatus *ortvk_device_create(ortvk_instance *instance, VkPhysicalDevice physical, const ortvk_device_caps *caps,
-                               uint32_t index, ortvk_device **out);
+                               uint32_t index, ortvk_device **out) ORTVK_MUST_CHECK;
 void ortvk_device_ref(ortvk_device *device);
 void ortvk_device_unref(ortvk_device *device);
 
 /* Queue submission under the device's queue lock. */
-OrtStatus *ortvk_device_submit(ortvk_device *device, const VkSubmitInfo *submit, const char *what);
+OrtStatus *ortvk_device_submit(ortvk_device *device, const VkSubmitInfo *submit, const char *what) ORTVK_MUST_CHECK;
 
-/* Address table. Lookup returns the buffer holding [address, address + size) and the offset into it, or NULL.
- * Several buffers may start at one address (lavapipe gives a host-pointer import the host address, so two imports
- * of one allocation share it): removal takes out `buffer`'s own entry, never another's. */
-OrtStatus *ortvk_device_add_range(ortvk_device *device, VkDeviceAddress address, VkDeviceSize size,
-                                  ortvk_buffer *buffer);
-void ortvk_device_remove_range(ortvk_device *device, VkDeviceAddress address, const ortvk_buffer *buffer);
-ortvk_buffer *ortvk_device_resolve(ortvk_device *device, const void *pointer, size_t size, VkDeviceSize *offset);
-/* Like ortvk_device_resolve, for a user rather than the owner: the buffer comes with one more reference, which
- * keeps it alive until the caller drops it (ortvk_buffer_destroy) once the GPU is done with it. Of several buffers
- * at one address it picks one that is not dying: the pointer's own import may be another, equally valid view of the
- * same memory, and its owner may release it meanwhile. NULL when no live buffer holds the range. */
-ortvk_buffer *ortvk_device_acquire(ortvk_device *device, const void *pointer, size_t size, VkDeviceSize *offset);
+/* A timeline semaphore at value 0. */
+OrtStatus *ortvk_device_create_timeline(ortvk_device *device, VkSemaphore *out) ORTVK_MUST_CHECK;
 
-/* Stream registry used by synchronous copies. */
-OrtStatus *ortvk_device_add_stream(ortvk_device *device, ortvk_stream *stream);
+/* Waits until all work submitted to the queue so far has finished, without holding the queue lock while it waits
+ * (see vk_device.c); failures are logged, naming `what`. */
+void ortvk_device_drain(ortvk_device *device, const char *what);
+
+/* The state in `slot`, with the slot locked until ortvk_device_slot_unlock stores `value` (the same state, a new
+ * one, or NULL once freed): get-or-create and release of a subsystem's state are one step each. */
+void *ortvk_device_slot_lock(ortvk_device *device, ortvk_device_slot slot);
+void ortvk_device_slot_unlock(ortvk_device *device, ortvk_device_slot slot, void *value);
+
+/* The ortvk device an OrtMemoryDevice names, or NULL for memory ortvk does not own. */
+ortvk_device *ortvk_device_for_memory(ortvk_device *const *devices, size_t device_count,
+                                      const OrtMemoryDevice *memory);
+
+/* Stream registry: every live stream of the device (ortvk_stream_create adds, ortvk_stream_destroy removes). */
+OrtStatus *ortvk_device_add_stream(ortvk_device *device, ortvk_stream *stream) ORTVK_MUST_CHECK;
 void ortvk_device_remove_stream(ortvk_device *device, ortvk_stream *stream);
+/* Calls `fn` for every live stream, with the registry locked: a stream cannot go meanwhile, and `fn` may take the
+ * stream's own lock (the lock order is the registry, then a stream) but must not use the registry. */
+void ortvk_device_foreach_stream(ortvk_device *device, void (*fn)(ortvk_stream *stream, void *arg), void *arg);
+/* The first live stream `match` accepts, or NULL. */
+ortvk_stream *ortvk_device_find_stream(ortvk_device *device, bool (*match)(const ortvk_stream *stream,
+                                                                           const void *arg), const void *arg);
 
 /* Hex of a UUID into `out` (33 bytes). */
 void ortvk_uuid_hex(const uint8_t uuid[VK_UUID_SIZE], char out[2 * VK_UUID_SIZE + 1]);

@@ -1,38 +1,11 @@
-/* ortvk_stream: submissions ordered by a timeline semaphore, deferred release of what the GPU still uses, and the
- * helper thread that turns host timeline waits and signals into GPU-side waits and signals. */
+/* ortvk_stream: ORT's OrtSyncStreamImpl; submissions ordered by a timeline semaphore, and the deferred release of
+ * what the GPU still uses. The host timeline bridge (helper thread) is vk_host_bridge.c. */
 #include "vk/vk_stream.h"
 
-#include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "ort/ort_status.h"
-
-/* How long the helper thread sleeps between checks for a stop request while it waits. */
-#define HOST_WAIT_SLICE_NS (20ull * 1000 * 1000)
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-static OrtStatus *create_timeline(ortvk_device *device, VkSemaphore *out)
-{
-    VkSemaphoreTypeCreateInfo type = {
-        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
-        .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE,
-        .initialValue = 0,
-    };
-    VkSemaphoreCreateInfo info = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &type};
-    VkResult r = vkCreateSemaphore(device->vk, &info, NULL, out);
-    if (r != VK_SUCCESS) return ortvk_status_vk(r, "vkCreateSemaphore", "creating a stream timeline semaphore");
-    return NULL;
-}
 
 /* ---- ORT callbacks ------------------------------------------------------------------------------------- */
 
@@ -42,18 +15,8 @@ typedef struct ortvk_notification {
     ortvk_semaphore_point point;  /* set by Activate */
 } ortvk_notification;
 
-_Static_assert(offsetof(ortvk_notification, base) == 0, "ORT's base struct comes first");
-_Static_assert(offsetof(ortvk_stream, base) == 0, "ORT's base struct comes first");
-
-static ortvk_notification *notification_cast(OrtSyncNotificationImpl *impl)
-{
-    return (ortvk_notification *)impl;
-}
-
-static ortvk_stream *stream_cast(OrtSyncStreamImpl *impl)
-{
-    return (ortvk_stream *)impl;
-}
+ORTVK_DEFINE_BASE_CAST(notification_cast, ortvk_notification, OrtSyncNotificationImpl)
+ORTVK_DEFINE_BASE_CAST(stream_cast, ortvk_stream, OrtSyncStreamImpl)
 
 static void ORT_API_CALL notification_release(OrtSyncNotificationImpl *impl)
 {
@@ -98,7 +61,7 @@ static OrtStatus *ORT_API_CALL stream_create_notification(OrtSyncStreamImpl *imp
 {
     ortvk_notification *n = calloc(1, sizeof(*n));
     if (n == NULL) return ortvk_status(ORT_FAIL, "out of host memory creating a notification");
-    n->base.ort_version_supported = ORTVK_ORT_API_VERSION;
+    n->base.ort_version_supported = ortvk_ort_version;
     n->base.Release = notification_release;
     n->base.Activate = notification_activate;
     n->base.WaitOnDevice = notification_wait_on_device;
@@ -118,7 +81,7 @@ static void collect_retired(ortvk_stream *stream);
 
 static void release_retire(ortvk_retire *what)
 {
-    ortvk_buffer_destroy(what->buffer);
+    ortvk_buffer_unref(what->buffer);
     if (what->release) what->release(what->owner);
     *what = (ortvk_retire){0};
 }
@@ -138,7 +101,7 @@ ortvk_stream *ortvk_stream_from_ort(OrtSyncStream *stream)
     const OrtSyncStreamImpl *impl = ortvk_ep_api->SyncStream_GetImpl(stream);
     /* Our Release pointer is the tag: it sits inside the base struct every impl has, so reading it is safe. */
     if (impl == NULL || impl->Release != stream_release) return NULL;
-    return (ortvk_stream *)impl;
+    return stream_cast(impl);
 }
 
 /* ---- life ---------------------------------------------------------------------------------------------- */
@@ -160,10 +123,10 @@ OrtStatus *ortvk_stream_create(ortvk_device *device, uint64_t host_timeout_ms, c
         status = ortvk_status_vk(r, "vkCreateCommandPool", "creating a stream on device %u", device->index);
         goto err_pool;
     }
-    status = create_timeline(device, &stream->timeline);
+    status = ortvk_device_create_timeline(device, &stream->timeline);
     if (status != NULL) goto err_timeline;
     stream->owner = owner;
-    stream->base.ort_version_supported = ORTVK_ORT_API_VERSION;
+    stream->base.ort_version_supported = ortvk_ort_version;
     stream->base.Release = stream_release;
     stream->base.GetHandle = stream_get_handle;
     stream->base.CreateNotification = stream_create_notification;
@@ -203,38 +166,7 @@ err_pool:
     return status;
 }
 
-static void free_job(ortvk_host_job *job)
-{
-    if (job->release) job->release(job->owner);
-    free(job);
-}
-
 static OrtStatus *wait_value(ortvk_stream *stream, uint64_t value, uint64_t timeout_ns);
-
-/* Waits until all work submitted to the device's queue so far has finished, without holding the queue lock while
- * it waits (vkQueueWaitIdle needs the lock throughout). The queue may hold work that waits on a host timeline's
- * bridge: that wait ends only when the producer's signal reaches the bridging stream's helper thread, which takes
- * its stream's lock, which a thread submitting on that stream holds while it waits for the queue lock. Holding the
- * queue lock through the drain closed that cycle: the whole device hung (docs/reliability.md, bug 8). A fence
- * signaled by an empty submission orders after every earlier submission, as vkQueueWaitIdle does (Mesa implements
- * it the same way). */
-static void drain_queue(ortvk_device *device)
-{
-    VkFenceCreateInfo info = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    VkFence fence = VK_NULL_HANDLE;
-    VkResult r = vkCreateFence(device->vk, &info, NULL, &fence);
-    if (r == VK_SUCCESS) {
-        pthread_mutex_lock(&device->queue_lock);
-        r = vkQueueSubmit(device->queue, 0, NULL, fence);
-        pthread_mutex_unlock(&device->queue_lock);
-        if (r == VK_SUCCESS) r = vkWaitForFences(device->vk, 1, &fence, VK_TRUE, UINT64_MAX);
-        vkDestroyFence(device->vk, fence, NULL);
-    }
-    if (r != VK_SUCCESS) {
-        ORTVK_LOG_ERROR(device->instance->logger, "draining the queue before releasing a stream: %s (%d)",
-                        ortvk_vk_result_name(r), r);
-    }
-}
 
 void ortvk_stream_destroy(ortvk_stream *stream)
 {
@@ -262,7 +194,7 @@ void ortvk_stream_destroy(ortvk_stream *stream)
         /* The timeline reaching its last value is not the end of the driver's use of it: Mesa 22.3's timeline
          * emulation (lavapipe) still releases each submission's wait point, under the semaphore's mutex, after the
          * work is done. Destroying it first crashed or hung its queue thread. A queue drain closes that window. */
-        drain_queue(device);
+        ortvk_device_drain(device, "before releasing a stream");
         for (size_t i = 0; i < stream->retired_count; i++) release_retire(&stream->retired[i].what);
         vkDestroyCommandPool(device->vk, stream->pool, NULL);
         vkDestroySemaphore(device->vk, stream->timeline, NULL);
@@ -344,24 +276,33 @@ OrtStatus *ortvk_stream_begin(ortvk_stream *stream, VkCommandBuffer *out)
     return NULL;
 }
 
+/* What collect_device_tails gathers. */
+typedef struct device_tails {
+    const ortvk_stream *self;
+    int order;
+    ortvk_semaphore_point **points;
+    size_t *count, *capacity;
+    bool ok;
+} device_tails;
+
+static void add_tail(ortvk_stream *other, void *arg)
+{
+    device_tails *t = arg;
+    if (!t->ok || other == t->self || (t->order == ORTVK_ORDER_SESSIONS && other->owner == NULL)) return;
+    ortvk_semaphore_point tail = ortvk_stream_tail(other);
+    if (tail.value == 0) return;
+    t->ok = reserve((void **)t->points, t->capacity, *t->count, 1, sizeof(**t->points));
+    if (t->ok) (*t->points)[(*t->count)++] = tail;
+}
+
 /* The last submitted value of every other stream of the device, appended to `points` (a growable array). Called
- * without the stream's own lock: the lock order is the device's stream list, then a stream. */
+ * without the stream's own lock: the lock order is the device's stream registry, then a stream. */
 static bool collect_device_tails(ortvk_stream *stream, int order, ortvk_semaphore_point **points, size_t *count,
                                  size_t *capacity)
 {
-    ortvk_device *device = stream->device;
-    bool ok = true;
-    pthread_mutex_lock(&device->streams_lock);
-    for (size_t i = 0; i < device->stream_count && ok; i++) {
-        if (device->streams[i] == stream) continue;
-        if (order == ORTVK_ORDER_SESSIONS && device->streams[i]->owner == NULL) continue;
-        ortvk_semaphore_point tail = ortvk_stream_tail(device->streams[i]);
-        if (tail.value == 0) continue;
-        ok = reserve((void **)points, capacity, *count, 1, sizeof(**points));
-        if (ok) (*points)[(*count)++] = tail;
-    }
-    pthread_mutex_unlock(&device->streams_lock);
-    return ok;
+    device_tails t = {stream, order, points, count, capacity, true};
+    ortvk_device_foreach_stream(stream->device, add_tail, &t);
+    return t.ok;
 }
 
 void ortvk_stream_order_after_device(ortvk_stream *stream, int order)
@@ -371,13 +312,52 @@ void ortvk_stream_order_after_device(ortvk_stream *stream, int order)
     }
 }
 
-void ortvk_device_order_streams_of(ortvk_device *device, const void *owner)
+/* Room for every semaphore of one submission (waits, then signals), sized by the caller. */
+typedef struct submit_arrays {
+    VkSemaphore *handles;
+    uint64_t *values;
+    VkPipelineStageFlags *stages;
+} submit_arrays;
+
+/* Submits `commands` (may be VK_NULL_HANDLE) waiting for `wait_points`, signaling the stream's timeline at `next`
+ * and `signals`. Lock held. */
+static OrtStatus *queue_submit(ortvk_stream *stream, VkCommandBuffer commands,
+                               const ortvk_semaphore_point *wait_points, size_t wait_total,
+                               const ortvk_semaphore_point *signals, size_t signal_count, uint64_t next,
+                               submit_arrays arrays)
 {
-    pthread_mutex_lock(&device->streams_lock);
-    for (size_t i = 0; i < device->stream_count; i++) {
-        if (device->streams[i]->owner == owner) ortvk_stream_order_after_device(device->streams[i], ORTVK_ORDER_ALL);
+    VkSemaphore *wait_sems = arrays.handles, *signal_sems = arrays.handles + wait_total;
+    uint64_t *wait_values = arrays.values, *signal_values = arrays.values + wait_total;
+    for (size_t i = 0; i < wait_total; i++) {
+        wait_sems[i] = wait_points[i].semaphore;
+        wait_values[i] = wait_points[i].value;
+        arrays.stages[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
     }
-    pthread_mutex_unlock(&device->streams_lock);
+    signal_sems[0] = stream->timeline;
+    signal_values[0] = next;
+    for (size_t i = 0; i < signal_count; i++) {
+        signal_sems[i + 1] = signals[i].semaphore;
+        signal_values[i + 1] = signals[i].value;
+    }
+    VkTimelineSemaphoreSubmitInfo timeline = {
+        .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+        .waitSemaphoreValueCount = (uint32_t)wait_total,
+        .pWaitSemaphoreValues = wait_values,
+        .signalSemaphoreValueCount = (uint32_t)(signal_count + 1),
+        .pSignalSemaphoreValues = signal_values,
+    };
+    VkSubmitInfo submit = {
+        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+        .pNext = &timeline,
+        .waitSemaphoreCount = (uint32_t)wait_total,
+        .pWaitSemaphores = wait_sems,
+        .pWaitDstStageMask = arrays.stages,
+        .commandBufferCount = commands != VK_NULL_HANDLE ? 1 : 0,
+        .pCommandBuffers = &commands,
+        .signalSemaphoreCount = (uint32_t)(signal_count + 1),
+        .pSignalSemaphores = signal_sems,
+    };
+    return ortvk_device_submit(stream->device, &submit, "submitting stream work");
 }
 
 OrtStatus *ortvk_stream_submit(ortvk_stream *stream, VkCommandBuffer commands, const ortvk_semaphore_point *waits,
@@ -422,39 +402,9 @@ OrtStatus *ortvk_stream_submit(ortvk_stream *stream, VkCommandBuffer commands, c
     if (stream->submitted > 0) wait_points[wait_total++] = (ortvk_semaphore_point){stream->timeline, stream->submitted};
     for (size_t i = 0; i < stream->wait_count; i++) wait_points[wait_total++] = stream->waits[i];
     for (size_t i = 0; i < wait_count; i++) wait_points[wait_total++] = waits[i];
-    VkSemaphore *wait_sems = handles, *signal_sems = handles + wait_total;
-    uint64_t *wait_values = values, *signal_values = values + wait_total;
-    for (size_t i = 0; i < wait_total; i++) {
-        wait_sems[i] = wait_points[i].semaphore;
-        wait_values[i] = wait_points[i].value;
-        stages[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
-    }
     uint64_t next = stream->submitted + 1;
-    signal_sems[0] = stream->timeline;
-    signal_values[0] = next;
-    for (size_t i = 0; i < signal_count; i++) {
-        signal_sems[i + 1] = signals[i].semaphore;
-        signal_values[i + 1] = signals[i].value;
-    }
-    VkTimelineSemaphoreSubmitInfo timeline = {
-        .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
-        .waitSemaphoreValueCount = (uint32_t)wait_total,
-        .pWaitSemaphoreValues = wait_values,
-        .signalSemaphoreValueCount = (uint32_t)(signal_count + 1),
-        .pSignalSemaphoreValues = signal_values,
-    };
-    VkSubmitInfo submit = {
-        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-        .pNext = &timeline,
-        .waitSemaphoreCount = (uint32_t)wait_total,
-        .pWaitSemaphores = wait_sems,
-        .pWaitDstStageMask = stages,
-        .commandBufferCount = commands != VK_NULL_HANDLE ? 1 : 0,
-        .pCommandBuffers = &commands,
-        .signalSemaphoreCount = (uint32_t)(signal_count + 1),
-        .pSignalSemaphores = signal_sems,
-    };
-    status = ortvk_device_submit(device, &submit, "submitting stream work");
+    status = queue_submit(stream, commands, wait_points, wait_total, signals, signal_count, next,
+                          (submit_arrays){handles, values, stages});
     if (status != NULL) goto out;
     stream->submitted = next;
     stream->wait_count = 0;
@@ -493,41 +443,35 @@ ortvk_semaphore_point ortvk_stream_tail(ortvk_stream *stream)
     return point;
 }
 
+OrtStatus *ortvk_semaphore_points_wait(ortvk_device *device, const ortvk_semaphore_point *points, size_t count,
+                                      uint64_t timeout_ns)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (points[i].value == 0) continue;
+        VkSemaphoreWaitInfo info = {
+            .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+            .semaphoreCount = 1,
+            .pSemaphores = &points[i].semaphore,
+            .pValues = &points[i].value,
+        };
+        VkResult r = vkWaitSemaphores(device->vk, &info, timeout_ns);
+        if (r != VK_SUCCESS)
+            return ortvk_status_vk(r, "vkWaitSemaphores", "waiting for timeline value %llu",
+                                   (unsigned long long)points[i].value);
+    }
+    return NULL;
+}
+
 static OrtStatus *wait_value(ortvk_stream *stream, uint64_t value, uint64_t timeout_ns)
 {
     ortvk_semaphore_point tail = ortvk_stream_tail(stream);
-    if (value == UINT64_MAX || value > tail.value) value = tail.value;
-    if (value == 0) return NULL;
-    VkSemaphoreWaitInfo info = {
-        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
-        .semaphoreCount = 1,
-        .pSemaphores = &tail.semaphore,
-        .pValues = &value,
-    };
-    VkResult r = vkWaitSemaphores(stream->device->vk, &info, timeout_ns);
-    if (r != VK_SUCCESS) return ortvk_status_vk(r, "vkWaitSemaphores", "waiting for stream value %llu",
-                                                (unsigned long long)value);
-    return NULL;
+    if (value < tail.value) tail.value = value;
+    return ortvk_semaphore_points_wait(stream->device, &tail, 1, timeout_ns);
 }
 
 OrtStatus *ortvk_stream_wait_host(ortvk_stream *stream, uint64_t value)
 {
     return wait_value(stream, value, UINT64_MAX);
-}
-
-/* ---- host timeline bridge ------------------------------------------------------------------------------ */
-
-static void set_error(ortvk_stream *stream, const char *fmt, ...) ORTVK_PRINTF(2, 3);
-static void set_error(ortvk_stream *stream, const char *fmt, ...)
-{
-    pthread_mutex_lock(&stream->lock);
-    if (stream->error[0] == '\0') {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(stream->error, sizeof(stream->error), fmt, ap);
-        va_end(ap);
-    }
-    pthread_mutex_unlock(&stream->lock);
 }
 
 OrtStatus *ortvk_stream_take_error(ortvk_stream *stream)
@@ -541,183 +485,4 @@ OrtStatus *ortvk_stream_take_error(ortvk_stream *stream)
     pthread_mutex_unlock(&stream->lock);
     if (message[0] == '\0') return NULL;
     return ortvk_status(ORT_EP_FAIL, "%s", message);
-}
-
-static bool stopping(ortvk_stream *stream)
-{
-    pthread_mutex_lock(&stream->lock);
-    bool stop = stream->stopping;
-    pthread_mutex_unlock(&stream->lock);
-    return stop;
-}
-
-static void run_wait_job(ortvk_stream *stream, const ortvk_host_job *job)
-{
-    uint64_t deadline = now_ms() + stream->host_timeout_ms;
-    int rc;
-    do {
-        rc = ortvk_host_timeline_wait(job->timeline, job->value, HOST_WAIT_SLICE_NS);
-    } while (rc == -ETIMEDOUT && now_ms() < deadline && !stopping(stream));
-    if (rc != 0) {
-        pthread_mutex_lock(&stream->lock);
-        stream->withhold_until = UINT64_MAX;
-        pthread_mutex_unlock(&stream->lock);
-        set_error(stream,
-                  "host timeline wait for value %llu %s after %llu ms (its value is %llu; is the producer gone?); "
-                  "the stream went on without it, and host timeline signals queued behind it are withheld",
-                  (unsigned long long)job->value, stopping(stream) ? "was abandoned" : "timed out",
-                  (unsigned long long)stream->host_timeout_ms,
-                  (unsigned long long)ortvk_host_timeline_value(job->timeline));
-    }
-    /* Signal the bridge whatever happened: GPU work queued behind it must never hang the device. */
-    VkSemaphoreSignalInfo signal = {
-        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO,
-        .semaphore = stream->bridge,
-        .value = job->gpu_value,
-    };
-    VkResult r = vkSignalSemaphore(stream->device->vk, &signal);
-    if (r != VK_SUCCESS) set_error(stream, "vkSignalSemaphore failed: %s (%d)", ortvk_vk_result_name(r), r);
-}
-
-static void run_signal_job(ortvk_stream *stream, const ortvk_host_job *job)
-{
-    VkSemaphoreWaitInfo info = {
-        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
-        .semaphoreCount = 1,
-        .pSemaphores = &stream->timeline,
-        .pValues = &job->gpu_value,
-    };
-    /* In slices, so that releasing the stream is not held up by GPU work that never finishes. */
-    VkResult r;
-    while ((r = vkWaitSemaphores(stream->device->vk, &info, HOST_WAIT_SLICE_NS)) == VK_TIMEOUT && !stopping(stream)) {
-    }
-    if (r != VK_SUCCESS) {
-        set_error(stream, "waiting for stream value %llu before a host signal: vkWaitSemaphores failed: %s (%d)",
-                  (unsigned long long)job->gpu_value, ortvk_vk_result_name(r), r);
-        return;
-    }
-    /* Never signal a value whose preceding wait failed: the consumer would take invalid output for valid. */
-    pthread_mutex_lock(&stream->lock);
-    bool withheld = job->seq <= stream->withhold_until;
-    pthread_mutex_unlock(&stream->lock);
-    if (withheld) {
-        set_error(stream, "host timeline signal of value %llu withheld: a host timeline wait queued before it on this "
-                          "stream failed",
-                  (unsigned long long)job->value);
-        return;
-    }
-    int rc = ortvk_host_timeline_signal(job->timeline, job->value);
-    if (rc != 0) {
-        set_error(stream, "signaling host timeline value %llu failed (its value is already %llu)",
-                  (unsigned long long)job->value, (unsigned long long)ortvk_host_timeline_value(job->timeline));
-    }
-}
-
-static void *host_thread(void *arg)
-{
-    ortvk_stream *stream = arg;
-    for (;;) {
-        pthread_mutex_lock(&stream->lock);
-        while (stream->jobs_head == NULL && !stream->stopping) pthread_cond_wait(&stream->jobs_changed, &stream->lock);
-        ortvk_host_job *job = stream->jobs_head;
-        if (job != NULL) {
-            stream->jobs_head = job->next;
-            if (stream->jobs_head == NULL) stream->jobs_tail = NULL;
-        }
-        pthread_mutex_unlock(&stream->lock);
-        if (job == NULL) return NULL; /* stopping and drained */
-        if (job->kind == ORTVK_HOST_JOB_WAIT) run_wait_job(stream, job);
-        else run_signal_job(stream, job);
-        free_job(job);
-    }
-}
-
-/* Lock held. */
-static OrtStatus *start_thread(ortvk_stream *stream)
-{
-    if (stream->thread_started) return NULL;
-    OrtStatus *status = create_timeline(stream->device, &stream->bridge);
-    if (status != NULL) return status;
-    int rc = pthread_create(&stream->thread, NULL, host_thread, stream);
-    if (rc != 0) {
-        vkDestroySemaphore(stream->device->vk, stream->bridge, NULL);
-        stream->bridge = VK_NULL_HANDLE;
-        return ortvk_status(ORT_FAIL, "starting the stream's host timeline thread: error %d", rc);
-    }
-    stream->thread_started = true;
-    return NULL;
-}
-
-/* Lock held. */
-static void push_job(ortvk_stream *stream, ortvk_host_job *job)
-{
-    job->seq = ++stream->job_seq;
-    if (stream->jobs_tail) stream->jobs_tail->next = job;
-    else stream->jobs_head = job;
-    stream->jobs_tail = job;
-    pthread_cond_signal(&stream->jobs_changed);
-}
-
-static ortvk_host_job *new_job(ortvk_host_job_kind kind, ortvk_host_timeline *timeline, uint64_t value,
-                               void (*release)(void *), void *owner)
-{
-    ortvk_host_job *job = calloc(1, sizeof(*job));
-    if (job == NULL) return NULL;
-    *job = (ortvk_host_job){.kind = kind, .timeline = timeline, .value = value, .release = release, .owner = owner};
-    return job;
-}
-
-OrtStatus *ortvk_stream_wait_host_timeline(ortvk_stream *stream, ortvk_host_timeline *timeline, uint64_t value,
-                                           void (*release)(void *), void *owner)
-{
-    ortvk_host_job *job = new_job(ORTVK_HOST_JOB_WAIT, timeline, value, NULL, NULL);
-    if (job == NULL) return ortvk_status(ORT_FAIL, "out of host memory queuing a host timeline wait");
-    /* From the bridge value to the job's push, no other host wait or signal on this stream may interleave: the
-     * helper thread signals bridge values in the order jobs arrive (a lower value after a higher one is invalid),
-     * and a signal job waits for every submission made before it, this wait's included. */
-    pthread_mutex_lock(&stream->host_order);
-    pthread_mutex_lock(&stream->lock);
-    OrtStatus *status = start_thread(stream);
-    uint64_t bridge_value = ++stream->bridge_next; /* a value lost to a failed submit is simply skipped */
-    pthread_mutex_unlock(&stream->lock);
-    if (status == NULL) {
-        /* The GPU side first: every later submission on the stream waits behind the bridge value. */
-        ortvk_semaphore_point bridge = {stream->bridge, bridge_value};
-        status = ortvk_stream_submit(stream, VK_NULL_HANDLE, &bridge, 1, NULL, 0, (ortvk_retire){0}, NULL);
-    }
-    if (status == NULL) {
-        job->gpu_value = bridge_value;
-        job->release = release;
-        job->owner = owner;
-        pthread_mutex_lock(&stream->lock);
-        push_job(stream, job);
-        pthread_mutex_unlock(&stream->lock);
-    }
-    pthread_mutex_unlock(&stream->host_order);
-    if (status != NULL) free(job);
-    return status;
-}
-
-OrtStatus *ortvk_stream_signal_host_timeline(ortvk_stream *stream, ortvk_host_timeline *timeline, uint64_t value,
-                                             void (*release)(void *), void *owner)
-{
-    ortvk_host_job *job = new_job(ORTVK_HOST_JOB_SIGNAL, timeline, value, NULL, NULL);
-    if (job == NULL) return ortvk_status(ORT_FAIL, "out of host memory queuing a host timeline signal");
-    pthread_mutex_lock(&stream->host_order); /* see ortvk_stream_wait_host_timeline */
-    OrtStatus *status = NULL;
-    /* Work of other streams this signal must follow joins the stream's timeline through an empty submission. */
-    if (atomic_load(&stream->order_after_device) != ORTVK_ORDER_NONE)
-        status = ortvk_stream_submit(stream, VK_NULL_HANDLE, NULL, 0, NULL, 0, (ortvk_retire){0}, NULL);
-    pthread_mutex_lock(&stream->lock);
-    if (status == NULL) status = start_thread(stream);
-    job->gpu_value = stream->submitted;
-    if (status == NULL) {
-        job->release = release;
-        job->owner = owner;
-        push_job(stream, job);
-    }
-    pthread_mutex_unlock(&stream->lock);
-    pthread_mutex_unlock(&stream->host_order);
-    if (status != NULL) free(job);
-    return status;
 }

@@ -1,11 +1,11 @@
 /* Private to ortvk. ortvk_stream: ORT's OrtSyncStreamImpl on a Vulkan queue. Every submission waits for the
  * stream's timeline semaphore at the previous value and signals the next one, so work on a stream runs in
- * submission order; a helper thread bridges host timeline semaphores into that order without blocking callers. */
+ * submission order; a helper thread (vk_host_bridge.c) bridges host timelines into that order without blocking. */
 #ifndef ORTVK_VK_STREAM_H
 #define ORTVK_VK_STREAM_H
 
 #include "ortvk.h"
-#include "vk/vk_memory.h"
+#include "vk/vk_buffer.h"
 
 /* A semaphore a submission waits for or signals, besides the stream's own timeline. */
 typedef struct ortvk_semaphore_point {
@@ -80,24 +80,24 @@ struct ortvk_stream {
     uint64_t withhold_until;
 };
 
-/* `owner` tags a session's streams (the OrtEp) for ortvk_device_order_streams_of; NULL for other streams. It is set
- * before the stream becomes visible in the device's stream list. */
+/* `owner` tags a session's streams (the OrtEp, which finds them through ortvk_device_foreach_stream); NULL for
+ * other streams. It is set before the stream becomes visible in the device's stream registry. */
 OrtStatus *ortvk_stream_create(ortvk_device *device, uint64_t host_timeout_ms, const void *owner,
-                               ortvk_stream **out);
+                               ortvk_stream **out) ORTVK_MUST_CHECK;
 void ortvk_stream_destroy(ortvk_stream *stream);
 
 /* The ortvk stream behind an ORT OrtSyncStream, or NULL when the stream is another EP's. */
 ortvk_stream *ortvk_stream_from_ort(OrtSyncStream *stream);
 
 /* A command buffer in the recording state, from the stream's pool. */
-OrtStatus *ortvk_stream_begin(ortvk_stream *stream, VkCommandBuffer *out);
+OrtStatus *ortvk_stream_begin(ortvk_stream *stream, VkCommandBuffer *out) ORTVK_MUST_CHECK;
 
 /* Ends and submits `commands` (may be VK_NULL_HANDLE for a pure wait/signal), ordered after all earlier work,
  * also waiting for `waits` and signaling `signals`. `retire` is released once the GPU is done, or at once when
  * the submission fails. On success *value (may be NULL) is the stream timeline value that marks completion. */
 OrtStatus *ortvk_stream_submit(ortvk_stream *stream, VkCommandBuffer commands, const ortvk_semaphore_point *waits,
                                size_t wait_count, const ortvk_semaphore_point *signals, size_t signal_count,
-                               ortvk_retire retire, uint64_t *value);
+                               ortvk_retire retire, uint64_t *value) ORTVK_MUST_CHECK;
 
 /* What a stream's next submission also waits for, besides its own earlier work. */
 enum {
@@ -111,28 +111,27 @@ enum {
  * could close a cycle between two pipelines (each producer waiting for the other's output). */
 void ortvk_stream_order_after_device(ortvk_stream *stream, int order);
 
-/* ortvk_stream_order_after_device(ORTVK_ORDER_ALL) for every stream of `device` whose owner is `owner`: how a run of
- * an EP is ordered
- * after an application's WaitSemaphore on a stream it did not pass to Run (docs/design.md, "Runs"). */
-void ortvk_device_order_streams_of(ortvk_device *device, const void *owner);
-
 /* Makes the next submission wait for `point` (another stream's timeline, for notifications). */
-OrtStatus *ortvk_stream_add_wait(ortvk_stream *stream, ortvk_semaphore_point point);
+OrtStatus *ortvk_stream_add_wait(ortvk_stream *stream, ortvk_semaphore_point point) ORTVK_MUST_CHECK;
+
+/* Host wait until every point's semaphore reaches its value (points of value 0 are skipped). */
+OrtStatus *ortvk_semaphore_points_wait(ortvk_device *device, const ortvk_semaphore_point *points, size_t count,
+                                      uint64_t timeout_ns) ORTVK_MUST_CHECK;
 
 /* Host wait until the stream's timeline reaches `value` (UINT64_MAX: everything submitted so far). */
-OrtStatus *ortvk_stream_wait_host(ortvk_stream *stream, uint64_t value);
+OrtStatus *ortvk_stream_wait_host(ortvk_stream *stream, uint64_t value) ORTVK_MUST_CHECK;
 
 /* Queues a host timeline wait (the GPU waits, the caller does not) or signal. On success the job owns a
  * reference on `owner`, dropped through `release` when the job finishes. */
 OrtStatus *ortvk_stream_wait_host_timeline(ortvk_stream *stream, ortvk_host_timeline *timeline, uint64_t value,
-                                           void (*release)(void *), void *owner);
+                                           void (*release)(void *), void *owner) ORTVK_MUST_CHECK;
 OrtStatus *ortvk_stream_signal_host_timeline(ortvk_stream *stream, ortvk_host_timeline *timeline, uint64_t value,
-                                             void (*release)(void *), void *owner);
+                                             void (*release)(void *), void *owner) ORTVK_MUST_CHECK;
 
 /* Reports (and clears) a failure of the helper thread, e.g. a host timeline wait that timed out. Host timeline
  * signals queued on the stream before the report, behind the failed wait, are never delivered; those queued after
  * it are. */
-OrtStatus *ortvk_stream_take_error(ortvk_stream *stream);
+OrtStatus *ortvk_stream_take_error(ortvk_stream *stream) ORTVK_MUST_CHECK;
 
 /* The stream's last submitted timeline point. */
 ortvk_semaphore_point ortvk_stream_tail(ortvk_stream *stream);

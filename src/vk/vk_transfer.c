@@ -18,26 +18,11 @@ static void barrier(VkCommandBuffer cmd, VkPipelineStageFlags dst_stage, VkAcces
     vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, dst_stage, 0, 1, &b, 0, NULL, 0, NULL);
 }
 
-/* Memory imported from another device or process belongs to VK_QUEUE_FAMILY_EXTERNAL between uses: ortvk
- * acquires it before touching it and releases it after, the other half of what a producer does around its own
- * writes (Vulkan spec, "Queue Family Ownership Transfer" for external memory). */
+/* Queue-ownership barriers around a copy's use of imported memory (ortvk_buffer_ownership). */
 static void ownership(VkCommandBuffer cmd, const ortvk_buffer *buffer, bool acquire)
 {
-    if (buffer == NULL || buffer->kind != ORTVK_BUFFER_OPAQUE_FD) return;
-    uint32_t ours = buffer->device->caps.queue_family;
-    VkBufferMemoryBarrier b = {
-        .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
-        .srcAccessMask = acquire ? 0 : VK_ACCESS_TRANSFER_WRITE_BIT,
-        .dstAccessMask = acquire ? VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT : 0,
-        .srcQueueFamilyIndex = acquire ? VK_QUEUE_FAMILY_EXTERNAL : ours,
-        .dstQueueFamilyIndex = acquire ? ours : VK_QUEUE_FAMILY_EXTERNAL,
-        .buffer = buffer->vk,
-        .offset = 0,
-        .size = VK_WHOLE_SIZE,
-    };
-    vkCmdPipelineBarrier(cmd, acquire ? VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT : VK_PIPELINE_STAGE_TRANSFER_BIT,
-                         acquire ? VK_PIPELINE_STAGE_TRANSFER_BIT : VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL,
-                         1, &b, 0, NULL);
+    ortvk_buffer_ownership(cmd, buffer, acquire, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT,
+                           VK_ACCESS_TRANSFER_WRITE_BIT);
 }
 
 /* The references a copy holds on its ends until the GPU is done with it. */
@@ -49,7 +34,7 @@ static void release_copy_refs(void *owner)
 {
     copy_refs *refs = owner;
     if (refs == NULL) return;
-    for (int i = 0; i < 2; i++) ortvk_buffer_destroy(refs->buffers[i]);
+    for (int i = 0; i < 2; i++) ortvk_buffer_unref(refs->buffers[i]);
     free(refs);
 }
 
@@ -60,8 +45,8 @@ OrtStatus *ortvk_transfer_copy(ortvk_stream *stream, ortvk_copy_end dst, ortvk_c
     if (dst.held || src.held) {
         refs = calloc(1, sizeof(*refs));
         if (refs == NULL) {
-            if (dst.held) ortvk_buffer_destroy(dst.buffer);
-            if (src.held) ortvk_buffer_destroy(src.buffer);
+            if (dst.held) ortvk_buffer_unref(dst.buffer);
+            if (src.held) ortvk_buffer_unref(src.buffer);
             return ortvk_status(ORT_FAIL, "out of host memory copying %zu bytes", bytes);
         }
         refs->buffers[0] = dst.held ? dst.buffer : NULL;
@@ -86,7 +71,7 @@ OrtStatus *ortvk_transfer_copy(ortvk_stream *stream, ortvk_copy_end dst, ortvk_c
     VkCommandBuffer cmd;
     status = ortvk_stream_begin(stream, &cmd);
     if (status != NULL) {
-        ortvk_buffer_destroy(staging);
+        ortvk_buffer_unref(staging);
         release_copy_refs(refs);
         return status;
     }
@@ -115,13 +100,13 @@ OrtStatus *ortvk_transfer_copy(ortvk_stream *stream, ortvk_copy_end dst, ortvk_c
                            .owner = refs};
     status = ortvk_stream_submit(stream, cmd, NULL, 0, NULL, 0, retire, &value);
     if (status != NULL) {
-        if (to_host) ortvk_buffer_destroy(staging);
+        if (to_host) ortvk_buffer_unref(staging);
         return status;
     }
     if (to_host || wait) status = ortvk_stream_wait_host(stream, value);
     if (to_host) {
         if (status == NULL) memcpy(dst.host, staging->mapped, bytes);
-        ortvk_buffer_destroy(staging);
+        ortvk_buffer_unref(staging);
     }
     return status;
 }
@@ -137,26 +122,7 @@ struct ortvk_data_transfer {
     pthread_mutex_t copy_lock; /* held by a copy on a sync stream, from recording to completion */
 };
 
-_Static_assert(offsetof(ortvk_data_transfer, base) == 0, "ORT's base struct comes first");
-
-static ortvk_data_transfer *transfer_cast(const OrtDataTransferImpl *impl)
-{
-    return (ortvk_data_transfer *)impl;
-}
-
-ortvk_device *ortvk_device_for_memory(ortvk_device *const *devices, size_t device_count,
-                                      const OrtMemoryDevice *memory)
-{
-    if (memory == NULL || ortvk_ep_api->MemoryDevice_GetDeviceType(memory) != OrtMemoryInfoDeviceType_GPU ||
-        ortvk_ep_api->MemoryDevice_GetMemoryType(memory) != OrtDeviceMemoryType_DEFAULT)
-        return NULL;
-    uint32_t vendor = ortvk_ep_api->MemoryDevice_GetVendorId(memory);
-    uint32_t id = ortvk_ep_api->MemoryDevice_GetDeviceId(memory);
-    for (size_t i = 0; i < device_count; i++) {
-        if (devices[i]->caps.props.vendorID == vendor && devices[i]->index == id) return devices[i];
-    }
-    return NULL;
-}
+ORTVK_DEFINE_BASE_CAST(transfer_cast, ortvk_data_transfer, OrtDataTransferImpl)
 
 static bool is_host(const OrtMemoryDevice *memory)
 {
@@ -224,7 +190,7 @@ static OrtStatus *copy_one(ortvk_data_transfer *t, const OrtValue *src, OrtValue
     if (to) {
         dst_end.buffer = ortvk_device_acquire(to, dst_data, dst_bytes, &dst_end.offset);
         if (dst_end.buffer == NULL) {
-            ortvk_buffer_destroy(src_end.buffer);
+            ortvk_buffer_unref(src_end.buffer);
             return ortvk_status(ORT_INVALID_ARGUMENT, "destination tensor data %p (%zu bytes) is not ortvk memory",
                                 dst_data, dst_bytes);
         }
@@ -240,8 +206,8 @@ static OrtStatus *copy_one(ortvk_data_transfer *t, const OrtValue *src, OrtValue
     if (status == NULL) {
         status = ortvk_transfer_copy(stream, dst_end, src_end, src_bytes, true);
     } else {
-        ortvk_buffer_destroy(src_end.buffer);
-        ortvk_buffer_destroy(dst_end.buffer);
+        ortvk_buffer_unref(src_end.buffer);
+        ortvk_buffer_unref(dst_end.buffer);
     }
     pthread_mutex_unlock(&t->copy_lock);
     return status;
@@ -290,7 +256,7 @@ OrtStatus *ortvk_data_transfer_create(ortvk_device *const *devices, size_t devic
     t->device_count = device_count;
     pthread_mutex_init(&t->lock, NULL);
     pthread_mutex_init(&t->copy_lock, NULL);
-    t->base.ort_version_supported = ORTVK_ORT_API_VERSION;
+    t->base.ort_version_supported = ortvk_ort_version;
     t->base.Release = transfer_release;
     t->base.CanCopy = transfer_can_copy;
     t->base.CopyTensors = transfer_copy_tensors;

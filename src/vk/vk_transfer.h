@@ -3,6 +3,7 @@
 #ifndef ORTVK_VK_TRANSFER_H
 #define ORTVK_VK_TRANSFER_H
 
+#include "vk/vk_heap.h"
 #include "vk/vk_stream.h"
 
 /* One end of a copy: a range of an ortvk buffer, or host memory when `buffer` is NULL. */
@@ -17,16 +18,12 @@ typedef struct ortvk_copy_end {
 /* Queues the copy on `stream`. Copies to the host always complete before returning (the host is about to read);
  * others complete before returning only when `wait` is set. */
 OrtStatus *ortvk_transfer_copy(ortvk_stream *stream, ortvk_copy_end dst, ortvk_copy_end src, size_t bytes,
-                               bool wait);
+                               bool wait) ORTVK_MUST_CHECK;
 
 /* ORT's data transfer for a factory's devices. Holds references on them. */
 typedef struct ortvk_data_transfer ortvk_data_transfer;
 
 OrtStatus *ortvk_data_transfer_create(ortvk_device *const *devices, size_t device_count,
-                                      OrtDataTransferImpl **out);
-
-/* The ortvk device an OrtMemoryDevice names, or NULL for memory ortvk does not own. */
-ortvk_device *ortvk_device_for_memory(ortvk_device *const *devices, size_t device_count,
-                                      const OrtMemoryDevice *memory);
+                                      OrtDataTransferImpl **out) ORTVK_MUST_CHECK;
 
 #endif

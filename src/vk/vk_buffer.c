@@ -1,6 +1,6 @@
-/* ortvk_buffer: allocation, import (opaque FD, host allocation) and destruction of the buffers behind every
- * tensor on an ortvk device, and their entries in the device's address table. */
-#include "vk/vk_memory.h"
+/* ortvk_buffer: allocation, import (opaque FD, host allocation) and references of the buffers behind every tensor
+ * on an ortvk device, and the queue-ownership barriers of imported memory. The device heap keeps the tables. */
+#include "vk/vk_buffer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,12 +11,9 @@
 #include <unistd.h>
 
 #include "ort/ort_status.h"
+#include "vk/vk_heap.h"
 
 _Static_assert(sizeof(void *) == sizeof(VkDeviceAddress), "ortvk data pointers are 64-bit device addresses");
-
-#define BUFFER_USAGE                                                                                           \
-    (VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT | \
-     VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT)
 
 /* How to get the memory of a buffer being created: a plain allocation or one of the imports. */
 typedef struct buffer_source {
@@ -38,10 +35,93 @@ static uint32_t pick_memory_type(const ortvk_device *device, const buffer_source
     return UINT32_MAX;
 }
 
+/* Beyond the largest heap no buffer can exist: for an import that is a bad size_bytes, said as such, rather than
+ * whatever the driver makes of it. */
+static OrtStatus *check_size(const ortvk_device *device, VkDeviceSize size, const buffer_source *source)
+{
+    VkPhysicalDeviceMemoryProperties heaps;
+    vkGetPhysicalDeviceMemoryProperties(device->physical, &heaps);
+    VkDeviceSize largest = 0;
+    for (uint32_t i = 0; i < heaps.memoryHeapCount; i++)
+        if (heaps.memoryHeaps[i].size > largest) largest = heaps.memoryHeaps[i].size;
+    if (size <= largest) return NULL;
+    return ortvk_status(source->import_info ? ORT_INVALID_ARGUMENT : ORT_FAIL,
+                        "%s%llu bytes exceed the largest memory heap of device %u (%llu bytes)",
+                        source->import_info ? "desc->size_bytes " : "", (unsigned long long)size, device->index,
+                        (unsigned long long)largest);
+}
+
+/* Allocates (or imports) the memory behind `buffer` (its VkBuffer created): buffer->memory. */
+static OrtStatus *allocate_memory(ortvk_device *device, ortvk_buffer *buffer, const buffer_source *source)
+{
+    VkDeviceSize size = buffer->size;
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(device->vk, buffer->vk, &req);
+    uint32_t type = pick_memory_type(device, source, req.memoryTypeBits);
+    if (type == UINT32_MAX) {
+        return ortvk_status(ORT_EP_FAIL, "no memory type of device %u can back this buffer (allowed 0x%x)",
+                            device->index, req.memoryTypeBits & source->memory_type_bits);
+    }
+    /* An import must cover exactly the external allocation; ortvk's own memory may round up. */
+    VkDeviceSize allocation_size = source->import_info ? size : req.size;
+    if (req.size > allocation_size) {
+        return ortvk_status(ORT_INVALID_ARGUMENT,
+                            "desc->size_bytes %llu is too small for a buffer on device %u: it needs %llu bytes "
+                            "(a multiple of the %llu-byte alignment)",
+                            (unsigned long long)size, device->index, (unsigned long long)req.size,
+                            (unsigned long long)req.alignment);
+    }
+    /* A size beyond the heap is invalid usage (VUID-vkAllocateMemory-pAllocateInfo-01713), not an allocation
+     * failure: refuse it here. Imports reach this with any size_bytes an application passes. */
+    VkPhysicalDeviceMemoryProperties heaps;
+    vkGetPhysicalDeviceMemoryProperties(device->physical, &heaps);
+    VkDeviceSize heap_size = heaps.memoryHeaps[heaps.memoryTypes[type].heapIndex].size;
+    if (allocation_size > heap_size) {
+        return ortvk_status(source->import_info ? ORT_INVALID_ARGUMENT : ORT_FAIL,
+                            "%llu bytes exceed the %llu-byte memory heap %u of device %u",
+                            (unsigned long long)allocation_size, (unsigned long long)heap_size,
+                            heaps.memoryTypes[type].heapIndex, device->index);
+    }
+    VkMemoryAllocateFlagsInfo flags = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO,
+        .pNext = source->import_info,
+        .flags = source->kind == ORTVK_BUFFER_STAGING ? 0 : VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT,
+    };
+    VkMemoryAllocateInfo alloc = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+        .pNext = &flags,
+        .allocationSize = allocation_size,
+        .memoryTypeIndex = type,
+    };
+    VkResult r = vkAllocateMemory(device->vk, &alloc, NULL, &buffer->memory);
+    if (r != VK_SUCCESS) {
+        return ortvk_status_vk(r, "vkAllocateMemory", "%s %llu bytes on device %u",
+                               source->import_info ? "importing" : "allocating", (unsigned long long)size,
+                               device->index);
+    }
+    return NULL;
+}
+
+/* A staging buffer is mapped; any other gets its device address and enters the heap's address table. */
+static OrtStatus *publish(ortvk_device *device, ortvk_buffer *buffer)
+{
+    if (buffer->kind == ORTVK_BUFFER_STAGING) {
+        VkResult r = vkMapMemory(device->vk, buffer->memory, 0, VK_WHOLE_SIZE, 0, &buffer->mapped);
+        if (r != VK_SUCCESS)
+            return ortvk_status_vk(r, "vkMapMemory", "mapping a %llu-byte staging buffer",
+                                   (unsigned long long)buffer->size);
+        return NULL;
+    }
+    VkBufferDeviceAddressInfo address = {.sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO, .buffer = buffer->vk};
+    buffer->address = vkGetBufferDeviceAddress(device->vk, &address);
+    return ortvk_heap_add_range(device->heap, buffer);
+}
+
 static OrtStatus *buffer_create(ortvk_device *device, VkDeviceSize size, const buffer_source *source,
                                 ortvk_buffer **out)
 {
     *out = NULL;
+    ORTVK_TRY(check_size(device, size, source));
     ortvk_buffer *buffer = calloc(1, sizeof(*buffer));
     if (buffer == NULL) return ortvk_status(ORT_FAIL, "out of host memory for a %llu-byte buffer",
                                             (unsigned long long)size);
@@ -49,9 +129,7 @@ static OrtStatus *buffer_create(ortvk_device *device, VkDeviceSize size, const b
     buffer->size = size;
     atomic_init(&buffer->refs, 1);
     OrtStatus *status = NULL;
-    VkResult r;
 
-    bool staging = source->kind == ORTVK_BUFFER_STAGING;
     VkExternalMemoryBufferCreateInfo external = {
         .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
         .handleTypes = source->handle_type,
@@ -60,93 +138,25 @@ static OrtStatus *buffer_create(ortvk_device *device, VkDeviceSize size, const b
         .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
         .pNext = source->handle_type ? &external : NULL,
         .size = size,
-        .usage = staging ? (VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT) : BUFFER_USAGE,
+        .usage = source->kind == ORTVK_BUFFER_STAGING
+                     ? (VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT)
+                     : ORTVK_BUFFER_USAGE,
         .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
     };
-    /* Beyond the largest heap no buffer can exist: for an import that is a bad size_bytes, said as such, rather
-     * than whatever the driver makes of it. */
-    VkPhysicalDeviceMemoryProperties heaps;
-    vkGetPhysicalDeviceMemoryProperties(device->physical, &heaps);
-    VkDeviceSize largest = 0;
-    for (uint32_t i = 0; i < heaps.memoryHeapCount; i++)
-        if (heaps.memoryHeaps[i].size > largest) largest = heaps.memoryHeaps[i].size;
-    if (size > largest) {
-        status = ortvk_status(source->import_info ? ORT_INVALID_ARGUMENT : ORT_FAIL,
-                              "%s%llu bytes exceed the largest memory heap of device %u (%llu bytes)",
-                              source->import_info ? "desc->size_bytes " : "", (unsigned long long)size,
-                              device->index, (unsigned long long)largest);
-        goto err_buffer;
-    }
-    r = vkCreateBuffer(device->vk, &info, NULL, &buffer->vk);
+    VkResult r = vkCreateBuffer(device->vk, &info, NULL, &buffer->vk);
     if (r != VK_SUCCESS) {
         status = ortvk_status_vk(r, "vkCreateBuffer", "creating a %llu-byte buffer", (unsigned long long)size);
         goto err_buffer;
     }
-
-    VkMemoryRequirements req;
-    vkGetBufferMemoryRequirements(device->vk, buffer->vk, &req);
-    uint32_t type = pick_memory_type(device, source, req.memoryTypeBits);
-    if (type == UINT32_MAX) {
-        status = ortvk_status(ORT_EP_FAIL, "no memory type of device %u can back this buffer (allowed 0x%x)",
-                              device->index, req.memoryTypeBits & source->memory_type_bits);
-        goto err_memory;
-    }
-    /* An import must cover exactly the external allocation; ortvk's own memory may round up. */
-    VkDeviceSize allocation_size = source->import_info ? size : req.size;
-    if (req.size > allocation_size) {
-        status = ortvk_status(ORT_INVALID_ARGUMENT,
-                              "desc->size_bytes %llu is too small for a buffer on device %u: it needs %llu bytes "
-                              "(a multiple of the %llu-byte alignment)",
-                              (unsigned long long)size, device->index, (unsigned long long)req.size,
-                              (unsigned long long)req.alignment);
-        goto err_memory;
-    }
-    /* A size beyond the heap is invalid usage (VUID-vkAllocateMemory-pAllocateInfo-01713), not an allocation
-     * failure: refuse it here. Imports reach this with any size_bytes an application passes. */
-    VkDeviceSize heap_size = heaps.memoryHeaps[heaps.memoryTypes[type].heapIndex].size;
-    if (allocation_size > heap_size) {
-        status = ortvk_status(source->import_info ? ORT_INVALID_ARGUMENT : ORT_FAIL,
-                              "%llu bytes exceed the %llu-byte memory heap %u of device %u",
-                              (unsigned long long)allocation_size, (unsigned long long)heap_size,
-                              heaps.memoryTypes[type].heapIndex, device->index);
-        goto err_memory;
-    }
-    VkMemoryAllocateFlagsInfo flags = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO,
-        .pNext = source->import_info,
-        .flags = staging ? 0 : VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT,
-    };
-    VkMemoryAllocateInfo alloc = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-        .pNext = &flags,
-        .allocationSize = allocation_size,
-        .memoryTypeIndex = type,
-    };
-    r = vkAllocateMemory(device->vk, &alloc, NULL, &buffer->memory);
-    if (r != VK_SUCCESS) {
-        status = ortvk_status_vk(r, "vkAllocateMemory", "%s %llu bytes on device %u",
-                                 source->import_info ? "importing" : "allocating", (unsigned long long)size,
-                                 device->index);
-        goto err_memory;
-    }
+    status = allocate_memory(device, buffer, source);
+    if (status != NULL) goto err_memory;
     r = vkBindBufferMemory(device->vk, buffer->vk, buffer->memory, 0);
     if (r != VK_SUCCESS) {
         status = ortvk_status_vk(r, "vkBindBufferMemory", "binding a %llu-byte buffer", (unsigned long long)size);
         goto err_bind;
     }
-    if (staging) {
-        r = vkMapMemory(device->vk, buffer->memory, 0, VK_WHOLE_SIZE, 0, &buffer->mapped);
-        if (r != VK_SUCCESS) {
-            status = ortvk_status_vk(r, "vkMapMemory", "mapping a %llu-byte staging buffer", (unsigned long long)size);
-            goto err_bind;
-        }
-    } else {
-        VkBufferDeviceAddressInfo address = {.sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO,
-                                             .buffer = buffer->vk};
-        buffer->address = vkGetBufferDeviceAddress(device->vk, &address);
-        status = ortvk_device_add_range(device, buffer->address, size, buffer);
-        if (status != NULL) goto err_bind;
-    }
+    status = publish(device, buffer);
+    if (status != NULL) goto err_bind;
     ortvk_device_ref(device);
     buffer->device = device;
     *out = buffer;
@@ -164,19 +174,11 @@ err_buffer:
 OrtStatus *ortvk_buffer_allocate(ortvk_device *device, VkDeviceSize size, ortvk_buffer **out)
 {
     if (size == 0) size = 4;
-    pthread_mutex_lock(&device->staging_lock);
-    for (size_t i = 0; i < device->cached_count; i++) {
-        if (device->cached[i]->size == size) {
-            *out = device->cached[i];
-            atomic_store(&(*out)->refs, 1);
-            device->cached[i] = device->cached[--device->cached_count];
-            device->cached_bytes -= size;
-            pthread_mutex_unlock(&device->staging_lock);
-            ortvk_device_ref(device); /* cached buffers hold no reference: take it back */
-            return NULL;
-        }
+    *out = ortvk_heap_take_cached(device->heap, ORTVK_BUFFER_DEVICE, size);
+    if (*out != NULL) {
+        ortvk_device_ref(device); /* cached buffers hold no reference: take it back */
+        return NULL;
     }
-    pthread_mutex_unlock(&device->staging_lock);
     buffer_source source = {.kind = ORTVK_BUFFER_DEVICE, .memory_type_bits = ~0u};
     return buffer_create(device, size, &source, out);
 }
@@ -192,40 +194,13 @@ static VkDeviceSize staging_size(VkDeviceSize size)
 OrtStatus *ortvk_buffer_allocate_staging(ortvk_device *device, VkDeviceSize size, ortvk_buffer **out)
 {
     VkDeviceSize want = staging_size(size);
-    pthread_mutex_lock(&device->staging_lock);
-    for (size_t i = 0; i < device->staging_count; i++) {
-        if (device->staging[i]->size == want) {
-            *out = device->staging[i];
-            atomic_store(&(*out)->refs, 1);
-            device->staging[i] = device->staging[--device->staging_count];
-            pthread_mutex_unlock(&device->staging_lock);
-            ortvk_device_ref(device); /* cached buffers hold no reference: take it back */
-            return NULL;
-        }
+    *out = ortvk_heap_take_cached(device->heap, ORTVK_BUFFER_STAGING, want);
+    if (*out != NULL) {
+        ortvk_device_ref(device); /* cached buffers hold no reference: take it back */
+        return NULL;
     }
-    pthread_mutex_unlock(&device->staging_lock);
     buffer_source source = {.kind = ORTVK_BUFFER_STAGING, .memory_type_bits = ~0u};
     return buffer_create(device, want, &source, out);
-}
-
-static void buffer_free(ortvk_buffer *buffer)
-{
-    ortvk_device *device = buffer->device;
-    if (buffer->address != 0) ortvk_device_remove_range(device, buffer->address, buffer);
-    if (buffer->mapped != NULL) vkUnmapMemory(device->vk, buffer->memory);
-    vkDestroyBuffer(device->vk, buffer->vk, NULL);
-    vkFreeMemory(device->vk, buffer->memory, NULL);
-    free(buffer);
-}
-
-void ortvk_staging_cache_clear(ortvk_device *device)
-{
-    pthread_mutex_lock(&device->staging_lock);
-    for (size_t i = 0; i < device->staging_count; i++) buffer_free(device->staging[i]);
-    for (size_t i = 0; i < device->cached_count; i++) buffer_free(device->cached[i]);
-    device->staging_count = device->cached_count = 0;
-    device->cached_bytes = 0;
-    pthread_mutex_unlock(&device->staging_lock);
 }
 
 /* After a failed import the FD is still ours (the Vulkan spec transfers ownership only on success), but some
@@ -337,13 +312,8 @@ OrtStatus *ortvk_buffer_import_host(ortvk_device *device, void *pointer, VkDevic
         }
         done += chunk;
     }
-    /* An import of this very range that is still alive is shared (a dying one, refs already 0, is not). */
-    pthread_mutex_lock(&device->host_lock);
-    for (size_t i = 0; i < device->host_count && *out == NULL; i++) {
-        ortvk_buffer *b = device->host_imports[i];
-        if (b->host_pointer == pointer && b->size == size && ortvk_buffer_try_ref(b)) *out = b;
-    }
-    pthread_mutex_unlock(&device->host_lock);
+    /* An import of this very range that is still alive is shared. */
+    *out = ortvk_heap_share_host(device->heap, pointer, size);
     if (*out != NULL) return NULL;
 
     VkMemoryHostPointerPropertiesEXT props = {.sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT};
@@ -365,57 +335,36 @@ OrtStatus *ortvk_buffer_import_host(ortvk_device *device, void *pointer, VkDevic
     };
     ORTVK_TRY(buffer_create(device, size, &source, out));
     (*out)->host_pointer = pointer;
-    pthread_mutex_lock(&device->host_lock);
-    bool listed = device->host_count < device->host_capacity;
-    if (!listed) {
-        size_t capacity = device->host_capacity ? device->host_capacity * 2 : 16;
-        ortvk_buffer **grown = realloc(device->host_imports, capacity * sizeof(*grown));
-        if (grown != NULL) device->host_imports = grown, device->host_capacity = capacity, listed = true;
-    }
-    if (listed) device->host_imports[device->host_count++] = *out;
-    pthread_mutex_unlock(&device->host_lock);
-    return NULL; /* unlisted (out of host memory), the import still works; it is just not shared */
+    ortvk_heap_list_host(device->heap, *out);
+    return NULL;
 }
 
-bool ortvk_buffer_try_ref(ortvk_buffer *buffer)
-{
-    int refs = atomic_load(&buffer->refs);
-    while (refs > 0 && !atomic_compare_exchange_weak(&buffer->refs, &refs, refs + 1)) {
-    }
-    return refs > 0;
-}
-
-void ortvk_buffer_destroy(ortvk_buffer *buffer)
+void ortvk_buffer_unref(ortvk_buffer *buffer)
 {
     if (buffer == NULL || atomic_fetch_sub(&buffer->refs, 1) != 1) return;
     ortvk_device *device = buffer->device;
-    if (buffer->kind == ORTVK_BUFFER_HOST) {
-        pthread_mutex_lock(&device->host_lock);
-        for (size_t i = 0; i < device->host_count; i++) {
-            if (device->host_imports[i] == buffer) {
-                device->host_imports[i] = device->host_imports[--device->host_count];
-                break;
-            }
-        }
-        pthread_mutex_unlock(&device->host_lock);
-    }
-    if (buffer->kind == ORTVK_BUFFER_STAGING || buffer->kind == ORTVK_BUFFER_DEVICE) {
-        pthread_mutex_lock(&device->staging_lock);
-        bool kept;
-        if (buffer->kind == ORTVK_BUFFER_STAGING) {
-            kept = device->staging_count < ORTVK_STAGING_CACHE;
-            if (kept) device->staging[device->staging_count++] = buffer;
-        } else {
-            kept = device->cached_count < ORTVK_DEVICE_CACHE &&
-                   device->cached_bytes + buffer->size <= ORTVK_DEVICE_CACHE_BYTES;
-            if (kept) device->cached[device->cached_count++] = buffer, device->cached_bytes += buffer->size;
-        }
-        pthread_mutex_unlock(&device->staging_lock);
-        if (kept) {
-            ortvk_device_unref(device); /* if it was the last, the device frees its cache, this buffer included */
-            return;
-        }
-    }
-    buffer_free(buffer);
+    if (buffer->kind == ORTVK_BUFFER_HOST) ortvk_heap_unlist_host(device->heap, buffer);
+    /* A kept buffer's device reference goes too: if it was the last, the device frees its heap, this buffer
+     * included. */
+    if (!ortvk_heap_keep(device->heap, buffer)) ortvk_heap_free(device->heap, buffer);
     ortvk_device_unref(device);
+}
+
+void ortvk_buffer_ownership(VkCommandBuffer cmd, const ortvk_buffer *buffer, bool acquire, VkPipelineStageFlags work,
+                            VkAccessFlags reads, VkAccessFlags writes)
+{
+    if (buffer == NULL || buffer->kind != ORTVK_BUFFER_OPAQUE_FD) return;
+    uint32_t ours = buffer->device->caps.queue_family;
+    VkBufferMemoryBarrier b = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
+        .srcAccessMask = acquire ? 0 : writes,
+        .dstAccessMask = acquire ? reads | writes : 0,
+        .srcQueueFamilyIndex = acquire ? VK_QUEUE_FAMILY_EXTERNAL : ours,
+        .dstQueueFamilyIndex = acquire ? ours : VK_QUEUE_FAMILY_EXTERNAL,
+        .buffer = buffer->vk,
+        .offset = 0,
+        .size = VK_WHOLE_SIZE,
+    };
+    vkCmdPipelineBarrier(cmd, acquire ? VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT : work,
+                         acquire ? work : VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 1, &b, 0, NULL);
 }

@@ -333,10 +333,14 @@ static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *ru
     if (depthwise != 0 && (push.W % 4 != 0 || run->in[0].address % 16 != 0)) depthwise += 4;
     if (!transpose && depthwise != 0 && push.C > 0 && push.G == push.C && push.M == push.C && push.DW == 1 &&
         g.pad[1] == push.PW) {
-        uint64_t pixel_blocks = (uint64_t)push.OH * ((push.OW + CONV_COLUMNS - 1) / CONV_COLUMNS);
+        /* Square windows (kernel, stride and pads alike, no dilation): two output rows an invocation, each input row
+         * read once for both (the shader's constant 0 = 16). */
+        bool rows2 = push.KH == push.KW && push.SH == push.SW && push.PH == push.PW && push.DH == 1;
+        uint64_t pixel_blocks = (uint64_t)((push.OH + (rows2 ? 1 : 0)) / (rows2 ? 2 : 1)) *
+                                ((push.OW + CONV_COLUMNS - 1) / CONV_COLUMNS);
         uint64_t groups = (uint64_t)push.N * push.M * ((pixel_blocks + 63) / 64);
-        return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CONV, depthwise * ORTVK_KVARIANT, &spec, &push, sizeof(push),
-                                      groups * 64);
+        return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CONV, depthwise * ORTVK_KVARIANT + (rows2 ? 16 : 0), &spec,
+                                        &push, sizeof(push), groups * 64);
     }
     if (!transpose && run->in[1].packed && push.C > 0) {
         /* Packed weights (conv_pack): 8 or 4 channels a vec4 at a time. A 1x1 convolution of stride 1 without pads

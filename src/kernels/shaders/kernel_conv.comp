@@ -175,16 +175,40 @@ void main_packed()
 // aligned vec4 (1-4) or one by one (5-8), zero outside the row.
 layout(constant_id = 1) const uint DEPTHWISE = 0u;
 
+const bool DW_SCALAR = DEPTHWISE > 4u;
+const uint DW_FORM = DW_SCALAR ? DEPTHWISE - 4u : DEPTHWISE;
+const uint KW_ = DW_FORM <= 2u ? 3u : 5u;
+const uint SW_ = DW_FORM % 2u == 1u ? 1u : 2u;
+const uint PW_ = KW_ / 2u;
+const uint NV = (4u + 7u * SW_ - PW_ + KW_ + 3u) / 4u; // vec4 of the window: columns ow0 * SW - 4 ..
+// With the depthwise forms, constant 0 = 16: two output rows an invocation, each input row read once for both (square
+// kernels and strides, pads KW_ / 2, no dilation: the host checks).
+const uint DW_ROWS = (FN & 16u) != 0u ? 2u : 1u;
+
+// One input row of a depthwise window into xr: columns start .. start + 4 NV - 1, zero outside the image (rows in
+// the padding count as zeros times the weights, as the CPU EP's: 0 * inf is NaN). A macro: GLSL takes no array of a
+// specialization-constant size as a parameter.
+#define DEPTHWISE_ROW(xr, xrow, row_in, start)                                                                  \
+    if (DW_SCALAR) {                                                                                           \
+        /* Only the columns the taps use: 4 - PW_ .. (TW - 1) SW_ + KW_ - PW_ + 3 of the window. */             \
+        [[unroll]] for (uint q = 0u; q < NV * 4u; q++) {                                                       \
+            int col = (start) + int(q);                                                                        \
+            bool used = q + PW_ >= 4u && q + PW_ < 4u + (TW - 1u) * SW_ + KW_;                                 \
+            xr[q] = used && (row_in) && col >= 0 && col < int(p.W) ? ORTVK_TEXEL(0, p.x, (xrow) + uint(col))  \
+                                                                   : 0.0;                                      \
+        }                                                                                                      \
+    } else {                                                                                                   \
+        [[unroll]] for (uint q = 0u; q < NV; q++) {                                                            \
+            int col = (start) + int(q * 4u);                                                                   \
+            vec4 v = (row_in) && col >= 0 && col < int(p.W) ? ORTVK_TEXEL4(0, p.x, (xrow) + uint(col)) : vec4(0.0); \
+            xr[q * 4u] = v.x, xr[q * 4u + 1u] = v.y, xr[q * 4u + 2u] = v.z, xr[q * 4u + 3u] = v.w;             \
+        }                                                                                                      \
+    }
+
 void main_depthwise()
 {
-    const bool SCALAR = DEPTHWISE > 4u;
-    const uint FORM = SCALAR ? DEPTHWISE - 4u : DEPTHWISE;
-    const uint KW_ = FORM <= 2u ? 3u : 5u;
-    const uint SW_ = FORM % 2u == 1u ? 1u : 2u;
-    const uint PW_ = KW_ / 2u;
-    const uint NV = (4u + 7u * SW_ - PW_ + KW_ + 3u) / 4u; // vec4 of the window: columns ow0 * SW - 4 ..
     uint col_blocks = (p.OW + TW - 1u) / TW;
-    uint pixel_blocks = p.OH * col_blocks;
+    uint pixel_blocks = (p.OH + DW_ROWS - 1u) / DW_ROWS * col_blocks;
     uint groups_per_m = (pixel_blocks + 63u) / 64u;
     uint wg = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     uint pb = (wg % groups_per_m) * 64u + gl_LocalInvocationID.x;
@@ -198,45 +222,54 @@ void main_depthwise()
     }
     if (pb >= pixel_blocks || mt >= p.N * p.M) return;
     uint ow0 = (pb % col_blocks) * TW;
-    uint oh = pb / col_blocks;
+    uint oh0 = (pb / col_blocks) * DW_ROWS;
     uint m = mt % p.M;
-    float acc[TW];
-    [[unroll]] for (uint c = 0u; c < TW; c++) acc[c] = 0.0;
-    int ih0 = int(oh * p.SH) - p.PH;
+    float acc[2][TW];
+    [[unroll]] for (uint c = 0u; c < TW; c++) acc[0][c] = acc[1][c] = 0.0;
     int start = int(ow0 * SW_) - 4;
-    for (uint kh = 0u; kh < p.KH; kh++) {
-        // Rows in the padding count as zeros times the weights, as the CPU EP's (0 * inf is NaN).
-        int ih = ih0 + int(kh * p.DH);
-        bool row_in = ih >= 0 && ih < int(p.H);
-        uint xrow = (mt * p.H + uint(row_in ? ih : 0)) * p.W;
-        float xr[NV * 4u];
-        if (SCALAR) {
-            // Only the columns the taps use: 4 - PW_ .. (TW - 1) SW_ + KW_ - PW_ + 3 of the window.
-            [[unroll]] for (uint q = 0u; q < NV * 4u; q++) {
-                int col = start + int(q);
-                bool used = q + PW_ >= 4u && q + PW_ < 4u + (TW - 1u) * SW_ + KW_;
-                xr[q] = used && row_in && col >= 0 && col < int(p.W) ? ORTVK_TEXEL(0, p.x, xrow + uint(col)) : 0.0;
-            }
-        } else {
-            [[unroll]] for (uint q = 0u; q < NV; q++) {
-                int col = start + int(q * 4u);
-                vec4 v = row_in && col >= 0 && col < int(p.W) ? ORTVK_TEXEL4(0, p.x, xrow + uint(col)) : vec4(0.0);
-                xr[q * 4u] = v.x, xr[q * 4u + 1u] = v.y, xr[q * 4u + 2u] = v.z, xr[q * 4u + 3u] = v.w;
+    float xr[NV * 4u];
+    if (DW_ROWS == 1u) {
+        int ih0 = int(oh0 * p.SH) - p.PH;
+        for (uint kh = 0u; kh < p.KH; kh++) {
+            int ih = ih0 + int(kh * p.DH);
+            bool row_in = ih >= 0 && ih < int(p.H);
+            uint xrow = (mt * p.H + uint(row_in ? ih : 0)) * p.W;
+            DEPTHWISE_ROW(xr, xrow, row_in, start)
+            uint wrow = (m * p.KH + kh) * KW_;
+            [[unroll]] for (uint kw = 0u; kw < KW_; kw++) {
+                float wv = ORTVK_TEXEL(1, p.w, wrow + kw);
+                [[unroll]] for (uint c = 0u; c < TW; c++) acc[0][c] += xr[c * SW_ + kw + 4u - PW_] * wv;
             }
         }
-        uint wrow = (m * p.KH + kh) * KW_;
-        [[unroll]] for (uint kw = 0u; kw < KW_; kw++) {
-            float wv = ORTVK_TEXEL(1, p.w, wrow + kw);
-            [[unroll]] for (uint c = 0u; c < TW; c++) acc[c] += xr[c * SW_ + kw + 4u - PW_] * wv;
+    } else {
+        // Input rows ih0 .. ih0 + SW_ + KW_ - 1 serve output row 0 through taps 0 .. KW_ - 1 and row 1 from SW_ on;
+        // each output still sums its taps in ascending order.
+        int ih0 = int(oh0 * SW_) - int(PW_);
+        [[unroll]] for (uint ir = 0u; ir < SW_ + KW_; ir++) {
+            int ih = ih0 + int(ir);
+            bool row_in = ih >= 0 && ih < int(p.H);
+            uint xrow = (mt * p.H + uint(row_in ? ih : 0)) * p.W;
+            DEPTHWISE_ROW(xr, xrow, row_in, start)
+            [[unroll]] for (uint r = 0u; r < 2u; r++) {
+                if (ir < r * SW_ || ir - r * SW_ >= KW_) continue;
+                uint wrow = (m * KW_ + ir - r * SW_) * KW_;
+                [[unroll]] for (uint kw = 0u; kw < KW_; kw++) {
+                    float wv = ORTVK_TEXEL(1, p.w, wrow + kw);
+                    [[unroll]] for (uint c = 0u; c < TW; c++) acc[r][c] += xr[c * SW_ + kw + 4u - PW_] * wv;
+                }
+            }
         }
     }
     float bias = p.b != uvec2(0u) ? ORTVK_GET(2, p.b, m) : 0.0;
-    uint row = (mt * p.OH + oh) * p.OW;
-    [[unroll]] for (uint c = 0u; c < TW; c++) {
-        if (ow0 + c >= p.OW) continue;
-        float sum = acc[c];
-        if (p.b != uvec2(0u)) sum += bias;
-        ORTVK_SET(3, p.y, row + ow0 + c, ortvk_chain(sum));
+    [[unroll]] for (uint r = 0u; r < DW_ROWS; r++) {
+        if (oh0 + r >= p.OH) break;
+        uint row = (mt * p.OH + oh0 + r) * p.OW;
+        [[unroll]] for (uint c = 0u; c < TW; c++) {
+            if (ow0 + c >= p.OW) continue;
+            float sum = acc[r][c];
+            if (p.b != uvec2(0u)) sum += bias;
+            ORTVK_SET(3, p.y, row + ow0 + c, ortvk_chain(sum));
+        }
     }
 }
 

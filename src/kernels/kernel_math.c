@@ -147,19 +147,21 @@ typedef struct push_gemm {
     float alpha, beta;
 } push_gemm;
 
-/* The fast form (the shader's FAST): 8 x 16 blocks read as vec4, which needs B's rows (along n) contiguous, A's rows
- * (along k) or columns (along m, with M a multiple of 4: A_COLUMNS), 4-element multiples for every stride and
- * 16-byte aligned tensors; its K / 4 loop iterations stay under lavapipe's loop cap. 0 where it does not apply,
- * else the shader's function (1, or 1 + ORTVK_KVARIANT for A's columns). */
+/* The fast form (the shader's FAST): 8 x 16 blocks read as vec4, which needs A's rows (along k) or columns (along m,
+ * with M a multiple of 4), B's rows (along n) or, with A's rows, its columns (along k: Gemm's transB), 4-element
+ * multiples for every stride and 16-byte aligned tensors; its K / 4 loop iterations stay under lavapipe's loop cap.
+ * 0 where it does not apply, else the shader's function: 1 + ORTVK_KVARIANT * its LAYOUT. */
 static uint32_t gemm_fast(const gemm_plan *g, VkDeviceAddress a, VkDeviceAddress b, VkDeviceAddress y)
 {
     bool a_rows = g->a_sk == 1 && g->a_sm % 4 == 0;
     bool a_columns = !a_rows && g->a_sm == 1 && g->a_sk % 4 == 0 && g->M % 4 == 0;
-    bool fast = g->K > 0 && g->K % 4 == 0 && g->N % 4 == 0 && (a_rows || a_columns) && g->b_sn == 1 &&
-                g->b_sk % 4 == 0 && g->K / 4 < 60000 && a % 16 == 0 && b % 16 == 0 && y % 16 == 0;
+    bool b_rows = g->b_sn == 1 && g->b_sk % 4 == 0;
+    bool b_columns = !b_rows && a_rows && g->b_sk == 1 && g->b_sn % 4 == 0;
+    bool fast = g->K > 0 && g->K % 4 == 0 && g->N % 4 == 0 && (a_rows || a_columns) && (b_rows || b_columns) &&
+                g->K / 4 < 60000 && a % 16 == 0 && b % 16 == 0 && y % 16 == 0;
     for (int i = 0; i < g->batch_rank; i++)
         fast = fast && (g->batch[i] == 1 || (g->a_batch[i] % 4 == 0 && g->b_batch[i] % 4 == 0));
-    return !fast ? 0 : a_columns ? 1 + ORTVK_KVARIANT : 1;
+    return !fast ? 0 : 1 + ORTVK_KVARIANT * (a_columns ? 1 : b_columns ? 2 : 0);
 }
 
 bool ortvk_kgemm_fast(const ortvk_kgemm_plan *g, VkDeviceAddress a, VkDeviceAddress b, VkDeviceAddress y)

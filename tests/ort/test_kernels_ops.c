@@ -585,6 +585,19 @@ int main(int argc, char **argv)
         attr_float(n, "beta", 2.0f);
         run_case(&app, device, &c);
     }
+    /* transB = 1 (how exporters write fully connected layers): the vec4 form reads B along k, tall and short. */
+    for (int tall = 0; tall < 2; tall++) {
+        op_case c;
+        int64_t a[2] = {tall ? 260 : 3, 64}, b[2] = {20, 64}, cc[1] = {20};
+        start(&c, tall ? "Gemm [260,64] x [20,64]^T C[20] (vec4 form, B along k, tall)"
+                       : "Gemm [3,64] x [20,64]^T C[20] (vec4 form, B along k)", 13, 2, a);
+        constant(&c, "b", 2, b);
+        constant(&c, "c", 1, cc);
+        const char *in[] = {"x", "b", "c"};
+        node2 n = node(&c, "Gemm", 3, in);
+        attr_int(n, "transB", 1);
+        run_case(&app, device, &c);
+    }
     {
         op_case c;
         int64_t a[2] = {6, 4}, b[2] = {5, 6}, cc[1] = {5};

@@ -5,7 +5,7 @@
 // Specialization constant FAST (the host's choice where A's rows and B's rows are contiguous, K and N multiples
 // of 4, the tensors 16-byte aligned): blocks of 8 x 16 read as vec4 (A along k, B along n), 4 k a loop iteration,
 // no bounds checks inside the loop (edge rows and columns read clamped indices and are not stored); A along m
-// instead where its columns are contiguous (A_COLUMNS). The generic
+// instead where its columns are contiguous, or B along k (LAYOUT). The generic
 // form's per-element checks and scalar loads became per-lane branches and gathers on lavapipe: 0.8 GFLOP/s.
 #version 460
 #include "common.glsl"
@@ -22,8 +22,11 @@ layout(push_constant) uniform Push {
 } p;
 
 layout(constant_id = 0) const uint FAST = 0u;
-// Constant 1, with FAST: A's columns (along m) are contiguous rather than its rows (along k), M a multiple of 4.
-layout(constant_id = 1) const uint A_COLUMNS = 0u;
+// Constant 1, with FAST: the layout. 1: A's columns (along m) are contiguous rather than its rows (along k), M a
+// multiple of 4; 2: B's columns (along k) rather than its rows (Gemm's transB = 1).
+layout(constant_id = 1) const uint LAYOUT = 0u;
+const bool A_COLUMNS = LAYOUT == 1u;
+const bool B_COLUMNS = LAYOUT == 2u;
 
 #define TM 4u // rows of the output block an invocation computes
 #define TN 4u // and its columns: each loaded value of A serves TN outputs, each of B TM
@@ -51,7 +54,23 @@ void gemm_block(uint m0, uint n0, uint batch)
     [[unroll]] for (uint g = 0u; g < FG; g++) bc[g] = bo + min(n0 + 4u * g, p.N - 4u);
     uint b_sk = uint(p.b_sk);
     // K / 4 iterations: the host keeps them under lavapipe's loop cap.
-    if (A_COLUMNS != 0u) {
+    if (B_COLUMNS) {
+        // B read along k, a vec4 of 4 k for each of the 16 columns, turned into the 4 x 4 blocks the sums take.
+        uint b_sn = uint(p.b_sn), bn[FG * 4u];
+        [[unroll]] for (uint i = 0u; i < FG * 4u; i++) bn[i] = bo + min(n0 + i, p.N - 1u) * b_sn;
+        for (uint k = 0u; k < p.K; k += 4u) {
+            vec4 av[FM];
+            [[unroll]] for (uint j = 0u; j < FM; j++) av[j] = ORTVK_TEXEL4(0, p.a, ar[j] + k);
+            [[unroll]] for (uint g = 0u; g < FG; g++) {
+                vec4 b0 = ORTVK_TEXEL4(1, p.b, bn[4u * g] + k), b1 = ORTVK_TEXEL4(1, p.b, bn[4u * g + 1u] + k);
+                vec4 b2 = ORTVK_TEXEL4(1, p.b, bn[4u * g + 2u] + k), b3 = ORTVK_TEXEL4(1, p.b, bn[4u * g + 3u] + k);
+                [[unroll]] for (uint t = 0u; t < 4u; t++) {
+                    vec4 bt = vec4(b0[t], b1[t], b2[t], b3[t]);
+                    [[unroll]] for (uint j = 0u; j < FM; j++) acc[j][g] += av[j][t] * bt;
+                }
+            }
+        }
+    } else if (A_COLUMNS) {
         // A read along m (a transposed A, or Conv's packed weights): rows m0..m0+7 as two vec4 per k.
         uint a_sk = uint(p.a_sk);
         uint a_lo = ao + min(m0, p.M - 4u), a_hi = ao + min(m0 + 4u, p.M - 4u);

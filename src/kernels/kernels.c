@@ -1134,9 +1134,9 @@ OrtStatus *ortvk_krun_dispatch_spec(ortvk_krun *run, ortvk_shader shader, uint32
         memcpy(&address, &words[2 * k], sizeof(address));
         words[2 * k] = words[2 * k + 1] = 0;
         if (address != 0) {
-            bool as_texels = texels && (texel_operands & (1u << k));
+            bool wanted = texels && (texel_operands & (1u << k)), as_texels = wanted;
             ORTVK_TRY(bind_operand(run, address, &bindings, slot, &as_texels, &words[2 * k]));
-            if (texels && (texel_operands & (1u << k)) && !as_texels) texels = false;
+            if (wanted && !as_texels) texels = false; /* one operand without views: none read as texels */
             words[2 * k + 1] = 1;
         }
         slot++;

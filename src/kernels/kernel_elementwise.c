@@ -221,9 +221,10 @@ static bool binary_prepare(const ortvk_knode *node, ortvk_kparams *params, char 
         if (!node->in[k].present) return ortvk_krefuse(why, why_len, "input %zu omitted", k);
     }
     if (!all_float(node, 1, why, why_len)) return false;
-    /* The shader takes 6 dims; coalescing only lowers the rank, so a known rank <= 6 is enough. */
+    /* The shader takes 6 dims; coalescing only lowers the rank, so a known rank <= 6 is enough. An unknown rank (a
+     * Reshape to a shape computed in the run) is checked in the run, after coalescing (broadcast_dispatch). */
     for (size_t k = 0; k < node->n_in; k++) {
-        if (node->in[k].rank < 0 || node->in[k].rank > ORTVK_KMAX_SHADER_RANK)
+        if (node->in[k].rank > ORTVK_KMAX_SHADER_RANK)
             return ortvk_krefuse(why, why_len, "input %zu has rank %d", k, node->in[k].rank);
     }
     return true;
@@ -344,7 +345,7 @@ static bool compare_prepare(const ortvk_knode *node, ortvk_kparams *params, char
         bool ok = fn >= ORTVK_LOGIC_AND ? is_bool(v) : v->present && ortvk_kfloat(v->type) &&
                                                            v->type == node->in[0].type;
         if (!ok) return ortvk_krefuse(why, why_len, "input %zu is of type %d", k, (int)v->type);
-        if (v->rank < 0 || v->rank > ORTVK_KMAX_SHADER_RANK)
+        if (v->rank > ORTVK_KMAX_SHADER_RANK) /* unknown: checked in the run (broadcast_dispatch) */
             return ortvk_krefuse(why, why_len, "input %zu has rank %d", k, v->rank);
     }
     return true;
@@ -373,7 +374,7 @@ static bool where_prepare(const ortvk_knode *node, ortvk_kparams *params, char *
         node->in[2].type != node->in[1].type || node->out[0].type != node->in[1].type)
         return ortvk_krefuse(why, why_len, "not Where(bool, float, float)");
     for (size_t k = 0; k < 3; k++) {
-        if (node->in[k].rank < 0 || node->in[k].rank > WHERE_RANK)
+        if (node->in[k].rank > WHERE_RANK) /* unknown: checked in the run (where_record) */
             return ortvk_krefuse(why, why_len, "input %zu has rank %d", k, node->in[k].rank);
     }
     return true;

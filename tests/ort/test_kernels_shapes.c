@@ -40,8 +40,8 @@ static onnx_model *start(shape_case *c, const char *name, int rank, const int64_
     c->name = name;
     c->rank = rank;
     memcpy(c->dims, dims, (size_t)rank * sizeof(int64_t));
-    int64_t symbolic[4];
-    memcpy(symbolic, dims, sizeof(symbolic));
+    int64_t symbolic[4] = {0};
+    memcpy(symbolic, dims, (size_t)rank * sizeof(int64_t));
     symbolic[0] = -1;
     c->m = onnx_model_new(13);
     onnx_model_add_input(c->m, "x", ONNX_FLOAT, rank, symbolic);

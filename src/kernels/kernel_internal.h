@@ -118,7 +118,14 @@ typedef enum ortvk_unary_fn {
     ORTVK_UNARY_CELU,
     ORTVK_UNARY_SHRINK,
     ORTVK_UNARY_DIVIDE, /* v / alpha: the end of Mean */
+    ORTVK_UNARY_SIN,
+    ORTVK_UNARY_COS,
+    ORTVK_UNARY_TAN,
+    ORTVK_UNARY_TRIG,   /* alpha picks one of ORTVK_TRIG_* (functions fit below ORTVK_KVARIANT: the rarer ones share) */
 } ortvk_unary_fn;
+
+enum { ORTVK_TRIG_ASIN, ORTVK_TRIG_ACOS, ORTVK_TRIG_ATAN, ORTVK_TRIG_SINH, ORTVK_TRIG_COSH, ORTVK_TRIG_ASINH,
+       ORTVK_TRIG_ACOSH, ORTVK_TRIG_ATANH };
 
 typedef enum ortvk_binary_fn {
     ORTVK_BINARY_ADD = 0,

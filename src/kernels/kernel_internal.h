@@ -200,6 +200,7 @@ typedef struct ortvk_kparams_resize {
     int coordinate;       /* ORTVK_COORD_* */
     int nearest;          /* ORTVK_NEAREST_* */
     bool has_scales;      /* else sizes */
+    bool runtime;         /* scales or sizes known on the host in the run (inputs 2 and 3), not constant */
     int rank;
     float scales[ORTVK_KMAX_RANK];
     int64_t sizes[ORTVK_KMAX_RANK];
@@ -481,6 +482,8 @@ OrtStatus *ortvk_krun_host(ortvk_krun *run, size_t bytes, void **out);
  * both, any integer tensor of rank <= 1 that is not a constant (read on the host at run time, with a wait when it
  * is in device memory). For the device ops that take shapes, bounds, repeats or sizes at run time. */
 bool ortvk_knode_host_ints(const ortvk_knode *node, size_t input);
+/* The same for a float, int32 or int64 input (Resize's scales), rank <= 1. */
+bool ortvk_knode_host_numbers(const ortvk_knode *node, size_t input);
 /* Input `input`'s values as int64 (from int32 or int64 host data); false when it has no host data, is not an
  * integer tensor or has more than `max` elements. */
 bool ortvk_krun_host_ints(const ortvk_krun *run, size_t input, int64_t *out, size_t max, size_t *count);

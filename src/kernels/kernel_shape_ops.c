@@ -104,6 +104,15 @@ bool ortvk_kop_on_host(const ortvk_kop *op)
     return op >= ortvk_kops_shape && op < end;
 }
 
+bool ortvk_knode_host_numbers(const ortvk_knode *node, size_t input)
+{
+    const ortvk_kvalue *v = &node->in[input];
+    int budget = 64;
+    return input < node->n_in && v->present && v->constant == NULL && host_type(v->type) &&
+           v->type != ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL && v->rank >= 0 && v->rank <= 1 &&
+           (int_type(v->type) || input_derived(node, input, &budget));
+}
+
 bool ortvk_knode_host_ints(const ortvk_knode *node, size_t input)
 {
     const ortvk_kvalue *v = &node->in[input];
@@ -501,9 +510,11 @@ static OrtStatus *range(ortvk_krun *run)
     y->rank = 1;
     bool f = s->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
     double start = f ? get_float(s, 0) : (double)get_int(s, 0), delta = f ? get_float(d, 0) : (double)get_int(d, 0);
-    double limit = f ? get_float(l, 0) : (double)get_int(l, 0);
     if (delta == 0) return ortvk_status(ORT_INVALID_ARGUMENT, "Range: delta is 0");
-    double n = ceil((limit - start) / delta); /* ORT's CPU EP: ceil((limit - start) / delta) in double */
+    /* ORT's CPU EP: ceil(1.0 * (limit - start) / delta), the difference taken in the tensors' own type */
+    double span = f ? (double)(get_float(l, 0) - get_float(s, 0))
+                    : (double)(int64_t)((uint64_t)get_int(l, 0) - (uint64_t)get_int(s, 0));
+    double n = ceil(span / delta);
     if (!(n <= ORTVK_KHOST_MAX)) return ortvk_status(ORT_EP_FAIL, "Range: %g elements", n);
     y->dims[0] = n > 0 ? (int64_t)n : 0;
     void *data;

@@ -268,6 +268,39 @@ static void shape_through_cpu(ortapp *app, const OrtEpDevice *device)
     run_case(app, device, &c);
 }
 
+/* Resize to sizes computed from the shape: [N, C, 2H, 3W] = Concat(Slice(Shape(x), 0, 2), Slice(Shape(x), 2, 4) *
+ * [2, 3]); and again by scales computed as Cast(float) of the same factors. */
+static void resize_runtime(ortapp *app, const OrtEpDevice *device, bool scales)
+{
+    shape_case c;
+    int64_t dims[4] = {2, 2, 3, 4}, zero[1] = {0}, two[1] = {2}, four[1] = {4}, factors[2] = {2, 3}, ones[2] = {1, 1};
+    onnx_model *m = start(&c, scales ? "Resize by scales computed in the run" : "Resize to sizes computed from the shape",
+                          4, dims);
+    ints(m, "zero", 1, zero);
+    ints(m, "two", 1, two);
+    ints(m, "four", 1, four);
+    ints(m, "factors", 2, factors);
+    ints(m, "ones", 2, ones);
+    const char *x[] = {"x"}, *lead[] = {"s", "zero", "two"}, *tail[] = {"s", "two", "four"},
+               *mul[] = {"hw", "factors"}, *cc[] = {"nc", "hw2"}, *cs[] = {"ones", "factors"}, *cast[] = {"f"},
+               *rs[] = {"x", "", "", "sizes"}, *rsc[] = {"x", "", "scales"};
+    add(m, "Shape", 1, x, "s");
+    add(m, "Slice", 3, lead, "nc");
+    add(m, "Slice", 3, tail, "hw");
+    add(m, "Mul", 2, mul, "hw2");
+    onnx_node_attr_int(add(m, "Concat", 2, cc, "sizes"), "axis", 0);
+    onnx_node *r;
+    if (scales) {
+        onnx_node_attr_int(add(m, "Concat", 2, cs, "f"), "axis", 0);
+        onnx_node_attr_int(add(m, "Cast", 1, cast, "scales"), "to", ONNX_FLOAT);
+        r = add(m, "Resize", 3, rsc, "y");
+    } else {
+        r = add(m, "Resize", 4, rs, "y");
+    }
+    onnx_node_attr_string(r, "mode", "linear");
+    run_case(app, device, &c);
+}
+
 int main(void)
 {
     ortapp app;
@@ -278,5 +311,7 @@ int main(void)
     range_where_expand(&app, device);
     arithmetic_reshape(&app, device);
     shape_through_cpu(&app, device);
+    resize_runtime(&app, device, false);
+    resize_runtime(&app, device, true);
     return test_finish(&app, "test_kernels_shapes");
 }

@@ -493,8 +493,8 @@ static void gen_where(dcase *c)
     int r1 = broadcast_shape(c, rank, dims, d1), r2 = broadcast_shape(c, rank, dims, d2);
     input_of(c, "cond", ONNX_BOOL, r1, d1, c->values);
     input(c, "x", rank, dims);
-    input(c, "y", r2, d2);
-    static const char *in[] = {"cond", "x", "y"};
+    input(c, "z", r2, d2); /* not "y": that is the output's name (ORT refused the model as invalid) */
+    static const char *in[] = {"cond", "x", "z"};
     node(c, in, 3, 1, 0);
 }
 

@@ -274,8 +274,8 @@ static void resize_runtime(ortapp *app, const OrtEpDevice *device, bool scales)
 {
     shape_case c;
     int64_t dims[4] = {2, 2, 3, 4}, zero[1] = {0}, two[1] = {2}, four[1] = {4}, factors[2] = {2, 3}, ones[2] = {1, 1};
-    onnx_model *m = start(&c, scales ? "Resize by scales computed in the run" : "Resize to sizes computed from the shape",
-                          4, dims);
+    const char *name = scales ? "Resize by scales computed in the run" : "Resize to sizes computed from the shape";
+    onnx_model *m = start(&c, name, 4, dims);
     ints(m, "zero", 1, zero);
     ints(m, "two", 1, two);
     ints(m, "four", 1, four);

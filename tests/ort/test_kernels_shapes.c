@@ -268,6 +268,30 @@ static void shape_through_cpu(ortapp *app, const OrtEpDevice *device)
     run_case(app, device, &c);
 }
 
+/* A CPU node (Hardmax) between a Shape and its readers in the model's order. ORT 1.24.3 and 1.30.0 order the
+ * nodes so that the shape plumbing still shares a partition (the read back of a shape that arrives in device memory,
+ * kernels.c's host_values, is not reached here); the outputs must match whichever way ORT partitions. */
+static void shape_across_partitions(ortapp *app, const OrtEpDevice *device)
+{
+    shape_case c;
+    int64_t dims[3] = {2, 3, 4}, minus1[1] = {-1}, zero[1] = {0};
+    onnx_model *m = start(&c, "Shape, a CPU node, then its readers", 3, dims);
+    c.mixed = true;
+    scalar(m, "i0", 0);
+    ints(m, "minus1", 1, minus1);
+    ints(m, "axes0", 1, zero);
+    const char *x[] = {"x"}, *re[] = {"x"}, *g[] = {"s", "i0"}, *u[] = {"n", "axes0"}, *cc[] = {"n1", "minus1"},
+               *r[] = {"h", "shape"}, *y[] = {"r"};
+    add(m, "Shape", 1, x, "s");
+    add(m, "Hardmax", 1, re, "h");
+    add(m, "Gather", 2, g, "n");
+    add(m, "Unsqueeze", 2, u, "n1");
+    onnx_node_attr_int(add(m, "Concat", 2, cc, "shape"), "axis", 0);
+    add(m, "Reshape", 2, r, "r");
+    add(m, "Relu", 1, y, "y");
+    run_case(app, device, &c);
+}
+
 /* Resize to sizes computed from the shape: [N, C, 2H, 3W] = Concat(Slice(Shape(x), 0, 2), Slice(Shape(x), 2, 4) *
  * [2, 3]); and again by scales computed as Cast(float) of the same factors. */
 static void resize_runtime(ortapp *app, const OrtEpDevice *device, bool scales)
@@ -311,6 +335,7 @@ int main(void)
     range_where_expand(&app, device);
     arithmetic_reshape(&app, device);
     shape_through_cpu(&app, device);
+    shape_across_partitions(&app, device);
     resize_runtime(&app, device, false);
     resize_runtime(&app, device, true);
     return test_finish(&app, "test_kernels_shapes");

@@ -292,6 +292,66 @@ static void shape_across_partitions(ortapp *app, const OrtEpDevice *device)
     run_case(app, device, &c);
 }
 
+/* Reshape to a shape the application hands over in ortvk's device memory (a graph input): ortvk reads it back on
+ * the host before the partition records (kernels.c's host_values), as for a shape made in another partition. */
+static void shape_in_device_memory(ortapp *app, const OrtEpDevice *device)
+{
+    const char *name = "Reshape to a shape in device memory";
+    onnx_model *m = onnx_model_new(13);
+    int64_t xdims[3] = {2, 3, 4}, sdims[1] = {2};
+    onnx_model_add_input(m, "x", ONNX_FLOAT, 3, xdims);
+    onnx_model_add_input(m, "shape", ONNX_INT64, 1, sdims);
+    onnx_model_add_output(m, "y", ONNX_FLOAT, -1, NULL);
+    const char *r[] = {"x", "shape"}, *y[] = {"r"};
+    add(m, "Reshape", 2, r, "r");
+    add(m, "Relu", 1, y, "y");
+    uint8_t *model = NULL;
+    size_t len = 0;
+    int rc = onnx_model_serialize(m, &model, &len);
+    onnx_model_free(m);
+    if (!CHECK(rc == ONNX_OK, "%s: model", name)) return;
+    OrtStatus *error = NULL;
+    OrtSession *cpu = kc_session(app, NULL, model, len, false, false, &error);
+    OrtSession *vk = cpu ? kc_session(app, device, model, len, true, false, &error) : NULL;
+    static float data[24];
+    int64_t shape[2] = {4, -1};
+    for (int i = 0; i < 24; i++) data[i] = (float)(i % 7) - 3.0f;
+    OrtValue *x = test_host_tensor(app, data, 24, 3, xdims), *hs = NULL, *ds = NULL, *want = NULL, *got = NULL;
+    const OrtMemoryInfo *info = app->api->EpDevice_MemoryInfo(device, OrtDeviceMemoryType_DEFAULT);
+    OrtMemoryInfo *cpu_info = NULL;
+    OrtAllocator *allocator = NULL;
+    bool ok = CHECK(cpu && vk, "%s: sessions: %s", name, error ? app->api->GetErrorMessage(error) : "") &&
+              ORT_OK(app, app->api->CreateCpuMemoryInfo(OrtDeviceAllocator, OrtMemTypeDefault, &cpu_info)) &&
+              ORT_OK(app, app->api->CreateTensorWithDataAsOrtValue(cpu_info, shape, sizeof(shape), sdims, 1,
+                                                                   ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64, &hs)) &&
+              ORT_OK(app, app->api->GetSharedAllocator(app->env, info, &allocator)) &&
+              ORT_OK(app, app->api->CreateTensorAsOrtValue(allocator, sdims, 1, ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64,
+                                                           &ds)) &&
+              ORT_OK(app, test_copy(app, hs, ds, NULL));
+    const char *in[] = {"x", "shape"}, *out[] = {"y"};
+    const OrtValue *cpu_in[] = {x, hs}, *vk_in[] = {x, ds};
+    if (ok && ORT_OK(app, app->api->Run(cpu, NULL, in, cpu_in, 2, out, 1, &want)) &&
+        ORT_OK(app, app->api->Run(vk, NULL, in, vk_in, 2, out, 1, &got))) {
+        size_t wb = 0, gb = 0;
+        void *w = kc_host_data(app, want, &wb), *g = kc_host_data(app, got, &gb);
+        if (CHECK(w && g && wb == gb && wb == sizeof(data), "%s: %zu and %zu bytes", name, wb, gb) &&
+            CHECK(memcmp(w, g, wb) == 0, "%s: values differ", name))
+            printf("%-52s ok (%zu values)\n", name, wb / 4);
+        free(w);
+        free(g);
+    }
+    if (error) app->api->ReleaseStatus(error);
+    if (want) app->api->ReleaseValue(want);
+    if (got) app->api->ReleaseValue(got);
+    if (ds) app->api->ReleaseValue(ds);
+    if (hs) app->api->ReleaseValue(hs);
+    if (x) app->api->ReleaseValue(x);
+    if (cpu_info) app->api->ReleaseMemoryInfo(cpu_info);
+    if (vk) app->api->ReleaseSession(vk);
+    if (cpu) app->api->ReleaseSession(cpu);
+    free(model);
+}
+
 /* Resize to sizes computed from the shape: [N, C, 2H, 3W] = Concat(Slice(Shape(x), 0, 2), Slice(Shape(x), 2, 4) *
  * [2, 3]); and again by scales computed as Cast(float) of the same factors. */
 static void resize_runtime(ortapp *app, const OrtEpDevice *device, bool scales)
@@ -336,6 +396,7 @@ int main(void)
     arithmetic_reshape(&app, device);
     shape_through_cpu(&app, device);
     shape_across_partitions(&app, device);
+    shape_in_device_memory(&app, device);
     resize_runtime(&app, device, false);
     resize_runtime(&app, device, true);
     return test_finish(&app, "test_kernels_shapes");

@@ -2,20 +2,9 @@
  * tensors made from shapes and constants, Gather, Concat, Squeeze, Unsqueeze, Slice, Cast, ConstantOfShape, Range,
  * Equal, Greater, Less, Where, Add, Sub, Mul, Div. Each is computed at Compute time from the actual input shapes,
  * its values kept on the host for the nodes that take them as parameters, and uploaded for device readers. */
-#include <math.h>
 #include <string.h>
 
-#include "kernels/kernel_internal.h"
-
-enum {
-    OP_SHAPE, OP_SIZE, OP_GATHER, OP_CONCAT, OP_SQUEEZE, OP_UNSQUEEZE, OP_SLICE, OP_CAST, OP_CONSTANT_OF_SHAPE,
-    OP_RANGE, OP_EQUAL, OP_GREATER, OP_LESS, OP_WHERE, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_COUNT
-};
-
-static const char *const op_names[OP_COUNT] = {
-    "Shape", "Size", "Gather", "Concat", "Squeeze", "Unsqueeze", "Slice", "Cast", "ConstantOfShape",
-    "Range", "Equal", "Greater", "Less", "Where", "Add", "Sub", "Mul", "Div",
-};
+#include "kernels/kernel_shape_ops.h"
 
 static int op_of(const char *op_type)
 {
@@ -23,18 +12,6 @@ static int op_of(const char *op_type)
         if (strcmp(op_names[i], op_type) == 0) return i;
     }
     return -1;
-}
-
-/* The element types values computed on the host may have. */
-static bool host_type(ONNXTensorElementDataType t)
-{
-    return t == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64 || t == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32 ||
-           t == ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL || t == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
-}
-
-static bool int_type(ONNXTensorElementDataType t)
-{
-    return t == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64 || t == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32;
 }
 
 /* Small: rank 0 or 1 (shape vectors, whose length may be symbolic; checked at run time), or known dims of at most
@@ -121,39 +98,7 @@ bool ortvk_knode_host_ints(const ortvk_knode *node, size_t input)
            ((v->rank >= 0 && v->rank <= 1) || input_derived(node, input, &budget));
 }
 
-/* ---- element access --------------------------------------------------------------------------------------- */
-
-static int64_t get_int(const ortvk_ktensor *t, size_t i)
-{
-    switch (t->type) {
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64: return ((const int64_t *)t->host)[i];
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32: return ((const int32_t *)t->host)[i];
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL: return ((const uint8_t *)t->host)[i] != 0;
-    default: return (int64_t)((const float *)t->host)[i];
-    }
-}
-
-static float get_float(const ortvk_ktensor *t, size_t i)
-{
-    return t->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT ? ((const float *)t->host)[i] : (float)get_int(t, i);
-}
-
-static void set_int(ortvk_ktensor *t, void *data, size_t i, int64_t v)
-{
-    switch (t->type) {
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64: ((int64_t *)data)[i] = v; break;
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32: ((int32_t *)data)[i] = (int32_t)v; break;
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL: ((uint8_t *)data)[i] = v != 0; break;
-    default: ((float *)data)[i] = (float)v; break;
-    }
-}
-
-static void set_float(ortvk_ktensor *t, void *data, size_t i, float v)
-{
-    if (t->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) ((float *)data)[i] = v;
-    else if (t->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL) ((uint8_t *)data)[i] = v != 0.0f;
-    else set_int(t, data, i, (int64_t)v); /* callers check the range */
-}
+/* ---- host values of the run's inputs ----------------------------------------------------------------------------- */
 
 bool ortvk_krun_host_ints(const ortvk_krun *run, size_t input, int64_t *out, size_t max, size_t *count)
 {
@@ -175,8 +120,7 @@ bool ortvk_krun_host_floats(const ortvk_krun *run, size_t input, float *out, siz
     return true;
 }
 
-/* The output's host values: `count` elements of its type (a zeroed block of the run's). */
-static OrtStatus *output_data(ortvk_krun *run, ortvk_ktensor *y, void **data)
+OrtStatus *ortvk_kshape_output(ortvk_krun *run, ortvk_ktensor *y, void **data)
 {
     y->count = ortvk_kcount(y->dims, y->rank);
     *data = NULL;
@@ -314,7 +258,7 @@ static OrtStatus *shape_of(const ortvk_kparams_shape *p, ortvk_krun *run)
         y->dims[0] = end > start ? end - start : 0;
     }
     void *data;
-    ORTVK_TRY(output_data(run, y, &data));
+    ORTVK_TRY(ortvk_kshape_output(run, y, &data));
     if (p->op == OP_SIZE) ((int64_t *)data)[0] = (int64_t)x->count;
     for (int64_t d = 0; p->op == OP_SHAPE && d < y->dims[0]; d++) ((int64_t *)data)[d] = x->dims[start + d];
     return NULL;
@@ -332,7 +276,7 @@ static OrtStatus *gather(const ortvk_kparams_shape *p, ortvk_krun *run)
     for (size_t d = 0; d < idx->rank; d++) y->dims[y->rank++] = idx->dims[d];
     for (size_t d = (size_t)axis + 1; d < x->rank; d++) y->dims[y->rank++] = x->dims[d];
     void *data;
-    ORTVK_TRY(output_data(run, y, &data));
+    ORTVK_TRY(ortvk_kshape_output(run, y, &data));
     size_t outer = ortvk_kcount(x->dims, (size_t)axis), inner = ortvk_kcount(x->dims + axis + 1, x->rank - axis - 1);
     size_t esize = ortvk_element_size(x->type), n = (size_t)x->dims[axis];
     for (size_t k = 0; k < idx->count; k++) {
@@ -365,7 +309,7 @@ static OrtStatus *concat(const ortvk_kparams_shape *p, ortvk_krun *run)
         y->dims[axis] += t->dims[axis];
     }
     void *data;
-    ORTVK_TRY(output_data(run, y, &data));
+    ORTVK_TRY(ortvk_kshape_output(run, y, &data));
     size_t outer = ortvk_kcount(x->dims, (size_t)axis), inner = ortvk_kcount(x->dims + axis + 1, x->rank - axis - 1);
     size_t esize = ortvk_element_size(x->type), at = 0;
     for (size_t o = 0; o < outer; o++) {
@@ -439,7 +383,7 @@ static OrtStatus *slice(const ortvk_kparams_shape *p, ortvk_krun *run)
     ORTVK_TRY(ortvk_kslice_plan(&q, x, start, step, y->dims));
     y->rank = x->rank;
     void *data;
-    ORTVK_TRY(output_data(run, y, &data));
+    ORTVK_TRY(ortvk_kshape_output(run, y, &data));
     size_t esize = ortvk_element_size(x->type);
     for (size_t o = 0; o < y->count; o++) { /* each output element's source, dim by dim */
         size_t rest = o, src = 0, stride = 1;
@@ -450,30 +394,6 @@ static OrtStatus *slice(const ortvk_kparams_shape *p, ortvk_krun *run)
             stride *= (size_t)x->dims[d];
         }
         memcpy((uint8_t *)data + o * esize, (const uint8_t *)x->host + src * esize, esize);
-    }
-    return NULL;
-}
-
-static OrtStatus *cast(const ortvk_kparams_shape *p, ortvk_krun *run)
-{
-    const ortvk_ktensor *x = &run->in[0];
-    ortvk_ktensor *y = &run->out[0];
-    y->type = p->to;
-    y->rank = x->rank;
-    memcpy(y->dims, x->dims, sizeof(y->dims));
-    void *data;
-    ORTVK_TRY(output_data(run, y, &data));
-    for (size_t i = 0; i < x->count; i++) {
-        if (x->type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) {
-            set_int(y, data, i, get_int(x, i));
-            continue;
-        }
-        float v = get_float(x, i);
-        /* float to integer: C leaves NaN and values out of range undefined (and implementations differ) */
-        double lo = y->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64 ? -0x1p63 : -0x1p31;
-        if (int_type(y->type) && !((double)v >= lo && (double)v < -lo))
-            return ortvk_status(ORT_EP_FAIL, "Cast: %g does not fit %s", (double)v, ortvk_element_name(y->type));
-        set_float(y, data, i, v);
     }
     return NULL;
 }
@@ -494,114 +414,9 @@ static OrtStatus *constant_of_shape(const ortvk_kparams_shape *p, ortvk_krun *ru
     y->count = (size_t)count;
     if (y->count > ORTVK_KHOST_MAX) return NULL; /* filled on the device */
     void *data;
-    ORTVK_TRY(output_data(run, y, &data));
+    ORTVK_TRY(ortvk_kshape_output(run, y, &data));
     size_t esize = ortvk_element_size(p->to);
     for (size_t i = 0; i < y->count; i++) memcpy((uint8_t *)data + i * esize, p->value, esize);
-    return NULL;
-}
-
-static OrtStatus *range(ortvk_krun *run)
-{
-    ortvk_ktensor *y = &run->out[0];
-    const ortvk_ktensor *s = &run->in[0], *l = &run->in[1], *d = &run->in[2];
-    if (s->count != 1 || l->count != 1 || d->count != 1 || s->type != l->type || s->type != d->type)
-        return ortvk_status(ORT_INVALID_ARGUMENT, "Range: start, limit and delta must be scalars of one type");
-    y->type = s->type;
-    y->rank = 1;
-    bool f = s->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
-    double start = f ? get_float(s, 0) : (double)get_int(s, 0), delta = f ? get_float(d, 0) : (double)get_int(d, 0);
-    if (delta == 0) return ortvk_status(ORT_INVALID_ARGUMENT, "Range: delta is 0");
-    /* ORT's CPU EP: ceil(1.0 * (limit - start) / delta), the difference taken in the tensors' own type */
-    double span = f ? (double)(get_float(l, 0) - get_float(s, 0))
-                    : (double)(int64_t)((uint64_t)get_int(l, 0) - (uint64_t)get_int(s, 0));
-    double n = ceil(span / delta);
-    if (!(n <= ORTVK_KHOST_MAX)) return ortvk_status(ORT_EP_FAIL, "Range: %g elements", n);
-    y->dims[0] = n > 0 ? (int64_t)n : 0;
-    void *data;
-    ORTVK_TRY(output_data(run, y, &data));
-    float fv = (float)start; /* values accumulate delta, as the CPU EP does */
-    int64_t iv = f ? 0 : get_int(s, 0);
-    for (size_t i = 0; i < y->count; i++) {
-        if (f) ((float *)data)[i] = fv, fv += get_float(d, 0);
-        else set_int(y, data, i, iv), iv = (int64_t)((uint64_t)iv + (uint64_t)get_int(d, 0));
-    }
-    return NULL;
-}
-
-/* Element-wise ops with multidirectional broadcasting (Where: three inputs). */
-static OrtStatus *elementwise(const ortvk_kparams_shape *p, ortvk_krun *run)
-{
-    ortvk_ktensor *y = &run->out[0];
-    size_t n_in = p->op == OP_WHERE ? 3 : 2;
-    const ortvk_ktensor *a = &run->in[p->op == OP_WHERE ? 1 : 0], *b = &run->in[p->op == OP_WHERE ? 2 : 1];
-    if (run->n_in != n_in || a->type != b->type)
-        return ortvk_status(ORT_INVALID_ARGUMENT, "%s: inputs of two types", op_names[p->op]);
-    int64_t dims[ORTVK_KMAX_RANK];
-    size_t rank = 0;
-    memcpy(dims, run->in[0].dims, sizeof(dims));
-    rank = run->in[0].rank;
-    for (size_t i = 1; i < n_in; i++) {
-        int64_t next[ORTVK_KMAX_RANK];
-        size_t r;
-        if (run->in[i].rank > ORTVK_KMAX_RANK || rank > ORTVK_KMAX_RANK ||
-            !ortvk_kbroadcast(dims, rank, run->in[i].dims, run->in[i].rank, next, &r) || r > ORTVK_KMAX_RANK)
-            return ortvk_status(ORT_INVALID_ARGUMENT, "%s: shapes do not broadcast", op_names[p->op]);
-        memcpy(dims, next, sizeof(next));
-        rank = r;
-    }
-    bool compare = p->op == OP_EQUAL || p->op == OP_GREATER || p->op == OP_LESS;
-    y->type = compare ? ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL : a->type;
-    y->rank = rank;
-    memcpy(y->dims, dims, sizeof(dims));
-    void *data;
-    ORTVK_TRY(output_data(run, y, &data));
-    int64_t strides[3][ORTVK_KMAX_RANK];
-    for (size_t i = 0; i < n_in; i++)
-        ortvk_kbroadcast_strides(run->in[i].dims, run->in[i].rank, rank, dims, strides[i]);
-    bool f = a->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
-    for (size_t o = 0; o < y->count; o++) {
-        size_t at[3] = {0, 0, 0}, rest = o;
-        for (size_t d = rank; d-- > 0;) {
-            size_t c = rest % (size_t)dims[d];
-            rest /= (size_t)dims[d];
-            for (size_t i = 0; i < n_in; i++) at[i] += c * (size_t)strides[i][d];
-        }
-        size_t ia = at[n_in - 2], ib = at[n_in - 1];
-        if (p->op == OP_WHERE) {
-            const ortvk_ktensor *pick = get_int(&run->in[0], at[0]) ? a : b;
-            size_t esize = ortvk_element_size(a->type);
-            memcpy((uint8_t *)data + o * esize, (const uint8_t *)pick->host + (pick == a ? ia : ib) * esize, esize);
-        } else if (f) {
-            float u = get_float(a, ia), v = get_float(b, ib), r = 0;
-            switch (p->op) {
-            case OP_EQUAL: r = u == v; break;
-            case OP_GREATER: r = u > v; break;
-            case OP_LESS: r = u < v; break;
-            case OP_ADD: r = u + v; break;
-            case OP_SUB: r = u - v; break;
-            case OP_MUL: r = u * v; break;
-            default: r = u / v; break;
-            }
-            set_float(y, data, o, r);
-        } else {
-            int64_t u = get_int(a, ia), v = get_int(b, ib), r = 0;
-            switch (p->op) { /* wrapping, as int64 arithmetic does on every machine ORT runs on */
-            case OP_EQUAL: r = u == v; break;
-            case OP_GREATER: r = u > v; break;
-            case OP_LESS: r = u < v; break;
-            case OP_ADD: r = (int64_t)((uint64_t)u + (uint64_t)v); break;
-            case OP_SUB: r = (int64_t)((uint64_t)u - (uint64_t)v); break;
-            case OP_MUL: r = (int64_t)((uint64_t)u * (uint64_t)v); break;
-            default:
-                if (v == 0 || (v == -1 && u == INT64_MIN) || (a->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32 &&
-                                                               v == -1 && u == INT32_MIN))
-                    return ortvk_status(ORT_INVALID_ARGUMENT, "Div: %lld / %lld", (long long)u, (long long)v);
-                r = u / v;
-                break;
-            }
-            set_int(y, data, o, r);
-        }
-    }
     return NULL;
 }
 
@@ -620,10 +435,10 @@ static OrtStatus *shape(const ortvk_kparams *params, ortvk_krun *run)
     case OP_SQUEEZE:
     case OP_UNSQUEEZE: return squeeze(p, run);
     case OP_SLICE: return slice(p, run);
-    case OP_CAST: return cast(p, run);
+    case OP_CAST: return ortvk_kshape_cast(p, run);
     case OP_CONSTANT_OF_SHAPE: return constant_of_shape(p, run);
-    case OP_RANGE: return range(run);
-    default: return elementwise(p, run);
+    case OP_RANGE: return ortvk_kshape_range(run);
+    default: return ortvk_kshape_elementwise(p, run);
     }
 }
 

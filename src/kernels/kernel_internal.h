@@ -25,6 +25,7 @@ typedef struct ortvk_kvalue {
     int rank;                       /* -1 when unknown */
     int64_t dims[ORTVK_KMAX_RANK];  /* -1 for a symbolic dimension */
     const OrtValue *constant;       /* a constant initializer's value (host memory), or NULL */
+    const OrtValueInfo *info;       /* ORT's, valid while its graph is; NULL for an omitted input */
 } ortvk_kvalue;
 
 typedef struct ortvk_kattr {
@@ -37,6 +38,9 @@ typedef struct ortvk_knode {
     const OrtNode *node;
     const char *op_type, *domain, *name;
     int opset; /* since-version of the node's schema */
+    bool compiling;      /* Compile's reading, of the fused node's graph, whose values' producers ORT does not give */
+    uint32_t host_known; /* at Compile, bit i: input i is known on the host in the partition (a constant, a value
+                            an earlier host-evaluated node makes, or an integer input of the fused node) */
     size_t n_in, n_out, n_attrs;
     ortvk_kvalue in[ORTVK_KMAX_INPUTS];
     ortvk_kvalue out[ORTVK_KMAX_OUTPUTS];
@@ -45,6 +49,8 @@ typedef struct ortvk_knode {
 
 /* Reads what ORT says about `node`. Fails (with `why`) when the node exceeds the limits above. */
 bool ortvk_knode_read(const OrtNode *node, ortvk_knode *out, char *why, size_t why_len);
+/* Reads one value's name, type, shape and constant (a NULL `info`: an omitted input). */
+bool ortvk_kvalue_read(const OrtValueInfo *info, ortvk_kvalue *v, char *why, size_t why_len);
 
 /* Attributes: false when present with another type (the caller refuses the node); absent gives the default. */
 bool ortvk_knode_int(const ortvk_knode *node, const char *name, int64_t fallback, int64_t *out);
@@ -112,7 +118,14 @@ typedef enum ortvk_unary_fn {
     ORTVK_UNARY_CELU,
     ORTVK_UNARY_SHRINK,
     ORTVK_UNARY_DIVIDE, /* v / alpha: the end of Mean */
+    ORTVK_UNARY_SIN,
+    ORTVK_UNARY_COS,
+    ORTVK_UNARY_TAN,
+    ORTVK_UNARY_TRIG,   /* alpha picks one of ORTVK_TRIG_* (functions fit below ORTVK_KVARIANT: the rarer ones share) */
 } ortvk_unary_fn;
+
+enum { ORTVK_TRIG_ASIN, ORTVK_TRIG_ACOS, ORTVK_TRIG_ATAN, ORTVK_TRIG_SINH, ORTVK_TRIG_COSH, ORTVK_TRIG_ASINH,
+       ORTVK_TRIG_ACOSH, ORTVK_TRIG_ATANH };
 
 typedef enum ortvk_binary_fn {
     ORTVK_BINARY_ADD = 0,
@@ -215,6 +228,7 @@ typedef struct ortvk_kparams_resize {
     int coordinate;       /* ORTVK_COORD_* */
     int nearest;          /* ORTVK_NEAREST_* */
     bool has_scales;      /* else sizes */
+    bool runtime;         /* scales or sizes known on the host in the run (inputs 2 and 3), not constant */
     int rank;
     float scales[ORTVK_KMAX_RANK];
     int64_t sizes[ORTVK_KMAX_RANK];
@@ -336,7 +350,24 @@ typedef struct ortvk_kparams_cast {
     ONNXTensorElementDataType to;
 } ortvk_kparams_cast;
 
+/* Ops evaluated on the host (kernel_shape_ops.c). */
+typedef struct ortvk_kparams_shape {
+    int op;                         /* the op, an index into kernel_shape_ops.c's list */
+    int64_t axis;                   /* Gather, Concat; Shape's start */
+    int64_t end;                    /* Shape's end */
+    bool has_end;
+    int64_t axes[ORTVK_KMAX_RANK];  /* Squeeze/Unsqueeze before opset 13 */
+    int count;                      /* entries of axes, -1 when absent (then input 1 or none) */
+    ONNXTensorElementDataType to;   /* Cast's target; ConstantOfShape's value type */
+    uint8_t value[8];               /* ConstantOfShape's value */
+    ortvk_kparams_slice slice;      /* Slice-1's attributes */
+} ortvk_kparams_shape;
+
+/* `count` of a param list whose values come from an input at run time (host values, ortvk_krun_host_ints). */
+#define ORTVK_KRUNTIME (-2)
+
 typedef union ortvk_kparams {
+    ortvk_kparams_shape shape;
     ortvk_kparams_unary unary;
     ortvk_kparams_chain chain;
     ortvk_kparams_binary binary;
@@ -371,6 +402,8 @@ typedef struct ortvk_ktensor {
     ortvk_buffer *buffer;     /* what `address` resolves to */
     VkDeviceSize offset;
     bool packed;              /* a constant the op's `pack` rearranged at Compile (dims stay the original's) */
+    const void *host;         /* the elements in host memory, in `type`, or NULL: shape values computed on the host
+                                 (kernel_shape_ops.c), constants read on the host, inputs ORT gives in host memory */
 } ortvk_ktensor;
 
 /* Every shader, in the order of the pipeline table (kernel_device.c). */
@@ -410,6 +443,8 @@ typedef struct ortvk_krun {
                                  and the buffers of the tensors (ortvk_device_acquire) */
     size_t scratch_count;     /* scratch buffers of the node being recorded */
     bool recorded;            /* a command is recorded: the next one needs a barrier */
+    void **host_blocks;       /* host memory of values computed on the host, freed when the run is recorded */
+    size_t n_host_blocks, host_capacity;
 } ortvk_krun;
 
 /* Records a 1-D dispatch of `invocations` invocations (workgroups of 64, spread over x and y). The shader reads
@@ -473,6 +508,33 @@ OrtStatus *ortvk_krun_upload(ortvk_krun *run, const void *data, size_t bytes, Vk
 
 /* A scratch device buffer of `bytes` for intermediate results, released with the run's submission. */
 OrtStatus *ortvk_krun_scratch(ortvk_krun *run, size_t bytes, VkDeviceAddress *address);
+
+/* Host memory of `bytes` for a value computed on the host, valid until the run is recorded (zeroed). */
+OrtStatus *ortvk_krun_host(ortvk_krun *run, size_t bytes, void **out);
+
+/* ---- values computed on the host (kernel_shape_ops.c) ---------------------------------------------------- */
+
+/* The most elements a value computed on the host may hold (shapes, indices, the few values derived from them). */
+#define ORTVK_KHOST_MAX 65536
+/* Whether input `input` of `node` is a small integer tensor whose values the run will know on the host: a constant,
+ * or made from shapes and constants by nodes ortvk evaluates on the host (Shape, Gather, Concat, ...), or failing
+ * both, any integer tensor of rank <= 1 that is not a constant (read on the host at run time, with a wait when it
+ * is in device memory). For the device ops that take shapes, bounds, repeats or sizes at run time. */
+bool ortvk_knode_host_ints(const ortvk_knode *node, size_t input);
+/* The same for a float, int32 or int64 input (Resize's scales), rank <= 1. */
+bool ortvk_knode_host_numbers(const ortvk_knode *node, size_t input);
+/* Input `input`'s values as int64 (from int32 or int64 host data); false when it has no host data, is not an
+ * integer tensor or has more than `max` elements. */
+bool ortvk_krun_host_ints(const ortvk_krun *run, size_t input, int64_t *out, size_t max, size_t *count);
+/* The same as float (from float, float16, int32 or int64 host data). */
+bool ortvk_krun_host_floats(const ortvk_krun *run, size_t input, float *out, size_t max, size_t *count);
+/* Slice's first element, step and count per dim of x, as ORT's CPU EP computes them (kernel_layout.c). */
+OrtStatus *ortvk_kslice_plan(const ortvk_kparams_slice *p, const ortvk_ktensor *x, int64_t *start, int64_t *step,
+                             int64_t *len);
+/* Slice's starts, ends, axes and steps from the host values of the run's inputs 1 to 4. */
+OrtStatus *ortvk_krun_slice_params(const ortvk_krun *run, ortvk_kparams_slice *q);
+/* The record function of every host-evaluated op: uploads the output's host values into its device buffer. */
+OrtStatus *ortvk_kshape_upload(const ortvk_kparams *params, ortvk_krun *run);
 
 /* Helpers for shapes. */
 size_t ortvk_kcount(const int64_t *dims, size_t rank);
@@ -566,6 +628,8 @@ extern const ortvk_kop ortvk_kops_pool[];
 extern const ortvk_kop ortvk_kops_resize[];
 extern const ortvk_kop ortvk_kops_layout[];
 extern const ortvk_kop ortvk_kops_math[];
+extern const ortvk_kop ortvk_kops_shape[]; /* evaluated on the host; looked up first */
+bool ortvk_kop_on_host(const ortvk_kop *op);
 
 /* The tensors of a shader are storage buffers pushed per dispatch (VK_KHR_push_descriptor): up to ORTVK_KBINDINGS,
  * the uvec2 members of its push constants (the 8-byte words ortvk_kernel_device_operands marks, bit k for word k).

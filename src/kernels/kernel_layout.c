@@ -84,18 +84,43 @@ static void row_major(const int64_t *dims, size_t rank, int64_t *strides)
 
 /* ---- Reshape, Flatten, Squeeze, Unsqueeze ----------------------------------------------------------------- */
 
+/* A shape, axes or repeats list: constant (read at Compile), or input 1's values, known on the host at run time
+ * (ORTVK_KRUNTIME). */
+static bool list_prepare(const ortvk_knode *node, int64_t *list, int *count)
+{
+    size_t n = 0;
+    if (ortvk_knode_const_ints(node, 1, list, ORTVK_KMAX_RANK, &n)) {
+        *count = (int)n;
+        return true;
+    }
+    *count = ORTVK_KRUNTIME;
+    return ortvk_knode_host_ints(node, 1);
+}
+
+/* The parameters with a run-time list filled in from input 1's host values. */
+static OrtStatus *list_at_run(const ortvk_kparams *params, const ortvk_krun *run, const char *op,
+                              ortvk_kparams_reshape *q)
+{
+    *q = params->reshape;
+    if (q->count != ORTVK_KRUNTIME) return NULL;
+    size_t n = 0;
+    if (!ortvk_krun_host_ints(run, 1, q->shape, ORTVK_KMAX_RANK, &n))
+        return ortvk_status(ORT_INVALID_ARGUMENT, "%s: input 1 (%zu values) is not known on the host or has more "
+                            "than %d values", op, run->in[1].count, ORTVK_KMAX_RANK);
+    q->count = (int)n;
+    return NULL;
+}
+
 static bool reshape_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
 {
     ortvk_kparams_reshape *p = &params->reshape;
     if (!floats_only(node, 1, why, why_len) || node->n_out != 1) return false;
     const char *op = node->op_type;
-    size_t n = 0;
     if (strcmp(op, "Reshape") == 0) {
         p->kind = ORTVK_RESHAPE_RESHAPE;
         if (!ortvk_knode_bool(node, "allowzero", false, &p->allowzero)) return ortvk_krefuse(why, why_len, "allowzero");
-        if (node->n_in != 2 || !ortvk_knode_const_ints(node, 1, p->shape, ORTVK_KMAX_RANK, &n))
-            return ortvk_krefuse(why, why_len, "shape is not constant");
-        p->count = (int)n;
+        if (node->n_in != 2 || !list_prepare(node, p->shape, &p->count))
+            return ortvk_krefuse(why, why_len, "shape is neither constant nor known on the host");
     } else if (strcmp(op, "Flatten") == 0) {
         p->kind = ORTVK_RESHAPE_FLATTEN;
         if (!ortvk_knode_int(node, "axis", 1, &p->axis)) return ortvk_krefuse(why, why_len, "axis");
@@ -106,13 +131,12 @@ static bool reshape_prepare(const ortvk_knode *node, ortvk_kparams *params, char
             if (!ortvk_knode_ints(node, "axes", p->shape, ORTVK_KMAX_RANK, &p->count))
                 return ortvk_krefuse(why, why_len, "axes");
         } else if (node->n_in >= 2 && node->in[1].present) {
-            if (!ortvk_knode_const_ints(node, 1, p->shape, ORTVK_KMAX_RANK, &n))
-                return ortvk_krefuse(why, why_len, "axes are not constant");
-            p->count = (int)n;
+            if (!list_prepare(node, p->shape, &p->count))
+                return ortvk_krefuse(why, why_len, "axes are neither constant nor known on the host");
         } else {
             p->count = -1;
         }
-        if (p->kind == ORTVK_RESHAPE_UNSQUEEZE && p->count < 0) return ortvk_krefuse(why, why_len, "no axes");
+        if (p->kind == ORTVK_RESHAPE_UNSQUEEZE && p->count == -1) return ortvk_krefuse(why, why_len, "no axes");
         /* Squeeze's axes given with no values: ORT's CPU EP squeezes every 1, as without axes. */
         if (p->kind == ORTVK_RESHAPE_SQUEEZE && p->count == 0) p->count = -1;
     }
@@ -121,7 +145,10 @@ static bool reshape_prepare(const ortvk_knode *node, ortvk_kparams *params, char
 
 static OrtStatus *reshape_shape(const ortvk_kparams *params, ortvk_krun *run)
 {
-    const ortvk_kparams_reshape *p = &params->reshape;
+    ortvk_kparams_reshape q;
+    const ortvk_kparams_reshape *p = &q;
+    static const char *const names[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze"};
+    ORTVK_TRY(list_at_run(params, run, names[params->reshape.kind & 3], &q));
     const ortvk_ktensor *x = &run->in[0];
     ortvk_ktensor *y = &run->out[0];
     y->type = x->type;
@@ -216,6 +243,7 @@ static bool transpose_prepare(const ortvk_knode *node, ortvk_kparams *params, ch
     if (!ortvk_knode_ints(node, "perm", p->perm, ORTVK_KMAX_RANK, &p->count))
         return ortvk_krefuse(why, why_len, "perm");
     int rank = node->in[0].rank;
+    if (rank < 0 && p->count >= 0) rank = p->count; /* ORT left the rank unknown: perm gives it (checked in the run) */
     if (rank < 0 || rank > ORTVK_KMAX_SHADER_RANK) return ortvk_krefuse(why, why_len, "rank %d", rank);
     if (p->count >= 0 && p->count != rank) return ortvk_krefuse(why, why_len, "perm of %d for rank %d", p->count, rank);
     return true;
@@ -317,7 +345,7 @@ static bool slice_prepare(const ortvk_knode *node, ortvk_kparams *params, char *
 {
     ortvk_kparams_slice *p = &params->slice;
     if (!floats_only(node, 1, why, why_len) || node->n_out != 1) return false;
-    if (node->in[0].rank < 0 || node->in[0].rank > ORTVK_KMAX_SHADER_RANK)
+    if (node->in[0].rank > ORTVK_KMAX_SHADER_RANK) /* unknown: the copy checks it in the run */
         return ortvk_krefuse(why, why_len, "rank %d", node->in[0].rank);
     size_t ns = 0, ne = 0, na = 0, nt = 0;
     if (node->opset < 10) {
@@ -335,6 +363,17 @@ static bool slice_prepare(const ortvk_knode *node, ortvk_kparams *params, char *
         return true;
     }
     if (node->n_in < 3 || node->n_in > 5) return ortvk_krefuse(why, why_len, "inputs");
+    bool runtime = false; /* any of starts, ends, axes, steps computed in the run: all read then */
+    for (size_t i = 1; i < node->n_in; i++) {
+        if (!node->in[i].present || node->in[i].constant != NULL) continue;
+        if (!ortvk_knode_host_ints(node, i))
+            return ortvk_krefuse(why, why_len, "input %zu is neither constant nor known on the host", i);
+        runtime = true;
+    }
+    if (runtime) {
+        p->count = ORTVK_KRUNTIME;
+        return true;
+    }
     if (!ortvk_knode_const_ints(node, 1, p->starts, ORTVK_KMAX_RANK, &ns) ||
         !ortvk_knode_const_ints(node, 2, p->ends, ORTVK_KMAX_RANK, &ne) || ns != ne)
         return ortvk_krefuse(why, why_len, "starts/ends are not constant");
@@ -361,7 +400,7 @@ static bool slice_prepare(const ortvk_knode *node, ortvk_kparams *params, char *
  * which differs from the letter of the ONNX spec in one place: an end of INT32_MAX or INT64_MAX means "to the end in
  * the direction of the step", so with a negative step it slices down to element 0 (the spec would clamp it to
  * dim - 1 and return nothing). No intermediate value overflows, whatever the constants (huge steps included). */
-static OrtStatus *slice_plan(const ortvk_kparams_slice *p, const ortvk_ktensor *x, int64_t *start, int64_t *step,
+OrtStatus *ortvk_kslice_plan(const ortvk_kparams_slice *p, const ortvk_ktensor *x, int64_t *start, int64_t *step,
                              int64_t *len)
 {
     bool seen[ORTVK_KMAX_RANK] = {0};
@@ -401,7 +440,9 @@ static OrtStatus *slice_shape(const ortvk_kparams *params, ortvk_krun *run)
     const ortvk_ktensor *x = &run->in[0];
     ortvk_ktensor *y = &run->out[0];
     int64_t start[ORTVK_KMAX_RANK], step[ORTVK_KMAX_RANK];
-    ORTVK_TRY(slice_plan(&params->slice, x, start, step, y->dims));
+    ortvk_kparams_slice q = params->slice;
+    if (q.count == ORTVK_KRUNTIME) ORTVK_TRY(ortvk_krun_slice_params(run, &q));
+    ORTVK_TRY(ortvk_kslice_plan(&q, x, start, step, y->dims));
     y->type = x->type;
     y->rank = x->rank;
     return NULL;
@@ -411,7 +452,9 @@ static OrtStatus *slice_record(const ortvk_kparams *params, ortvk_krun *run)
 {
     const ortvk_ktensor *x = &run->in[0], *y = &run->out[0];
     int64_t start[ORTVK_KMAX_RANK], step[ORTVK_KMAX_RANK], len[ORTVK_KMAX_RANK], in_strides[ORTVK_KMAX_RANK];
-    ORTVK_TRY(slice_plan(&params->slice, x, start, step, len));
+    ortvk_kparams_slice q = params->slice;
+    if (q.count == ORTVK_KRUNTIME) ORTVK_TRY(ortvk_krun_slice_params(run, &q));
+    ORTVK_TRY(ortvk_kslice_plan(&q, x, start, step, len));
     row_major(x->dims, x->rank, in_strides);
     ortvk_kstrides s = {.rank = (int)x->rank};
     int64_t offset = 0;
@@ -510,18 +553,23 @@ static bool expand_prepare(const ortvk_knode *node, ortvk_kparams *params, char 
 {
     ortvk_kparams_reshape *p = &params->reshape;
     if (!floats_only(node, 1, why, why_len) || node->n_in != 2 || node->n_out != 1) return false;
-    size_t n = 0;
-    if (!ortvk_knode_const_ints(node, 1, p->shape, ORTVK_KMAX_RANK, &n) || n > ORTVK_KMAX_SHADER_RANK)
-        return ortvk_krefuse(why, why_len, "shape is not constant");
-    if (node->in[0].rank < 0 || node->in[0].rank > ORTVK_KMAX_SHADER_RANK)
+    if (!list_prepare(node, p->shape, &p->count) || p->count > ORTVK_KMAX_SHADER_RANK)
+        return ortvk_krefuse(why, why_len, "shape is neither constant nor known on the host");
+    const ortvk_kvalue *shape = &node->in[1]; /* computed in the run: its length must be known and fit the shader */
+    if (p->count == ORTVK_KRUNTIME &&
+        (shape->rank != 1 || shape->dims[0] < 0 || shape->dims[0] > ORTVK_KMAX_SHADER_RANK))
+        return ortvk_krefuse(why, why_len, "a shape computed in the run of unknown length or past rank %d",
+                             ORTVK_KMAX_SHADER_RANK);
+    if (node->in[0].rank > ORTVK_KMAX_SHADER_RANK) /* unknown: the copy checks it in the run */
         return ortvk_krefuse(why, why_len, "rank %d", node->in[0].rank);
-    p->count = (int)n;
     return true;
 }
 
 static OrtStatus *expand_shape(const ortvk_kparams *params, ortvk_krun *run)
 {
-    const ortvk_kparams_reshape *p = &params->reshape;
+    ortvk_kparams_reshape q;
+    const ortvk_kparams_reshape *p = &q;
+    ORTVK_TRY(list_at_run(params, run, "Expand", &q));
     const ortvk_ktensor *x = &run->in[0];
     ortvk_ktensor *y = &run->out[0];
     y->type = x->type;
@@ -605,10 +653,14 @@ static bool tile_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
 {
     ortvk_kparams_reshape *p = &params->reshape;
     if (!floats_only(node, 1, why, why_len) || node->n_in != 2 || node->n_out != 1) return false;
-    size_t n = 0;
-    if (!ortvk_knode_const_ints(node, 1, p->shape, ORTVK_KMAX_RANK, &n))
-        return ortvk_krefuse(why, why_len, "repeats are not constant");
+    if (!list_prepare(node, p->shape, &p->count))
+        return ortvk_krefuse(why, why_len, "repeats are neither constant nor known on the host");
     int rank = node->in[0].rank;
+    /* Repeats known only in the run: every dim may be repeated, so rank + rank must fit the shader. */
+    if (p->count == ORTVK_KRUNTIME)
+        return (rank >= 1 && 2 * rank <= ORTVK_KMAX_SHADER_RANK) ||
+               ortvk_krefuse(why, why_len, "rank %d with repeats computed in the run", rank);
+    size_t n = (size_t)p->count;
     if (rank < 1 || (size_t)rank != n) return ortvk_krefuse(why, why_len, "rank %d, %zu repeats", rank, n);
     /* The copy iterates (repeat, element) pairs per dim: dims of size 1 drop out, the rest must fit the shader. */
     int dims = rank;
@@ -617,13 +669,14 @@ static bool tile_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
         dims += p->shape[i] > 1;
     }
     if (dims > ORTVK_KMAX_SHADER_RANK) return ortvk_krefuse(why, why_len, "rank %d with %d repeated dims", rank, dims);
-    p->count = (int)n;
     return true;
 }
 
 static OrtStatus *tile_shape(const ortvk_kparams *params, ortvk_krun *run)
 {
-    const ortvk_kparams_reshape *p = &params->reshape;
+    ortvk_kparams_reshape q;
+    const ortvk_kparams_reshape *p = &q;
+    ORTVK_TRY(list_at_run(params, run, "Tile", &q));
     const ortvk_ktensor *x = &run->in[0];
     ortvk_ktensor *y = &run->out[0];
     if (x->rank != (size_t)p->count)
@@ -631,6 +684,8 @@ static OrtStatus *tile_shape(const ortvk_kparams *params, ortvk_krun *run)
     y->type = x->type;
     y->rank = x->rank;
     for (size_t i = 0; i < x->rank; i++) {
+        if (p->shape[i] < 0)
+            return ortvk_status(ORT_INVALID_ARGUMENT, "Tile: repeats[%zu] = %lld", i, (long long)p->shape[i]);
         if (!ortvk_kmul(x->dims[i], p->shape[i], &y->dims[i]))
             return ortvk_status(ORT_INVALID_ARGUMENT, "Tile: dim %zu of %lld repeated %lld times overflows", i,
                                 (long long)x->dims[i], (long long)p->shape[i]);
@@ -640,7 +695,9 @@ static OrtStatus *tile_shape(const ortvk_kparams *params, ortvk_krun *run)
 
 static OrtStatus *tile_record(const ortvk_kparams *params, ortvk_krun *run)
 {
-    const ortvk_kparams_reshape *p = &params->reshape;
+    ortvk_kparams_reshape q;
+    const ortvk_kparams_reshape *p = &q;
+    ORTVK_TRY(list_at_run(params, run, "Tile", &q));
     const ortvk_ktensor *x = &run->in[0], *y = &run->out[0];
     int64_t in_strides[ORTVK_KMAX_RANK], out_strides[ORTVK_KMAX_RANK];
     row_major(x->dims, x->rank, in_strides);

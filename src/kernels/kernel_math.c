@@ -21,7 +21,7 @@ static bool gemm_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
             return ortvk_krefuse(why, why_len, "inputs are not float");
         /* The shader takes 3 batch dims (after coalescing, which only lowers the count). */
         for (int i = 0; i < 2; i++) {
-            if (node->in[i].rank < 1 || node->in[i].rank > 5)
+            if (node->in[i].rank == 0 || node->in[i].rank > 5) /* unknown: checked in the run (matmul_plan) */
                 return ortvk_krefuse(why, why_len, "input %d of rank %d", i, node->in[i].rank);
         }
         p->alpha = 1.0f;
@@ -557,7 +557,8 @@ static bool reduce_prepare_checked(const ortvk_knode *node, ortvk_kparams *param
     if (!reduce_prepare(node, params, why, why_len)) return false;
     const ortvk_kparams_reduce *p = &params->reduce;
     int rank = node->in[0].rank;
-    if (rank < 0) return ortvk_krefuse(why, why_len, "unknown rank");
+    /* An unknown rank: one axis is contiguous whatever the rank (checked in the run); more are refused. */
+    if (rank < 0) return p->count == 1 || ortvk_krefuse(why, why_len, "unknown rank with %d axes", p->count);
     if (p->count <= 0) return true;
     bool reduced[ORTVK_KMAX_RANK] = {0};
     for (int i = 0; i < p->count; i++) {

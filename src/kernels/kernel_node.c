@@ -24,12 +24,13 @@ static bool ok(OrtStatus *status)
     return false;
 }
 
-static bool read_value(const OrtValueInfo *info, ortvk_kvalue *v, char *why, size_t why_len)
+bool ortvk_kvalue_read(const OrtValueInfo *info, ortvk_kvalue *v, char *why, size_t why_len)
 {
     memset(v, 0, sizeof(*v));
     v->rank = -1;
     if (info == NULL) return true; /* omitted optional input */
     v->present = true;
+    v->info = info;
     if (!ok(ortvk_ort->GetValueInfoName(info, &v->name))) return ortvk_krefuse(why, why_len, "unnamed value");
     if (v->name != NULL && v->name[0] == '\0') {
         v->present = false;
@@ -87,13 +88,13 @@ bool ortvk_knode_read(const OrtNode *node, ortvk_knode *out, char *why, size_t w
     if (n_in > 0 && !ok(ortvk_ort->Node_GetInputs(node, infos, n_in)))
         return ortvk_krefuse(why, why_len, "node inputs unreadable");
     for (size_t i = 0; i < n_in; i++) {
-        if (!read_value(infos[i], &out->in[i], why, why_len)) return false;
+        if (!ortvk_kvalue_read(infos[i], &out->in[i], why, why_len)) return false;
     }
     const OrtValueInfo *outs[ORTVK_KMAX_OUTPUTS] = {0};
     if (n_out > 0 && !ok(ortvk_ort->Node_GetOutputs(node, outs, n_out)))
         return ortvk_krefuse(why, why_len, "node outputs unreadable");
     for (size_t i = 0; i < n_out; i++) {
-        if (!read_value(outs[i], &out->out[i], why, why_len)) return false;
+        if (!ortvk_kvalue_read(outs[i], &out->out[i], why, why_len)) return false;
     }
     const OrtOpAttr *attrs[ORTVK_KMAX_ATTRS] = {0};
     if (n_attrs > 0 && !ok(ortvk_ort->Node_GetAttributes(node, attrs, n_attrs)))

@@ -1,7 +1,8 @@
 /* Resize (opsets 10-19; also Upsample 9) in nearest and (n-)linear modes with the half_pixel, asymmetric,
  * align_corners, pytorch_half_pixel and tf_half_pixel_for_nn coordinate transforms. The per-dim source indices and
  * weights are computed on the host per run, in float exactly as ORT's CPU EP computes them, and uploaded as a
- * table; the device only gathers and blends. Scales and sizes must be constant. */
+ * table; the device only gathers and blends. Scales and sizes are constant, or known on the host in the run (made
+ * from shapes: kernel_shape_ops.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,8 +79,14 @@ static bool resize_prepare(const ortvk_knode *node, ortvk_kparams *params, char 
         return true;
     }
     if (n != 0) return ortvk_krefuse(why, why_len, "scales of %zu values for rank %d", n, rank);
-    if (node->n_in >= 3 && node->in[2].present && node->in[2].constant == NULL)
-        return ortvk_krefuse(why, why_len, "scales are not constant");
+    bool scales_later = node->n_in >= 3 && node->in[2].present && node->in[2].constant == NULL;
+    bool sizes_later = node->n_in >= 4 && node->in[3].present && node->in[3].constant == NULL;
+    if (scales_later || sizes_later) { /* the run reads both; the one with `rank` values counts */
+        p->runtime = true;
+        bool ok = (!scales_later || ortvk_knode_host_numbers(node, 2)) &&
+                  (!sizes_later || ortvk_knode_host_ints(node, 3));
+        return ok || ortvk_krefuse(why, why_len, "scales or sizes neither constant nor known on the host");
+    }
     if (node->n_in < 4 || !node->in[3].present || !ortvk_knode_const_ints(node, 3, p->sizes, ORTVK_KMAX_RANK, &n) ||
         n != (size_t)rank)
         return ortvk_krefuse(why, why_len, "neither constant scales nor constant sizes");
@@ -87,9 +94,32 @@ static bool resize_prepare(const ortvk_knode *node, ortvk_kparams *params, char 
     return true;
 }
 
-/* Output dims and the per-dim scale ORT uses in its coordinate transforms. */
-static OrtStatus *resize_plan(const ortvk_kparams_resize *p, const ortvk_ktensor *x, int64_t *out, float *scale)
+/* Scales or sizes known only in the run: from the host values of inputs 2 and 3 (the one with `rank` values; an
+ * empty or absent one is not given, as in ONNX). */
+static OrtStatus *runtime_params(const ortvk_kparams_resize *params, const ortvk_krun *run, ortvk_kparams_resize *p)
 {
+    *p = *params;
+    if (!p->runtime) return NULL;
+    size_t ns = 0, nz = 0;
+    bool scales = run->n_in > 2 && run->in[2].present && run->in[2].count > 0,
+         sizes = run->n_in > 3 && run->in[3].present && run->in[3].count > 0;
+    if ((scales && !ortvk_krun_host_floats(run, 2, p->scales, ORTVK_KMAX_RANK, &ns)) ||
+        (sizes && !ortvk_krun_host_ints(run, 3, p->sizes, ORTVK_KMAX_RANK, &nz)) || scales == sizes ||
+        (scales ? ns : nz) != (size_t)p->rank)
+        return ortvk_status(ORT_INVALID_ARGUMENT, "Resize: %zu scales and %zu sizes for rank %d (one of them, with "
+                            "one value per dim)", run->n_in > 2 ? run->in[2].count : 0,
+                            run->n_in > 3 ? run->in[3].count : 0, p->rank);
+    p->has_scales = scales;
+    return NULL;
+}
+
+/* Output dims and the per-dim scale ORT uses in its coordinate transforms. */
+static OrtStatus *resize_plan(const ortvk_kparams_resize *params, const ortvk_krun *run, int64_t *out, float *scale)
+{
+    ortvk_kparams_resize q;
+    const ortvk_kparams_resize *p = &q;
+    const ortvk_ktensor *x = &run->in[0];
+    ORTVK_TRY(runtime_params(params, run, &q));
     if ((int)x->rank != p->rank) return ortvk_status(ORT_INVALID_ARGUMENT, "Resize: X of rank %zu", x->rank);
     for (int d = 0; d < p->rank; d++) {
         if (p->has_scales) {
@@ -114,7 +144,7 @@ static OrtStatus *resize_shape(const ortvk_kparams *params, ortvk_krun *run)
     const ortvk_ktensor *x = &run->in[0];
     ortvk_ktensor *y = &run->out[0];
     float scale[ORTVK_KMAX_RANK];
-    ORTVK_TRY(resize_plan(&params->resize, x, y->dims, scale));
+    ORTVK_TRY(resize_plan(&params->resize, run, y->dims, scale));
     y->type = x->type;
     y->rank = x->rank;
     return NULL;
@@ -186,7 +216,7 @@ static OrtStatus *resize_record(const ortvk_kparams *params, ortvk_krun *run)
     const ortvk_ktensor *x = &run->in[0], *y = &run->out[0];
     int64_t out[ORTVK_KMAX_RANK];
     float scale[ORTVK_KMAX_RANK];
-    ORTVK_TRY(resize_plan(p, x, out, scale));
+    ORTVK_TRY(resize_plan(p, run, out, scale));
     if (x->count == 0) return ortvk_status(ORT_INVALID_ARGUMENT, "Resize of an empty input to a non-empty output");
     if (y->count > UINT32_MAX)
         return ortvk_status(ORT_EP_FAIL, "Resize: an output of %zu elements (the shader indexes with 32 bits)",

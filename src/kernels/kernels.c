@@ -14,6 +14,7 @@
 typedef struct kconst {
     ortvk_ktensor view;   /* what a run sees as the input */
     ortvk_buffer *buffer; /* owned */
+    void *host;           /* owned: the values of a constant the op reads on the host at run time */
 } kconst;
 
 /* One node of a partition, compiled. */
@@ -39,6 +40,8 @@ typedef struct pvalue {
     int fused_in, fused_out; /* index among the fused node's inputs / outputs, or -1 */
     int last_use;            /* the last kernel that reads it, -1 when none does */
     bool produced;           /* a node of the partition writes it */
+    bool on_host;            /* ... a node evaluated on the host, which keeps its values there */
+    bool host_read;          /* a node reads its values on the host (kernel_shape_ops.c) */
 } pvalue;
 
 struct ortvk_partition {
@@ -52,8 +55,10 @@ struct ortvk_partition {
     int profile_id;
 };
 
+/* The host-evaluated ops first: they take the nodes of integer shape values that the device ops refuse. */
 static const ortvk_kop *const families[] = {
-    ortvk_kops_elementwise, ortvk_kops_conv, ortvk_kops_pool, ortvk_kops_resize, ortvk_kops_layout, ortvk_kops_math,
+    ortvk_kops_shape,  ortvk_kops_elementwise, ortvk_kops_conv, ortvk_kops_pool,
+    ortvk_kops_resize, ortvk_kops_layout,      ortvk_kops_math,
 };
 
 /* Whether `name` is a word of the space-separated `list`. */
@@ -92,24 +97,26 @@ static const ortvk_kop *find_op(const ortvk_knode *node, ortvk_kparams *params, 
         ortvk_krefuse(why, why_len, "domain %s", node->domain);
         return NULL;
     }
-    bool known = false;
+    bool known = false, refused = false;
     for (size_t f = 0; f < sizeof(families) / sizeof(families[0]); f++) {
         for (const ortvk_kop *op = families[f]; op->op_type != NULL; op++) {
             if (strcmp(op->op_type, node->op_type) != 0) continue;
             known = true;
             if (node->opset < op->min_opset || node->opset > op->max_opset) continue;
-            for (size_t a = 0; a < node->n_attrs; a++) {
-                if (!listed(op->attributes, node->attrs[a].name)) {
-                    ortvk_krefuse(why, why_len, "attribute %s", node->attrs[a].name);
-                    return NULL;
-                }
+            bool attributes = true;
+            for (size_t a = 0; a < node->n_attrs && attributes; a++) {
+                if (!listed(op->attributes, node->attrs[a].name))
+                    attributes = ortvk_krefuse(why, why_len, "attribute %s", node->attrs[a].name);
             }
+            refused = refused || !attributes;
+            if (!attributes) continue;
             memset(params, 0, sizeof(*params));
-            if (!op->prepare(node, params, why, why_len) || !indexable(node, why, why_len)) return NULL;
+            refused = true; /* the next implementation of the op may take it; else the last reason stands */
+            if (!op->prepare(node, params, why, why_len) || !indexable(node, why, why_len)) continue;
             return op;
         }
     }
-    ortvk_krefuse(why, why_len, known ? "opset %d" : "no kernel", node->opset);
+    if (!refused) ortvk_krefuse(why, why_len, known ? "opset %d" : "no kernel", node->opset);
     return NULL;
 }
 
@@ -200,10 +207,34 @@ static OrtStatus *upload_const(ortvk_kernel *kernel, ortvk_stream *stream, const
     return status;
 }
 
+/* Keeps a host copy of constant input `index`, which the op reads on the host at run time. */
+static OrtStatus *keep_const(ortvk_kernel *kernel, const ortvk_knode *k, size_t index)
+{
+    kconst *c = calloc(1, sizeof(*c));
+    if (c == NULL) return ortvk_status(ORT_FAIL, "out of host memory compiling %s", k->name);
+    kernel->consts[index] = c;
+    ortvk_ktensor *t = &c->view;
+    const int64_t *dims = NULL;
+    const void *data = NULL;
+    ORTVK_TRY(ortvk_ort->GetTensorElementTypeAndShapeDataReference(k->in[index].constant, &t->type, &dims, &t->rank));
+    if (t->rank > ORTVK_KMAX_RANK) return ortvk_status(ORT_EP_FAIL, "%s: constant of rank %zu", k->name, t->rank);
+    if (t->rank > 0) memcpy(t->dims, dims, t->rank * sizeof(int64_t));
+    t->present = true;
+    t->count = ortvk_kcount(t->dims, t->rank);
+    size_t bytes = t->count * ortvk_element_size(t->type);
+    if (bytes == 0) return NULL;
+    ORTVK_TRY(ortvk_ort->GetTensorData(k->in[index].constant, &data));
+    if ((c->host = malloc(bytes)) == NULL) return ortvk_status(ORT_FAIL, "out of host memory compiling %s", k->name);
+    memcpy(c->host, data, bytes);
+    t->host = c->host;
+    return NULL;
+}
+
 static void free_consts(ortvk_kernel *kernel)
 {
     for (size_t i = 0; i < ORTVK_KMAX_INPUTS; i++) {
         if (kernel->consts[i] == NULL) continue;
+        free(kernel->consts[i]->host);
         ortvk_buffer_destroy(kernel->consts[i]->buffer); /* runs still queued hold their own references */
         free(kernel->consts[i]);
         kernel->consts[i] = NULL;
@@ -259,7 +290,18 @@ static OrtStatus *kernel_create(ortvk_partition *p, ortvk_stream *stream, const 
         status = ortvk_status(ORT_FAIL, "out of host memory compiling a node");
         goto fail;
     }
-    if (!ortvk_knode_read(node, k, why, sizeof(why)) ||
+    bool read = ortvk_knode_read(node, k, why, sizeof(why));
+    k->compiling = true;
+    for (size_t i = 0; read && i < k->n_in; i++) {
+        const pvalue *v = NULL;
+        for (size_t s = 0; k->in[i].present && s < p->n_values && v == NULL; s++)
+            if (strcmp(p->values[s].name, k->in[i].name) == 0) v = &p->values[s];
+        bool integer = k->in[i].type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64 ||
+                       k->in[i].type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32 ||
+                       k->in[i].type == ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL;
+        if (v != NULL ? v->produced && v->on_host : integer) k->host_known |= 1u << i;
+    }
+    if (!read ||
         (kernel->op = find_op(k, &kernel->params, why, sizeof(why))) == NULL ||
         !element_types(k, kernel->op, &stream->device->caps, &kernel->float16, why, sizeof(why))) {
         /* GetCapability accepted this node: a refusal now means ORT changed it in between. */
@@ -274,6 +316,7 @@ static OrtStatus *kernel_create(ortvk_partition *p, ortvk_stream *stream, const 
         if (!k->in[i].present) continue;
         if (k->in[i].constant != NULL) {
             if (!(kernel->op->host_inputs & (1u << i))) status = upload_const(kernel, stream, k, i);
+            else status = keep_const(kernel, k, i);
             continue;
         }
         /* Made by an earlier node of the partition, or else an input of the fused node: ORT drops constant
@@ -282,6 +325,7 @@ static OrtStatus *kernel_create(ortvk_partition *p, ortvk_stream *stream, const 
         if (status != NULL) break;
         pvalue *v = &p->values[kernel->in_slot[i]];
         v->last_use = index;
+        v->host_read = v->host_read || (kernel->op->host_inputs & (1u << i));
         if (v->fused_in < 0 && !v->produced) v->fused_in = index_of(io->ins, io->n_in, k->in[i].name);
         if (!v->produced && v->fused_in < 0)
             status = ortvk_status(ORT_EP_FAIL, "%s (%s): input %s is neither made in its partition nor an input of "
@@ -294,6 +338,7 @@ static OrtStatus *kernel_create(ortvk_partition *p, ortvk_stream *stream, const 
         if (status != NULL) break;
         pvalue *v = &p->values[kernel->out_slot[i]];
         v->produced = true;
+        v->on_host = ortvk_kop_on_host(kernel->op);
         v->fused_out = index_of(io->outs, io->n_out, k->out[i].name);
     }
     if (status != NULL) goto fail;
@@ -936,6 +981,45 @@ static OrtStatus *record_kernel(ortvk_partition *p, size_t index, ortvk_krun *ru
     return NULL;
 }
 
+OrtStatus *ortvk_krun_host(ortvk_krun *run, size_t bytes, void **out)
+{
+    if (run->n_host_blocks == run->host_capacity) {
+        size_t capacity = run->host_capacity ? 2 * run->host_capacity : 16;
+        void **grown = realloc(run->host_blocks, capacity * sizeof(*grown));
+        if (grown == NULL) return ortvk_status(ORT_FAIL, "out of host memory running a partition");
+        run->host_blocks = grown;
+        run->host_capacity = capacity;
+    }
+    if ((*out = calloc(1, bytes ? bytes : 1)) == NULL)
+        return ortvk_status(ORT_FAIL, "out of host memory for a value of %zu bytes", bytes);
+    run->host_blocks[run->n_host_blocks++] = *out;
+    return NULL;
+}
+
+/* A fused input's values on the host: where ORT gave it in host memory, or, for an input some node reads on the
+ * host (a shape, bounds) that arrives in device memory, a copy read back after the work that made it (a host
+ * wait: the one case that costs a round trip, when an unclaimed node or a partition boundary separates a shape
+ * value from its reader). */
+static OrtStatus *host_values(ortvk_krun *run, ortvk_stream *stream, ortvk_ktensor *t, const void *host,
+                              bool needed)
+{
+    if (host != NULL) {
+        t->host = host;
+        return NULL;
+    }
+    size_t bytes = t->count * ortvk_element_size(t->type);
+    if (!needed || bytes == 0 || t->buffer == NULL) return NULL;
+    if (t->count > ORTVK_KHOST_MAX)
+        return ortvk_status(ORT_EP_FAIL, "an input of %zu elements read on the host (at most %d)", t->count,
+                            ORTVK_KHOST_MAX);
+    void *data = NULL;
+    ORTVK_TRY(ortvk_krun_host(run, bytes, &data));
+    ortvk_copy_end dst = {.host = data}, src = {.buffer = t->buffer, .offset = t->offset};
+    ORTVK_TRY(ortvk_transfer_copy(stream, dst, src, bytes, true));
+    t->host = data;
+    return NULL;
+}
+
 OrtStatus *ortvk_partition_run(ortvk_partition *p, ortvk_stream *stream, OrtKernelContext *context)
 {
     ortvk_krun *run = calloc(1, sizeof(*run));
@@ -956,6 +1040,7 @@ OrtStatus *ortvk_partition_run(ortvk_partition *p, ortvk_stream *stream, OrtKern
         status = ortvk_ort->KernelContext_GetInput(context, (size_t)p->values[v].fused_in, &value);
         if (status == NULL && value != NULL)
             status = view(run, value, &values[v], &host[v], "input", (size_t)p->values[v].fused_in);
+        if (status == NULL) status = host_values(run, stream, &values[v], host[v], p->values[v].host_read);
     }
     if (status == NULL) status = ortvk_stream_begin(stream, &run->cmd);
     if (status != NULL) {
@@ -991,6 +1076,8 @@ OrtStatus *ortvk_partition_run(ortvk_partition *p, ortvk_stream *stream, OrtKern
     if (status == NULL) status = submit;
     else if (submit != NULL) ortvk_ort->ReleaseStatus(submit);
 out:
+    for (size_t b = 0; run != NULL && b < run->n_host_blocks; b++) free(run->host_blocks[b]);
+    if (run != NULL) free(run->host_blocks);
     free(pool.buffers);
     free(host);
     free(values);

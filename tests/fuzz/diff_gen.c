@@ -493,8 +493,8 @@ static void gen_where(dcase *c)
     int r1 = broadcast_shape(c, rank, dims, d1), r2 = broadcast_shape(c, rank, dims, d2);
     input_of(c, "cond", ONNX_BOOL, r1, d1, c->values);
     input(c, "x", rank, dims);
-    input(c, "y", r2, d2);
-    static const char *in[] = {"cond", "x", "y"};
+    input(c, "z", r2, d2); /* not "y": that is the output's name (ORT refused the model as invalid) */
+    static const char *in[] = {"cond", "x", "z"};
     node(c, in, 3, 1, 0);
 }
 
@@ -1143,7 +1143,9 @@ static const dc_op ops[] = {
     U("Erf", 9, 13), U("Clip", 7, 13), U("Reciprocal", 7, 13), U("Floor", 7, 13), U("Ceil", 7, 13),
     U("Elu", 7, 21), U("Softplus", 7, 21), U("Selu", 7, 21), U("Sign", 9, 13), U("Round", 11, 21),
     U("Softsign", 7, 21), U("ThresholdedRelu", 10, 21), U("Celu", 12, 21), U("Shrink", 9, 21),
-    U("Identity", 7, 21), U("Dropout", 7, 21),
+    U("Identity", 7, 21), U("Dropout", 7, 21), U("Sin", 7, 21), U("Cos", 7, 21), U("Tan", 7, 21),
+    U("Asin", 7, 21), U("Acos", 7, 21), U("Atan", 7, 21), U("Sinh", 9, 21), U("Cosh", 9, 21), U("Asinh", 9, 21),
+    U("Acosh", 9, 21), U("Atanh", 9, 21),
     B("Add", 7, 14), B("Sub", 7, 14), B("Mul", 7, 14), B("Div", 7, 14), B("Pow", 7, 15), B("PRelu", 7, 16),
     B("Max", 8, 13), B("Min", 8, 13), B("Sum", 8, 13), B("Mean", 8, 13),
     C("Equal", 11, 18), C("Greater", 9, 13), C("Less", 9, 13), C("GreaterOrEqual", 12, 16),

@@ -491,7 +491,8 @@ static void unary_specials(ortapp *app, const OrtEpDevice *device)
     static const char *const ops[] = {
         "Relu", "LeakyRelu", "Sigmoid", "HardSigmoid", "HardSwish", "Tanh", "Exp", "Log", "Abs", "Neg", "Sqrt", "Erf",
         "Reciprocal", "Floor", "Ceil", "Elu", "Selu", "Softplus", "Sign", "Round", "Softsign", "ThresholdedRelu",
-        "Celu", "Shrink", "Clip", "Identity",
+        "Celu", "Shrink", "Clip", "Identity", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh",
+        "Asinh", "Acosh", "Atanh",
     };
     char name[96];
     for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {

@@ -22,6 +22,17 @@ static double ref_softplus(double x, double y) { (void)y; return x > 30 ? x : lo
 static double ref_elu(double x, double y) { (void)y; return x < 0 ? expm1(x) : x; }
 static double ref_reciprocal(double x, double y) { (void)y; return 1.0 / x; }
 static double ref_pow(double x, double y) { return pow(x, y); }
+static double ref_sin(double x, double y) { (void)y; return sin(x); }
+static double ref_cos(double x, double y) { (void)y; return cos(x); }
+static double ref_tan(double x, double y) { (void)y; return tan(x); }
+static double ref_asin(double x, double y) { (void)y; return asin(x); }
+static double ref_acos(double x, double y) { (void)y; return acos(x); }
+static double ref_atan(double x, double y) { (void)y; return atan(x); }
+static double ref_sinh(double x, double y) { (void)y; return sinh(x); }
+static double ref_cosh(double x, double y) { (void)y; return cosh(x); }
+static double ref_asinh(double x, double y) { (void)y; return asinh(x); }
+static double ref_acosh(double x, double y) { (void)y; return acosh(x); }
+static double ref_atanh(double x, double y) { (void)y; return atanh(x); }
 
 /* Fills `x` with a sweep of [lo, hi] (linear or, with `logarithmic`, by magnitude) plus extra points. */
 static size_t sweep(float *x, size_t at, size_t n, double lo, double hi, bool logarithmic)
@@ -31,6 +42,28 @@ static size_t sweep(float *x, size_t at, size_t n, double lo, double hi, bool lo
         x[at] = (float)(logarithmic ? exp(log(lo) + t * (log(hi) - log(lo))) : lo + t * (hi - lo));
     }
     return at;
+}
+
+/* The same values negated, appended. */
+static size_t mirror(float *x, size_t start, size_t at)
+{
+    for (size_t i = start, end = at; i < end && at < MAX_VALUES; i++) x[at++] = -x[i];
+    return at;
+}
+
+/* The floats nearest to k * pi / 2 for k up to 2^20 (where sin or cos is tiny: the reduction's hard cases), the
+ * whole range by magnitude up to FLT_MAX, and the largest floats. */
+static size_t trig_arguments(float *x, size_t at)
+{
+    size_t start = at;
+    at = sweep(x, at, 1500, -10, 10, false);
+    for (int k = 1; k < (1 << 20) && at < start + 2700; k = k * 5 / 4 + 1) x[at++] = (float)(k * M_PI / 2);
+    at = sweep(x, at, 1500, 1.0, 3.4e38, true);
+    x[at++] = FLT_MAX;
+    x[at++] = 16777215.0f;
+    x[at++] = 1e22f;
+    x[at++] = 8.7e37f;
+    return mirror(x, start + 1500, at);
 }
 
 /* Values near 0 of both signs, from 1e-30 to 1. */
@@ -141,5 +174,31 @@ int main(void)
         }
     }
     check(&app, device, "Pow", 0, x, y, n, ref_pow);
+
+    /* Trigonometric and hyperbolic functions (src/kernels/shaders/trig.glsl). */
+    n = trig_arguments(x, 0);
+    n = near_zero(x, n);
+    check(&app, device, "Sin", 0, x, NULL, n, ref_sin);
+    check(&app, device, "Cos", 0, x, NULL, n, ref_cos);
+    check(&app, device, "Tan", 0, x, NULL, n, ref_tan);
+    n = sweep(x, 0, 3000, -1.0, 1.0, false);
+    n = sweep(x, n, 500, 0.999, 1.0, false);
+    n = mirror(x, 3000, n);
+    n = near_zero(x, n);
+    check(&app, device, "Asin", 0, x, NULL, n, ref_asin);
+    check(&app, device, "Acos", 0, x, NULL, n, ref_acos);
+    check(&app, device, "Atanh", 0, x, NULL, n, ref_atanh);
+    n = sweep(x, 0, 2000, 1e-30, 3.4e38, true);
+    n = mirror(x, 0, n);
+    n = sweep(x, n, 2000, -20, 20, false);
+    check(&app, device, "Atan", 0, x, NULL, n, ref_atan);
+    check(&app, device, "Asinh", 0, x, NULL, n, ref_asinh);
+    n = sweep(x, 0, 3000, -89.4, 89.4, false);
+    n = near_zero(x, n);
+    check(&app, device, "Sinh", 0, x, NULL, n, ref_sinh);
+    check(&app, device, "Cosh", 0, x, NULL, n, ref_cosh);
+    n = sweep(x, 0, 2000, 1.0, 3.4e38, true);
+    n = sweep(x, n, 2000, 1.0, 1.01, false);
+    check(&app, device, "Acosh", 0, x, NULL, n, ref_acosh);
     return test_finish(&app, "test_kernels_math");
 }

@@ -846,18 +846,18 @@ int main(int argc, char **argv)
         run_case(&app, device, &c);
     }
 
-    /* Mixed: Relu on ortvk, Sin on the CPU EP (ortvk does not claim it), Neg on ortvk. ORT hands the Neg its input
+    /* Mixed: Relu on ortvk, Hardmax on the CPU EP (ortvk does not claim it), Neg on ortvk. ORT hands the Neg its input
      * in host memory (a 1 MiB tensor: the staged-upload path). */
     {
         op_case c;
         int64_t x[4] = {1, 64, 64, 64};
-        start(&c, "Relu -> Sin (CPU) -> Neg, 1 MiB host input", 13, 4, x);
+        start(&c, "Relu -> Hardmax (CPU) -> Neg, 1 MiB host input", 13, 4, x);
         c.strict = false;
         const char *a[] = {"x"}, *ao[] = {"r"}, *b[] = {"r"}, *bo[] = {"s"}, *d[] = {"s"}, *dout[] = {"y"};
         for (int m = 0; m < 2; m++) {
             if (!c.model[m]) continue;
             onnx_model_add_node(c.model[m], "Relu", a, 1, ao, 1);
-            onnx_model_add_node(c.model[m], "Sin", b, 1, bo, 1);
+            onnx_model_add_node(c.model[m], "Hardmax", b, 1, bo, 1);
             onnx_model_add_node(c.model[m], "Neg", d, 1, dout, 1);
         }
         run_case(&app, device, &c);

@@ -2,6 +2,7 @@
 // specialization constant 0, so that a pipeline holds only its own function's code.
 #version 460
 #include "common.glsl"
+#include "trig.glsl"
 
 layout(push_constant) uniform Push {
     uvec2 x, y;
@@ -24,6 +25,21 @@ float hard_sigmoid(float v)
 {
     float t = p.alpha * v + p.beta;
     return ortvk_isnan(t) ? t : max(0.0, min(1.0, t));
+}
+
+float trig(float v, uint which)
+{
+    switch (which) {
+    case 0u: return ortvk_asin(v);
+    case 1u: return ortvk_acos(v);
+    case 2u: return ortvk_atan(v);
+    case 3u: return ortvk_sinh(v);
+    case 4u: return ortvk_cosh(v);
+    case 5u: return ortvk_asinh(v);
+    case 6u: return ortvk_acosh(v);
+    case 7u: return ortvk_atanh(v);
+    }
+    return ORTVK_NAN;
 }
 
 float apply(float v)
@@ -56,6 +72,10 @@ float apply(float v)
     case 24u: return ortvk_isnan(v) ? v : max(0.0, v) + min(0.0, p.alpha * ortvk_expm1(v / p.alpha)); // Celu
     case 25u: return v < -p.alpha ? v + p.beta : (v > p.alpha ? v - p.beta : 0.0); // Shrink (lambd, bias)
     case 26u: return v / p.alpha;                                          // Mean's division by the count
+    case 27u: return ortvk_sin(v);                                         // Sin
+    case 28u: return ortvk_cos(v);                                         // Cos
+    case 29u: return ortvk_tan(v);                                         // Tan
+    case 30u: return trig(v, uint(p.alpha));                               // Asin ... Atanh (ORTVK_TRIG_*)
     }
     return ORTVK_NAN;
 }

@@ -1,9 +1,11 @@
 /* The partition compiler's fused element-wise chains (src/kernels/kernel_chain.c) against ORT's CPU EP: each model
  * runs on ortvk (every node there) and on the CPU EP alone with NaN, infinities, signed zeros, subnormals and huge
- * values, and the outputs must agree bit for bit (any NaN matching any NaN). ortvk's profile of the same run says
- * which nodes were fused: a chain that must fuse does (a value read twice inside it is kept in a register), one that
- * must not (a value also read outside the chain, a value the model returns) does not. A chain right after a Conv
- * runs in the Conv's stores: bit for bit what ortvk computes with the two apart, and within tolerance of the CPU EP. */
+ * values, and the outputs must agree to the bit where the device's division is IEEE's (lavapipe: the test prints
+ * the largest distance, 0 ULP), to Vulkan's 3 ULP elsewhere (any NaN matching any NaN). ortvk's profile of the same
+ * run says which nodes were fused: a chain that must fuse does (a value read twice inside it is kept in a register),
+ * one that must not (a value also read outside the chain, a value the model returns) does not. A chain right after
+ * a Conv runs in the Conv's stores: what ortvk computes with the two apart (the same bound), and within tolerance
+ * of the CPU EP. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -34,6 +36,20 @@ static bool same_bits(float want, float got)
 {
     if (isnan(want) || isnan(got)) return isnan(want) && isnan(got);
     return memcmp(&want, &got, sizeof(float)) == 0;
+}
+
+/* How many floats apart two values are (0: the same bits; NaN only matches NaN, UINT32_MAX otherwise). Vulkan
+ * rounds +, -, * correctly and lets a division be 2.5 ULP off, so chains are compared to 3 ULP: on lavapipe, whose
+ * division is IEEE's, every value here is 0 ULP apart (the test prints the largest distance). */
+static uint32_t ulps(float want, float got)
+{
+    if (isnan(want) || isnan(got)) return isnan(want) && isnan(got) ? 0 : UINT32_MAX;
+    int32_t a, b;
+    memcpy(&a, &want, sizeof(a));
+    memcpy(&b, &got, sizeof(b));
+    int64_t oa = a < 0 ? (int64_t)INT32_MIN - a : a, ob = b < 0 ? (int64_t)INT32_MIN - b : b; /* ordered */
+    int64_t d = oa > ob ? oa - ob : ob - oa;
+    return d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
 }
 
 /* The output y of `model` for input x (`dims`) on ortvk (device) or the CPU EP;
@@ -72,7 +88,7 @@ static float *run_model(ortapp *app, const OrtEpDevice *device, onnx_model *m, i
     return result;
 }
 
-/* Runs `m` on ortvk and `reference` on the CPU EP (ref_on_ortvk false) or on ortvk too, and compares y bit for bit
+/* Runs `m` on ortvk and `reference` on the CPU EP (ref_on_ortvk false) or on ortvk too, and compares y to 3 ULP
  * (`exact`) or within ONNX's tolerance; `fused` must appear among ortvk's profile's op types, `unfused` not. */
 static void compare(ortapp *app, const OrtEpDevice *device, const char *name, onnx_model *m, onnx_model *reference,
                     bool ref_on_ortvk, bool exact, int rank, const int64_t *dims, const char *fused,
@@ -81,12 +97,15 @@ static void compare(ortapp *app, const OrtEpDevice *device, const char *name, on
     char path[256];
     snprintf(path, sizeof(path), "/tmp/ortvk-test-fusion-%d.json", (int)getpid());
     size_t wn = 0, gn = 0;
+    uint32_t worst = 0; /* the largest ULP distance */
     float *w = run_model(app, ref_on_ortvk ? device : NULL, reference, rank, dims, NULL, &wn);
     float *g = run_model(app, device, m, rank, dims, path, &gn);
     if (CHECK(w != NULL && g != NULL && wn == gn && wn > 0, "%s: outputs of %zu and %zu values", name, wn, gn)) {
         size_t bad = 0, first = 0;
         for (size_t i = 0; i < wn; i++) {
-            bool same = exact ? same_bits(w[i], g[i])
+            uint32_t d = ulps(w[i], g[i]);
+            if (d > worst) worst = d;
+            bool same = exact ? d <= 3
                               : same_bits(w[i], g[i]) || fabs((double)w[i] - (double)g[i]) <= 1e-5 + 1e-3 * fabs(w[i]);
             if (!same && bad++ == 0) first = i;
         }
@@ -97,8 +116,10 @@ static void compare(ortapp *app, const OrtEpDevice *device, const char *name, on
     if (CHECK(profile != NULL, "%s: ortvk's profile %s", name, path)) {
         if (fused) CHECK(strstr(profile, fused) != NULL, "%s: the profile shows the fused kernel %s", name, fused);
         if (unfused) CHECK(strstr(profile, unfused) == NULL, "%s: nothing fused as %s", name, unfused);
-        printf("%-60s ok (%zu values %s%s%s)\n", name, wn, exact ? "bit for bit" : "within tolerance",
-               fused ? ", fused as " : "", fused ? fused : "");
+        if (exact) printf("%-60s ok (%zu values, at most %u ULP apart%s%s)\n", name, wn, worst,
+                          fused ? ", fused as " : "", fused ? fused : "");
+        else printf("%-60s ok (%zu values within tolerance%s%s)\n", name, wn, fused ? ", fused as " : "",
+                    fused ? fused : "");
     }
     free(profile);
     unlink(path);
@@ -120,14 +141,14 @@ static onnx_model *model_of(int opset, int rank, const int64_t *dims)
 
 static const int64_t flat[1] = {N};
 
-/* An element-wise chain on x of [N], on ortvk and on the CPU EP, bit for bit. */
+/* An element-wise chain on x of [N], on ortvk and on the CPU EP, to 3 ULP (0 on lavapipe). */
 static void chain_case(ortapp *app, const OrtEpDevice *device, const char *name, build_fn build, const char *fused,
                        const char *unfused)
 {
     compare(app, device, name, build(false), build(false), false, true, 1, flat, fused, unfused);
 }
 
-/* A Conv with a chain after it: bit for bit against ortvk running the Conv and the chain apart, and within ONNX's
+/* A Conv with a chain after it: to 3 ULP against ortvk running the Conv and the chain apart, and within ONNX's
  * tolerance against the CPU EP (whose sums run in another order). */
 static void conv_case(ortapp *app, const OrtEpDevice *device, const char *name, build_fn build, const int64_t *dims,
                       const char *fused)

@@ -122,7 +122,7 @@ static void compare(ortapp *app, const OrtEpDevice *device, const char *name, on
                     fused ? fused : "");
     }
     free(profile);
-    unlink(path);
+    if (!getenv("KEEP_PROFILE")) unlink(path);
     free(w);
     free(g);
 }
@@ -269,6 +269,25 @@ static onnx_model *higher_rank(bool variant)
     return m;
 }
 
+/* Scales computed from x's shape with float arithmetic (Cast(Shape(x)) * 0 + 2): shape values the partition keeps on
+ * the host for Resize (kernel_shape_ops.c), never a device chain. */
+static onnx_model *host_scales(bool variant)
+{
+    (void)variant;
+    int64_t symbolic[4] = {-1, -1, -1, -1}; /* a shape ORT cannot fold into a constant */
+    onnx_model *m = model_of(13, 4, symbolic);
+    scalar(m, "zero", 0.0f), scalar(m, "two", 2.0f);
+    const char *shape_in[] = {"x"}, *shape_out[] = {"s"}, *cast_in[] = {"s"}, *cast_out[] = {"f"};
+    onnx_model_add_node(m, "Shape", shape_in, 1, shape_out, 1);
+    onnx_node *cast = onnx_model_add_node(m, "Cast", cast_in, 1, cast_out, 1);
+    onnx_node_attr_int(cast, "to", ONNX_FLOAT);
+    add(m, "Mul", "f", "zero", "z");
+    add(m, "Add", "z", "two", "scales");
+    const char *resize_in[] = {"x", "", "scales"}, *resize_out[] = {"y"};
+    onnx_model_add_node(m, "Resize", resize_in, 3, resize_out, 1);
+    return m;
+}
+
 /* Conv of x [1, C, 12, 12] to `out` channels, kernel k, `group`, pads k / 2, then `chain` on its result "t". */
 static onnx_model *conv_then(bool variant, int64_t c, int64_t out, int64_t k, int64_t group,
                              void (*chain)(onnx_model *, const char *))
@@ -336,7 +355,9 @@ int main(void)
     chain_case(&app, device, "a value read twice inside the chain is kept", kept_value, "Mul+Relu+Mul", NULL);
     chain_case(&app, device, "a chain value that is a model output is not fused", middle_output, NULL, "Mul+Sub");
     chain_case(&app, device, "a constant of higher rank broadcasts: not fused", higher_rank, NULL, "Add+Relu");
-    const int64_t c8[4] = {1, 8, 12, 12}, c16[4] = {1, 16, 12, 12};
+    const int64_t c8[4] = {1, 8, 12, 12}, c16[4] = {1, 16, 12, 12}, small[4] = {1, 3, 4, 4};
+    compare(&app, device, "float shape math for Resize stays on the host", host_scales(false), host_scales(false),
+            false, true, 4, small, NULL, "Mul+Add");
     conv_case(&app, device, "Conv 3x3, then hard swish in its stores", conv3x3_swish, c8, "Conv+Add+Clip+Div+Mul");
     conv_case(&app, device, "Conv 3x3, then an affine and hard swish of it", conv3x3_affine_swish, c8,
               "Conv+Add+Mul+Add+Clip+Div+Mul");

@@ -1,6 +1,6 @@
 /* Element-wise chains: which nodes can be a step (Add/Sub/Mul/Div with a constant scalar or with the chain's input,
  * Clip with constant bounds, Relu), and the fused op that runs a chain in one dispatch (shaders/kernel_chain.comp).
- * The partition compiler (kernels.c) finds the chains; each step computes what its node's own kernel computes. */
+ * The partition compiler (kernel_fuse.c) finds the chains; each step computes what its node's own kernel computes. */
 #include <string.h>
 
 #include "kernels/kernel_internal.h"

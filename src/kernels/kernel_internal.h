@@ -201,7 +201,7 @@ typedef struct ortvk_kparams_conv {
     int64_t output_padding[2];
     int64_t output_shape[2]; /* ConvTranspose only; 0 when not given */
     bool has_output_shape;
-    ortvk_kparams_chain epilogue; /* Conv: element-wise steps fused after it at Compile (kernels.c) */
+    ortvk_kparams_chain epilogue; /* Conv: element-wise steps fused after it at Compile (kernel_fuse.c) */
 } ortvk_kparams_conv;
 
 enum { ORTVK_AUTO_PAD_NOTSET, ORTVK_AUTO_PAD_VALID, ORTVK_AUTO_PAD_SAME_UPPER, ORTVK_AUTO_PAD_SAME_LOWER };

@@ -270,7 +270,7 @@ static void shape_through_cpu(ortapp *app, const OrtEpDevice *device)
 
 /* A CPU node (Hardmax) between a Shape and its readers in the model's order. ORT 1.24.3 and 1.30.0 order the
  * nodes so that the shape plumbing still shares a partition (the read back of a shape that arrives in device memory,
- * kernels.c's host_values, is not reached here); the outputs must match whichever way ORT partitions. */
+ * kernel_run.c's host_values, is not reached here); the outputs must match whichever way ORT partitions. */
 static void shape_across_partitions(ortapp *app, const OrtEpDevice *device)
 {
     shape_case c;
@@ -293,7 +293,7 @@ static void shape_across_partitions(ortapp *app, const OrtEpDevice *device)
 }
 
 /* Reshape to a shape the application hands over in ortvk's device memory (a graph input): ortvk reads it back on
- * the host before the partition records (kernels.c's host_values), as for a shape made in another partition. */
+ * the host before the partition records (kernel_run.c's host_values), as for a shape made in another partition. */
 static void shape_in_device_memory(ortapp *app, const OrtEpDevice *device)
 {
     const char *name = "Reshape to a shape in device memory";

@@ -1,0 +1,157 @@
+/* Element-wise fusion, the partition compiler's last step: runs of element-wise kernels become one chain kernel, or
+ * the epilogue of the Conv before them (docs/kernels.md, "Fusion"; the steps themselves are kernel_chain.c). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/kernel_partition.h"
+
+/* The kernel after `from` that reads value `slot`, and the input it reads it as. */
+static int reader_of(const ortvk_partition *p, size_t from, int slot, size_t *input)
+{
+    for (size_t j = from + 1; j < p->n_kernels; j++) {
+        const ortvk_kernel *k = p->kernels[j];
+        for (size_t i = 0; k != NULL && i < k->n_in; i++) {
+            if (k->in_slot[i] == slot) {
+                *input = i;
+                return (int)j;
+            }
+        }
+    }
+    return -1;
+}
+
+/* Whether kernel `k`, reading the chain's value as input `input`, continues a chain whose input is value `x`. */
+static bool continues_chain(const ortvk_kernel *k, size_t input, int x)
+{
+    if (!k->chainable || k->n_out != 1) return false;
+    if (k->chain_input >= 0) return (size_t)k->chain_input == input;
+    /* t + x or t * x: the other input must be the chain's own input. */
+    return k->n_in == 2 && k->in_slot[1 - input] == x;
+}
+
+/* A chain being found: its kernels (the first is its head: the Conv it follows, or its first step), and where the
+ * value entering a kernel becomes the chain's x (a MARK step: that value is read again by later t + x or t * x). */
+typedef struct chain_plan {
+    size_t members[ORTVK_KMAX_CHAIN + 1];
+    bool mark[ORTVK_KMAX_CHAIN + 1];
+    int count, steps;
+} chain_plan;
+
+/* Extends `c` with the kernels that continue it, its x being value `x` (for a Conv head: its result). */
+static void extend_chain(const ortvk_partition *p, const int *readers, int x, chain_plan *c)
+{
+    while (c->steps < ORTVK_KMAX_CHAIN) {
+        size_t last = c->members[c->count - 1], input = 0;
+        int t = p->kernels[last]->out_slot[0];
+        if (t < 0 || p->values[t].fused_out >= 0) break;
+        int next = reader_of(p, last, t, &input);
+        if (next < 0) break;
+        /* A value read more than once must be read by the chain only: it becomes x (checked by check_marks). */
+        bool mark = readers[t] != 1 && t != x;
+        if (mark && (c->steps + 2 > ORTVK_KMAX_CHAIN || p->kernels[next]->chain_input < 0)) break;
+        if (!continues_chain(p->kernels[next], input, mark ? t : x)) break;
+        if (mark) x = t;
+        c->mark[c->count] = mark;
+        c->members[c->count++] = (size_t)next;
+        c->steps += mark ? 2 : 1;
+    }
+}
+
+/* Each value the chain keeps as x (marked, or a Conv head's result when `head_x`) must be read by nobody but the
+ * chain: once by the step after it and once by each t + x or t * x until the next mark. Cuts the chain before the
+ * first that is not. */
+static void check_marks(const ortvk_partition *p, const int *readers, bool head_x, chain_plan *c)
+{
+    for (int m = 1; m < c->count; m++) {
+        if (!c->mark[m] && !(m == 1 && head_x)) continue;
+        int value = p->kernels[c->members[m - 1]]->out_slot[0], reads = 1;
+        for (int k = m + 1; k < c->count && !c->mark[k]; k++) reads += p->kernels[c->members[k]]->chain_input < 0;
+        reads += p->kernels[c->members[m]]->chain_input < 0 && p->kernels[c->members[m]]->in_slot[0] == value &&
+                 p->kernels[c->members[m]]->in_slot[1] == value; /* t * t */
+        if (readers[value] != reads) {
+            c->count = m;
+            return;
+        }
+    }
+}
+
+/* Collects the steps of the chain's kernels from index `keep` on into `chain` (keep = 1: the head is the Conv the
+ * chain follows) and their op types joined by '+' into `type`; destroys every member but the head. Returns the
+ * value the last member wrote. */
+static int take_steps(ortvk_partition *p, const chain_plan *c, int keep, ortvk_kparams_chain *chain, char *type,
+                      size_t type_len)
+{
+    for (int m = 0; m < c->count; m++) {
+        ortvk_kernel *k = p->kernels[c->members[m]];
+        if (m >= keep && c->mark[m]) chain->steps[chain->count++] = (ortvk_chain_step){.kind = ORTVK_CHAIN_MARK};
+        if (m >= keep) chain->steps[chain->count++] = k->step;
+        size_t used = strlen(type); /* the names as far as they fit */
+        if (snprintf(type + used, type_len - used, "%s%s", m ? "+" : "", k->op_type) < 0) type[used] = '\0';
+    }
+    int out = p->kernels[c->members[c->count - 1]]->out_slot[0];
+    for (int m = 1; m < c->count; m++) {
+        ortvk_kernel_destroy(p->kernels[c->members[m]]);
+        p->kernels[c->members[m]] = NULL;
+    }
+    return out;
+}
+
+/* Runs of element-wise nodes, each the only reader of the one before (whose output stays inside the partition),
+ * become one kernel: one dispatch and one pass over memory instead of one each (the "hard swish" of MobileNet-like
+ * models is Add, Clip, Div and Mul). A value read again by a later t + x or t * x of the same chain is kept in a
+ * register (MARK). The fused kernel takes the place of the chain's first node. A chain right after a float32 Conv
+ * runs in the Conv's own stores (its epilogue), its x being the Conv's result. */
+OrtStatus *ortvk_partition_fuse(ortvk_partition *p)
+{
+    int *readers = calloc(p->n_values + 1, sizeof(*readers));
+    if (readers == NULL) return ortvk_status(ORT_FAIL, "out of host memory compiling a partition");
+    for (size_t j = 0; j < p->n_kernels; j++) {
+        for (size_t i = 0; i < p->kernels[j]->n_in; i++) {
+            if (p->kernels[j]->in_slot[i] >= 0) readers[p->kernels[j]->in_slot[i]]++;
+        }
+    }
+    for (size_t j = 0; j < p->n_kernels; j++) {
+        ortvk_kernel *head = p->kernels[j];
+        if (head == NULL) continue;
+        chain_plan c = {.members = {j}, .count = 1};
+        char type[sizeof(head->op_type)] = "";
+        if (strcmp(head->op->op_type, "Conv") == 0 && !head->float16 && head->n_out == 1) {
+            extend_chain(p, readers, head->out_slot[0], &c);
+            check_marks(p, readers, true, &c);
+            if (c.count == 1) continue;
+            head->out_slot[0] = take_steps(p, &c, 1, &head->params.conv.epilogue, type, sizeof(type));
+            snprintf(head->op_type, sizeof(head->op_type), "%s", type);
+            continue;
+        }
+        if (!head->chainable || head->chain_input < 0) continue;
+        int x = head->in_slot[head->chain_input];
+        c.steps = 1;
+        extend_chain(p, readers, x, &c);
+        check_marks(p, readers, false, &c);
+        if (c.count == 1) continue;
+        ortvk_kparams_chain chain = {0};
+        int out = take_steps(p, &c, 0, &chain, type, sizeof(type));
+        ortvk_kernel_free_consts(head);
+        head->op = &ortvk_kop_chain;
+        head->params.chain = chain;
+        head->n_in = head->n_out = 1;
+        head->in_slot[0] = x;
+        head->out_slot[0] = out;
+        head->chainable = false;
+        snprintf(head->op_type, sizeof(head->op_type), "%s", type);
+    }
+    free(readers);
+    /* Close the gaps, and say again which kernel reads each value last. */
+    size_t n = 0;
+    for (size_t j = 0; j < p->n_kernels; j++) {
+        if (p->kernels[j] != NULL) p->kernels[n++] = p->kernels[j];
+    }
+    p->n_kernels = n;
+    for (size_t v = 0; v < p->n_values; v++) p->values[v].last_use = -1;
+    for (size_t j = 0; j < n; j++) {
+        for (size_t i = 0; i < p->kernels[j]->n_in; i++) {
+            if (p->kernels[j]->in_slot[i] >= 0) p->values[p->kernels[j]->in_slot[i]].last_use = (int)j;
+        }
+    }
+    return NULL;
+}

@@ -1,0 +1,67 @@
+/* The partition compiler's own types, shared by its files: a compiled node (kernels.c), the element-wise fusion
+ * (kernel_fuse.c) and a run's recording (kernel_run.c). Not for the ops: they see kernel_internal.h. */
+#ifndef ORTVK_KERNEL_PARTITION_H
+#define ORTVK_KERNEL_PARTITION_H
+
+#include "kernels/kernel_internal.h"
+#include "kernels/kernel_profile.h"
+
+/* A constant initializer input, copied into device memory at Compile. */
+typedef struct kconst {
+    ortvk_ktensor view;   /* what a run sees as the input */
+    ortvk_buffer *buffer; /* owned */
+    void *host;           /* owned: the values of a constant the op reads on the host at run time */
+} kconst;
+
+/* One node of a partition, compiled. */
+typedef struct ortvk_kernel {
+    const ortvk_kop *op;
+    ortvk_kparams params;
+    size_t n_in, n_out;
+    int in_slot[ORTVK_KMAX_INPUTS];   /* the partition value each input reads; -1: omitted or constant */
+    int out_slot[ORTVK_KMAX_OUTPUTS]; /* the value each output writes; -1: omitted */
+    kconst *consts[ORTVK_KMAX_INPUTS]; /* constant inputs the device reads; NULL for the others */
+    bool float16;                      /* runs the shaders' float16 variant */
+    bool chainable;                    /* can be a step of an element-wise chain (fuse_chains) */
+    ortvk_chain_step step;
+    int chain_input;                   /* the input carrying the chained value; -1: either (t + x, t * x) */
+    char op_type[32];
+    char *name;                        /* the node's name (the profile, run-time errors) */
+} ortvk_kernel;
+
+/* A value a partition's nodes read or write: an input of the fused node ORT runs, one of its outputs, or internal
+ * (made and used inside the partition: in a buffer of the run's own). */
+typedef struct pvalue {
+    char *name;
+    int fused_in, fused_out; /* index among the fused node's inputs / outputs, or -1 */
+    int last_use;            /* the last kernel that reads it, -1 when none does */
+    bool produced;           /* a node of the partition writes it */
+    bool on_host;            /* ... a node evaluated on the host, which keeps its values there */
+    bool host_read;          /* a node reads its values on the host (kernel_shape_ops.c) */
+} pvalue;
+
+struct ortvk_partition {
+    ortvk_kernel_device *kdev; /* holds a reference */
+    size_t n_kernels;
+    ortvk_kernel **kernels;    /* topological order */
+    size_t n_values, values_capacity;
+    pvalue *values;
+    char *name;                /* the fused node's */
+    ortvk_profile *profile;    /* NULL unless profiling; holds a reference */
+    int profile_id;
+};
+
+/* Frees a kernel's constants; the kernel with its constants (kernels.c). */
+void ortvk_kernel_free_consts(ortvk_kernel *kernel);
+void ortvk_kernel_destroy(ortvk_kernel *kernel);
+
+/* Fuses runs of element-wise kernels of a compiled partition (kernel_fuse.c). */
+OrtStatus *ortvk_partition_fuse(ortvk_partition *p);
+
+/* What a run keeps until its submission retires (kernel_run.c): a reference on a buffer (dropped on failure too),
+ * and the texel views of a range of one (made once a run). */
+OrtStatus *ortvk_krun_hold(ortvk_krun *run, ortvk_buffer *buffer);
+OrtStatus *ortvk_krun_hold_views(ortvk_krun *run, const ortvk_buffer *buffer, VkDeviceSize offset,
+                                 VkDeviceSize range, ortvk_ktexels *out);
+
+#endif

@@ -1,0 +1,236 @@
+/* The recording helpers ops share: dispatches (operands bound as storage buffers and texel views, pipelines by
+ * function and specialization), copies, fills, scratch buffers and uploads, each after a barrier. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/kernel_partition.h"
+#include "vk/vk_heap.h"
+#include "vk/vk_transfer.h"
+
+/* Orders the next command after everything recorded so far in this run (reads and writes, shaders and copies). */
+static void barrier(ortvk_krun *run)
+{
+    if (!run->recorded) return;
+    VkMemoryBarrier b = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+        .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+        .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                         VK_ACCESS_TRANSFER_WRITE_BIT,
+    };
+    VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+    vkCmdPipelineBarrier(run->cmd, stages, stages, 0, 1, &b, 0, NULL, 0, NULL);
+}
+
+#define WORKGROUP 64u
+#define MAX_GROUPS 65535u
+
+OrtStatus *ortvk_krun_dispatch(ortvk_krun *run, ortvk_shader shader, const void *push, uint32_t push_size,
+                               uint64_t invocations)
+{
+    return ortvk_krun_dispatch_fn(run, shader, 0, push, push_size, invocations);
+}
+
+/* Where the tensor at `address` lies: its buffer, its byte offset there and the end of the tensor (or of the buffer,
+ * for a scratch buffer). */
+static OrtStatus *locate_operand(ortvk_krun *run, VkDeviceAddress address, ortvk_buffer **out, VkDeviceSize *offset,
+                                 VkDeviceSize *end)
+{
+    for (size_t i = 0; i < run->n_in + run->n_out; i++) {
+        const ortvk_ktensor *t = i < run->n_in ? &run->in[i] : &run->out[i - run->n_in];
+        VkDeviceSize size = t->count * ortvk_element_size(t->type);
+        if (t->buffer == NULL || address < t->address || address - t->address >= size) continue;
+        *out = t->buffer;
+        *offset = t->offset + (address - t->address);
+        *end = t->offset + size;
+        return NULL;
+    }
+    *out = ortvk_device_resolve(run->device, (const void *)(uintptr_t)address, 1, offset);
+    if (*out == NULL)
+        return ortvk_status(ORT_EP_FAIL, "address 0x%llx is not ortvk memory", (unsigned long long)address);
+    *end = (*out)->size;
+    return NULL;
+}
+
+/* Binds the tensor at `address` as a storage buffer, and where `texels` also as texel buffers: its buffer from the
+ * offset aligned down to what the device requires, up to the end of the tensor; *into gets the tensor's byte offset
+ * from the binding's start (the same for both kinds). *texels becomes false where the texel views cannot cover the
+ * tensor (a buffer that ends inside the last texel, or more texels than the device's maxTexelBufferElements). */
+static OrtStatus *bind_operand(ortvk_krun *run, VkDeviceAddress address, ortvk_kbindings *bindings, uint32_t slot,
+                               bool *texels, uint32_t *into)
+{
+    ortvk_buffer *buffer = NULL;
+    VkDeviceSize offset = 0, end = 0;
+    ORTVK_TRY(locate_operand(run, address, &buffer, &offset, &end));
+    const VkPhysicalDeviceLimits *limits = &run->device->caps.props.limits;
+    VkDeviceSize align = 16; /* a texel of RGBA32F; the alignments are powers of two */
+    if (limits->minStorageBufferOffsetAlignment > align) align = limits->minStorageBufferOffsetAlignment;
+    if (limits->minTexelBufferOffsetAlignment > align) align = limits->minTexelBufferOffsetAlignment;
+    VkDeviceSize start = offset - offset % align;
+    if (end - start > limits->maxStorageBufferRange)
+        return ortvk_status(ORT_EP_FAIL, "a tensor of %llu bytes exceeds the device's maxStorageBufferRange (%u)",
+                            (unsigned long long)(end - offset), limits->maxStorageBufferRange);
+    bindings->buffers[slot] = (VkDescriptorBufferInfo){.buffer = buffer->vk, .offset = start, .range = end - start};
+    *into = (uint32_t)(offset - start);
+    if (*texels) {
+        VkDeviceSize range = (end - start + 15) / 16 * 16;
+        *texels = start + range <= buffer->size && range / 4 <= limits->maxTexelBufferElements;
+        if (*texels) ORTVK_TRY(ortvk_krun_hold_views(run, buffer, start, range, &bindings->texels[slot]));
+    }
+    return NULL;
+}
+
+OrtStatus *ortvk_krun_dispatch_fn(ortvk_krun *run, ortvk_shader shader, uint32_t fn, const void *push,
+                                  uint32_t push_size, uint64_t invocations)
+{
+    return ortvk_krun_dispatch_spec(run, shader, fn, NULL, push, push_size, invocations);
+}
+
+OrtStatus *ortvk_krun_dispatch_spec(ortvk_krun *run, ortvk_shader shader, uint32_t fn, const ortvk_kspec *spec,
+                                    const void *push, uint32_t push_size, uint64_t invocations)
+{
+    if (invocations == 0) return NULL;
+    uint64_t groups = (invocations + WORKGROUP - 1) / WORKGROUP;
+    uint64_t gx = groups < MAX_GROUPS ? groups : MAX_GROUPS;
+    uint64_t gy = (groups + gx - 1) / gx;
+    if (invocations > UINT32_MAX || gy > MAX_GROUPS)
+        return ortvk_status(ORT_EP_FAIL, "a dispatch of %llu invocations is too large",
+                            (unsigned long long)invocations);
+    uint32_t operands = ortvk_kernel_device_operands(shader);
+    /* float32 shaders read some operands as texel buffers where every one of them can be (specialization). */
+    uint32_t texel_operands = run->float16 ? 0 : ortvk_kernel_device_texels(shader);
+    bool texels = texel_operands != 0;
+    uint32_t words[32] = {0};
+    if (push_size > sizeof(words)) return ortvk_status(ORT_EP_FAIL, "%u bytes of push constants", push_size);
+    memcpy(words, push, push_size);
+    ortvk_kbindings bindings = {0};
+    for (uint32_t k = 0, slot = 0; k < 16 && slot < ORTVK_KBINDINGS; k++) {
+        if (!(operands & (1u << k))) continue;
+        uint64_t address;
+        memcpy(&address, &words[2 * k], sizeof(address));
+        words[2 * k] = words[2 * k + 1] = 0;
+        if (address != 0) {
+            bool wanted = texels && (texel_operands & (1u << k)), as_texels = wanted;
+            ORTVK_TRY(bind_operand(run, address, &bindings, slot, &as_texels, &words[2 * k]));
+            if (wanted && !as_texels) texels = false; /* one operand without views: none read as texels */
+            words[2 * k + 1] = 1;
+        }
+        slot++;
+    }
+    VkPipeline pipeline;
+    VkPipelineLayout layout;
+    ORTVK_TRY(ortvk_kernel_device_pipeline(run->kdev, shader, run->float16, texels, fn, spec, &pipeline, &layout));
+    barrier(run);
+    vkCmdBindPipeline(run->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    ortvk_kernel_device_bind(run->kdev, run->cmd, &bindings);
+    vkCmdPushConstants(run->cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, (push_size + 3) & ~3u, words);
+    vkCmdDispatch(run->cmd, (uint32_t)gx, (uint32_t)gy, 1);
+    run->recorded = true;
+    return NULL;
+}
+
+/* The buffer behind [address, address + bytes) of one of the run's tensors (held by the run), or of a constant
+ * or scratch buffer (owned by the kernel or the run). */
+static OrtStatus *resolve(ortvk_krun *run, VkDeviceAddress address, VkDeviceSize bytes, ortvk_buffer **buffer,
+                          VkDeviceSize *offset)
+{
+    for (size_t i = 0; i < run->n_in + run->n_out; i++) {
+        const ortvk_ktensor *t = i < run->n_in ? &run->in[i] : &run->out[i - run->n_in];
+        if (t->buffer == NULL || address < t->address) continue;
+        VkDeviceSize into = address - t->address, size = t->count * ortvk_element_size(t->type);
+        if (into <= size && bytes <= size - into) {
+            *buffer = t->buffer;
+            *offset = t->offset + into;
+            return NULL;
+        }
+    }
+    *buffer = ortvk_device_resolve(run->device, (const void *)(uintptr_t)address, bytes, offset);
+    if (*buffer == NULL)
+        return ortvk_status(ORT_EP_FAIL, "address 0x%llx (%llu bytes) is not ortvk memory",
+                            (unsigned long long)address, (unsigned long long)bytes);
+    return NULL;
+}
+
+OrtStatus *ortvk_krun_copy(ortvk_krun *run, VkDeviceAddress dst, VkDeviceAddress src, VkDeviceSize bytes)
+{
+    if (bytes == 0) return NULL;
+    ortvk_buffer *from, *to;
+    VkDeviceSize from_offset, to_offset;
+    ORTVK_TRY(resolve(run, src, bytes, &from, &from_offset));
+    ORTVK_TRY(resolve(run, dst, bytes, &to, &to_offset));
+    barrier(run);
+    VkBufferCopy region = {.srcOffset = from_offset, .dstOffset = to_offset, .size = bytes};
+    vkCmdCopyBuffer(run->cmd, from->vk, to->vk, 1, &region);
+    run->recorded = true;
+    return NULL;
+}
+
+OrtStatus *ortvk_krun_fill(ortvk_krun *run, VkDeviceAddress dst, VkDeviceSize bytes, uint32_t word)
+{
+    if (bytes == 0) return NULL;
+    ortvk_buffer *to;
+    VkDeviceSize offset;
+    ORTVK_TRY(resolve(run, dst, bytes, &to, &offset));
+    barrier(run);
+    vkCmdFillBuffer(run->cmd, to->vk, offset, bytes, word);
+    run->recorded = true;
+    return NULL;
+}
+
+/* A scratch or staging buffer for the run, released with its submission. */
+static OrtStatus *scratch_buffer(ortvk_krun *run, size_t bytes, bool staging, ortvk_buffer **out)
+{
+    if (run->scratch_count == ORTVK_KMAX_SCRATCH)
+        return ortvk_status(ORT_EP_FAIL, "too many scratch buffers in a node");
+    ortvk_buffer *buffer = NULL;
+    ORTVK_TRY(staging ? ortvk_buffer_allocate_staging(run->device, bytes, &buffer)
+                      : ortvk_buffer_allocate(run->device, bytes, &buffer));
+    ORTVK_TRY(ortvk_krun_hold(run, buffer));
+    run->scratch_count++;
+    *out = buffer;
+    return NULL;
+}
+
+OrtStatus *ortvk_krun_scratch(ortvk_krun *run, size_t bytes, VkDeviceAddress *address)
+{
+    ortvk_buffer *buffer = NULL;
+    ORTVK_TRY(scratch_buffer(run, bytes, false, &buffer));
+    *address = buffer->address;
+    return NULL;
+}
+
+/* vkCmdUpdateBuffer takes at most 65536 bytes per call, and keeps a copy in the command buffer: fine for tables
+ * and small tensors; larger data goes through a staging buffer. */
+#define UPDATE_CHUNK 65536u
+#define UPDATE_MAX (4u * UPDATE_CHUNK)
+
+OrtStatus *ortvk_krun_upload(ortvk_krun *run, const void *data, size_t bytes, VkDeviceAddress *address)
+{
+    size_t padded = (bytes + 3) & ~(size_t)3;
+    ortvk_buffer *buffer = NULL;
+    ORTVK_TRY(scratch_buffer(run, padded, false, &buffer));
+    *address = buffer->address;
+    if (padded > UPDATE_MAX) {
+        ortvk_buffer *staging = NULL;
+        ORTVK_TRY(scratch_buffer(run, bytes, true, &staging));
+        memcpy(staging->mapped, data, bytes);
+        barrier(run);
+        VkBufferCopy region = {.srcOffset = 0, .dstOffset = 0, .size = bytes};
+        vkCmdCopyBuffer(run->cmd, staging->vk, buffer->vk, 1, &region);
+        run->recorded = true;
+        return NULL;
+    }
+    barrier(run);
+    for (size_t at = 0; at < padded; at += UPDATE_CHUNK) {
+        size_t n = padded - at < UPDATE_CHUNK ? padded - at : UPDATE_CHUNK;
+        if (at + n <= bytes) {
+            vkCmdUpdateBuffer(run->cmd, buffer->vk, at, n, (const uint8_t *)data + at);
+        } else { /* the last chunk, padded to 4 bytes */
+            uint8_t tail[UPDATE_CHUNK];
+            memset(tail, 0, n);
+            memcpy(tail, (const uint8_t *)data + at, bytes - at);
+            vkCmdUpdateBuffer(run->cmd, buffer->vk, at, n, tail);
+        }
+    }
+    run->recorded = true;
+    return NULL;
+}

@@ -765,3 +765,14 @@ int kc_model_to_float16(const uint8_t *model, size_t len, uint8_t **out, size_t 
     *out_len = result.len;
     return 0;
 }
+
+int kc_load_model(const char *default_dir, const char *file, uint8_t **model, size_t *len)
+{
+    const char *dir = getenv("ORTVK_MODELS_DIR");
+    if (dir == NULL || dir[0] == '\0') dir = default_dir;
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/%s", dir, file);
+    if (onnx_read_file(path, model, len) == ONNX_OK) return 0;
+    printf("SKIP: %s not found (scripts/fetch-models.sh fetches it)\n", path);
+    return 77;
+}

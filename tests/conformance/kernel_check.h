@@ -43,6 +43,10 @@ int kc_freeze_inputs(const uint8_t *model, size_t len, const char *const *names,
  * malloc'd. 0 on success. */
 int kc_model_to_float16(const uint8_t *model, size_t len, uint8_t **out, size_t *out_len);
 
+/* A real model fetched by scripts/fetch-models.sh: `file` in $ORTVK_MODELS_DIR, else in `default_dir`. 0 with
+ * *model malloc'd; 77 (ctest's skip) after printing "SKIP: ..." when it is not there. */
+int kc_load_model(const char *default_dir, const char *file, uint8_t **model, size_t *len);
+
 /* Float16 and bfloat16 bit patterns as floats, and a float rounded to the nearest float16 (ties to even). */
 float kc_half_to_float(uint16_t h);
 uint16_t kc_float_to_half(float f);

@@ -80,16 +80,9 @@ static void check_size(ortapp *app, OrtSession *cpu, OrtSession *vk, int n, int 
 
 int main(void)
 {
-    const char *dir = getenv("ORTVK_MODELS_DIR");
-    if (dir == NULL || dir[0] == '\0') dir = ORTVK_MODELS_DIR;
-    char path[1024];
-    snprintf(path, sizeof(path), "%s/%s", dir, MODEL_FILE);
     uint8_t *model = NULL;
     size_t len = 0;
-    if (onnx_read_file(path, &model, &len) != ONNX_OK) {
-        printf("SKIP: %s not found (scripts/fetch-models.sh fetches it)\n", path);
-        return 77;
-    }
+    if (kc_load_model(ORTVK_MODELS_DIR, MODEL_FILE, &model, &len) != 0) return 77;
     ortapp app;
     const OrtEpDevice *device;
     test_open(&app, &device);

@@ -60,22 +60,29 @@ bool ortvk_kchain_step(const ortvk_knode *node, const ortvk_kop *op, const ortvk
 void ortvk_kchain_spec(const ortvk_kparams_chain *chain, ortvk_kspec *out)
 {
     memset(out, 0, sizeof(*out));
-    for (int k = 0; k < chain->count; k++) {
-        out->words[k / 8] |= (uint32_t)chain->steps[k].kind << (4 * (k % 8));
-        memcpy(&out->words[3 + k], &chain->steps[k].a, sizeof(float));
-        memcpy(&out->words[3 + ORTVK_KMAX_CHAIN + k], &chain->steps[k].b, sizeof(float));
-    }
+    for (int k = 0; k < chain->count; k++) out->words[k / 8] |= (uint32_t)chain->steps[k].kind << (4 * (k % 8));
     out->words[2] = (uint32_t)chain->count;
+}
+
+void ortvk_kchain_constants(const ortvk_kparams_chain *chain, float out[ORTVK_KCHAIN_FLOATS])
+{
+    memset(out, 0, ORTVK_KCHAIN_FLOATS * sizeof(float));
+    for (int k = 0; k < chain->count; k++) {
+        out[k] = chain->steps[k].a;
+        out[ORTVK_KMAX_CHAIN + k] = chain->steps[k].b;
+    }
 }
 
 typedef struct push_chain {
     uint64_t x, y;
     uint32_t n;
+    uint64_t constants; /* the steps' operands (ortvk_kchain_constants) */
 } push_chain;
 
 static OrtStatus *chain_record(const ortvk_kparams *params, ortvk_krun *run)
 {
-    push_chain push = {.x = run->in[0].address, .y = run->out[0].address, .n = (uint32_t)run->out[0].count};
+    push_chain push = {.x = run->in[0].address, .y = run->out[0].address, .n = (uint32_t)run->out[0].count,
+                       .constants = run->chain};
     ortvk_kspec spec;
     ortvk_kchain_spec(&params->chain, &spec);
     /* Vectorised: 16 elements an invocation, as vec4. */

@@ -1,6 +1,7 @@
 /* Conv and ConvTranspose (1-D and 2-D, groups, strides, dilations, pads and auto_pad, bias) as direct sums blocked
  * over output channels and columns, and BatchNormalization in inference mode. Output sizes and pads follow the ONNX
  * operator definitions. */
+#include <stddef.h>
 #include <string.h>
 
 #include "kernels/kernel_internal.h"
@@ -215,11 +216,18 @@ typedef struct push_conv {
     uint32_t TM;                   /* output channels per invocation: 1, 2 or 4 of one group */
     uint32_t step_h, step_w;       /* ConvTranspose: taps between those that reach one output; Conv: the range of
                                       a group's input channels a dispatch sums (conv_dispatch) */
-    int32_t di_h, di_w;            /* ConvTranspose: how far the input index moves from one such tap to the next */
-    uint32_t unused;
+    int32_t di_h;                  /* ConvTranspose: how far the input index moves from one such tap to the next */
+    union {
+        struct {
+            int32_t di_w;          /* ConvTranspose: di_h's twin */
+            uint32_t unused;
+        };
+        uint64_t chain;            /* Conv: its fused chain's step operands (ortvk_krun's chain), or 0 */
+    };
     uint64_t partial;              /* Conv of float16 tensors over several ranges: float32 partial sums */
 } push_conv;
-_Static_assert(sizeof(push_conv) == 128, "push_conv: its last 8 bytes are the shader's operand `partial`");
+_Static_assert(offsetof(push_conv, chain) == 112 && sizeof(push_conv) == 128,
+               "push_conv: the shader's operands `chain` and `partial` are its last two 8-byte words");
 
 /* Output columns per invocation of the Conv shader (its TW). */
 #define CONV_COLUMNS 8
@@ -295,6 +303,7 @@ static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *ru
     ortvk_kchain_spec(&p->epilogue, &spec);
     const ortvk_ktensor *b = run->n_in > 2 && run->in[2].present ? &run->in[2] : NULL;
     push_conv push = {
+        .chain = transpose ? 0 : run->chain,
         .x = run->in[0].address,
         .w = run->in[1].address,
         .b = b != NULL ? b->address : 0,

@@ -112,8 +112,8 @@ static const uint32_t spv_chain_f16[] =
 
 /* Each shader twice: [0] for float32 tensors, [1] compiled with ORTVK_F16 for float16 ones (shaders/common.glsl). */
 /* `operands`: which 8-byte words of a shader's push constants are the tensors it reads and writes (its uvec2 members,
- * common.glsl), bit k for word k; the leading words, and after their scalars unary's Clip bounds and conv's
- * float32 partial sums. `texels`: those its float32 form reads with ORTVK_TEXEL4/ORTVK_TEXEL (common.glsl). */
+ * common.glsl), bit k for word k; the leading words, and after their scalars unary's Clip bounds, conv's fused
+ * chain constants and float32 partial sums, gemm's and chain's fused chain constants. `texels`: those its float32 form reads with ORTVK_TEXEL4/ORTVK_TEXEL (common.glsl). */
 static const struct {
     const char *name;
     const uint32_t *code[2];
@@ -125,20 +125,20 @@ static const struct {
     SHADER(ORTVK_SHADER_UNARY, "unary", spv_unary, 0x33, 0x1),
     SHADER(ORTVK_SHADER_BINARY, "binary", spv_binary, 0x7, 0x3),
     SHADER(ORTVK_SHADER_COPY, "copy", spv_copy, 0x3, 0),
-    SHADER(ORTVK_SHADER_CONV, "conv", spv_conv, 0x800f, 0x3),
+    SHADER(ORTVK_SHADER_CONV, "conv", spv_conv, 0xc00f, 0x3),
     SHADER(ORTVK_SHADER_CONV_TRANSPOSE, "conv_transpose", spv_conv_transpose, 0xf, 0x3),
     SHADER(ORTVK_SHADER_POOL, "pool", spv_pool, 0x7, 0),
     SHADER(ORTVK_SHADER_BATCHNORM, "batchnorm", spv_batchnorm, 0x3f, 0x1),
     SHADER(ORTVK_SHADER_RESIZE, "resize", spv_resize, 0x7, 0x1),
     SHADER(ORTVK_SHADER_REDUCE, "reduce", spv_reduce, 0x3, 0),
-    SHADER(ORTVK_SHADER_GEMM, "gemm", spv_gemm, 0xf, 0x3),
+    SHADER(ORTVK_SHADER_GEMM, "gemm", spv_gemm, 0x800f, 0x3),
     SHADER(ORTVK_SHADER_SOFTMAX, "softmax", spv_softmax, 0x3, 0),
     SHADER(ORTVK_SHADER_PAD, "pad", spv_pad, 0x3, 0),
     SHADER(ORTVK_SHADER_CAST, "cast", spv_cast, 0x3, 0),
     SHADER(ORTVK_SHADER_NORM, "norm", spv_norm, 0x3f, 0),
     SHADER(ORTVK_SHADER_COMPARE, "compare", spv_compare, 0x7, 0),
     SHADER(ORTVK_SHADER_WHERE, "where", spv_where, 0xf, 0),
-    SHADER(ORTVK_SHADER_CHAIN, "chain", spv_chain, 0x3, 0x1),
+    SHADER(ORTVK_SHADER_CHAIN, "chain", spv_chain, 0xb, 0x1),
 #undef SHADER
 };
 

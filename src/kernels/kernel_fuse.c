@@ -101,7 +101,7 @@ static int take_steps(ortvk_partition *p, const chain_plan *c, int keep, ortvk_k
  * models is Add, Clip, Div and Mul). A value read again by a later t + x or t * x of the same chain is kept in a
  * register (MARK). The fused kernel takes the place of the chain's first node. A chain right after a float32 Conv
  * runs in the Conv's own stores (its epilogue), its x being the Conv's result. */
-OrtStatus *ortvk_partition_fuse(ortvk_partition *p)
+OrtStatus *ortvk_partition_fuse(ortvk_partition *p, ortvk_stream *stream)
 {
     int *readers = calloc(p->n_values + 1, sizeof(*readers));
     if (readers == NULL) return ortvk_status(ORT_FAIL, "out of host memory compiling a partition");
@@ -110,7 +110,8 @@ OrtStatus *ortvk_partition_fuse(ortvk_partition *p)
             if (p->kernels[j]->in_slot[i] >= 0) readers[p->kernels[j]->in_slot[i]]++;
         }
     }
-    for (size_t j = 0; j < p->n_kernels; j++) {
+    OrtStatus *status = NULL;
+    for (size_t j = 0; j < p->n_kernels && status == NULL; j++) {
         ortvk_kernel *head = p->kernels[j];
         if (head == NULL) continue;
         chain_plan c = {.members = {j}, .count = 1};
@@ -121,6 +122,7 @@ OrtStatus *ortvk_partition_fuse(ortvk_partition *p)
             if (c.count == 1) continue;
             head->out_slot[0] = take_steps(p, &c, 1, &head->params.conv.epilogue, type, sizeof(type));
             snprintf(head->op_type, sizeof(head->op_type), "%s", type);
+            status = ortvk_kernel_upload_chain(head, stream, &head->params.conv.epilogue);
             continue;
         }
         if (!head->chainable || head->chain_input < 0) continue;
@@ -139,8 +141,10 @@ OrtStatus *ortvk_partition_fuse(ortvk_partition *p)
         head->out_slot[0] = out;
         head->chainable = false;
         snprintf(head->op_type, sizeof(head->op_type), "%s", type);
+        status = ortvk_kernel_upload_chain(head, stream, &chain);
     }
     free(readers);
+    if (status != NULL) return status; /* the caller destroys the partition, gaps and all */
     /* Close the gaps, and say again which kernel reads each value last. */
     size_t n = 0;
     for (size_t j = 0; j < p->n_kernels; j++) {

@@ -445,6 +445,7 @@ typedef struct ortvk_krun {
     bool recorded;            /* a command is recorded: the next one needs a barrier */
     void **host_blocks;       /* host memory of values computed on the host, freed when the run is recorded */
     size_t n_host_blocks, host_capacity;
+    VkDeviceAddress chain;    /* the node's fused chain's step operands (ortvk_kchain_constants), or 0 */
 } ortvk_krun;
 
 /* Records a 1-D dispatch of `invocations` invocations (workgroups of 64, spread over x and y). The shader reads
@@ -460,9 +461,9 @@ OrtStatus *ortvk_krun_dispatch(ortvk_krun *run, ortvk_shader shader, const void 
 #define ORTVK_KVARIANT 32
 OrtStatus *ortvk_krun_dispatch_fn(ortvk_krun *run, ortvk_shader shader, uint32_t fn, const void *push,
                                   uint32_t push_size, uint64_t invocations);
-/* Further specialization constants, for what has too many forms for `fn` (a fused chain's steps): word i goes to
- * constant 3 + i. A pipeline per distinct set is kept for the device's lifetime. */
-#define ORTVK_KSPEC_WORDS (3 + 2 * ORTVK_KMAX_CHAIN)
+/* Further specialization constants, for what has too many forms for `fn` (the kinds of a fused chain's steps):
+ * word i goes to constant 3 + i. A pipeline per distinct set is kept for the device's lifetime. */
+#define ORTVK_KSPEC_WORDS 3
 typedef struct ortvk_kspec {
     uint32_t words[ORTVK_KSPEC_WORDS];
 } ortvk_kspec;
@@ -595,9 +596,12 @@ bool ortvk_kchain_step(const ortvk_knode *node, const ortvk_kop *op, const ortvk
                        ortvk_chain_step *step, int *input);
 /* The op of a fused chain: one input (x), one output; never matched to a node. */
 extern const ortvk_kop ortvk_kop_chain;
-/* A chain's specialization constants (shaders/common.glsl's ortvk_chain4): the kinds (4 bits each, in two words), the
- * count, each step's a and b. */
+/* A chain's specialization constants (shaders/common.glsl's ortvk_chain4): the kinds (4 bits each, in two words) and
+ * the count. Its steps' operands are not: a pipeline per set of values would be one per chain of a model (each
+ * layer's own scale, say). They are a buffer the shader reads, made at Compile: each step's a, then each one's b. */
 void ortvk_kchain_spec(const ortvk_kparams_chain *chain, ortvk_kspec *out);
+#define ORTVK_KCHAIN_FLOATS (2 * ORTVK_KMAX_CHAIN)
+void ortvk_kchain_constants(const ortvk_kparams_chain *chain, float out[ORTVK_KCHAIN_FLOATS]);
 
 /* Compile: Conv's constant input `input` (`t` its type and dims, `data` its host values) rearranged into `packed`
  * (as many bytes) for faster reads; false keeps it as it is. The run sees t->packed (kernel_conv.c). */

@@ -145,7 +145,9 @@ typedef struct push_gemm {
     int32_t a_sm, a_sk, b_sk, b_sn;
     int32_t c_sm, c_sn;
     float alpha, beta;
+    uint64_t chain; /* a fused chain's step operands (ortvk_krun's chain), or 0 */
 } push_gemm;
+_Static_assert(sizeof(push_gemm) == 128, "push_gemm: `chain` is the last of the 128 bytes of push constants");
 
 /* The fast form (the shader's FAST): 8 x 16 blocks read as vec4, which needs A's rows (along k) or columns (along m,
  * with M a multiple of 4), B's rows (along n) or, with A's rows, its columns (along k: Gemm's transB), 4-element
@@ -189,6 +191,7 @@ OrtStatus *ortvk_kgemm_record(ortvk_krun *run, const ortvk_kgemm_plan *g, VkDevi
         .c_sn = (int32_t)g->c_sn,
         .alpha = alpha,
         .beta = beta,
+        .chain = spec != NULL ? run->chain : 0,
     };
     for (int i = 0; i < g->batch_rank; i++) {
         push.batch_dims[i] = (uint32_t)g->batch[i];

@@ -21,6 +21,7 @@ typedef struct ortvk_kernel {
     int in_slot[ORTVK_KMAX_INPUTS];   /* the partition value each input reads; -1: omitted or constant */
     int out_slot[ORTVK_KMAX_OUTPUTS]; /* the value each output writes; -1: omitted */
     kconst *consts[ORTVK_KMAX_INPUTS]; /* constant inputs the device reads; NULL for the others */
+    kconst *chain_consts;              /* a fused chain's step operands (ortvk_kchain_constants), or NULL */
     bool float16;                      /* runs the shaders' float16 variant */
     bool chainable;                    /* can be a step of an element-wise chain (fuse_chains) */
     ortvk_chain_step step;
@@ -55,8 +56,11 @@ struct ortvk_partition {
 void ortvk_kernel_free_consts(ortvk_kernel *kernel);
 void ortvk_kernel_destroy(ortvk_kernel *kernel);
 
-/* Fuses runs of element-wise kernels of a compiled partition (kernel_fuse.c). */
-OrtStatus *ortvk_partition_fuse(ortvk_partition *p);
+/* Fuses runs of element-wise kernels of a compiled partition (kernel_fuse.c); `stream` uploads each chain's
+ * constants (ortvk_kernel_upload_chain). */
+OrtStatus *ortvk_partition_fuse(ortvk_partition *p, ortvk_stream *stream);
+/* Copies `chain`'s step operands into a device buffer the kernel owns (kernel->chain_consts), through `stream`. */
+OrtStatus *ortvk_kernel_upload_chain(ortvk_kernel *kernel, ortvk_stream *stream, const ortvk_kparams_chain *chain);
 
 /* What a run keeps until its submission retires (kernel_run.c): a reference on a buffer (dropped on failure too),
  * and the texel views of a range of one (made once a run). */

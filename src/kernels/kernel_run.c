@@ -246,6 +246,12 @@ static OrtStatus *record_kernel(ortvk_partition *p, size_t index, ortvk_krun *ru
             run->in[i] = values[kernel->in_slot[i]];
         }
     }
+    run->chain = 0;
+    if (kernel->chain_consts != NULL) {
+        ortvk_buffer *buffer = kernel->chain_consts->buffer;
+        if (ortvk_buffer_try_ref(buffer)) ORTVK_TRY(ortvk_krun_hold(run, buffer));
+        run->chain = buffer->address;
+    }
     ORTVK_TRY(kernel->op->shape(&kernel->params, run));
     bool any = false;
     for (size_t i = 0; i < kernel->n_out; i++) {

@@ -161,6 +161,22 @@ static OrtStatus *upload_const(ortvk_kernel *kernel, ortvk_stream *stream, const
     return status;
 }
 
+OrtStatus *ortvk_kernel_upload_chain(ortvk_kernel *kernel, ortvk_stream *stream, const ortvk_kparams_chain *chain)
+{
+    float values[ORTVK_KCHAIN_FLOATS];
+    ortvk_kchain_constants(chain, values);
+    kconst *c = calloc(1, sizeof(*c));
+    if (c == NULL) return ortvk_status(ORT_FAIL, "out of host memory compiling %s", kernel->name);
+    kernel->chain_consts = c;
+    c->view = (ortvk_ktensor){.present = true, .type = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, .rank = 1,
+                              .dims = {ORTVK_KCHAIN_FLOATS}, .count = ORTVK_KCHAIN_FLOATS};
+    ORTVK_TRY(ortvk_buffer_allocate(stream->device, sizeof(values), &c->buffer));
+    c->view.buffer = c->buffer;
+    c->view.address = c->buffer->address;
+    ortvk_copy_end dst = {.buffer = c->buffer}, src = {.host = values};
+    return ortvk_transfer_copy(stream, dst, src, sizeof(values), true);
+}
+
 /* Keeps a host copy of constant input `index`, which the op reads on the host at run time. */
 static OrtStatus *keep_const(ortvk_kernel *kernel, const ortvk_knode *k, size_t index)
 {
@@ -184,15 +200,19 @@ static OrtStatus *keep_const(ortvk_kernel *kernel, const ortvk_knode *k, size_t 
     return NULL;
 }
 
+static void kconst_free(kconst **c)
+{
+    if (*c == NULL) return;
+    free((*c)->host);
+    ortvk_buffer_destroy((*c)->buffer); /* runs still queued hold their own references */
+    free(*c);
+    *c = NULL;
+}
+
 void ortvk_kernel_free_consts(ortvk_kernel *kernel)
 {
-    for (size_t i = 0; i < ORTVK_KMAX_INPUTS; i++) {
-        if (kernel->consts[i] == NULL) continue;
-        free(kernel->consts[i]->host);
-        ortvk_buffer_destroy(kernel->consts[i]->buffer); /* runs still queued hold their own references */
-        free(kernel->consts[i]);
-        kernel->consts[i] = NULL;
-    }
+    for (size_t i = 0; i < ORTVK_KMAX_INPUTS; i++) kconst_free(&kernel->consts[i]);
+    kconst_free(&kernel->chain_consts);
 }
 
 void ortvk_kernel_destroy(ortvk_kernel *kernel)
@@ -470,7 +490,7 @@ OrtStatus *ortvk_partition_create(ortvk_kernel_device *kdev, ortvk_stream *strea
         status = kernel_create(p, stream, nodes[next], &io, &p->kernels[p->n_kernels]);
         if (status == NULL) p->n_kernels++;
     }
-    if (status == NULL) status = ortvk_partition_fuse(p);
+    if (status == NULL) status = ortvk_partition_fuse(p, stream);
 out:
     free(nodes);
     names_free(names, count);

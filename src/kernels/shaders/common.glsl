@@ -120,74 +120,20 @@ layout(set = 0, binding = 0, std430) restrict buffer OrtvkElems { uint16_t v[]; 
                 [[unroll]] for (uint k = k##_b + k##_j, k##_once = 0u; k##_once < 1u; k##_once++)
 
 // A chain of element-wise steps fused after an op's result, or run on its own (kernel_chain.c): specialization
-// constants 3 and 4 hold the steps' kinds (ortvk_chain_kind, 4 bits each: steps 0-7, then 8-11), 5 their count,
-// 6-17 their a and 18-29 their b, so that a pipeline holds only its chain's operations. No steps by default:
+// constants 3 and 4 hold the steps' kinds (ortvk_chain_kind, 4 bits each: steps 0-7, then 8-11), 5 their count, so
+// that a pipeline holds only its chain's operations. Their operands are not constants (a pipeline per set of values
+// would be one per chain of a model): a buffer of 24 floats, step k's a at k and its b at 12 + k, is an operand of
+// the shader, which reads it once with ORTVK_CHAIN_LOAD(n, ref) before it applies the chain. No steps by default:
 // ortvk_chain4(x) is x.
 layout(constant_id = 3) const uint ORTVK_CHAIN_KINDS0 = 0u;
 layout(constant_id = 4) const uint ORTVK_CHAIN_KINDS1 = 0u;
 layout(constant_id = 5) const uint ORTVK_CHAIN_COUNT = 0u;
-layout(constant_id = 6) const float ORTVK_CHAIN_A0 = 0.0;
-layout(constant_id = 7) const float ORTVK_CHAIN_A1 = 0.0;
-layout(constant_id = 8) const float ORTVK_CHAIN_A2 = 0.0;
-layout(constant_id = 9) const float ORTVK_CHAIN_A3 = 0.0;
-layout(constant_id = 10) const float ORTVK_CHAIN_A4 = 0.0;
-layout(constant_id = 11) const float ORTVK_CHAIN_A5 = 0.0;
-layout(constant_id = 12) const float ORTVK_CHAIN_A6 = 0.0;
-layout(constant_id = 13) const float ORTVK_CHAIN_A7 = 0.0;
-layout(constant_id = 14) const float ORTVK_CHAIN_A8 = 0.0;
-layout(constant_id = 15) const float ORTVK_CHAIN_A9 = 0.0;
-layout(constant_id = 16) const float ORTVK_CHAIN_A10 = 0.0;
-layout(constant_id = 17) const float ORTVK_CHAIN_A11 = 0.0;
-layout(constant_id = 18) const float ORTVK_CHAIN_B0 = 0.0;
-layout(constant_id = 19) const float ORTVK_CHAIN_B1 = 0.0;
-layout(constant_id = 20) const float ORTVK_CHAIN_B2 = 0.0;
-layout(constant_id = 21) const float ORTVK_CHAIN_B3 = 0.0;
-layout(constant_id = 22) const float ORTVK_CHAIN_B4 = 0.0;
-layout(constant_id = 23) const float ORTVK_CHAIN_B5 = 0.0;
-layout(constant_id = 24) const float ORTVK_CHAIN_B6 = 0.0;
-layout(constant_id = 25) const float ORTVK_CHAIN_B7 = 0.0;
-layout(constant_id = 26) const float ORTVK_CHAIN_B8 = 0.0;
-layout(constant_id = 27) const float ORTVK_CHAIN_B9 = 0.0;
-layout(constant_id = 28) const float ORTVK_CHAIN_B10 = 0.0;
-layout(constant_id = 29) const float ORTVK_CHAIN_B11 = 0.0;
-
-float ortvk_chain_a(uint k)
-{
-    switch (k) {
-    case 0u: return ORTVK_CHAIN_A0;
-    case 1u: return ORTVK_CHAIN_A1;
-    case 2u: return ORTVK_CHAIN_A2;
-    case 3u: return ORTVK_CHAIN_A3;
-    case 4u: return ORTVK_CHAIN_A4;
-    case 5u: return ORTVK_CHAIN_A5;
-    case 6u: return ORTVK_CHAIN_A6;
-    case 7u: return ORTVK_CHAIN_A7;
-    case 8u: return ORTVK_CHAIN_A8;
-    case 9u: return ORTVK_CHAIN_A9;
-    case 10u: return ORTVK_CHAIN_A10;
-    case 11u: return ORTVK_CHAIN_A11;
+float ortvk_chain_a[12], ortvk_chain_b[12];
+#define ORTVK_CHAIN_LOAD(n, ref) \
+    for (uint k_ = 0u; k_ < ORTVK_CHAIN_COUNT; k_++) { \
+        ortvk_chain_a[k_] = ORTVK_FLOAT(n, ref, k_); \
+        ortvk_chain_b[k_] = ORTVK_FLOAT(n, ref, 12u + k_); \
     }
-    return 0.0;
-}
-
-float ortvk_chain_b(uint k)
-{
-    switch (k) {
-    case 0u: return ORTVK_CHAIN_B0;
-    case 1u: return ORTVK_CHAIN_B1;
-    case 2u: return ORTVK_CHAIN_B2;
-    case 3u: return ORTVK_CHAIN_B3;
-    case 4u: return ORTVK_CHAIN_B4;
-    case 5u: return ORTVK_CHAIN_B5;
-    case 6u: return ORTVK_CHAIN_B6;
-    case 7u: return ORTVK_CHAIN_B7;
-    case 8u: return ORTVK_CHAIN_B8;
-    case 9u: return ORTVK_CHAIN_B9;
-    case 10u: return ORTVK_CHAIN_B10;
-    case 11u: return ORTVK_CHAIN_B11;
-    }
-    return 0.0;
-}
 
 // Each step as its own op computes it: `precise` keeps steps from fusing into multiply-adds; NaN stays NaN through
 // Clip and Relu (and -0 through Relu). t + x and t * x use x, the chain's input or the value a MARK step kept.
@@ -198,7 +144,7 @@ vec4 ortvk_chain4(vec4 x)
     [[unroll]] for (uint k = 0u; k < 12u; k++) {
         if (k >= ORTVK_CHAIN_COUNT) break;
         uint kind = ((k < 8u ? ORTVK_CHAIN_KINDS0 : ORTVK_CHAIN_KINDS1) >> (4u * (k % 8u))) & 15u;
-        float a = ortvk_chain_a(k);
+        float a = ortvk_chain_a[k];
         switch (kind) {
         case 0u: t = t + a; break;
         case 1u: t = t - a; break;
@@ -208,7 +154,7 @@ vec4 ortvk_chain4(vec4 x)
         case 5u: t = a / t; break;
         case 6u: {
             bvec4 nan = greaterThan(floatBitsToUint(t) & 0x7fffffffu, uvec4(0x7f800000u));
-            t = mix(min(max(t, a), ortvk_chain_b(k)), t, nan);
+            t = mix(min(max(t, a), ortvk_chain_b[k]), t, nan);
             break;
         }
         case 7u: t = mix(t, vec4(0.0), lessThan(t, vec4(0.0))); break;

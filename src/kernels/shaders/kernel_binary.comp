@@ -29,6 +29,15 @@ float apply(float x, float y)
     return ORTVK_NAN;
 }
 
+// A loop, not four calls: each call would inline `apply` whole (Pow is long), and the driver parses the SPIR-V of
+// every function before the constant picks one; it unrolls the loop once the function is known.
+vec4 apply4(vec4 a, vec4 b)
+{
+    vec4 r;
+    for (int c = 0; c < 4; c++) r[c] = apply(a[c], b[c]);
+    return r;
+}
+
 // Constant 1: 1 for the vectorised form, where each invocation maps 16 elements as 4 runs of 4 along the last
 // (coalesced) dim, a multiple of 4 long; a and b step 0 or 1 along it (kernel_elementwise.c checks, and the offsets).
 layout(constant_id = 1) const uint VEC = 0u;
@@ -44,7 +53,7 @@ void main_vec()
             uint e = e0 + j;
             vec4 a = p.sa[0] != 0u ? ORTVK_TEXEL4(0, p.a, e) : vec4(ORTVK_TEXEL(0, p.a, 0u));
             vec4 b = p.sb[0] != 0u ? ORTVK_TEXEL4(1, p.b, e) : vec4(ORTVK_TEXEL(1, p.b, 0u));
-            ORTVK_SET4(2, p.c, e, vec4(apply(a.x, b.x), apply(a.y, b.y), apply(a.z, b.z), apply(a.w, b.w)));
+            ORTVK_SET4(2, p.c, e, apply4(a, b));
         }
         return;
     }
@@ -62,7 +71,7 @@ void main_vec()
         [[unroll]] for (uint j = 0u; j < 16u; j += 4u) {
             vec4 a = p.sa[last] != 0u ? ORTVK_TEXEL4(0, p.a, ia + j) : vec4(ORTVK_TEXEL(0, p.a, ia));
             vec4 b = p.sb[last] != 0u ? ORTVK_TEXEL4(1, p.b, ib + j) : vec4(ORTVK_TEXEL(1, p.b, ib));
-            ORTVK_SET4(2, p.c, e0 + j, vec4(apply(a.x, b.x), apply(a.y, b.y), apply(a.z, b.z), apply(a.w, b.w)));
+            ORTVK_SET4(2, p.c, e0 + j, apply4(a, b));
         }
         return;
     }
@@ -80,7 +89,7 @@ void main_vec()
         }
         vec4 a = p.sa[last] != 0u ? ORTVK_TEXEL4(0, p.a, ia) : vec4(ORTVK_TEXEL(0, p.a, ia));
         vec4 b = p.sb[last] != 0u ? ORTVK_TEXEL4(1, p.b, ib) : vec4(ORTVK_TEXEL(1, p.b, ib));
-        ORTVK_SET4(2, p.c, e, vec4(apply(a.x, b.x), apply(a.y, b.y), apply(a.z, b.z), apply(a.w, b.w)));
+        ORTVK_SET4(2, p.c, e, apply4(a, b));
     }
 }
 

@@ -6,6 +6,7 @@
 layout(push_constant) uniform Push {
     uvec2 x, y;
     uint n;
+    uvec2 constants; // the steps' operands (common.glsl's ORTVK_CHAIN_LOAD)
 } p;
 
 // Constant 0: 1 for the vectorised form (16 elements an invocation as vec4; n and the offsets multiples of 4).
@@ -13,6 +14,7 @@ layout(constant_id = 0) const uint VEC = 0u;
 
 void main()
 {
+    ORTVK_CHAIN_LOAD(2, p.constants);
     if (VEC != 0u) {
         uint e0 = ortvk_index() * 16u;
         [[unroll]] for (uint j = 0u; j < 16u; j += 4u) {

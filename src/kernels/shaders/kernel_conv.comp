@@ -20,7 +20,8 @@ layout(push_constant) uniform Push {
     // The channels of a group this dispatch sums: all of them, or a range where one loop over them all would pass
     // lavapipe's loop cap (common.glsl); a range after the first adds to y's partial sums, the last adds the bias.
     uint c_begin, c_end;
-    int unused_[3];
+    int unused_;
+    uvec2 chain;   // a fused chain's step operands (common.glsl's ORTVK_CHAIN_LOAD)
     uvec2 partial; // float16 tensors over several ranges: the partial sums in float32 (y's element count)
 } p;
 
@@ -69,7 +70,7 @@ void main_packed()
             uint row = ((n * p.M + m0 + j) * p.OH + oh) * p.OW;
             [[unroll]] for (uint c = 0u; c < TW; c++) {
                 if (!col_in[c]) continue;
-                acc[j / 4u][c][j % 4u] = p.partial != uvec2(0u) ? ORTVK_FLOAT(4, p.partial, row + ow0 + c)
+                acc[j / 4u][c][j % 4u] = p.partial != uvec2(0u) ? ORTVK_FLOAT(5, p.partial, row + ow0 + c)
                                                                 : ORTVK_GET(3, p.y, row + ow0 + c);
             }
         }
@@ -163,7 +164,7 @@ void main_packed()
             float sum = acc[j / 4u][c][j % 4u];
             if (p.b != uvec2(0u) && p.c_end == cg) sum += bias;
             if (p.c_end == cg) sum = ortvk_chain(sum); // a fused element-wise chain, after the last range
-            if (p.partial != uvec2(0u) && p.c_end != cg) ORTVK_FLOAT(4, p.partial, row + ow0 + c) = sum;
+            if (p.partial != uvec2(0u) && p.c_end != cg) ORTVK_FLOAT(5, p.partial, row + ow0 + c) = sum;
             else ORTVK_SET(3, p.y, row + ow0 + c, sum);
         }
     }
@@ -275,6 +276,7 @@ void main_depthwise()
 
 void main()
 {
+    ORTVK_CHAIN_LOAD(4, p.chain);
     if (DEPTHWISE != 0u) {
         main_depthwise();
         return;
@@ -310,7 +312,7 @@ void main()
             uint row = ((n * p.M + m0 + j) * p.OH + oh) * p.OW;
             [[unroll]] for (uint c = 0u; c < TW; c++) {
                 if (!col_in[c]) continue;
-                acc[j][c] = p.partial != uvec2(0u) ? ORTVK_FLOAT(4, p.partial, row + ow0 + c)
+                acc[j][c] = p.partial != uvec2(0u) ? ORTVK_FLOAT(5, p.partial, row + ow0 + c)
                                                    : ORTVK_GET(3, p.y, row + ow0 + c);
             }
         }
@@ -354,7 +356,7 @@ void main()
             float sum = acc[j][c];
             if (p.b != uvec2(0u) && p.c_end == cg) sum += bias;
             if (p.c_end == cg) sum = ortvk_chain(sum); // a fused element-wise chain, after the last range
-            if (p.partial != uvec2(0u) && p.c_end != cg) ORTVK_FLOAT(4, p.partial, row + ow0 + c) = sum;
+            if (p.partial != uvec2(0u) && p.c_end != cg) ORTVK_FLOAT(5, p.partial, row + ow0 + c) = sum;
             else ORTVK_SET(3, p.y, row + ow0 + c, sum);
         }
     }

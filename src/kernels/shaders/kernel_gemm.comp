@@ -19,6 +19,7 @@ layout(push_constant) uniform Push {
     int a_sm, a_sk, b_sk, b_sn;
     int c_sm, c_sn;
     float alpha, beta;
+    uvec2 chain; // a fused chain's step operands (common.glsl's ORTVK_CHAIN_LOAD)
 } p;
 
 layout(constant_id = 0) const uint FAST = 0u;
@@ -125,6 +126,7 @@ void gemm_block(uint m0, uint n0, uint batch)
 
 void main()
 {
+    ORTVK_CHAIN_LOAD(4, p.chain);
     uint i = ortvk_index();
     if (FAST != 0u) {
         uint n_blocks = (p.N + FG * 4u - 1u) / (FG * 4u);

@@ -86,7 +86,9 @@ layout(constant_id = 1) const uint VEC = 0u;
 
 vec4 apply4(vec4 v)
 {
-    return vec4(apply(v.x), apply(v.y), apply(v.z), apply(v.w));
+    vec4 r;
+    for (int c = 0; c < 4; c++) r[c] = apply(v[c]);
+    return r;
 }
 
 void main()
@@ -94,11 +96,11 @@ void main()
     if (VEC != 0u && (FN != 13u || (p.lo == uvec2(0u) && p.hi == uvec2(0u)))) {
         uint e0 = ortvk_index() * 16u;
         if (e0 + 16u <= p.n) { // no test per vec4 (lavapipe masks every load and store behind one)
-            [[unroll]] for (uint j = 0u; j < 16u; j += 4u)
+            for (uint j = 0u; j < 16u; j += 4u)
                 ORTVK_SET4(1, p.y, e0 + j, apply4(ORTVK_TEXEL4(0, p.x, e0 + j)));
             return;
         }
-        [[unroll]] for (uint j = 0u; j < 16u; j += 4u) {
+        for (uint j = 0u; j < 16u; j += 4u) {
             if (e0 + j < p.n) ORTVK_SET4(1, p.y, e0 + j, apply4(ORTVK_TEXEL4(0, p.x, e0 + j)));
         }
         return;

@@ -27,6 +27,8 @@ static const op_spec specs[] = {
     {"matmul", "MatMul 1024x1024x1024", 2, {1024, 1024}, 2.0 * 1024 * 1024 * 1024, false},
     {"add", "Add 16M (same-shape constant)", 1, {16 << 20}, 16 << 20, true},
     {"mul", "Mul 16M (broadcast scalar)", 1, {16 << 20}, 16 << 20, true},
+    /* A squeeze-excitation scale: each channel's plane times that channel's constant ([1, C, 1, 1]). */
+    {"mulch", "Mul 96x160x160 by [1,96,1,1]", 4, {1, 96, 160, 160}, 96.0 * 160 * 160, true},
     {"sigmoid", "Sigmoid 16M", 1, {16 << 20}, 16 << 20, true},
     /* A node here is a pair, 80x80 -> 40x40 -> 80x80 (the detector's FPN upsampling is 40x40 -> 80x80 nearest):
      * per element of both outputs. */
@@ -71,6 +73,9 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
         add_random(m, "w", 2, s->dims, 1.0f / 32.0f, &seed);
     } else if (strcmp(s->name, "add") == 0) {
         add_random(m, "w", s->rank, s->dims, 0.1f, &seed);
+    } else if (strcmp(s->name, "mulch") == 0) {
+        int64_t wd[4] = {1, c, 1, 1};
+        add_random(m, "w", 4, wd, 1.0f, &seed);
     } else if (strcmp(s->name, "mul") == 0) {
         float half = 0.5f;
         onnx_model_add_initializer(m, "w", ONNX_FLOAT, 0, NULL, &half, sizeof(half));
@@ -96,7 +101,7 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
             onnx_model_add_node(m, "MatMul", ins, 2, outs, 1);
         } else if (strcmp(s->name, "add") == 0) {
             onnx_model_add_node(m, "Add", ins, 2, outs, 1);
-        } else if (strcmp(s->name, "mul") == 0) {
+        } else if (strncmp(s->name, "mul", 3) == 0) {
             onnx_model_add_node(m, "Mul", ins, 2, outs, 1);
         } else if (strncmp(s->name, "resize", 6) == 0) {
             char half[20];

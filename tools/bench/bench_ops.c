@@ -26,7 +26,9 @@ static const op_spec specs[] = {
     {"dw3x3", "Conv depthwise 3x3 128 ch 160x160", 4, {1, 128, 160, 160}, 2.0 * 128 * 9 * 160 * 160, false},
     {"matmul", "MatMul 1024x1024x1024", 2, {1024, 1024}, 2.0 * 1024 * 1024 * 1024, false},
     {"add", "Add 16M (same-shape constant)", 1, {16 << 20}, 16 << 20, true},
-    {"mul", "Mul 16M (broadcast scalar)", 1, {16 << 20}, 16 << 20, true},
+    /* By a row rather than a scalar: Mul by a constant scalar is a step of a fused chain (the 4 nodes would be one
+     * dispatch). */
+    {"mul", "Mul 4096x4096 by a [4096] row", 2, {4096, 4096}, 16 << 20, true},
     /* A squeeze-excitation scale: each channel's plane times that channel's constant ([1, C, 1, 1]). */
     {"mulch", "Mul 96x160x160 by [1,96,1,1]", 4, {1, 96, 160, 160}, 96.0 * 160 * 160, true},
     {"sigmoid", "Sigmoid 16M", 1, {16 << 20}, 16 << 20, true},
@@ -77,8 +79,7 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
         int64_t wd[4] = {1, c, 1, 1};
         add_random(m, "w", 4, wd, 1.0f, &seed);
     } else if (strcmp(s->name, "mul") == 0) {
-        float half = 0.5f;
-        onnx_model_add_initializer(m, "w", ONNX_FLOAT, 0, NULL, &half, sizeof(half));
+        add_random(m, "w", 1, &s->dims[1], 1.0f, &seed);
     } else if (strncmp(s->name, "resize", 6) == 0) {
         float down[4] = {1, 1, 0.5f, 0.5f}, up[4] = {1, 1, 2, 2};
         int64_t sd[1] = {4};

@@ -430,6 +430,62 @@ static OrtStatus *where_record(const ortvk_kparams *params, ortvk_krun *run)
 #define BINARY(name, lo, hi) {name, lo, hi, "", 0, binary_prepare, binary_shape, binary_record}
 
 /* Opset ranges: the schema versions whose semantics these follow (later ones only added types). */
+/* ---- Cast ----------------------------------------------------------------------------------------------- */
+
+static bool cast_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    if (node->n_in != 1 || node->n_out != 1) return ortvk_krefuse(why, why_len, "inputs");
+    int64_t to = 0, saturate = 1;
+    if (!ortvk_knode_int(node, "to", 0, &to) || !ortvk_knode_int(node, "saturate", 1, &saturate))
+        return ortvk_krefuse(why, why_len, "to");
+    ONNXTensorElementDataType from = node->in[0].type;
+    params->cast.to = (ONNXTensorElementDataType)to;
+    /* int32/int64 -> float and int32 <-> int64, rounding as C casts do (what ORT's CPU EP does), and float <->
+     * float16 (to nearest even, NaN stays NaN, overflow to infinity: ORT's conversion). Float to integer is only
+     * exact within the integer's range; casting NaN or out-of-range values is undefined in C and differs between
+     * implementations, so those models stay on the CPU EP: this EP claims Cast only where float is on the wider
+     * side, both sides are integers, or both are floats. */
+    bool f = from == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, i32 = from == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32,
+         i64 = from == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64, h = from == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16;
+    bool tf = to == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, ti32 = to == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32,
+         ti64 = to == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64, th = to == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16;
+    bool ok = ((f || h) && (tf || th)) || ((i32 || i64) && tf) || ((i32 || i64) && (ti32 || ti64));
+    if (!ok) return ortvk_krefuse(why, why_len, "Cast %d to %lld", (int)from, (long long)to);
+    if (node->out[0].type != (ONNXTensorElementDataType)to) return ortvk_krefuse(why, why_len, "output type");
+    return true;
+}
+
+static OrtStatus *cast_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_ktensor *x = &run->in[0];
+    ortvk_ktensor *y = &run->out[0];
+    y->type = params->cast.to;
+    y->rank = x->rank;
+    memcpy(y->dims, x->dims, sizeof(x->dims));
+    return NULL;
+}
+
+typedef struct push_cast {
+    uint64_t x, y;
+    uint32_t n, mode;
+} push_cast;
+
+static OrtStatus *cast_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_ktensor *x = &run->in[0], *y = &run->out[0];
+    ONNXTensorElementDataType from = x->type, to = params->cast.to;
+    if (from == to) return ortvk_krun_copy(run, y->address, x->address, x->count * ortvk_element_size(from));
+    uint32_t mode;
+    if (from == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32 && to == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) mode = 1;
+    else if (from == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64 && to == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) mode = 3;
+    else if (from == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32) mode = 4;
+    else if (from == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64) mode = 5;
+    else if (from == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) mode = 6; /* to float16: the run uses the float16 variant */
+    else mode = 7;                                                 /* float16 to float */
+    push_cast push = {.x = x->address, .y = y->address, .n = (uint32_t)x->count, .mode = mode};
+    return ortvk_krun_dispatch(run, ORTVK_SHADER_CAST, &push, sizeof(push), x->count);
+}
+
 const ortvk_kop ortvk_kops_elementwise[] = {
     UNARY("Relu", 6, 14, ""),
     UNARY("LeakyRelu", 6, 16, "alpha"),
@@ -491,5 +547,6 @@ const ortvk_kop ortvk_kops_elementwise[] = {
     COMPARE("Not", 1, 1),
 #undef COMPARE
     {"Where", 9, 16, "", 0, where_prepare, where_shape, where_record},
+    {"Cast", 6, 21, "saturate to", 0, cast_prepare, cast_shape, cast_record},
     {NULL, 0, 0, NULL, 0, NULL, NULL, NULL},
 };

@@ -631,6 +631,7 @@ extern const ortvk_kop ortvk_kops_conv[];
 extern const ortvk_kop ortvk_kops_pool[];
 extern const ortvk_kop ortvk_kops_resize[];
 extern const ortvk_kop ortvk_kops_layout[];
+extern const ortvk_kop ortvk_kops_gather[];
 extern const ortvk_kop ortvk_kops_math[];
 extern const ortvk_kop ortvk_kops_shape[]; /* evaluated on the host; looked up first */
 bool ortvk_kop_on_host(const ortvk_kop *op);

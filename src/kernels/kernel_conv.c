@@ -294,13 +294,10 @@ static OrtStatus *conv_as_gemm(ortvk_krun *run, const push_conv *push, bool pack
     return ortvk_kgemm_record(run, &g, a, b, push->b, push->y, 1.0f, 1.0f, spec);
 }
 
-static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *run, bool transpose)
+/* The push constants of a convolution of geometry `g`; with empty inputs or weights (a zero-sized channel count)
+ * the sums are of nothing: bias only, or zeros. */
+static push_conv conv_push(const ortvk_kparams_conv *p, const conv_geometry *g, const ortvk_krun *run, bool transpose)
 {
-    const ortvk_kparams_conv *p = &params->conv;
-    conv_geometry g = {0};
-    ORTVK_TRY(geometry(p, transpose, run, &g));
-    ortvk_kspec spec; /* a fused element-wise chain after the convolution, or none */
-    ortvk_kchain_spec(&p->epilogue, &spec);
     const ortvk_ktensor *b = run->n_in > 2 && run->in[2].present ? &run->in[2] : NULL;
     push_conv push = {
         .chain = transpose ? 0 : run->chain,
@@ -308,24 +305,23 @@ static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *ru
         .w = run->in[1].address,
         .b = b != NULL ? b->address : 0,
         .y = run->out[0].address,
-        .N = (uint32_t)g.x[0],
-        .C = (uint32_t)g.x[1],
-        .H = (uint32_t)g.x[2],
-        .W = (uint32_t)g.x[3],
-        .M = (uint32_t)g.out[1],
-        .OH = (uint32_t)g.out[2],
-        .OW = (uint32_t)g.out[3],
-        .KH = (uint32_t)g.w[2],
-        .KW = (uint32_t)g.w[3],
+        .N = (uint32_t)g->x[0],
+        .C = (uint32_t)g->x[1],
+        .H = (uint32_t)g->x[2],
+        .W = (uint32_t)g->x[3],
+        .M = (uint32_t)g->out[1],
+        .OH = (uint32_t)g->out[2],
+        .OW = (uint32_t)g->out[3],
+        .KH = (uint32_t)g->w[2],
+        .KW = (uint32_t)g->w[3],
         .SH = (uint32_t)p->strides[0],
         .SW = (uint32_t)p->strides[1],
-        .PH = (int32_t)g.pad[0],
-        .PW = (int32_t)g.pad[1],
+        .PH = (int32_t)g->pad[0],
+        .PW = (int32_t)g->pad[1],
         .DH = (uint32_t)p->dilations[0],
         .DW = (uint32_t)p->dilations[1],
         .G = (uint32_t)p->group,
     };
-    /* Empty inputs or weights (a zero-sized channel count) leave sums of nothing: bias only, or zeros. */
     if (run->in[0].count == 0 || run->in[1].count == 0) {
         push.C = 0;
         push.x = push.w = push.y;
@@ -333,48 +329,95 @@ static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *ru
     /* Blocks of output channels that stay within one group. */
     uint32_t group_channels = push.M / push.G;
     push.TM = group_channels % 4 == 0 ? 4 : group_channels % 2 == 0 ? 2 : 1;
-    uint32_t fn = 0;
-    /* Depthwise convolutions of the common shapes: their own form of the shader (its constant 1). */
-    uint32_t depthwise = 0;
-    if (push.KW == 3 && push.PW == 1) depthwise = push.SW == 1 ? 1 : push.SW == 2 ? 2 : 0;
-    if (push.KW == 5 && push.PW == 2) depthwise = push.SW == 1 ? 3 : push.SW == 2 ? 4 : 0;
-    /* Rows of a multiple of 4 read as vec4, others one by one (the shader's forms 5-8). */
-    if (depthwise != 0 && (push.W % 4 != 0 || run->in[0].address % 16 != 0)) depthwise += 4;
-    if (!transpose && depthwise != 0 && push.C > 0 && push.G == push.C && push.M == push.C && push.DW == 1 &&
-        g.pad[1] == push.PW) {
-        /* Square windows (kernel, stride and pads alike, no dilation): two output rows an invocation, each input row
-         * read once for both (the shader's constant 0 = 16). */
-        bool rows2 = push.KH == push.KW && push.SH == push.SW && push.PH == push.PW && push.DH == 1;
-        uint64_t pixel_blocks = (uint64_t)((push.OH + (rows2 ? 1 : 0)) / (rows2 ? 2 : 1)) *
-                                ((push.OW + CONV_COLUMNS - 1) / CONV_COLUMNS);
-        uint64_t groups = (uint64_t)push.N * push.M * ((pixel_blocks + 63) / 64);
-        return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CONV, depthwise * ORTVK_KVARIANT + (rows2 ? 16 : 0), &spec,
-                                        &push, sizeof(push), groups * 64);
+    return push;
+}
+
+/* Depthwise convolutions of the common shapes, their own form of the shader (its constant 1): 3 or 5 taps, stride 1
+ * or 2, rows of a multiple of 4 read as vec4 (forms 1-4), others one by one (5-8). 0 where none applies. */
+static uint32_t depthwise_form(const push_conv *push, const conv_geometry *g, VkDeviceAddress x)
+{
+    uint32_t form = 0;
+    if (push->KW == 3 && push->PW == 1) form = push->SW == 1 ? 1 : push->SW == 2 ? 2 : 0;
+    if (push->KW == 5 && push->PW == 2) form = push->SW == 1 ? 3 : push->SW == 2 ? 4 : 0;
+    if (form == 0 || push->C == 0 || push->G != push->C || push->M != push->C || push->DW != 1 ||
+        g->pad[1] != push->PW)
+        return 0;
+    return push->W % 4 != 0 || x % 16 != 0 ? form + 4 : form;
+}
+
+static OrtStatus *depthwise_record(ortvk_krun *run, const push_conv *push, uint32_t form, const ortvk_kspec *spec)
+{
+    /* Square windows (kernel, stride and pads alike, no dilation): two output rows an invocation, each input row
+     * read once for both (the shader's constant 0 = 16). */
+    bool rows2 = push->KH == push->KW && push->SH == push->SW && push->PH == push->PW && push->DH == 1;
+    uint64_t pixel_blocks = (uint64_t)((push->OH + (rows2 ? 1 : 0)) / (rows2 ? 2 : 1)) *
+                            ((push->OW + CONV_COLUMNS - 1) / CONV_COLUMNS);
+    uint64_t groups = (uint64_t)push->N * push->M * ((pixel_blocks + 63) / 64);
+    return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CONV, form * ORTVK_KVARIANT + (rows2 ? 16 : 0), spec, push,
+                                    sizeof(*push), groups * 64);
+}
+
+/* Whether the convolution is pointwise: 1x1, stride 1, no pads, the output the input's size. */
+static bool pointwise(const push_conv *push, const conv_geometry *g)
+{
+    return push->KH == 1 && push->KW == 1 && push->SH == 1 && push->SW == 1 && push->PH == 0 && push->PW == 0 &&
+           g->pad[0] == 0 && g->pad[1] == 0 && push->OH == push->H && push->OW == push->W;
+}
+
+/* Packed weights (conv_pack): 8 or 4 channels a vec4 at a time. A pointwise convolution runs as the GEMM where it
+ * can, else as one row of H * W columns, read as vec4 where the rows start 16-byte aligned. */
+static OrtStatus *packed_record(ortvk_krun *run, push_conv *push, const conv_geometry *g, const ortvk_kspec *spec)
+{
+    push->TM = (push->M / push->G) % 8 == 0 ? 8 : 4;
+    uint32_t fn = push->TM == 8 ? 2 : 1;
+    if (pointwise(push, g)) {
+        push->W = push->OW = push->H * push->W;
+        push->H = push->OH = 1;
+        bool done = false;
+        ORTVK_TRY(conv_as_gemm(run, push, true, spec, &done));
+        if (done) return NULL;
+        if (push->W % 4 == 0 && run->in[0].address % 16 == 0) fn |= 4;
+    } else if (push->KH == 3 && push->KW == 3 && push->SW == 1 && push->DW == 1 && push->PW == 1 &&
+               push->W % 4 == 0 && run->in[0].address % 16 == 0) {
+        fn |= 8;
     }
-    if (!transpose && run->in[1].packed && push.C > 0) {
-        /* Packed weights (conv_pack): 8 or 4 channels a vec4 at a time. A 1x1 convolution of stride 1 without pads
-         * is one row of H * W columns, read as vec4 where the rows start 16-byte aligned. */
-        push.TM = group_channels % 8 == 0 ? 8 : 4;
-        fn = push.TM == 8 ? 2 : 1;
-        if (push.KH == 1 && push.KW == 1 && push.SH == 1 && push.SW == 1 && push.PH == 0 && push.PW == 0 &&
-            g.pad[0] == 0 && g.pad[1] == 0 && push.OH == push.H && push.OW == push.W) {
-            push.W = push.OW = push.H * push.W;
-            push.H = push.OH = 1;
-            bool done = false;
-            ORTVK_TRY(conv_as_gemm(run, &push, true, &spec, &done));
-            if (done) return NULL;
-            if (push.W % 4 == 0 && run->in[0].address % 16 == 0) fn |= 4;
-        } else if (push.KH == 3 && push.KW == 3 && push.SW == 1 && push.DW == 1 && push.PW == 1 && push.W % 4 == 0 &&
-                   run->in[0].address % 16 == 0) {
-            fn |= 8;
-        }
-        /* Workgroups of 64 column blocks that share their output channels (shaders/kernel_conv.comp). */
-        uint64_t pixel_blocks = (uint64_t)push.OH * ((push.OW + CONV_COLUMNS - 1) / CONV_COLUMNS);
-        uint64_t groups = (uint64_t)push.N * (push.M / push.TM) * ((pixel_blocks + 63) / 64);
-        return conv_dispatch(run, fn, &spec, &push, groups * 64);
-    }
-    if (!transpose && push.C > 0 && push.KH == 1 && push.KW == 1 && push.SH == 1 && push.SW == 1 && push.PH == 0 &&
-        push.PW == 0 && push.OH == push.H && push.OW == push.W) {
+    /* Workgroups of 64 column blocks that share their output channels (shaders/kernel_conv.comp). */
+    uint64_t pixel_blocks = (uint64_t)push->OH * ((push->OW + CONV_COLUMNS - 1) / CONV_COLUMNS);
+    uint64_t groups = (uint64_t)push->N * (push->M / push->TM) * ((pixel_blocks + 63) / 64);
+    return conv_dispatch(run, fn, spec, push, groups * 64);
+}
+
+/* Kernels the size of the stride, without dilation: each output reads one tap, found without a search; 2x2 without
+ * pads (the usual upsampling by 2): an invocation per input pixel (the shader's DIRECT). */
+static OrtStatus *transpose_record(ortvk_krun *run, push_conv *push)
+{
+    uint64_t blocks = (uint64_t)push->N * (push->M / push->TM) * push->OH;
+    uint32_t direct = push->KH == push->SH && push->KW == push->SW && push->DH == 1 && push->DW == 1 &&
+                      push->C / push->G < 60000;
+    if (direct && push->KH == 2 && push->KW == 2 && push->PH == 0 && push->PW == 0 && push->OH == 2 * push->H &&
+        push->OW == 2 * push->W && push->w % 16 == 0)
+        return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_CONV_TRANSPOSE, 2, push, sizeof(*push),
+                                      (uint64_t)push->N * (push->M / push->TM) * push->H * push->W);
+    push->step_h = push->SH / gcd(push->SH, push->DH);
+    push->step_w = push->SW / gcd(push->SW, push->DW);
+    push->di_h = (int32_t)(push->step_h * push->DH / push->SH);
+    push->di_w = (int32_t)(push->step_w * push->DW / push->SW);
+    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_CONV_TRANSPOSE, direct, push, sizeof(*push), blocks * push->OW);
+}
+
+static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *run, bool transpose)
+{
+    const ortvk_kparams_conv *p = &params->conv;
+    conv_geometry g = {0};
+    ORTVK_TRY(geometry(p, transpose, run, &g));
+    push_conv push = conv_push(p, &g, run, transpose);
+    if (transpose) return transpose_record(run, &push);
+    ortvk_kspec spec; /* a fused element-wise chain after the convolution, or none */
+    ortvk_kchain_spec(&p->epilogue, &spec);
+    uint32_t depthwise = depthwise_form(&push, &g, run->in[0].address);
+    if (depthwise != 0) return depthwise_record(run, &push, depthwise, &spec);
+    if (run->in[1].packed && push.C > 0) return packed_record(run, &push, &g, &spec);
+    if (push.C > 0 && pointwise(&push, &g)) {
         push_conv flat = push;
         flat.W = flat.OW = push.H * push.W;
         flat.H = flat.OH = 1;
@@ -382,24 +425,8 @@ static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *ru
         ORTVK_TRY(conv_as_gemm(run, &flat, false, &spec, &done));
         if (done) return NULL;
     }
-    uint64_t blocks = (uint64_t)push.N * (push.M / push.TM) * push.OH;
-    if (!transpose) {
-        blocks *= (push.OW + CONV_COLUMNS - 1) / CONV_COLUMNS;
-        return conv_dispatch(run, 0, &spec, &push, blocks);
-    }
-    /* Kernels the size of the stride, without dilation: each output reads one tap, found without a search; 2x2
-     * without pads (the usual upsampling by 2): an invocation per input pixel (the shader's DIRECT). */
-    uint32_t direct = push.KH == push.SH && push.KW == push.SW && push.DH == 1 && push.DW == 1 &&
-                      push.C / push.G < 60000;
-    if (direct && push.KH == 2 && push.KW == 2 && push.PH == 0 && push.PW == 0 && push.OH == 2 * push.H &&
-        push.OW == 2 * push.W && push.w % 16 == 0)
-        return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_CONV_TRANSPOSE, 2, &push, sizeof(push),
-                                      (uint64_t)push.N * (push.M / push.TM) * push.H * push.W);
-    push.step_h = push.SH / gcd(push.SH, push.DH);
-    push.step_w = push.SW / gcd(push.SW, push.DW);
-    push.di_h = (int32_t)(push.step_h * push.DH / push.SH);
-    push.di_w = (int32_t)(push.step_w * push.DW / push.SW);
-    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_CONV_TRANSPOSE, direct, &push, sizeof(push), blocks * push.OW);
+    uint64_t blocks = (uint64_t)push.N * (push.M / push.TM) * push.OH * ((push.OW + CONV_COLUMNS - 1) / CONV_COLUMNS);
+    return conv_dispatch(run, 0, &spec, &push, blocks);
 }
 
 /* Conv's constant weights [M][C/G][KH][KW] rearranged as [G][C/G][KH][KW][M/G], so that one vec4 holds 4 output

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "kernels/kernel_internal.h"
 #include "kernels/kernel_profile.h"
@@ -14,16 +13,7 @@
 
 #define MAX_EVENTS 2000000 /* then events are counted as dropped: a profile of a long-running app stays bounded */
 
-/* One node run as it goes to the file. */
-typedef struct pevent {
-    char *name, *partition, *inputs, *outputs; /* malloc'd */
-    char op[32];
-    int tid;
-    uint32_t run;
-    double start_ns, dur_ns; /* device clock */
-    double host_ns;          /* the start placed on the host's CLOCK_MONOTONIC (for ORT's profile) */
-    double flops, bytes;     /* 0 when the op has no estimate */
-} pevent;
+typedef ortvk_profile_event pevent;
 
 struct ortvk_profile {
     atomic_int refs;
@@ -67,7 +57,7 @@ struct ortvk_profile_run {
     bool collected;
 };
 
-static double monotonic_ns(void)
+double ortvk_profile_monotonic_ns(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -239,7 +229,7 @@ ortvk_profile_run *ortvk_profile_run_begin(ortvk_profile *p, VkCommandBuffer cmd
     if (r->next != NULL) r->next->prev = &r->next;
     r->prev = &p->pending;
     p->pending = r;
-    r->host_ns = monotonic_ns();
+    r->host_ns = ortvk_profile_monotonic_ns();
     pthread_mutex_unlock(&p->lock);
     /* Every query is reset before its use in this command buffer (a new pool's queries are undefined). */
     vkCmdResetQueryPool(cmd, r->pool, 0, r->queries);
@@ -528,98 +518,11 @@ void ortvk_profile_put(ortvk_profile *p)
     free(p);
 }
 
-/* ---- ORT's profiler ------------------------------------------------------------------------------------- */
-
-typedef struct ort_profiler {
-    OrtEpProfilerImpl base; /* first */
-    ortvk_device *device;   /* holds a reference */
-    ortvk_profile **slot;   /* the EP's; only read in StartProfiling, which ORT calls while the EP lives */
-    ortvk_profile *profile; /* holds a reference once ORT profiles */
-    double start_ns;        /* ORT's profile start on CLOCK_MONOTONIC (ORT's steady clock) */
-} ort_profiler;
-
-static void ORT_API_CALL ort_profiler_release(OrtEpProfilerImpl *base)
+void ortvk_profile_foreach_event(ortvk_profile *p, ortvk_profile_event_fn fn, void *context)
 {
-    ort_profiler *o = (ort_profiler *)base;
-    ortvk_profile_put(o->profile);
-    ortvk_device_unref(o->device);
-    free(o);
-}
-
-static OrtStatus *ORT_API_CALL ort_profiler_start(OrtEpProfilerImpl *base, int64_t offset_ns)
-{
-    ort_profiler *o = (ort_profiler *)base;
-    o->start_ns = monotonic_ns() - (double)offset_ns;
-    if (o->profile != NULL) return NULL;
-    if (*o->slot == NULL) ORTVK_TRY(ortvk_profile_create(o->device, NULL, NULL, o->slot));
-    ortvk_profile_ref(*o->slot);
-    o->profile = *o->slot;
-    return NULL;
-}
-
-static OrtStatus *ORT_API_CALL ort_profiler_event(OrtEpProfilerImpl *base, uint64_t id)
-{
-    (void)base, (void)id;
-    return NULL;
-}
-
-static OrtStatus *ORT_API_CALL ort_profiler_stop_event(OrtEpProfilerImpl *base, uint64_t id,
-                                                      const OrtProfilingEvent *event)
-{
-    (void)base, (void)id, (void)event;
-    return NULL;
-}
-
-static OrtStatus *ORT_API_CALL ort_profiler_end(OrtEpProfilerImpl *base, OrtProfilingEventsContainer *container)
-{
-    ort_profiler *o = (ort_profiler *)base;
-    ortvk_profile *p = o->profile;
-    if (p == NULL) return NULL;
     pthread_mutex_lock(&p->lock);
     collect_finished(p);
-    OrtStatus *status = NULL;
-    int pid = (int)getpid();
-    for (size_t i = 0; i < p->count && status == NULL; i++) {
-        const pevent *e = &p->events[i];
-        char run[16], bytes[32], flops[32], dur[32];
-        snprintf(run, sizeof(run), "%u", e->run);
-        snprintf(bytes, sizeof(bytes), "%.0f", e->bytes);
-        snprintf(flops, sizeof(flops), "%.0f", e->flops);
-        snprintf(dur, sizeof(dur), "%.3f", e->dur_ns / 1e3);
-        const char *keys[] = {"op_name", "provider", "partition", "run", "inputs", "outputs", "bytes",
-                              "device_dur_us", "flops"};
-        const char *values[] = {e->op, ORTVK_EP_NAME, e->partition, run, e->inputs, e->outputs, bytes, dur, flops};
-        double ts = (e->host_ns - o->start_ns) / 1e3;
-        OrtProfilingEvent *event = NULL;
-        status = ortvk_ep_api->CreateProfilingEvent(OrtProfilingEventCategory_KERNEL, pid, e->tid, e->name,
-                                                    ts > 0 ? (int64_t)ts : 0, (int64_t)(e->dur_ns / 1e3 + 0.5), keys,
-                                                    values, e->flops > 0 ? 9 : 8, &event);
-        if (status == NULL) {
-            const OrtProfilingEvent *const events[] = {event};
-            status = ortvk_ep_api->ProfilingEventsContainer_AddEvents(container, events, 1);
-            ortvk_ep_api->ReleaseProfilingEvent(event);
-        }
+    for (size_t i = 0; i < p->count && fn(&p->events[i], context); i++) {
     }
     pthread_mutex_unlock(&p->lock);
-    return status;
-}
-
-OrtStatus *ortvk_profile_ort_profiler(ortvk_device *device, ortvk_profile **slot, OrtEpProfilerImpl **out)
-{
-    *out = NULL;
-    ort_profiler *o = calloc(1, sizeof(*o));
-    if (o == NULL) return ortvk_status(ORT_FAIL, "out of host memory creating the EP's profiler");
-    o->base = (OrtEpProfilerImpl){
-        .ort_version_supported = ortvk_ort_version,
-        .Release = ort_profiler_release,
-        .StartProfiling = ort_profiler_start,
-        .StartEvent = ort_profiler_event,
-        .StopEvent = ort_profiler_stop_event,
-        .EndProfiling = ort_profiler_end,
-    };
-    ortvk_device_ref(device);
-    o->device = device;
-    o->slot = slot;
-    *out = &o->base;
-    return NULL;
 }

@@ -47,7 +47,25 @@ void ortvk_profile_run_node(ortvk_profile_run *run, const char *name, const char
 void ortvk_profile_run_end(ortvk_profile_run *run, bool ok, ortvk_semaphore_point done);
 void ortvk_profile_run_retire(ortvk_profile_run *run);
 
-/* ORT's profiler (OrtEp::CreateProfiler, read by ORT >= 1.30): when ORT profiles the session (session option
+/* One node run as the profile keeps it. */
+typedef struct ortvk_profile_event {
+    char *name, *partition, *inputs, *outputs; /* owned by the profile */
+    char op[32];
+    int tid;                 /* the partition's number */
+    uint32_t run;
+    double start_ns, dur_ns; /* device clock */
+    double host_ns;          /* the start placed on the host's CLOCK_MONOTONIC (for ORT's profile) */
+    double flops, bytes;     /* 0 when the op has no estimate */
+} ortvk_profile_event;
+
+/* Calls `fn` on each node run collected so far (runs the GPU finished are collected first), under the profile's
+ * lock, until it returns false. */
+typedef bool (*ortvk_profile_event_fn)(const ortvk_profile_event *event, void *context);
+void ortvk_profile_foreach_event(ortvk_profile *profile, ortvk_profile_event_fn fn, void *context);
+/* CLOCK_MONOTONIC in ns, the host clock events are placed on (ORT's steady clock). */
+double ortvk_profile_monotonic_ns(void);
+
+/* ORT's profiler (OrtEp::CreateProfiler, kernel_profile_ort.c, read by ORT >= 1.30): when ORT profiles the session (session option
  * enable_profiling), *slot (the EP's profile, NULL when ep.ortvk.profile is off) becomes a profile of its own if
  * it was NULL, and at the end of ORT's profile every node run collected so far goes into it as a "Kernel" event
  * with its device time. ORT calls it while it creates the session, before Compile. */

@@ -210,6 +210,38 @@ typedef struct push_resize {
     float inv[4];
 } push_resize;
 
+/* Output index `o` of a dim of `in_len` -> `out_len` (scale `scale`): its input index (two and their weights when
+ * `linear`), as ORT's CPU kernels find them. */
+static void table_entry(const ortvk_kparams_resize *p, float scale, int64_t in_len, int64_t out_len, int64_t o,
+                        bool identity, bool linear, entry *e)
+{
+    /* ORT's linear kernels take an unscaled dim's coordinate as is (tf_half_pixel_for_nn would shift it). */
+    float c = scale == 1.0f ? (float)o : original(p->coordinate, (float)o, scale, (float)out_len, (float)in_len);
+    if (identity) {
+        e->i0 = e->i1 = (uint32_t)o;
+        e->w0 = 1.0f;
+    } else if (!linear) {
+        int64_t i = nearest_pixel(p->nearest, c, scale < 1.0f);
+        if (i < 0) i = 0;
+        if (i > in_len - 1) i = in_len - 1;
+        e->i0 = e->i1 = (uint32_t)i;
+        e->w0 = 1.0f;
+    } else {
+        /* ORT's linear: clamp into the input, neighbours i1 = floor, i2 = i1 + 1 (clamped), and weights |c - i2|
+         * for i1 and |c - i1| for i2; 0.5 each when both are the same pixel. */
+        c = fmaxf(0.0f, fminf(c, (float)(in_len - 1)));
+        int64_t i1 = (int64_t)c;
+        if (i1 > in_len - 1) i1 = in_len - 1;
+        int64_t i2 = i1 + 1 < in_len ? i1 + 1 : in_len - 1;
+        float d1 = fabsf(c - (float)i1), d2 = fabsf(c - (float)i2);
+        if (i1 == i2) d1 = d2 = 0.5f;
+        e->i0 = (uint32_t)i1;
+        e->i1 = (uint32_t)i2;
+        e->w0 = d2;
+        e->w1 = d1;
+    }
+}
+
 static OrtStatus *resize_record(const ortvk_kparams *params, ortvk_krun *run)
 {
     const ortvk_kparams_resize *p = &params->resize;
@@ -249,35 +281,8 @@ static OrtStatus *resize_record(const ortvk_kparams *params, ortvk_krun *run)
         if (linear) interp |= 1u << (RESIZE_MAX_RANK - 1 - pd);
         leading = leading && identity;
         if (leading) same = (uint32_t)pd + 1;
-        for (int64_t o = 0; o < out_len; o++, at++) {
-            entry *e = &table[at];
-            /* ORT's linear kernels take an unscaled dim's coordinate as is (tf_half_pixel_for_nn would shift it). */
-            float c = scale[d] == 1.0f ? (float)o : original(p->coordinate, (float)o, scale[d], (float)out_len,
-                                                             (float)in_len);
-            if (identity) {
-                e->i0 = e->i1 = (uint32_t)o;
-                e->w0 = 1.0f;
-            } else if (!linear) {
-                int64_t i = nearest_pixel(p->nearest, c, scale[d] < 1.0f);
-                if (i < 0) i = 0;
-                if (i > in_len - 1) i = in_len - 1;
-                e->i0 = e->i1 = (uint32_t)i;
-                e->w0 = 1.0f;
-            } else {
-                /* ORT's linear: clamp into the input, neighbours i1 = floor, i2 = i1 + 1 (clamped), and weights
-                 * |c - i2| for i1 and |c - i1| for i2; 0.5 each when both are the same pixel. */
-                c = fmaxf(0.0f, fminf(c, (float)(in_len - 1)));
-                int64_t i1 = (int64_t)c;
-                if (i1 > in_len - 1) i1 = in_len - 1;
-                int64_t i2 = i1 + 1 < in_len ? i1 + 1 : in_len - 1;
-                float d1 = fabsf(c - (float)i1), d2 = fabsf(c - (float)i2);
-                if (i1 == i2) d1 = d2 = 0.5f;
-                e->i0 = (uint32_t)i1;
-                e->i1 = (uint32_t)i2;
-                e->w0 = d2;
-                e->w1 = d1;
-            }
-        }
+        for (int64_t o = 0; o < out_len; o++, at++)
+            table_entry(p, scale[d], in_len, out_len, o, identity, linear, &table[at]);
     }
     /* Nearest upsampling of the last two dims by exactly 2, the others unchanged: the shader's SAME = 5, no table. */
     bool up2 = interp == 0 && (same >= 2 || same0 >= 2) && x->address % 16 == 0 && y->address % 16 == 0 &&

@@ -1,0 +1,318 @@
+/* Private to src/kernels. The limits every op works within and each op family's parameters, compiled from a node
+ * at Compile (its attributes and constant inputs) and read when the op records a run: the functions of the
+ * element-wise shaders, a fused chain's steps, and one struct per family in the union ortvk_kparams. */
+#ifndef ORTVK_KERNEL_PARAMS_H
+#define ORTVK_KERNEL_PARAMS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ort/ort_tensor.h"
+
+#define ORTVK_KMAX_RANK 8     /* tensors of higher rank are left to the CPU EP */
+#define ORTVK_KMAX_INPUTS 32  /* Concat's inputs included */
+#define ORTVK_KMAX_OUTPUTS 8  /* Split's outputs included */
+#define ORTVK_KMAX_ATTRS 24
+#define ORTVK_KMAX_SHADER_RANK 6 /* dims a strided shader takes after coalescing (push constants are 128 bytes) */
+
+typedef enum ortvk_unary_fn {
+    ORTVK_UNARY_COPY = 0,
+    ORTVK_UNARY_RELU,
+    ORTVK_UNARY_LEAKY_RELU,
+    ORTVK_UNARY_SIGMOID,
+    ORTVK_UNARY_HARD_SIGMOID,
+    ORTVK_UNARY_HARD_SWISH,
+    ORTVK_UNARY_TANH,
+    ORTVK_UNARY_EXP,
+    ORTVK_UNARY_LOG,
+    ORTVK_UNARY_ABS,
+    ORTVK_UNARY_NEG,
+    ORTVK_UNARY_SQRT,
+    ORTVK_UNARY_ERF,
+    ORTVK_UNARY_CLIP,
+    ORTVK_UNARY_RECIPROCAL,
+    ORTVK_UNARY_FLOOR,
+    ORTVK_UNARY_CEIL,
+    ORTVK_UNARY_ELU,
+    ORTVK_UNARY_SOFTPLUS,
+    ORTVK_UNARY_SELU,
+    ORTVK_UNARY_SIGN,
+    ORTVK_UNARY_ROUND,
+    ORTVK_UNARY_SOFTSIGN,
+    ORTVK_UNARY_THRESHOLDED_RELU,
+    ORTVK_UNARY_CELU,
+    ORTVK_UNARY_SHRINK,
+    ORTVK_UNARY_DIVIDE, /* v / alpha: the end of Mean */
+    ORTVK_UNARY_SIN,
+    ORTVK_UNARY_COS,
+    ORTVK_UNARY_TAN,
+    ORTVK_UNARY_TRIG,   /* alpha picks one of ORTVK_TRIG_* (functions fit below ORTVK_KVARIANT: the rarer ones share) */
+} ortvk_unary_fn;
+
+enum { ORTVK_TRIG_ASIN, ORTVK_TRIG_ACOS, ORTVK_TRIG_ATAN, ORTVK_TRIG_SINH, ORTVK_TRIG_COSH, ORTVK_TRIG_ASINH,
+       ORTVK_TRIG_ACOSH, ORTVK_TRIG_ATANH };
+
+typedef enum ortvk_binary_fn {
+    ORTVK_BINARY_ADD = 0,
+    ORTVK_BINARY_SUB,
+    ORTVK_BINARY_MUL,
+    ORTVK_BINARY_DIV,
+    ORTVK_BINARY_POW,
+    ORTVK_BINARY_PRELU,
+    ORTVK_BINARY_MAX,
+    ORTVK_BINARY_MIN,
+} ortvk_binary_fn;
+
+typedef struct ortvk_kparams_unary {
+    ortvk_unary_fn fn;
+    float alpha, beta, gamma;
+} ortvk_kparams_unary;
+
+/* Comparisons to bool and logic on bool (shaders/kernel_compare.comp's functions). */
+typedef enum ortvk_compare_fn {
+    ORTVK_COMPARE_EQUAL = 0,
+    ORTVK_COMPARE_GREATER,
+    ORTVK_COMPARE_LESS,
+    ORTVK_COMPARE_GREATER_EQUAL,
+    ORTVK_COMPARE_LESS_EQUAL,
+    ORTVK_LOGIC_AND,
+    ORTVK_LOGIC_OR,
+    ORTVK_LOGIC_XOR,
+    ORTVK_LOGIC_NOT,
+} ortvk_compare_fn;
+
+typedef struct ortvk_kparams_binary {
+    ortvk_binary_fn fn;
+    bool variadic;        /* Max, Min, Sum, Mean: 1 or more inputs */
+    bool mean;            /* Mean: the sum divided by the input count */
+    ortvk_compare_fn compare; /* comparisons and logic (their own ops) */
+} ortvk_kparams_binary;
+
+/* A chain of element-wise steps fused into one dispatch at Compile (kernel_chain.c): t = x, then each step on t. */
+typedef enum ortvk_chain_kind {
+    ORTVK_CHAIN_ADD = 0, /* t + a */
+    ORTVK_CHAIN_SUB,     /* t - a */
+    ORTVK_CHAIN_RSUB,    /* a - t */
+    ORTVK_CHAIN_MUL,     /* t * a */
+    ORTVK_CHAIN_DIV,     /* t / a */
+    ORTVK_CHAIN_RDIV,    /* a / t */
+    ORTVK_CHAIN_CLIP,    /* t clamped to [a, b], NaN kept */
+    ORTVK_CHAIN_RELU,
+    ORTVK_CHAIN_ADD_X,   /* t + x */
+    ORTVK_CHAIN_MUL_X,   /* t * x */
+    ORTVK_CHAIN_MARK,    /* x = t: later ADD_X and MUL_X steps use this value (one read twice inside the chain) */
+} ortvk_chain_kind;
+
+#define ORTVK_KMAX_CHAIN 12
+
+typedef struct ortvk_chain_step {
+    ortvk_chain_kind kind;
+    float a, b;
+} ortvk_chain_step;
+
+typedef struct ortvk_kparams_chain {
+    int count;
+    ortvk_chain_step steps[ORTVK_KMAX_CHAIN];
+} ortvk_kparams_chain;
+
+/* Conv and ConvTranspose, 1-D and 2-D (1-D runs as H = 1). */
+typedef struct ortvk_kparams_conv {
+    int spatial;          /* 1 or 2 */
+    int64_t group;
+    int64_t kernel[2];    /* from kernel_shape, or 0: from the weights */
+    int64_t strides[2], dilations[2];
+    int64_t pads[4];      /* begin..., end... */
+    int auto_pad;         /* ORTVK_AUTO_PAD_* */
+    int64_t output_padding[2];
+    int64_t output_shape[2]; /* ConvTranspose only; 0 when not given */
+    bool has_output_shape;
+    ortvk_kparams_chain epilogue; /* Conv: element-wise steps fused after it at Compile (kernel_fuse.c) */
+} ortvk_kparams_conv;
+
+enum { ORTVK_AUTO_PAD_NOTSET, ORTVK_AUTO_PAD_VALID, ORTVK_AUTO_PAD_SAME_UPPER, ORTVK_AUTO_PAD_SAME_LOWER };
+
+typedef struct ortvk_kparams_pool {
+    int kind;             /* ORTVK_POOL_* */
+    int spatial;          /* 1..3 */
+    int64_t kernel[3], strides[3], dilations[3];
+    int64_t pads[6];
+    int auto_pad;
+    bool ceil_mode, count_include_pad;
+    bool global;
+    bool own_loops;       /* the CPU EP's own loops, not MLAS's: MaxPool's dilations/storage_order, AveragePool-19 */
+} ortvk_kparams_pool;
+
+enum { ORTVK_POOL_MAX, ORTVK_POOL_AVERAGE };
+
+typedef struct ortvk_kparams_batchnorm {
+    float epsilon;
+} ortvk_kparams_batchnorm;
+
+typedef struct ortvk_kparams_resize {
+    int mode;             /* ORTVK_RESIZE_NEAREST / LINEAR */
+    int coordinate;       /* ORTVK_COORD_* */
+    int nearest;          /* ORTVK_NEAREST_* */
+    bool has_scales;      /* else sizes */
+    bool runtime;         /* scales or sizes known on the host in the run (inputs 2 and 3), not constant */
+    int rank;
+    float scales[ORTVK_KMAX_RANK];
+    int64_t sizes[ORTVK_KMAX_RANK];
+} ortvk_kparams_resize;
+
+enum { ORTVK_RESIZE_NEAREST, ORTVK_RESIZE_LINEAR };
+enum {
+    ORTVK_COORD_HALF_PIXEL,
+    ORTVK_COORD_ASYMMETRIC,
+    ORTVK_COORD_ALIGN_CORNERS,
+    ORTVK_COORD_PYTORCH_HALF_PIXEL,
+    ORTVK_COORD_TF_HALF_PIXEL_FOR_NN,
+};
+enum {
+    ORTVK_NEAREST_ROUND_PREFER_FLOOR,
+    ORTVK_NEAREST_ROUND_PREFER_CEIL,
+    ORTVK_NEAREST_FLOOR,
+    ORTVK_NEAREST_CEIL,
+    ORTVK_NEAREST_SIMPLE, /* Resize-10 and Upsample: truncate, or ceil when downsampling (ORT's CPU EP) */
+};
+
+/* Reshape, Flatten, Squeeze, Unsqueeze: a copy under a new shape (Expand keeps its target shape here too). */
+typedef struct ortvk_kparams_reshape {
+    int kind;             /* ORTVK_RESHAPE_* */
+    int64_t shape[ORTVK_KMAX_RANK]; /* Reshape: the constant shape; Squeeze/Unsqueeze: axes */
+    int count;            /* entries of shape, -1 when absent */
+    bool allowzero;
+    int64_t axis;         /* Flatten */
+} ortvk_kparams_reshape;
+
+enum { ORTVK_RESHAPE_RESHAPE, ORTVK_RESHAPE_FLATTEN, ORTVK_RESHAPE_SQUEEZE, ORTVK_RESHAPE_UNSQUEEZE };
+
+typedef struct ortvk_kparams_transpose {
+    int64_t perm[ORTVK_KMAX_RANK];
+    int count;            /* -1: reverse the dims */
+} ortvk_kparams_transpose;
+
+typedef struct ortvk_kparams_concat {
+    int64_t axis;
+} ortvk_kparams_concat;
+
+typedef struct ortvk_kparams_slice {
+    int count;            /* entries in starts/ends/axes/steps */
+    int64_t starts[ORTVK_KMAX_RANK], ends[ORTVK_KMAX_RANK], axes[ORTVK_KMAX_RANK], steps[ORTVK_KMAX_RANK];
+} ortvk_kparams_slice;
+
+typedef struct ortvk_kparams_split {
+    int64_t axis;
+    int64_t split[ORTVK_KMAX_OUTPUTS];
+    int count;            /* -1: equal parts */
+} ortvk_kparams_split;
+
+typedef struct ortvk_kparams_gemm {
+    bool matmul;          /* MatMul rather than Gemm */
+    bool trans_a, trans_b;
+    float alpha, beta;
+} ortvk_kparams_gemm;
+
+typedef struct ortvk_kparams_softmax {
+    int64_t axis;
+    bool coerce_2d;       /* opset < 13: flatten at axis */
+    bool log;             /* LogSoftmax */
+} ortvk_kparams_softmax;
+
+typedef struct ortvk_kparams_reduce {
+    int fn;               /* ORTVK_REDUCE_* */
+    int64_t axes[ORTVK_KMAX_RANK];
+    int count;            /* -1: all axes (or none, with noop_with_empty_axes) */
+    bool keepdims, noop_empty;
+} ortvk_kparams_reduce;
+
+enum {
+    ORTVK_REDUCE_SUM,
+    ORTVK_REDUCE_MEAN,
+    ORTVK_REDUCE_MAX,
+    ORTVK_REDUCE_MIN,
+    ORTVK_REDUCE_L1,
+    ORTVK_REDUCE_L2,
+    ORTVK_REDUCE_SUM_SQUARE,
+    ORTVK_REDUCE_LOG_SUM,
+    ORTVK_REDUCE_LOG_SUM_EXP,
+    ORTVK_REDUCE_PROD,
+};
+
+typedef struct ortvk_kparams_pad {
+    int mode;             /* ORTVK_PAD_* */
+    int64_t pads[2 * ORTVK_KMAX_RANK];
+    int count;
+    float value;
+} ortvk_kparams_pad;
+
+enum { ORTVK_PAD_CONSTANT, ORTVK_PAD_REFLECT, ORTVK_PAD_EDGE };
+
+/* Gather with constant indices: one strided copy per index. */
+#define ORTVK_KMAX_GATHER 64
+typedef struct ortvk_kparams_gather {
+    int64_t axis;
+    int64_t indices[ORTVK_KMAX_GATHER];
+    size_t count;
+    int rank;             /* of the indices */
+    int64_t dims[ORTVK_KMAX_RANK];
+} ortvk_kparams_gather;
+
+/* DepthToSpace and SpaceToDepth. */
+typedef struct ortvk_kparams_depth_space {
+    int64_t blocksize;
+    bool to_depth;        /* SpaceToDepth */
+    bool crd;             /* DepthToSpace mode CRD (else DCR) */
+} ortvk_kparams_depth_space;
+
+/* InstanceNormalization and LayerNormalization. */
+typedef struct ortvk_kparams_norm {
+    bool layer;           /* LayerNormalization (else InstanceNormalization) */
+    int64_t axis;         /* LayerNormalization: the first normalized dim (may be negative) */
+    float epsilon;
+} ortvk_kparams_norm;
+
+typedef struct ortvk_kparams_cast {
+    ONNXTensorElementDataType to;
+} ortvk_kparams_cast;
+
+/* Ops evaluated on the host (kernel_shape_ops.c). */
+typedef struct ortvk_kparams_shape {
+    int op;                         /* the op, an index into kernel_shape_ops.c's list */
+    int64_t axis;                   /* Gather, Concat; Shape's start */
+    int64_t end;                    /* Shape's end */
+    bool has_end;
+    int64_t axes[ORTVK_KMAX_RANK];  /* Squeeze/Unsqueeze before opset 13 */
+    int count;                      /* entries of axes, -1 when absent (then input 1 or none) */
+    ONNXTensorElementDataType to;   /* Cast's target; ConstantOfShape's value type */
+    uint8_t value[8];               /* ConstantOfShape's value */
+    ortvk_kparams_slice slice;      /* Slice-1's attributes */
+} ortvk_kparams_shape;
+
+/* `count` of a param list whose values come from an input at run time (host values, ortvk_krun_host_ints). */
+#define ORTVK_KRUNTIME (-2)
+
+typedef union ortvk_kparams {
+    ortvk_kparams_shape shape;
+    ortvk_kparams_unary unary;
+    ortvk_kparams_chain chain;
+    ortvk_kparams_binary binary;
+    ortvk_kparams_conv conv;
+    ortvk_kparams_pool pool;
+    ortvk_kparams_batchnorm batchnorm;
+    ortvk_kparams_resize resize;
+    ortvk_kparams_reshape reshape;
+    ortvk_kparams_transpose transpose;
+    ortvk_kparams_concat concat;
+    ortvk_kparams_slice slice;
+    ortvk_kparams_split split;
+    ortvk_kparams_gemm gemm;
+    ortvk_kparams_softmax softmax;
+    ortvk_kparams_reduce reduce;
+    ortvk_kparams_pad pad;
+    ortvk_kparams_cast cast;
+    ortvk_kparams_depth_space depth_space;
+    ortvk_kparams_gather gather;
+    ortvk_kparams_norm norm;
+} ortvk_kparams;
+
+#endif

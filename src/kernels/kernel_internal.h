@@ -222,7 +222,7 @@ bool ortvk_knode_host_numbers(const ortvk_knode *node, size_t input);
 bool ortvk_krun_host_ints(const ortvk_krun *run, size_t input, int64_t *out, size_t max, size_t *count);
 /* The same as float (from float, float16, int32 or int64 host data). */
 bool ortvk_krun_host_floats(const ortvk_krun *run, size_t input, float *out, size_t max, size_t *count);
-/* Slice's first element, step and count per dim of x, as ORT's CPU EP computes them (kernel_layout.c). */
+/* Slice's first element, step and count per dim of x, as ORT's CPU EP computes them (kernel_dims.c). */
 OrtStatus *ortvk_kslice_plan(const ortvk_kparams_slice *p, const ortvk_ktensor *x, int64_t *start, int64_t *step,
                              int64_t *len);
 /* Slice's starts, ends, axes and steps from the host values of the run's inputs 1 to 4. */
@@ -262,6 +262,8 @@ typedef struct ortvk_kstrides {
 } ortvk_kstrides;
 
 void ortvk_kcoalesce(ortvk_kstrides *s, int operands);
+/* Axis `a` of a rank-`r` tensor, negative counting from the end; false when out of [-r, r). */
+bool ortvk_kaxis(int64_t a, size_t r, int64_t *out);
 /* Row-major strides of `dims`, with 0 where a dim is broadcast into `out_dims` (dims aligned to the right). */
 void ortvk_kbroadcast_strides(const int64_t *dims, size_t rank, size_t out_rank, const int64_t *out_dims,
                               int64_t *strides);

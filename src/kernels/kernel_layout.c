@@ -18,15 +18,6 @@ bool ortvk_klayout_floats(const ortvk_knode *node, size_t n_data_in, char *why, 
     return node->n_out > 0 || ortvk_krefuse(why, why_len, "no outputs");
 }
 
-/* Axis `a` of a rank-`r` tensor, negative counting from the end; false when out of [-r, r). */
-bool ortvk_kaxis(int64_t a, size_t r, int64_t *out)
-{
-    if (a < 0) a += (int64_t)r;
-    if (a < 0 || a >= (int64_t)r) return false;
-    *out = a;
-    return true;
-}
-
 /* ---- the strided copy ----------------------------------------------------------------------------------- */
 
 typedef struct push_copy {
@@ -394,45 +385,6 @@ static bool slice_prepare(const ortvk_knode *node, ortvk_kparams *params, char *
         for (size_t i = 0; i < ns; i++) p->steps[i] = 1;
     }
     return true;
-}
-
-/* Per input dim: first element, step and count, as ORT's CPU EP computes them (its SliceOp::PrepareForCompute),
- * which differs from the letter of the ONNX spec in one place: an end of INT32_MAX or INT64_MAX means "to the end in
- * the direction of the step", so with a negative step it slices down to element 0 (the spec would clamp it to
- * dim - 1 and return nothing). No intermediate value overflows, whatever the constants (huge steps included). */
-OrtStatus *ortvk_kslice_plan(const ortvk_kparams_slice *p, const ortvk_ktensor *x, int64_t *start, int64_t *step,
-                             int64_t *len)
-{
-    bool seen[ORTVK_KMAX_RANK] = {0};
-    for (size_t d = 0; d < x->rank; d++) start[d] = 0, step[d] = 1, len[d] = x->dims[d];
-    for (int i = 0; i < p->count; i++) {
-        int64_t a;
-        if (!ortvk_kaxis(p->axes[i], x->rank, &a) || seen[a])
-            return ortvk_status(ORT_INVALID_ARGUMENT, "Slice: axes[%d] = %lld is out of range or repeated", i,
-                                (long long)p->axes[i]);
-        seen[a] = true;
-        /* dim >= 0 and s, e adjusted by at most dim: no overflow below. */
-        int64_t dim = x->dims[a], s = p->starts[i], e = p->ends[i], t = p->steps[i], n = 0;
-        if (s < 0) s += dim;
-        if (t > 0) {
-            s = s < 0 ? 0 : (s > dim ? dim : s);
-            if (e == INT32_MAX || e == INT64_MAX) e = dim;
-            else if (e < 0) e += dim;
-            e = e < 0 ? 0 : (e > dim ? dim : e);
-            n = e > s ? (e - s - 1) / t + 1 : 0;
-        } else {
-            s = s < 0 ? 0 : (s > dim - 1 ? dim - 1 : s); /* dim 0: s = -1, nothing is read */
-            if (e == INT32_MAX || e == INT64_MAX) e = -1;
-            else if (e < 0) e += dim;
-            e = e < -1 ? -1 : (e > dim ? dim : e);
-            n = s > e ? (int64_t)((uint64_t)(s - e - 1) / (0 - (uint64_t)t)) + 1 : 0;
-        }
-        if (dim == 0) n = 0; /* ORT's CPU EP: an empty dim stays empty (its clamps alone would make one element) */
-        start[a] = n > 0 ? s : 0;
-        step[a] = n > 1 ? t : 1; /* |t| < dim here: the stride it makes fits (t itself may be anything) */
-        len[a] = n;
-    }
-    return NULL;
 }
 
 static OrtStatus *slice_shape(const ortvk_kparams *params, ortvk_krun *run)

@@ -1,4 +1,4 @@
-/* What the layout ops share (kernel_layout.c owns it; kernel_gather.c uses it): input checks, axes, the strided copy
+/* What the layout ops share (kernel_layout.c owns it; kernel_gather.c uses it): input checks, the strided copy
  * every one of them records, and shape, axes or repeats lists known at Compile or at run time. */
 #ifndef ORTVK_KERNEL_LAYOUT_H
 #define ORTVK_KERNEL_LAYOUT_H
@@ -7,8 +7,6 @@
 
 /* Whether the node's first `n_data_in` inputs and its outputs are float tensors (else the reason in `why`). */
 bool ortvk_klayout_floats(const ortvk_knode *node, size_t n_data_in, char *why, size_t why_len);
-/* Axis `a` of a rank-`r` tensor, negative counting from the end; false when out of [-r, r). */
-bool ortvk_kaxis(int64_t a, size_t r, int64_t *out);
 /* Copies the elements of the iteration space `s` (stride[0]: source, stride[1]: destination, in elements) from
  * src + src_off to dst + dst_off, elements of `esize` bytes. A contiguous copy becomes a buffer copy. */
 OrtStatus *ortvk_kstrided_copy(ortvk_krun *run, VkDeviceAddress src, int64_t src_off, VkDeviceAddress dst,

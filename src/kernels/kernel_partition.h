@@ -52,7 +52,11 @@ struct ortvk_partition {
     int profile_id;
 };
 
-/* Frees a kernel's constants; the kernel with its constants (kernels.c). */
+/* A kernel's constants (kernel_consts.c): constant input `index` of node `k` copied into a device buffer through
+ * `stream` (a host wait: Compile is before any run; Conv's weights packed on the way), or kept in host memory for
+ * an op that reads it on the host at run time. Then freeing them; the kernel with its constants. */
+OrtStatus *ortvk_kernel_upload_const(ortvk_kernel *kernel, ortvk_stream *stream, const ortvk_knode *k, size_t index);
+OrtStatus *ortvk_kernel_keep_const(ortvk_kernel *kernel, const ortvk_knode *k, size_t index);
 void ortvk_kernel_free_consts(ortvk_kernel *kernel);
 void ortvk_kernel_destroy(ortvk_kernel *kernel);
 
@@ -62,10 +66,15 @@ OrtStatus *ortvk_partition_fuse(ortvk_partition *p, ortvk_stream *stream);
 /* Copies `chain`'s step operands into a device buffer the kernel owns (kernel->chain_consts), through `stream`. */
 OrtStatus *ortvk_kernel_upload_chain(ortvk_kernel *kernel, ortvk_stream *stream, const ortvk_kparams_chain *chain);
 
-/* What a run keeps until its submission retires (kernel_run.c): a reference on a buffer (dropped on failure too),
- * and the texel views of a range of one (made once a run). */
+/* What a run keeps until its submission retires (kernel_held.c): a reference on a buffer (dropped on failure too),
+ * the texel views of [offset, offset + range) of one (made once a run), and the run's profile (begun here: NULL
+ * when `profile` is, or out of memory: the run goes unprofiled). ortvk_kheld_release, the retire callback, drops
+ * them all (`owner`: run->held; NULL is fine). */
 OrtStatus *ortvk_krun_hold(ortvk_krun *run, ortvk_buffer *buffer);
 OrtStatus *ortvk_krun_hold_views(ortvk_krun *run, const ortvk_buffer *buffer, VkDeviceSize offset,
                                  VkDeviceSize range, ortvk_ktexels *out);
+ortvk_profile_run *ortvk_krun_profile_begin(ortvk_krun *run, ortvk_profile *profile, int id, const char *name,
+                                            size_t nodes);
+void ortvk_kheld_release(void *owner);
 
 #endif

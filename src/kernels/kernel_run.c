@@ -8,99 +8,6 @@
 #include "vk/vk_heap.h"
 #include "vk/vk_transfer.h"
 
-/* The texel views of one range of a buffer, made for a run's dispatches (kernel_device.c). */
-typedef struct held_views {
-    VkBuffer buffer;
-    VkDeviceSize offset, range;
-    ortvk_ktexels views;
-} held_views;
-
-struct ortvk_kheld {
-    size_t count, capacity;
-    ortvk_buffer **buffers;
-    ortvk_profile_run *profile; /* the run's timestamps, read once the GPU is done */
-    ortvk_device *device;       /* with a reference, set with the first views: they go before it (the session, its
-                                   kernels' state with it, may be gone when the submission retires) */
-    size_t n_views, views_capacity;
-    held_views *views;
-};
-
-static void release_held(void *owner)
-{
-    ortvk_kheld *list = owner;
-    if (list == NULL) return;
-    ortvk_profile_run_retire(list->profile);
-    for (size_t i = 0; i < list->n_views; i++)
-        ortvk_kernel_device_texels_destroy(list->device->vk, &list->views[i].views);
-    free(list->views);
-    for (size_t i = 0; i < list->count; i++) ortvk_buffer_destroy(list->buffers[i]);
-    free(list->buffers);
-    if (list->device != NULL) ortvk_device_unref(list->device);
-    free(list);
-}
-
-static OrtStatus *held_list(ortvk_krun *run)
-{
-    if (run->held == NULL && (run->held = calloc(1, sizeof(*run->held))) == NULL)
-        return ortvk_status(ORT_FAIL, "out of host memory running a partition");
-    return NULL;
-}
-
-/* Adds a reference to the run's list; on failure drops it. */
-OrtStatus *ortvk_krun_hold(ortvk_krun *run, ortvk_buffer *buffer)
-{
-    OrtStatus *status = held_list(run);
-    if (status != NULL) {
-        ortvk_buffer_destroy(buffer);
-        return status;
-    }
-    ortvk_kheld *list = run->held;
-    if (list->count == list->capacity) {
-        size_t capacity = list->capacity ? 2 * list->capacity : 32;
-        ortvk_buffer **grown = realloc(list->buffers, capacity * sizeof(*grown));
-        if (grown == NULL) {
-            ortvk_buffer_destroy(buffer);
-            return ortvk_status(ORT_FAIL, "out of host memory running a partition");
-        }
-        list->buffers = grown;
-        list->capacity = capacity;
-    }
-    list->buffers[list->count++] = buffer;
-    return NULL;
-}
-
-/* The run's texel views of [offset, offset + range) of `buffer`: made once a run, kept until its submission retires. */
-OrtStatus *ortvk_krun_hold_views(ortvk_krun *run, const ortvk_buffer *buffer, VkDeviceSize offset,
-                                 VkDeviceSize range, ortvk_ktexels *out)
-{
-    ORTVK_TRY(held_list(run));
-    ortvk_kheld *list = run->held;
-    for (size_t i = 0; i < list->n_views; i++) {
-        const held_views *h = &list->views[i];
-        if (h->buffer == buffer->vk && h->offset == offset && h->range == range) {
-            *out = h->views;
-            return NULL;
-        }
-    }
-    if (list->n_views == list->views_capacity) {
-        size_t capacity = list->views_capacity ? 2 * list->views_capacity : 16;
-        held_views *grown = realloc(list->views, capacity * sizeof(*grown));
-        if (grown == NULL) return ortvk_status(ORT_FAIL, "out of host memory running a partition");
-        list->views = grown;
-        list->views_capacity = capacity;
-    }
-    if (list->device == NULL) {
-        ortvk_device_ref(run->device);
-        list->device = run->device;
-    }
-    held_views *h = &list->views[list->n_views];
-    *h = (held_views){.buffer = buffer->vk, .offset = offset, .range = range};
-    ORTVK_TRY(ortvk_kernel_device_texels_create(run->device->vk, buffer->vk, offset, range, &h->views));
-    list->n_views++;
-    *out = h->views;
-    return NULL;
-}
-
 /* Fills a tensor view from an ORT value: in ortvk memory, or in host memory (then `host` is set and the data is
  * staged into device memory once the run records; see stage_host_inputs). */
 static OrtStatus *view(ortvk_krun *run, const OrtValue *value, ortvk_ktensor *t, const void **host, const char *what,
@@ -373,15 +280,11 @@ OrtStatus *ortvk_partition_run(ortvk_partition *p, ortvk_stream *stream, OrtKern
     }
     if (status == NULL) status = ortvk_stream_begin(stream, &run->cmd);
     if (status != NULL) {
-        release_held(run->held); /* nothing was submitted */
+        ortvk_kheld_release(run->held); /* nothing was submitted */
         goto out;
     }
     /* Profiling: timestamps around the staging and after each node, read when the submission retires. */
-    ortvk_profile_run *profile = NULL;
-    if (p->profile != NULL && (run->held != NULL || (run->held = calloc(1, sizeof(*run->held))) != NULL)) {
-        profile = ortvk_profile_run_begin(p->profile, run->cmd, p->profile_id, p->name, p->n_kernels);
-        run->held->profile = profile;
-    }
+    ortvk_profile_run *profile = ortvk_krun_profile_begin(run, p->profile, p->profile_id, p->name, p->n_kernels);
     status = stage_host_inputs(run, values, host, p->n_values);
     if (profile != NULL) {
         size_t staged = 0;
@@ -398,7 +301,7 @@ OrtStatus *ortvk_partition_run(ortvk_partition *p, ortvk_stream *stream, OrtKern
     /* Submitted even when recording failed part way: the commands recorded so far are valid, and submission is
      * what returns the command buffer and drops the held references once the GPU is done with them. */
     ortvk_retire retire = {0};
-    if (run->held != NULL) retire = (ortvk_retire){.release = release_held, .owner = run->held};
+    if (run->held != NULL) retire = (ortvk_retire){.release = ortvk_kheld_release, .owner = run->held};
     uint64_t done = 0;
     OrtStatus *submit = ortvk_stream_submit(stream, run->cmd, NULL, 0, NULL, 0, retire, &done);
     ortvk_profile_run_end(profile, status == NULL && submit == NULL, (ortvk_semaphore_point){stream->timeline, done});

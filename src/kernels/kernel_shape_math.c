@@ -134,3 +134,15 @@ OrtStatus *ortvk_kshape_elementwise(const ortvk_kparams_shape *p, ortvk_krun *ru
     }
     return NULL;
 }
+
+OrtStatus *ortvk_kshape_output(ortvk_krun *run, ortvk_ktensor *y, void **data)
+{
+    y->count = ortvk_kcount(y->dims, y->rank);
+    *data = NULL;
+    if (y->count > ORTVK_KHOST_MAX)
+        return ortvk_status(ORT_EP_FAIL, "a value of %zu elements computed on the host (at most %d)", y->count,
+                            ORTVK_KHOST_MAX);
+    ORTVK_TRY(ortvk_krun_host(run, y->count * ortvk_element_size(y->type) + 8, data));
+    y->host = *data;
+    return NULL;
+}

@@ -120,18 +120,6 @@ bool ortvk_krun_host_floats(const ortvk_krun *run, size_t input, float *out, siz
     return true;
 }
 
-OrtStatus *ortvk_kshape_output(ortvk_krun *run, ortvk_ktensor *y, void **data)
-{
-    y->count = ortvk_kcount(y->dims, y->rank);
-    *data = NULL;
-    if (y->count > ORTVK_KHOST_MAX)
-        return ortvk_status(ORT_EP_FAIL, "a value of %zu elements computed on the host (at most %d)", y->count,
-                            ORTVK_KHOST_MAX);
-    ORTVK_TRY(ortvk_krun_host(run, y->count * ortvk_element_size(y->type) + 8, data));
-    y->host = *data;
-    return NULL;
-}
-
 /* Every input but Shape's and Size's (which read only dims) must have host values. */
 static OrtStatus *inputs_on_host(const ortvk_kparams_shape *p, const ortvk_krun *run)
 {

@@ -1,0 +1,102 @@
+/* A compiled kernel's constants and their lifetime: constant inputs copied to the device (Conv's weights packed on
+ * the way) or kept on the host for ops that read them there, a fused chain's step operands, and the kernel's end. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/kernel_partition.h"
+#include "vk/vk_transfer.h"
+
+/* Copies constant input `index` into a device buffer through `stream` (a host wait: Compile is before any run).
+ * ORT keeps initializers of a fused node in host memory, so the device needs its own copy. */
+OrtStatus *ortvk_kernel_upload_const(ortvk_kernel *kernel, ortvk_stream *stream, const ortvk_knode *k, size_t index)
+{
+    const OrtValue *value = k->in[index].constant;
+    kconst *c = calloc(1, sizeof(*c));
+    if (c == NULL) return ortvk_status(ORT_FAIL, "out of host memory compiling %s", k->name);
+    kernel->consts[index] = c;
+    ortvk_ktensor *t = &c->view;
+    const int64_t *dims = NULL;
+    ORTVK_TRY(ortvk_ort->GetTensorElementTypeAndShapeDataReference(value, &t->type, &dims, &t->rank));
+    if (t->rank > ORTVK_KMAX_RANK) return ortvk_status(ORT_EP_FAIL, "%s: constant of rank %zu", k->name, t->rank);
+    if (t->rank > 0) memcpy(t->dims, dims, t->rank * sizeof(int64_t));
+    t->present = true;
+    t->count = ortvk_kcount(t->dims, t->rank);
+    size_t bytes = t->count * ortvk_element_size(t->type);
+    if (bytes == 0) return NULL;
+    const void *data = NULL;
+    ORTVK_TRY(ortvk_ort->GetTensorData(value, &data));
+    ORTVK_TRY(ortvk_buffer_allocate(stream->device, bytes, &c->buffer));
+    t->buffer = c->buffer;
+    t->address = c->buffer->address;
+    void *packed = strcmp(k->op_type, "Conv") == 0 ? malloc(bytes) : NULL;
+    if (packed != NULL && ortvk_kconv_pack(&kernel->params, index, t, data, packed)) {
+        t->packed = true;
+        data = packed;
+    }
+    ortvk_copy_end dst = {.buffer = c->buffer}, src = {.host = (void *)data};
+    OrtStatus *status = ortvk_transfer_copy(stream, dst, src, bytes, true);
+    free(packed);
+    return status;
+}
+
+OrtStatus *ortvk_kernel_upload_chain(ortvk_kernel *kernel, ortvk_stream *stream, const ortvk_kparams_chain *chain)
+{
+    float values[ORTVK_KCHAIN_FLOATS];
+    ortvk_kchain_constants(chain, values);
+    kconst *c = calloc(1, sizeof(*c));
+    if (c == NULL) return ortvk_status(ORT_FAIL, "out of host memory compiling %s", kernel->name);
+    kernel->chain_consts = c;
+    c->view = (ortvk_ktensor){.present = true, .type = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, .rank = 1,
+                              .dims = {ORTVK_KCHAIN_FLOATS}, .count = ORTVK_KCHAIN_FLOATS};
+    ORTVK_TRY(ortvk_buffer_allocate(stream->device, sizeof(values), &c->buffer));
+    c->view.buffer = c->buffer;
+    c->view.address = c->buffer->address;
+    ortvk_copy_end dst = {.buffer = c->buffer}, src = {.host = values};
+    return ortvk_transfer_copy(stream, dst, src, sizeof(values), true);
+}
+
+/* Keeps a host copy of constant input `index`, which the op reads on the host at run time. */
+OrtStatus *ortvk_kernel_keep_const(ortvk_kernel *kernel, const ortvk_knode *k, size_t index)
+{
+    kconst *c = calloc(1, sizeof(*c));
+    if (c == NULL) return ortvk_status(ORT_FAIL, "out of host memory compiling %s", k->name);
+    kernel->consts[index] = c;
+    ortvk_ktensor *t = &c->view;
+    const int64_t *dims = NULL;
+    const void *data = NULL;
+    ORTVK_TRY(ortvk_ort->GetTensorElementTypeAndShapeDataReference(k->in[index].constant, &t->type, &dims, &t->rank));
+    if (t->rank > ORTVK_KMAX_RANK) return ortvk_status(ORT_EP_FAIL, "%s: constant of rank %zu", k->name, t->rank);
+    if (t->rank > 0) memcpy(t->dims, dims, t->rank * sizeof(int64_t));
+    t->present = true;
+    t->count = ortvk_kcount(t->dims, t->rank);
+    size_t bytes = t->count * ortvk_element_size(t->type);
+    if (bytes == 0) return NULL;
+    ORTVK_TRY(ortvk_ort->GetTensorData(k->in[index].constant, &data));
+    if ((c->host = malloc(bytes)) == NULL) return ortvk_status(ORT_FAIL, "out of host memory compiling %s", k->name);
+    memcpy(c->host, data, bytes);
+    t->host = c->host;
+    return NULL;
+}
+
+static void kconst_free(kconst **c)
+{
+    if (*c == NULL) return;
+    free((*c)->host);
+    ortvk_buffer_destroy((*c)->buffer); /* runs still queued hold their own references */
+    free(*c);
+    *c = NULL;
+}
+
+void ortvk_kernel_free_consts(ortvk_kernel *kernel)
+{
+    for (size_t i = 0; i < ORTVK_KMAX_INPUTS; i++) kconst_free(&kernel->consts[i]);
+    kconst_free(&kernel->chain_consts);
+}
+
+void ortvk_kernel_destroy(ortvk_kernel *kernel)
+{
+    if (kernel == NULL) return;
+    ortvk_kernel_free_consts(kernel);
+    free(kernel->name);
+    free(kernel);
+}

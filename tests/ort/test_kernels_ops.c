@@ -28,7 +28,7 @@ typedef struct op_case {
     int64_t dims[MAX_INPUTS][6];
     bool strict; /* every node on ortvk */
     const char *second_output; /* another graph output to compare, besides "y" (NULL: none) */
-    double atol;               /* the absolute tolerance where the default's does not cover the reference (0: default) */
+    double atol; /* the absolute tolerance where the default's does not cover the reference (0: default) */
 } op_case;
 
 /* A node of both models. */
@@ -237,7 +237,8 @@ static void run_case(ortapp *app, const OrtEpDevice *device, op_case *c)
                  * 1 give ~1e-5). A wrong index or pad is off by the size of the terms themselves. A float16 result
                  * is the float result rounded once: half an ULP more, 2^-11 relative (or 2^-25 in the
                  * subnormals). */
-                double rtol = half ? 1e-3 + 0x1p-11 : 1e-3, atol = (c->atol > 0 ? c->atol : 1e-5) + (half ? 0x1p-25 : 0);
+                double rtol = half ? 1e-3 + 0x1p-11 : 1e-3,
+                       atol = (c->atol > 0 ? c->atol : 1e-5) + (half ? 0x1p-25 : 0);
                 int bad = kc_compare(&expected, g, rtol, atol, why, sizeof(why));
                 CHECK(bad == 0, "%s%s, %s: %s", c->name, half ? " (float16)" : "", out_names[o], why);
                 if (!bad && o == 0) printf("%-44s ok (%zu values%s)\n", c->name, n, half ? ", float16" : "");
@@ -838,8 +839,9 @@ int main(int argc, char **argv)
         }
         run_case(&app, device, &c);
     }
-    /* Last, so that the cases above keep their random values. The depthwise forms (rows of a multiple of 4 read as vec4: 3 or 5 taps, stride 1 or 2) and packed weights
-     * (8 or 4 output channels of a group a vec4; 3-tap rows, 1x1 flattened, the general path). */
+    /* Last, so that the cases above keep their random values. The depthwise forms (rows of a multiple of 4 read as
+     * vec4: 3 or 5 taps, stride 1 or 2) and packed weights (8 or 4 output channels of a group a vec4; 3-tap rows, 1x1
+     * flattened, the general path). */
     {
         int64_t x[4] = {2, 5, 6, 20}, w[4] = {5, 1, 3, 3}, p[4] = {1, 1, 1, 1};
         conv(&app, device, "Conv depthwise 3x3 s1 p1, rows of 20", x, w, 5, NULL, NULL, p, NULL, true);

@@ -45,8 +45,11 @@ static OrtSession *three_node_session(ortapp *app, const OrtEpDevice *device)
 static OrtValue *view(ortapp *app, OrtExternalResourceImporter *importer, OrtExternalMemoryHandle *memory,
                       size_t offset)
 {
-    OrtExternalTensorDescriptor desc = {.version = app->api_version, .element_type = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT,
-                                        .shape = shape, .rank = 1, .offset_bytes = offset};
+    OrtExternalTensorDescriptor desc = {.version = app->api_version,
+                                        .element_type = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT,
+                                        .shape = shape,
+                                        .rank = 1,
+                                        .offset_bytes = offset};
     OrtValue *value = NULL;
     ORT_OK(app, app->interop->CreateTensorFromMemory(importer, memory, &desc, &value));
     return value;

@@ -118,9 +118,7 @@ static void run_case(ortapp *app, const OrtEpDevice *device, edge_case *c)
     }
     uint8_t *model = NULL;
     size_t len = 0;
-    int rc = onnx_model_serialize(c->m, &model, &len);
-    onnx_model_free(c->m);
-    if (!CHECK(rc == ONNX_OK, "%s: model (%s)", c->name, onnx_strerror(rc))) return;
+    if (!test_model_serialize(c->m, c->name, &model, &len)) return;
     kc_pair pair;
     bool opened = kc_pair_open(app, device, model, len, NULL, 0, false, c->name, &pair);
     free(model);

@@ -353,9 +353,7 @@ static void cast_exact(ortapp *app, const OrtEpDevice *device, const char *name,
     onnx_node_attr_int(onnx_model_add_node(m, "Cast", in, 1, out, 1), "to", to);
     uint8_t *model = NULL;
     size_t len = 0;
-    int rc = onnx_model_serialize(m, &model, &len);
-    onnx_model_free(m);
-    if (!CHECK(rc == ONNX_OK, "%s: model", name)) return;
+    if (!test_model_serialize(m, name, &model, &len)) return;
     kc_pair pair;
     if (!kc_pair_open(app, device, model, len, NULL, 0, true, name, &pair)) {
         free(model);

@@ -89,9 +89,7 @@ static void run_case(ortapp *app, const OrtEpDevice *device, shape_case *c)
 {
     uint8_t *model = NULL;
     size_t len = 0;
-    int rc = onnx_model_serialize(c->m, &model, &len);
-    onnx_model_free(c->m);
-    if (!CHECK(rc == ONNX_OK, "%s: model (%s)", c->name, onnx_strerror(rc))) return;
+    if (!test_model_serialize(c->m, c->name, &model, &len)) return;
     kc_pair pair;
     if (kc_pair_open(app, device, model, len, NULL, 0, !c->mixed, c->name, &pair)) {
         size_t ours = 0, other = 0;
@@ -289,9 +287,7 @@ static void shape_in_device_memory(ortapp *app, const OrtEpDevice *device)
     add(m, "Relu", 1, y, "y");
     uint8_t *model = NULL;
     size_t len = 0;
-    int rc = onnx_model_serialize(m, &model, &len);
-    onnx_model_free(m);
-    if (!CHECK(rc == ONNX_OK, "%s: model", name)) return;
+    if (!test_model_serialize(m, name, &model, &len)) return;
     kc_pair pair;
     bool ok = kc_pair_open(app, device, model, len, NULL, 0, true, name, &pair);
     static float data[24];

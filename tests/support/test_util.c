@@ -117,6 +117,15 @@ int test_model_one_op(const char *op, int inputs, int rank, const int64_t *shape
     if (inputs == 2) onnx_model_add_input(m, "y", ONNX_FLOAT, rank, shape);
     onnx_model_add_output(m, "z", ONNX_FLOAT, rank, shape);
     const char *out[] = {"z"};
+int test_model_serialize(onnx_model *m, const char *what, uint8_t **model, size_t *len)
+{
+    *model = NULL;
+    *len = 0;
+    int rc = onnx_model_serialize(m, model, len);
+    onnx_model_free(m);
+    return CHECK(rc == ONNX_OK, "%s: model (%s)", what, onnx_strerror(rc));
+}
+
     onnx_model_add_node(m, op, names, inputs, out, 1);
     int rc = onnx_model_serialize(m, model, len);
     onnx_model_free(m);

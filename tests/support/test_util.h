@@ -49,6 +49,9 @@ OrtSession *test_session(ortapp *app, const OrtEpDevice *device, const uint8_t *
 int test_model_one_op(const char *op, int inputs, int rank, const int64_t *shape, uint8_t **model, size_t *len);
 
 /* A float tensor in ortvk device memory (allocated through ORT's shared allocator for the EP device). */
+/* Serializes `m` into *model (malloc'd) and frees `m`; 0 after a FAIL line naming `what` when it cannot. */
+int test_model_serialize(onnx_model *m, const char *what, uint8_t **model, size_t *len);
+
 OrtValue *test_device_tensor(ortapp *app, const OrtEpDevice *device, int rank, const int64_t *shape);
 /* A float tensor over host memory `data` (not owned). */
 OrtValue *test_host_tensor(ortapp *app, float *data, size_t count, int rank, const int64_t *shape);

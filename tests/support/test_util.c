@@ -69,6 +69,14 @@ void test_open(ortapp *app, const OrtEpDevice **device)
     opened_device = *device;
 }
 
+OrtExternalResourceImporter *test_open_importer(ortapp *app, const OrtEpDevice **device)
+{
+    OrtExternalResourceImporter *importer = NULL;
+    test_open(app, device);
+    ORT_OK(app, app->interop->CreateExternalResourceImporterForDevice(*device, &importer));
+    return importer;
+}
+
 static const char *device_metadata(const char *key)
 {
     return opened_app->api->GetKeyValue(opened_app->api->EpDevice_EpMetadata(opened_device), key);
@@ -109,14 +117,6 @@ OrtSession *test_session(ortapp *app, const OrtEpDevice *device, const uint8_t *
     return ok ? session : NULL;
 }
 
-int test_model_one_op(const char *op, int inputs, int rank, const int64_t *shape, uint8_t **model, size_t *len)
-{
-    onnx_model *m = onnx_model_new(17);
-    const char *names[] = {"x", "y"};
-    onnx_model_add_input(m, "x", ONNX_FLOAT, rank, shape);
-    if (inputs == 2) onnx_model_add_input(m, "y", ONNX_FLOAT, rank, shape);
-    onnx_model_add_output(m, "z", ONNX_FLOAT, rank, shape);
-    const char *out[] = {"z"};
 int test_model_serialize(onnx_model *m, const char *what, uint8_t **model, size_t *len)
 {
     *model = NULL;
@@ -126,6 +126,14 @@ int test_model_serialize(onnx_model *m, const char *what, uint8_t **model, size_
     return CHECK(rc == ONNX_OK, "%s: model (%s)", what, onnx_strerror(rc));
 }
 
+int test_model_one_op(const char *op, int inputs, int rank, const int64_t *shape, uint8_t **model, size_t *len)
+{
+    onnx_model *m = onnx_model_new(17);
+    const char *names[] = {"x", "y"};
+    onnx_model_add_input(m, "x", ONNX_FLOAT, rank, shape);
+    if (inputs == 2) onnx_model_add_input(m, "y", ONNX_FLOAT, rank, shape);
+    onnx_model_add_output(m, "z", ONNX_FLOAT, rank, shape);
+    const char *out[] = {"z"};
     onnx_model_add_node(m, op, names, inputs, out, 1);
     int rc = onnx_model_serialize(m, model, len);
     onnx_model_free(m);

@@ -105,10 +105,10 @@ static int parse_args(int argc, char **argv, bench_options *o, const char **ort_
             o->profile = true;
             continue;
         }
-        static const char *const with_value[] = {"--iterations", "--frames",         "--warmup",        "--sizes",
-                                                 "--model",      "--device",         "--threads",       "--delay-ms",
-                                                 "--ort",        "--ep",             "--compare-model", "--compare-sizes",
-                                                 "--compare-frames", "--ops"};
+        static const char *const with_value[] = {
+            "--iterations",    "--frames",        "--warmup",         "--sizes", "--model",
+            "--device",        "--threads",       "--delay-ms",       "--ort",   "--ep",
+            "--compare-model", "--compare-sizes", "--compare-frames", "--ops"};
         bool known = false;
         for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++) known |= strcmp(a, with_value[k]) == 0;
         if (!known || i + 1 >= argc) {
@@ -220,7 +220,8 @@ static int create_session(bench *b)
     if (BENCH_ORT(b, api->CreateSessionOptions(&options))) return -1;
     int rc = 0;
     if (BENCH_ORT(b, api->SetIntraOpNumThreads(options, b->opt.threads)) ||
-        BENCH_ORT(b, api->SessionOptionsAppendExecutionProvider_V2(options, b->app.env, &b->device, 1, NULL, NULL, 0)) ||
+        BENCH_ORT(b,
+                  api->SessionOptionsAppendExecutionProvider_V2(options, b->app.env, &b->device, 1, NULL, NULL, 0)) ||
         BENCH_ORT(b, api->CreateSessionFromArray(b->app.env, b->model.bytes, b->model.len, options, &b->session)))
         rc = -1;
     api->ReleaseSessionOptions(options);

@@ -546,7 +546,8 @@ int main(int argc, char **argv)
     /* 8. The summary. */
     printf("\nsummary\n");
     printf("  frames                 %d of %ux%u\n", opt.frames, W, H);
-    double lat_median = quantile(prod.latency_ms, opt.frames, 0.5), lat_p99 = quantile(prod.latency_ms, opt.frames, 0.99);
+    double lat_median = quantile(prod.latency_ms, opt.frames, 0.5),
+           lat_p99 = quantile(prod.latency_ms, opt.frames, 0.99);
     double wall_median = quantile(wall_ms, opt.frames, 0.5), wall_p99 = quantile(wall_ms, opt.frames, 0.99);
     printf("  latency                median %.1f ms, p99 %.1f ms (producer signal -> output ready)\n", lat_median,
            lat_p99);

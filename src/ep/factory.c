@@ -397,8 +397,10 @@ static OrtStatus *ORT_API_CALL factory_init_graphics_interop(OrtEpFactory *base,
                                                   "VULKAN)",
                             (int)config->graphics_api);
     }
-    ORTVK_TRY(check_uuid_option(config->additional_options, ORTVK_GRAPHICS_OPTION_DEVICE_UUID, device->caps.device_uuid));
-    ORTVK_TRY(check_uuid_option(config->additional_options, ORTVK_GRAPHICS_OPTION_DRIVER_UUID, device->caps.driver_uuid));
+    ORTVK_TRY(
+        check_uuid_option(config->additional_options, ORTVK_GRAPHICS_OPTION_DEVICE_UUID, device->caps.device_uuid));
+    ORTVK_TRY(
+        check_uuid_option(config->additional_options, ORTVK_GRAPHICS_OPTION_DRIVER_UUID, device->caps.driver_uuid));
     /* ortvk's streams already live on a plain Vulkan queue: there is no graphics context to set up or keep. */
     return NULL;
 }

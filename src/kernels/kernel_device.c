@@ -113,7 +113,8 @@ static const uint32_t spv_chain_f16[] =
 /* Each shader twice: [0] for float32 tensors, [1] compiled with ORTVK_F16 for float16 ones (shaders/common.glsl). */
 /* `operands`: which 8-byte words of a shader's push constants are the tensors it reads and writes (its uvec2 members,
  * common.glsl), bit k for word k; the leading words, and after their scalars unary's Clip bounds, conv's fused
- * chain constants and float32 partial sums, gemm's and chain's fused chain constants. `texels`: those its float32 form reads with ORTVK_TEXEL4/ORTVK_TEXEL (common.glsl). */
+ * chain constants and float32 partial sums, gemm's and chain's fused chain constants. `texels`: those its float32 form
+ * reads with ORTVK_TEXEL4/ORTVK_TEXEL (common.glsl). */
 static const struct {
     const char *name;
     const uint32_t *code[2];

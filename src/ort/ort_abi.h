@@ -215,7 +215,8 @@ static inline uint32_t ortvk_ort_api_version_for(const char *version_string)
 {
     if (version_string == NULL || version_string[0] != '1' || version_string[1] != '.') return 0;
     uint32_t minor = 0;
-    for (const char *p = version_string + 2; *p >= '0' && *p <= '9' && minor < 1000; p++) minor = minor * 10 + (uint32_t)(*p - '0');
+    for (const char *p = version_string + 2; *p >= '0' && *p <= '9' && minor < 1000; p++)
+        minor = minor * 10 + (uint32_t)(*p - '0');
     return minor > ORTVK_ORT_API_VERSION ? ORTVK_ORT_API_VERSION : minor;
 }
 
@@ -287,36 +288,50 @@ struct OrtApi {
     const char*(ORT_API_CALL *GetErrorMessage)(const OrtStatus* status);
     OrtStatus*(ORT_API_CALL *CreateEnv)(OrtLoggingLevel log_severity_level, const char* logid, OrtEnv** out);
     void *unused_4_6[3];
-    OrtStatus*(ORT_API_CALL *CreateSession)(const OrtEnv* env, const char* model_path, const OrtSessionOptions* options, OrtSession** out);
-    OrtStatus*(ORT_API_CALL *CreateSessionFromArray)(const OrtEnv* env, const void* model_data, size_t model_data_length, const OrtSessionOptions* options, OrtSession** out);
-    OrtStatus*(ORT_API_CALL *Run)(OrtSession* session, const OrtRunOptions* run_options, const char* const* input_names, const OrtValue* const* inputs, size_t input_len, const char* const* output_names, size_t output_names_len, OrtValue** outputs);
+    OrtStatus*(ORT_API_CALL *CreateSession)(const OrtEnv* env, const char* model_path, const OrtSessionOptions* options,
+                                            OrtSession** out);
+    OrtStatus*(ORT_API_CALL *CreateSessionFromArray)(const OrtEnv* env, const void* model_data,
+                                                     size_t model_data_length, const OrtSessionOptions* options,
+                                                     OrtSession** out);
+    OrtStatus*(ORT_API_CALL *Run)(OrtSession* session, const OrtRunOptions* run_options, const char* const* input_names,
+                                  const OrtValue* const* inputs, size_t input_len, const char* const* output_names,
+                                  size_t output_names_len, OrtValue** outputs);
     OrtStatus*(ORT_API_CALL *CreateSessionOptions)(OrtSessionOptions** options);
     void *unused_11_12[2];
     OrtStatus*(ORT_API_CALL *SetSessionExecutionMode)(OrtSessionOptions* options, ExecutionMode execution_mode);
     OrtStatus*(ORT_API_CALL *EnableProfiling)(OrtSessionOptions* options, const char* profile_file_prefix);
     void *unused_15_22[8];
-    OrtStatus*(ORT_API_CALL *SetSessionGraphOptimizationLevel)(OrtSessionOptions* options, GraphOptimizationLevel graph_optimization_level);
+    OrtStatus*(ORT_API_CALL *SetSessionGraphOptimizationLevel)(OrtSessionOptions* options,
+                                                               GraphOptimizationLevel graph_optimization_level);
     OrtStatus*(ORT_API_CALL *SetIntraOpNumThreads)(OrtSessionOptions* options, int intra_op_num_threads);
     void *unused_25_29[5];
     OrtStatus*(ORT_API_CALL *SessionGetInputCount)(const OrtSession* session, size_t* out);
     OrtStatus*(ORT_API_CALL *SessionGetOutputCount)(const OrtSession* session, size_t* out);
     void *unused_32_35[4];
-    OrtStatus*(ORT_API_CALL *SessionGetInputName)(const OrtSession* session, size_t index, OrtAllocator* allocator, char** value);
-    OrtStatus*(ORT_API_CALL *SessionGetOutputName)(const OrtSession* session, size_t index, OrtAllocator* allocator, char** value);
+    OrtStatus*(ORT_API_CALL *SessionGetInputName)(const OrtSession* session, size_t index, OrtAllocator* allocator,
+                                                  char** value);
+    OrtStatus*(ORT_API_CALL *SessionGetOutputName)(const OrtSession* session, size_t index, OrtAllocator* allocator,
+                                                   char** value);
     void *unused_38;
     OrtStatus*(ORT_API_CALL *CreateRunOptions)(OrtRunOptions** out);
     void *unused_40_47[8];
-    OrtStatus*(ORT_API_CALL *CreateTensorAsOrtValue)(OrtAllocator* allocator, const int64_t* shape, size_t shape_len, ONNXTensorElementDataType type, OrtValue** out);
-    OrtStatus*(ORT_API_CALL *CreateTensorWithDataAsOrtValue)(const OrtMemoryInfo* info, void* p_data, size_t p_data_len, const int64_t* shape, size_t shape_len, ONNXTensorElementDataType type, OrtValue** out);
+    OrtStatus*(ORT_API_CALL *CreateTensorAsOrtValue)(OrtAllocator* allocator, const int64_t* shape, size_t shape_len,
+                                                     ONNXTensorElementDataType type, OrtValue** out);
+    OrtStatus*(ORT_API_CALL *CreateTensorWithDataAsOrtValue)(const OrtMemoryInfo* info, void* p_data, size_t p_data_len,
+                                                             const int64_t* shape, size_t shape_len,
+                                                             ONNXTensorElementDataType type, OrtValue** out);
     OrtStatus*(ORT_API_CALL *IsTensor)(const OrtValue* value, int* out);
     OrtStatus*(ORT_API_CALL *GetTensorMutableData)(OrtValue* value, void** out);
     void *unused_52_54[3];
-    OrtStatus*(ORT_API_CALL *CastTypeInfoToTensorInfo)(const OrtTypeInfo* type_info, const OrtTensorTypeAndShapeInfo** out);
+    OrtStatus*(ORT_API_CALL *CastTypeInfoToTensorInfo)(const OrtTypeInfo* type_info,
+                                                       const OrtTensorTypeAndShapeInfo** out);
     OrtStatus*(ORT_API_CALL *GetOnnxTypeFromTypeInfo)(const OrtTypeInfo* type_info, ONNXType* out);
     void *unused_57_59[3];
-    OrtStatus*(ORT_API_CALL *GetTensorElementType)(const OrtTensorTypeAndShapeInfo* info, ONNXTensorElementDataType* out);
+    OrtStatus*(ORT_API_CALL *GetTensorElementType)(const OrtTensorTypeAndShapeInfo* info,
+                                                   ONNXTensorElementDataType* out);
     OrtStatus*(ORT_API_CALL *GetDimensionsCount)(const OrtTensorTypeAndShapeInfo* info, size_t* out);
-    OrtStatus*(ORT_API_CALL *GetDimensions)(const OrtTensorTypeAndShapeInfo* info, int64_t* dim_values, size_t dim_values_length);
+    OrtStatus*(ORT_API_CALL *GetDimensions)(const OrtTensorTypeAndShapeInfo* info, int64_t* dim_values,
+                                            size_t dim_values_length);
     void *unused_63;
     OrtStatus*(ORT_API_CALL *GetTensorShapeElementCount)(const OrtTensorTypeAndShapeInfo* info, size_t* out);
     OrtStatus*(ORT_API_CALL *GetTensorTypeAndShape)(const OrtValue* value, OrtTensorTypeAndShapeInfo** out);
@@ -333,8 +348,10 @@ struct OrtApi {
     void *unused_79_87[9];
     OrtStatus*(ORT_API_CALL *KernelContext_GetInputCount)(const OrtKernelContext* context, size_t* out);
     OrtStatus*(ORT_API_CALL *KernelContext_GetOutputCount)(const OrtKernelContext* context, size_t* out);
-    OrtStatus*(ORT_API_CALL *KernelContext_GetInput)(const OrtKernelContext* context, size_t index, const OrtValue** out);
-    OrtStatus*(ORT_API_CALL *KernelContext_GetOutput)(OrtKernelContext* context, size_t index, const int64_t* dim_values, size_t dim_count, OrtValue** out);
+    OrtStatus*(ORT_API_CALL *KernelContext_GetInput)(const OrtKernelContext* context, size_t index,
+                                                     const OrtValue** out);
+    OrtStatus*(ORT_API_CALL *KernelContext_GetOutput)(OrtKernelContext* context, size_t index,
+                                                      const int64_t* dim_values, size_t dim_count, OrtValue** out);
     void (ORT_API_CALL *ReleaseEnv)(OrtEnv* input);
     void (ORT_API_CALL *ReleaseStatus)(OrtStatus* input);
     void (ORT_API_CALL *ReleaseMemoryInfo)(OrtMemoryInfo* input);
@@ -345,42 +362,61 @@ struct OrtApi {
     void (ORT_API_CALL *ReleaseTensorTypeAndShapeInfo)(OrtTensorTypeAndShapeInfo* input);
     void (ORT_API_CALL *ReleaseSessionOptions)(OrtSessionOptions* input);
     void *unused_101_129[29];
-    OrtStatus*(ORT_API_CALL *AddSessionConfigEntry)(OrtSessionOptions* options, const char* config_key, const char* config_value);
-    OrtStatus*(ORT_API_CALL *CreateAllocator)(const OrtSession* session, const OrtMemoryInfo* mem_info, OrtAllocator** out);
+    OrtStatus*(ORT_API_CALL *AddSessionConfigEntry)(OrtSessionOptions* options, const char* config_key,
+                                                    const char* config_value);
+    OrtStatus*(ORT_API_CALL *CreateAllocator)(const OrtSession* session, const OrtMemoryInfo* mem_info,
+                                              OrtAllocator** out);
     void (ORT_API_CALL *ReleaseAllocator)(OrtAllocator* input);
     void *unused_133_164[32];
-    OrtStatus*(ORT_API_CALL *AddRunConfigEntry)(OrtRunOptions* options, const char* config_key, const char* config_value);
+    OrtStatus*(ORT_API_CALL *AddRunConfigEntry)(OrtRunOptions* options, const char* config_key,
+                                                const char* config_value);
     void *unused_166_192[27];
     OrtStatus*(ORT_API_CALL *KernelContext_GetGPUComputeStream)(const OrtKernelContext* context, void** out);
     OrtStatus*(ORT_API_CALL *GetTensorMemoryInfo)(const OrtValue* value, const OrtMemoryInfo** mem_info);
     void *unused_195_215[21];
-    OrtStatus*(ORT_API_CALL *SessionOptionsAppendExecutionProvider)(OrtSessionOptions* options, const char* provider_name, const char* const* provider_options_keys, const char* const* provider_options_values, size_t num_keys);
+    OrtStatus*(ORT_API_CALL *SessionOptionsAppendExecutionProvider)(OrtSessionOptions* options,
+                                                                    const char* provider_name,
+                                                                    const char* const* provider_options_keys,
+                                                                    const char* const* provider_options_values,
+                                                                    size_t num_keys);
     void *unused_217_224[8];
     void (ORT_API_CALL *MemoryInfoGetDeviceType)(const OrtMemoryInfo* ptr, OrtMemoryInfoDeviceType* out);
     void *unused_226_236[11];
     OrtStatus*(ORT_API_CALL *HasSessionConfigEntry)(const OrtSessionOptions* options, const char* config_key, int* out);
-    OrtStatus*(ORT_API_CALL *GetSessionConfigEntry)(const OrtSessionOptions* options, const char* config_key, char* config_value, size_t* size);
+    OrtStatus*(ORT_API_CALL *GetSessionConfigEntry)(const OrtSessionOptions* options, const char* config_key,
+                                                    char* config_value, size_t* size);
     void *unused_239_246[8];
-    OrtStatus*(ORT_API_CALL *Logger_LogMessage)(const OrtLogger* logger, OrtLoggingLevel log_severity_level, const char* message, const char* file_path, int line_number, const char* func_name);
+    OrtStatus*(ORT_API_CALL *Logger_LogMessage)(const OrtLogger* logger, OrtLoggingLevel log_severity_level,
+                                                const char* message, const char* file_path, int line_number,
+                                                const char* func_name);
     OrtStatus*(ORT_API_CALL *Logger_GetLoggingSeverityLevel)(const OrtLogger* logger, OrtLoggingLevel* out);
     void *unused_249_271[23];
-    OrtStatus*(ORT_API_CALL *ReadOpAttr)(const OrtOpAttr* op_attr, OrtOpAttrType type, void* data, size_t len, size_t* out);
+    OrtStatus*(ORT_API_CALL *ReadOpAttr)(const OrtOpAttr* op_attr, OrtOpAttrType type, void* data, size_t len,
+                                         size_t* out);
     void *unused_273_288[16];
     OrtStatus*(ORT_API_CALL *GetValueInfoName)(const OrtValueInfo* value_info, const char** name);
     OrtStatus*(ORT_API_CALL *GetValueInfoTypeInfo)(const OrtValueInfo* value_info, const OrtTypeInfo** type_info);
     void *unused_291;
-    OrtStatus*(ORT_API_CALL *CreateTensorWithDataAndDeleterAsOrtValue)(OrtAllocator* deleter, void* p_data, size_t p_data_len, const int64_t* shape, size_t shape_len, ONNXTensorElementDataType type, OrtValue** out);
+    OrtStatus*(ORT_API_CALL *CreateTensorWithDataAndDeleterAsOrtValue)(OrtAllocator* deleter, void* p_data,
+                                                                       size_t p_data_len, const int64_t* shape,
+                                                                       size_t shape_len, ONNXTensorElementDataType type,
+                                                                       OrtValue** out);
     void *unused_293_294[2];
     void (ORT_API_CALL *CreateKeyValuePairs)(OrtKeyValuePairs** out);
     void (ORT_API_CALL *AddKeyValuePair)(OrtKeyValuePairs* kvps, const char* key, const char* value);
     const char*(ORT_API_CALL *GetKeyValue)(const OrtKeyValuePairs* kvps, const char* key);
-    void (ORT_API_CALL *GetKeyValuePairs)(const OrtKeyValuePairs* kvps, const char* const** keys, const char* const** values, size_t* num_entries);
+    void(ORT_API_CALL *GetKeyValuePairs)(const OrtKeyValuePairs* kvps, const char* const** keys,
+                                         const char* const** values, size_t* num_entries);
     void *unused_299;
     void (ORT_API_CALL *ReleaseKeyValuePairs)(OrtKeyValuePairs* input);
-    OrtStatus*(ORT_API_CALL *RegisterExecutionProviderLibrary)(OrtEnv* env, const char* registration_name, const char* path);
+    OrtStatus*(ORT_API_CALL *RegisterExecutionProviderLibrary)(OrtEnv* env, const char* registration_name,
+                                                               const char* path);
     OrtStatus*(ORT_API_CALL *UnregisterExecutionProviderLibrary)(OrtEnv* env, const char* registration_name);
-    OrtStatus*(ORT_API_CALL *GetEpDevices)(const OrtEnv* env, const OrtEpDevice* const** ep_devices, size_t* num_ep_devices);
-    OrtStatus*(ORT_API_CALL *SessionOptionsAppendExecutionProvider_V2)(OrtSessionOptions* session_options, OrtEnv* env, const OrtEpDevice* const* ep_devices, size_t num_ep_devices, const char* const* ep_option_keys, const char* const* ep_option_vals, size_t num_ep_options);
+    OrtStatus*(ORT_API_CALL *GetEpDevices)(const OrtEnv* env, const OrtEpDevice* const** ep_devices,
+                                           size_t* num_ep_devices);
+    OrtStatus*(ORT_API_CALL *SessionOptionsAppendExecutionProvider_V2)(
+        OrtSessionOptions* session_options, OrtEnv* env, const OrtEpDevice* const* ep_devices, size_t num_ep_devices,
+        const char* const* ep_option_keys, const char* const* ep_option_vals, size_t num_ep_options);
     void *unused_305_306[2];
     OrtHardwareDeviceType (ORT_API_CALL *HardwareDevice_Type)(const OrtHardwareDevice* device);
     uint32_t (ORT_API_CALL *HardwareDevice_VendorId)(const OrtHardwareDevice* device);
@@ -395,14 +431,20 @@ struct OrtApi {
     const OrtEpApi*(ORT_API_CALL *GetEpApi)(void);
     OrtStatus*(ORT_API_CALL *GetTensorSizeInBytes)(const OrtValue* ort_value, size_t* size);
     void *unused_319;
-    OrtStatus*(ORT_API_CALL *CreateMemoryInfo_V2)(const char* name, OrtMemoryInfoDeviceType device_type, uint32_t vendor_id, int32_t device_id, OrtDeviceMemoryType mem_type, size_t alignment, OrtAllocatorType allocator_type, OrtMemoryInfo** out);
+    OrtStatus*(ORT_API_CALL *CreateMemoryInfo_V2)(const char* name, OrtMemoryInfoDeviceType device_type,
+                                                  uint32_t vendor_id, int32_t device_id, OrtDeviceMemoryType mem_type,
+                                                  size_t alignment, OrtAllocatorType allocator_type,
+                                                  OrtMemoryInfo** out);
     void *unused_321;
     uint32_t (ORT_API_CALL *MemoryInfoGetVendorId)(const OrtMemoryInfo* ptr);
-    OrtStatus*(ORT_API_CALL *ValueInfo_GetValueProducer)(const OrtValueInfo* value_info, const OrtNode** producer_node, size_t* producer_output_index);
+    OrtStatus*(ORT_API_CALL *ValueInfo_GetValueProducer)(const OrtValueInfo* value_info, const OrtNode** producer_node,
+                                                         size_t* producer_output_index);
     void *unused_324_325[2];
-    OrtStatus*(ORT_API_CALL *ValueInfo_GetInitializerValue)(const OrtValueInfo* value_info, const OrtValue** initializer_value);
+    OrtStatus*(ORT_API_CALL *ValueInfo_GetInitializerValue)(const OrtValueInfo* value_info,
+                                                            const OrtValue** initializer_value);
     void *unused_327_330[4];
-    OrtStatus*(ORT_API_CALL *ValueInfo_IsConstantInitializer)(const OrtValueInfo* value_info, bool* is_constant_initializer);
+    OrtStatus*(ORT_API_CALL *ValueInfo_IsConstantInitializer)(const OrtValueInfo* value_info,
+                                                              bool* is_constant_initializer);
     void *unused_332_343[12];
     OrtStatus*(ORT_API_CALL *Graph_GetNumNodes)(const OrtGraph* graph, size_t* num_nodes);
     OrtStatus*(ORT_API_CALL *Graph_GetNodes)(const OrtGraph* graph, const OrtNode** nodes, size_t num_nodes);
@@ -418,39 +460,62 @@ struct OrtApi {
     OrtStatus*(ORT_API_CALL *Node_GetOutputs)(const OrtNode* node, const OrtValueInfo** outputs, size_t num_outputs);
     void *unused_357_358[2];
     OrtStatus*(ORT_API_CALL *Node_GetNumAttributes)(const OrtNode* node, size_t* num_attributes);
-    OrtStatus*(ORT_API_CALL *Node_GetAttributes)(const OrtNode* node, const OrtOpAttr** attributes, size_t num_attributes);
-    OrtStatus*(ORT_API_CALL *Node_GetAttributeByName)(const OrtNode* node, const char* attribute_name, const OrtOpAttr** attribute);
+    OrtStatus*(ORT_API_CALL *Node_GetAttributes)(const OrtNode* node, const OrtOpAttr** attributes,
+                                                 size_t num_attributes);
+    OrtStatus*(ORT_API_CALL *Node_GetAttributeByName)(const OrtNode* node, const char* attribute_name,
+                                                      const OrtOpAttr** attribute);
     OrtStatus*(ORT_API_CALL *OpAttr_GetTensorAttributeAsOrtValue)(const OrtOpAttr* attribute, OrtValue** attr_tensor);
     OrtStatus*(ORT_API_CALL *OpAttr_GetType)(const OrtOpAttr* attribute, OrtOpAttrType* type);
     OrtStatus*(ORT_API_CALL *OpAttr_GetName)(const OrtOpAttr* attribute, const char** name);
     void *unused_365_373[9];
-    const OrtMemoryInfo*(ORT_API_CALL *EpDevice_MemoryInfo)(const OrtEpDevice* ep_device, OrtDeviceMemoryType memory_type);
-    OrtStatus*(ORT_API_CALL *CreateSharedAllocator)(OrtEnv* env, const OrtEpDevice* ep_device, OrtDeviceMemoryType mem_type, OrtAllocatorType allocator_type, const OrtKeyValuePairs* allocator_options, OrtAllocator** allocator);
+    const OrtMemoryInfo*(ORT_API_CALL *EpDevice_MemoryInfo)(const OrtEpDevice* ep_device,
+                                                            OrtDeviceMemoryType memory_type);
+    OrtStatus*(ORT_API_CALL *CreateSharedAllocator)(OrtEnv* env, const OrtEpDevice* ep_device,
+                                                    OrtDeviceMemoryType mem_type, OrtAllocatorType allocator_type,
+                                                    const OrtKeyValuePairs* allocator_options,
+                                                    OrtAllocator** allocator);
     OrtStatus*(ORT_API_CALL *GetSharedAllocator)(OrtEnv* env, const OrtMemoryInfo* mem_info, OrtAllocator** allocator);
-    OrtStatus*(ORT_API_CALL *ReleaseSharedAllocator)(OrtEnv* env, const OrtEpDevice* ep_device, OrtDeviceMemoryType mem_type);
+    OrtStatus*(ORT_API_CALL *ReleaseSharedAllocator)(OrtEnv* env, const OrtEpDevice* ep_device,
+                                                     OrtDeviceMemoryType mem_type);
     OrtStatus*(ORT_API_CALL *GetTensorData)(const OrtValue* value, const void** out);
     OrtStatus*(ORT_API_CALL *GetSessionOptionsConfigEntries)(const OrtSessionOptions* options, OrtKeyValuePairs** out);
-    OrtStatus*(ORT_API_CALL *SessionGetMemoryInfoForInputs)(const OrtSession* session, const OrtMemoryInfo** inputs_memory_info, size_t num_inputs);
-    OrtStatus*(ORT_API_CALL *SessionGetMemoryInfoForOutputs)(const OrtSession* session, const OrtMemoryInfo** outputs_memory_info, size_t num_outputs);
-    OrtStatus*(ORT_API_CALL *SessionGetEpDeviceForInputs)(const OrtSession* session, const OrtEpDevice** inputs_ep_devices, size_t num_inputs);
-    OrtStatus*(ORT_API_CALL *CreateSyncStreamForEpDevice)(const OrtEpDevice* ep_device, const OrtKeyValuePairs* stream_options, OrtSyncStream** stream);
+    OrtStatus*(ORT_API_CALL *SessionGetMemoryInfoForInputs)(const OrtSession* session,
+                                                            const OrtMemoryInfo** inputs_memory_info,
+                                                            size_t num_inputs);
+    OrtStatus*(ORT_API_CALL *SessionGetMemoryInfoForOutputs)(const OrtSession* session,
+                                                             const OrtMemoryInfo** outputs_memory_info,
+                                                             size_t num_outputs);
+    OrtStatus*(ORT_API_CALL *SessionGetEpDeviceForInputs)(const OrtSession* session,
+                                                          const OrtEpDevice** inputs_ep_devices, size_t num_inputs);
+    OrtStatus*(ORT_API_CALL *CreateSyncStreamForEpDevice)(const OrtEpDevice* ep_device,
+                                                          const OrtKeyValuePairs* stream_options,
+                                                          OrtSyncStream** stream);
     void*(ORT_API_CALL *SyncStream_GetHandle)(OrtSyncStream* stream);
     void (ORT_API_CALL *ReleaseSyncStream)(OrtSyncStream* input);
-    OrtStatus*(ORT_API_CALL *CopyTensors)(const OrtEnv* env, const OrtValue* const* src_tensors, OrtValue* const* dst_tensors, OrtSyncStream* stream, size_t num_tensors);
+    OrtStatus*(ORT_API_CALL *CopyTensors)(const OrtEnv* env, const OrtValue* const* src_tensors,
+                                          OrtValue* const* dst_tensors, OrtSyncStream* stream, size_t num_tensors);
     void *unused_387_389[3];
     bool (ORT_API_CALL *TensorTypeAndShape_HasShape)(const OrtTensorTypeAndShapeInfo* info);
     void *unused_391_394[4];
     const OrtInteropApi*(ORT_API_CALL *GetInteropApi)(void);
-    OrtStatus*(ORT_API_CALL *SessionGetEpDeviceForOutputs)(const OrtSession* session, const OrtEpDevice** outputs_ep_devices, size_t num_outputs);
+    OrtStatus*(ORT_API_CALL *SessionGetEpDeviceForOutputs)(const OrtSession* session,
+                                                           const OrtEpDevice** outputs_ep_devices, size_t num_outputs);
     void *unused_397_406[10];
-    OrtStatus*(ORT_API_CALL *Session_GetEpGraphAssignmentInfo)(const OrtSession* session, const OrtEpAssignedSubgraph* const** ep_subgraphs, size_t* num_ep_subgraphs);
+    OrtStatus*(ORT_API_CALL *Session_GetEpGraphAssignmentInfo)(const OrtSession* session,
+                                                               const OrtEpAssignedSubgraph* const** ep_subgraphs,
+                                                               size_t* num_ep_subgraphs);
     OrtStatus*(ORT_API_CALL *EpAssignedSubgraph_GetEpName)(const OrtEpAssignedSubgraph* ep_subgraph, const char** out);
-    OrtStatus*(ORT_API_CALL *EpAssignedSubgraph_GetNodes)(const OrtEpAssignedSubgraph* ep_subgraph, const OrtEpAssignedNode* const** ep_nodes, size_t* num_ep_nodes);
+    OrtStatus*(ORT_API_CALL *EpAssignedSubgraph_GetNodes)(const OrtEpAssignedSubgraph* ep_subgraph,
+                                                          const OrtEpAssignedNode* const** ep_nodes,
+                                                          size_t* num_ep_nodes);
     OrtStatus*(ORT_API_CALL *EpAssignedNode_GetName)(const OrtEpAssignedNode* ep_node, const char** out);
     OrtStatus*(ORT_API_CALL *EpAssignedNode_GetDomain)(const OrtEpAssignedNode* ep_node, const char** out);
     OrtStatus*(ORT_API_CALL *EpAssignedNode_GetOperatorType)(const OrtEpAssignedNode* ep_node, const char** out);
     void (ORT_API_CALL *RunOptionsSetSyncStream)(OrtRunOptions* options, OrtSyncStream* sync_stream);
-    OrtStatus*(ORT_API_CALL *GetTensorElementTypeAndShapeDataReference)(const OrtValue* value, ONNXTensorElementDataType* elem_type, const int64_t** shape_data, size_t* shape_data_count);
+    OrtStatus*(ORT_API_CALL *GetTensorElementTypeAndShapeDataReference)(const OrtValue* value,
+                                                                        ONNXTensorElementDataType* elem_type,
+                                                                        const int64_t** shape_data,
+                                                                        size_t* shape_data_count);
     void *unused_415_422[8];
     OrtStatus*(ORT_API_CALL *KernelContext_GetSyncStream)(const OrtKernelContext* context, OrtSyncStream** out);
     /* slots 424 and later are never read */

@@ -264,7 +264,8 @@ OrtStatus *ortvk_buffer_import_fd(ortvk_device *device, int fd, VkDeviceSize siz
                 ORT_EP_FAIL,
                 "%s. An opaque FD imports only into a device with the exporter's deviceUUID and driverUUID "
                 "(this device: %s / %s) and memory type %u",
-                ortvk_ort->GetErrorMessage(status) + (strncmp(ortvk_ort->GetErrorMessage(status), "ortvk: ", 7) ? 0 : 7),
+                ortvk_ort->GetErrorMessage(status) +
+                    (strncmp(ortvk_ort->GetErrorMessage(status), "ortvk: ", 7) ? 0 : 7),
                 device_uuid, driver_uuid, device->caps.device_memory_type);
             ortvk_ort->ReleaseStatus(status);
             status = named;

@@ -198,7 +198,8 @@ static OrtStatus *copy_one(ortvk_data_transfer *t, const OrtValue *src, OrtValue
     __atomic_fetch_add(&device->transfer_stats.copies, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&device->transfer_stats.bytes, (uint64_t)src_bytes, __ATOMIC_RELAXED);
     ortvk_stream *stream = ortvk_stream_from_ort(ort_stream);
-    if (stream != NULL && stream->device == device) return ortvk_transfer_copy(stream, dst_end, src_end, src_bytes, false);
+    if (stream != NULL && stream->device == device)
+        return ortvk_transfer_copy(stream, dst_end, src_end, src_bytes, false);
     /* The sync stream is shared by every thread that copies without a stream of this device, and Vulkan wants a
      * command pool used by one thread at a time (recording, ending, freeing): these copies take turns. */
     pthread_mutex_lock(&t->copy_lock);

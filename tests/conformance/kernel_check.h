@@ -1,5 +1,6 @@
-/* Helpers of the kernel tests (the ONNX conformance runner and the real-model test): sessions with ortvk in strict
- * placement mode, which EP each node went to, host copies of outputs, and ONNX backend-test comparisons. */
+/* Helpers of the kernel tests (the ONNX conformance runner, the differential and real-model tests): sessions with
+ * ortvk in strict placement mode, the CPU EP / ortvk session pair, which EP each node went to, host copies of
+ * outputs, and ONNX backend-test comparisons. */
 #ifndef ORTVK_TESTS_KERNEL_CHECK_H
 #define ORTVK_TESTS_KERNEL_CHECK_H
 
@@ -12,6 +13,32 @@
  * sets session.record_ep_graph_assignment_info = 1. On failure returns NULL with *error set (release it). */
 OrtSession *kc_session(ortapp *app, const OrtEpDevice *device, const uint8_t *model, size_t len, bool strict,
                        bool record, OrtStatus **error);
+
+/* The session pair of the differential tests: ORT's CPU EP alone (`cpu`) and ortvk on the device (`vk`), for the
+ * same model, to run on the same inputs and compare. */
+typedef struct kc_pair {
+    OrtSession *cpu;
+    OrtSession *vk;
+} kc_pair;
+
+/* Opens both sessions for `model`; ortvk's for `vk_model` instead when it is not NULL (e.g. the model converted to
+ * float16). `strict` sets session.disable_cpu_ep_fallback = 1 on ortvk's session (creation fails when any node
+ * would fall back to the CPU EP); without it, the session records which EP runs each node (kc_assignment). false
+ * after a failed CHECK naming `what`, the session and ORT's message, with nothing left open. */
+bool kc_pair_open(ortapp *app, const OrtEpDevice *device, const uint8_t *model, size_t len, const uint8_t *vk_model,
+                  size_t vk_len, bool strict, const char *what, kc_pair *pair);
+void kc_pair_close(ortapp *app, kc_pair *pair);
+
+/* Runs both sessions: the CPU EP's on `cpu_inputs`, ortvk's on `vk_inputs` (the same ones when NULL). true when
+ * both succeed (a failure is a FAIL line); the outputs are in want[] and got[] either way (release them with
+ * kc_pair_release). */
+bool kc_pair_run(ortapp *app, const kc_pair *pair, const char *const *in_names, OrtValue *const *cpu_inputs,
+                 OrtValue *const *vk_inputs, size_t n_in, const char *const *out_names, size_t n_out, OrtValue **want,
+                 OrtValue **got);
+void kc_pair_release(ortapp *app, OrtValue **want, OrtValue **got, size_t n_out);
+
+/* A tensor's rank, and its dims in `dims` when the rank is at most `max` (0 and nothing on failure). */
+size_t kc_tensor_shape(ortapp *app, OrtValue *value, int64_t *dims, size_t max);
 
 /* Which EP runs each node of a session created with `record`: counts of the model's nodes on ortvk and on other
  * EPs (ORT's Memcpy nodes left out), and their op types as " Op1 Op2 ..." (each listed once) in `on_ortvk` and

@@ -34,7 +34,10 @@ static uint64_t rnext(dc_rng *r)
 
 static double runi(dcase *c) { return (double)(rnext(&c->r) >> 11) * 0x1p-53; }
 static bool rp(dcase *c, double p) { return runi(c) < p; }
-static int64_t rint_(dcase *c, int64_t lo, int64_t hi) { return lo + (int64_t)(rnext(&c->r) % (uint64_t)(hi - lo + 1)); }
+static int64_t rint_(dcase *c, int64_t lo, int64_t hi)
+{
+    return lo + (int64_t)(rnext(&c->r) % (uint64_t)(hi - lo + 1));
+}
 #define PICK(c, arr) ((arr)[rint_((c), 0, (int64_t)(sizeof(arr) / sizeof((arr)[0])) - 1)])
 
 /* Hostile integers for attributes and constants. */
@@ -1233,8 +1236,9 @@ void dc_build(dcase *c, uint64_t seed, long index, bool vk)
         c->failed = true;
         return;
     }
-    desc(c, "%s opset %d%s%s values=%s shapes=%s:", c->op->name, opset, c->half ? " float16" : "",
-         c->big ? " big" : "", dc_values_names[c->values], c->shapes == 0 ? "fixed" : c->shapes == 1 ? "symbolic" : "none");
+    const char *shapes = c->shapes == 0 ? "fixed" : c->shapes == 1 ? "symbolic" : "none";
+    desc(c, "%s opset %d%s%s values=%s shapes=%s:", c->op->name, opset, c->half ? " float16" : "", c->big ? " big" : "",
+         dc_values_names[c->values], shapes);
     c->op->gen(c);
 }
 

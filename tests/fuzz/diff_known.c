@@ -1,6 +1,7 @@
 /* The known-open findings of the differential fuzzer (tests/fuzz/diff_known.h): one entry per finding that is open
- * (an entry goes when its fix lands; docs/reliability.md, section 6, keeps the history). Each predicate is as narrow as the finding allows; the
- * summary of every session prints the entries and how many cases each excluded, and `fuzz_diff --all` runs them. */
+ * (an entry goes when its fix lands; docs/reliability.md, section 6, keeps the history). Each predicate is as narrow
+ * as the finding allows; the summary of every session prints the entries and how many cases each excluded, and
+ * `fuzz_diff --all` runs them. */
 #include "diff_known.h"
 
 #include <float.h>

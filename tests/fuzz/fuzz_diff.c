@@ -166,8 +166,10 @@ static int compare(ortapp *app, const dcase *cpu_case, const run_result *want, c
         bool half = cpu_case->half && wt == ONNX_FLOAT && gt == ONNX_FLOAT16;
         if ((wt != gt && !half) || wr != gr || memcmp(wd, gd, wr * sizeof(int64_t)) != 0) {
             char ws[128] = "", gs[128] = "";
-            for (size_t i = 0; i < wr; i++) snprintf(ws + strlen(ws), sizeof(ws) - strlen(ws), "%s%lld", i ? "," : "", (long long)wd[i]);
-            for (size_t i = 0; i < gr; i++) snprintf(gs + strlen(gs), sizeof(gs) - strlen(gs), "%s%lld", i ? "," : "", (long long)gd[i]);
+            for (size_t i = 0; i < wr; i++)
+                snprintf(ws + strlen(ws), sizeof(ws) - strlen(ws), "%s%lld", i ? "," : "", (long long)wd[i]);
+            for (size_t i = 0; i < gr; i++)
+                snprintf(gs + strlen(gs), sizeof(gs) - strlen(gs), "%s%lld", i ? "," : "", (long long)gd[i]);
             snprintf(why, why_len, "%s: type %d shape [%s], want type %d shape [%s]", cpu_case->out[o], gt, gs, wt, ws);
             return 1;
         }
@@ -583,7 +585,8 @@ static void worker_end(session *s, worker *w, bool hung)
         }
         if (w->report) snprintf(d + strlen(d), sizeof(d) - strlen(d), "; %s", w->report_line);
         int v = w->phase == 'c' ? V_REF_CRASH : hung ? V_HANG : V_CRASH;
-        if (v == V_REF_CRASH) snprintf(d + strlen(d), sizeof(d) - strlen(d), " (%s in the CPU EP's session)", hung ? "hang" : "crash");
+        if (v == V_REF_CRASH)
+            snprintf(d + strlen(d), sizeof(d) - strlen(d), " (%s in the CPU EP's session)", hung ? "hang" : "crash");
         add_finding(s, v, w->current, d);
         count(s, w->current, v, 0);
         w->done++;
@@ -629,8 +632,9 @@ static int session_main(options *o, const char *self)
         for (long i = o->first; i <= last; i++)
             if ((size_t)i % n_ops == op && (o->op < 0 || op == (size_t)o->op)) s.queue[s.n_queue++] = i;
     say("fuzz_diff: seed %llu, %ld cases from %ld%s%s, %d workers, batches of %d, timeout %.0f s%s\n",
-        (unsigned long long)o->seed, o->cases, o->first, o->op >= 0 ? " of " : "", o->op >= 0 ? dc_op_name((size_t)o->op) : "",
-        o->jobs, o->batch, o->timeout, o->all ? ", known findings included" : "");
+        (unsigned long long)o->seed, o->cases, o->first, o->op >= 0 ? " of " : "",
+        o->op >= 0 ? dc_op_name((size_t)o->op) : "", o->jobs, o->batch, o->timeout,
+        o->all ? ", known findings included" : "");
     worker *workers = calloc((size_t)o->jobs, sizeof(worker));
     double t0 = now(), last_progress = t0;
     bool stopping = false;
@@ -703,7 +707,8 @@ static int session_main(options *o, const char *self)
             s.placed[op], v[V_MATCH], v[V_REFUSED], v[V_BOTH_FAIL], v[V_CLEAR], v[V_EXCLUDED], v[V_UNCLEAR],
             v[V_LENIENT], v[V_REF_CRASH], v[V_WRONG], v[V_CRASH], v[V_HANG], v[V_REPORT]);
     }
-    if (dc_known_count) say("known-open findings (tests/fuzz/diff_known.c)%s:\n", o->all ? ", not excluded (--all)" : "");
+    if (dc_known_count)
+        say("known-open findings (tests/fuzz/diff_known.c)%s:\n", o->all ? ", not excluded (--all)" : "");
     for (size_t k = 0; k < dc_known_count; k++)
         say("  %-18s %-50s %5ld excluded: %s\n", dc_known_findings[k].op, dc_known_findings[k].when, s.known[k],
             dc_known_findings[k].reason);

@@ -315,7 +315,8 @@ static handle_made make_handle(int kind, uint64_t raw, uint64_t size, unsigned s
         h.natural = (size % HOST_SIZE_MOD + PAGE - 1) / PAGE * PAGE;
         if (r->map == NULL) {
             r->map_size = h.natural + PAGE; /* room for the misalignment */
-            r->map = mmap(NULL, r->map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+            r->map =
+                mmap(NULL, r->map_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
             if (r->map == MAP_FAILED) fail("mmap %zu: errno %d", r->map_size, errno);
         } else {
             h.natural = r->map_size - PAGE; /* a second host allocation handle (semaphore part) reuses the first */
@@ -552,8 +553,10 @@ static OrtExternalSemaphoreHandle *semaphore_part(const fuzz_input *in, resource
     bool host = type == ORTVK_EXTERNAL_SEMAPHORE_HOST_TIMELINE;
     if (!host && !(type == ORT_EXTERNAL_SEMAPHORE_VK_TIMELINE_SEMAPHORE_OPAQUE_FD && g.can_vk_semaphore))
         fail("ImportSemaphore accepted type %lld", (long long)type);
-    if (host && h.timeline == NULL) fail("ImportSemaphore accepted a handle (kind %d) that is not a host timeline", h.kind);
-    if (!in_ortvk(&semaphore->Release, sizeof(semaphore->Release))) fail("the semaphore handle's Release is not ortvk's");
+    if (host && h.timeline == NULL)
+        fail("ImportSemaphore accepted a handle (kind %d) that is not a host timeline", h.kind);
+    if (!in_ortvk(&semaphore->Release, sizeof(semaphore->Release)))
+        fail("the semaphore handle's Release is not ortvk's");
     if (semaphore->ep_device != g.device || semaphore->descriptor.version != desc.version ||
         semaphore->descriptor.type != desc.type || semaphore->descriptor.native_handle != desc.native_handle)
         fail("the semaphore handle's descriptor is not a copy of the one imported");
@@ -626,7 +629,9 @@ static void memory_and_semaphores(const fuzz_input *in, resources *r)
         switch ((in->mem_size_mode >> 4) & 3) {
         case 0: desc.offset_bytes = 0; break;
         case 1: desc.offset_bytes = (size_t)in->mem_offset; break;
-        case 2: desc.offset_bytes = desc.size_bytes == SIZE_MAX ? 0 : (size_t)(in->mem_offset % (desc.size_bytes + 1)); break;
+        case 2:
+            desc.offset_bytes = desc.size_bytes == SIZE_MAX ? 0 : (size_t)(in->mem_offset % (desc.size_bytes + 1));
+            break;
         default: desc.offset_bytes = (size_t)(in->mem_offset % 1024) * 4; break;
         }
 
@@ -664,7 +669,8 @@ static void memory_and_semaphores(const fuzz_input *in, resources *r)
         if (first) io->ReleaseExternalMemoryHandle(first);
         if (memory) {
             if (create_view(in, memory, &desc, 0, &views[view_count])) view_count++;
-            if ((in->flags & FUZZ_F_SECOND_VIEW) && create_view(in, memory, &desc, 64, &views[view_count])) view_count++;
+            if ((in->flags & FUZZ_F_SECOND_VIEW) && create_view(in, memory, &desc, 64, &views[view_count]))
+                view_count++;
             if (in->flags & FUZZ_F_RELEASE_MEMORY_FIRST) {
                 io->ReleaseExternalMemoryHandle(memory); /* the views keep the import alive */
                 memory = NULL;
@@ -771,7 +777,8 @@ static void setup(void)
     uint8_t *bytes = malloc(PRODUCER_BYTES);
     if (bytes == NULL) fail("out of memory");
     for (size_t i = 0; i < PRODUCER_BYTES; i++) bytes[i] = pattern(i);
-    if (vk_producer_create(-1, &g.producer) != 0 || vk_producer_buffer_create(g.producer, PRODUCER_BYTES, &g.buffer) != 0 ||
+    if (vk_producer_create(-1, &g.producer) != 0 ||
+        vk_producer_buffer_create(g.producer, PRODUCER_BYTES, &g.buffer) != 0 ||
         vk_producer_buffer_write(g.buffer, 0, bytes, PRODUCER_BYTES) != 0)
         fail("cannot set up the vk_producer");
     free(bytes);

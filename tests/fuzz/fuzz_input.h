@@ -16,7 +16,8 @@
  *     7     1  tensor_elem_sel   0-16 that ONNX element type, else tensor_elem_raw
  *     8     4  mem_type_raw
  *    12     4  mem_version_raw
- *    16     8  mem_size          raw size (also the size of files/memfds, mod 1 MiB, and of host allocations, mod 4 MiB)
+ *    16     8  mem_size          raw size (also the size of files/memfds, mod 1 MiB, and of host allocations,
+ *                                mod 4 MiB)
  *    24     8  mem_offset
  *    32     8  mem_handle_raw    native_handle for FUZZ_H_RAW
  *    40     1  tensor_version_sel

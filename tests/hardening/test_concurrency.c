@@ -586,7 +586,8 @@ static void shared_importer(void)
     shared s = {0};
     ok(app.interop->CreateExternalResourceImporterForDevice(device, &s.importer), "shared importer");
     s.common = test_page_alloc(COUNT * sizeof(float) * 2 * SHARED_THREADS, &s.common_size);
-    s.aliased = getenv("ORTVK_CONCURRENCY_ALIASED_IMPORTS") && strcmp(getenv("ORTVK_CONCURRENCY_ALIASED_IMPORTS"), "1") == 0;
+    s.aliased =
+        getenv("ORTVK_CONCURRENCY_ALIASED_IMPORTS") && strcmp(getenv("ORTVK_CONCURRENCY_ALIASED_IMPORTS"), "1") == 0;
     if (!CHECK(s.importer && s.common && ortvk_host_timeline_create(0, &s.timeline) == 0, "shared resources")) return;
     for (size_t i = 0; i < s.common_size / sizeof(float); i++) s.common[i] = (float)i * 0.5f - 7.0f;
     shared_thread t[SHARED_THREADS];

@@ -172,9 +172,7 @@ int main(void)
 {
     ortapp app;
     const OrtEpDevice *device;
-    test_open(&app, &device);
-    OrtExternalResourceImporter *importer = NULL;
-    ORT_OK(&app, app.interop->CreateExternalResourceImporterForDevice(device, &importer));
+    OrtExternalResourceImporter *importer = test_open_importer(&app, &device);
     if (importer != NULL) {
         killed_producer(&app, device, importer);
         session_still_runs(&app, device);

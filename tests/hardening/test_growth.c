@@ -198,7 +198,8 @@ int main(void)
            c.rss_check ? "on" : "off", RSS_TOLERANCE_KIB, getenv("ORTVK_VALIDATION") ? getenv("ORTVK_VALIDATION") : "");
     ORT_OK(&app, app.interop->CreateExternalResourceImporterForDevice(c.device, &c.importer));
     ORT_OK(&app, app.api->CreateSyncStreamForEpDevice(c.device, NULL, &c.stream));
-    if (!CHECK(c.importer != NULL && c.stream != NULL, "an importer and a stream")) return test_finish(&app, "test_growth");
+    if (!CHECK(c.importer != NULL && c.stream != NULL, "an importer and a stream"))
+        return test_finish(&app, "test_growth");
 
     int fds_start = test_open_fds();
     long rss_start = rss_kib();

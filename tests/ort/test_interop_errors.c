@@ -300,9 +300,9 @@ int main(void)
     int exported = buffer ? vk_producer_buffer_export_fd(buffer) : -1;
     struct stat exported_stat = {0};
     if (exported >= 0) fstat(exported, &exported_stat);
-    if (exported >= 0) printf("producer export: %zu-byte allocation, fd is %s of %lld bytes\n",
-                              vk_producer_buffer_alloc_size(buffer), S_ISREG(exported_stat.st_mode) ? "a file" : "not a file",
-                              (long long)exported_stat.st_size);
+    if (exported >= 0)
+        printf("producer export: %zu-byte allocation, fd is %s of %lld bytes\n", vk_producer_buffer_alloc_size(buffer),
+               S_ISREG(exported_stat.st_mode) ? "a file" : "not a file", (long long)exported_stat.st_size);
     close(closed_fd);
 
     /* Host memory: 4 alignment units, imported from the second unit on, so tensor offsets are region-relative. */
@@ -323,15 +323,16 @@ int main(void)
     ortvk_host_timeline *timeline = NULL;
     CHECK(ortvk_host_timeline_create(0, &timeline) == 0, "host timeline");
     OrtExternalSemaphoreHandle *semaphore = NULL;
-    OrtExternalSemaphoreDescriptor semaphore_desc = {v, (OrtExternalSemaphoreType)ORTVK_EXTERNAL_SEMAPHORE_HOST_TIMELINE,
-                                                     FD(ortvk_host_timeline_fd(timeline))};
+    OrtExternalSemaphoreDescriptor semaphore_desc = {
+        v, (OrtExternalSemaphoreType)ORTVK_EXTERNAL_SEMAPHORE_HOST_TIMELINE, FD(ortvk_host_timeline_fd(timeline))};
     ORT_OK(&app, interop->ImportSemaphore(importer, &semaphore_desc, &semaphore));
     OrtSyncStream *stream = NULL;
     ORT_OK(&app, app.api->CreateSyncStreamForEpDevice(device, NULL, &stream));
     const char *no_semaphore = semaphore && stream ? NULL : "no semaphore or stream";
     OrtSyncStream *other_stream = foreign_stream(&app);
 
-    static const int64_t zero[1] = {0}, one[1] = {1}, four[1] = {4}, two_by_three[2] = {2, 3}, nine[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+    static const int64_t zero[1] = {0}, one[1] = {1}, four[1] = {4}, two_by_three[2] = {2, 3},
+                         nine[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
     static const int64_t negative[2] = {2, -3}, huge[2] = {INT64_C(1) << 40, INT64_C(1) << 40};
     const int FD_MEM = ORT_EXTERNAL_MEMORY_HANDLE_TYPE_MEMORY_OPAQUE_FD;
     const int HOST_MEM = ORT_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION;
@@ -365,19 +366,18 @@ int main(void)
         {"memory size_bytes 0", MEM(v, FD_MEM, FD(pipe_fds[0]), 0, 0),
          EXPECT(ORT_INVALID_ARGUMENT, "desc->size_bytes is 0")},
         {"memory offset_bytes == size_bytes", MEM(v, HOST_MEM, host, host_size, host_size),
-         EXPECT(ORT_INVALID_ARGUMENT, fmt("desc->offset_bytes %zu is not below desc->size_bytes %zu", host_size,
-                                          host_size))},
+         EXPECT(ORT_INVALID_ARGUMENT,
+                fmt("desc->offset_bytes %zu is not below desc->size_bytes %zu", host_size, host_size))},
         {"memory offset_bytes > size_bytes", MEM(v, HOST_MEM, host, host_size, host_size + 4),
-         EXPECT(ORT_INVALID_ARGUMENT, fmt("desc->offset_bytes %zu is not below desc->size_bytes %zu",
-                                          host_size + 4, host_size))},
+         EXPECT(ORT_INVALID_ARGUMENT,
+                fmt("desc->offset_bytes %zu is not below desc->size_bytes %zu", host_size + 4, host_size))},
         /* ImportMemory: opaque FDs */
         {"opaque fd: a closed fd", MEM(v, FD_MEM, FD(closed_fd), 4096, 0),
          EXPECT(ORT_INVALID_ARGUMENT, fmt("native_handle: fd %d is not an open file descriptor", closed_fd))},
         {"opaque fd: negative native_handle", MEM(v, FD_MEM, FD(-1), 4096, 0),
          EXPECT(ORT_INVALID_ARGUMENT, fmt("desc->native_handle %p is not a file descriptor", FD(-1)))},
         {"opaque fd: native_handle above INT_MAX", MEM(v, FD_MEM, FD((intptr_t)1 << 40), 4096, 0),
-         EXPECT(ORT_INVALID_ARGUMENT, fmt("desc->native_handle %p is not a file descriptor",
-                                          FD((intptr_t)1 << 40)))},
+         EXPECT(ORT_INVALID_ARGUMENT, fmt("desc->native_handle %p is not a file descriptor", FD((intptr_t)1 << 40)))},
         {"opaque fd: a pipe", MEM(v, FD_MEM, FD(pipe_fds[0]), 4096, 0),
          EXPECT(ORT_INVALID_ARGUMENT, fmt("native_handle: fd %d is a pipe", pipe_fds[0]))},
         {"opaque fd: a socket", MEM(v, FD_MEM, FD(sockets[0]), 4096, 0),
@@ -388,21 +388,22 @@ int main(void)
          EXPECT(ORT_INVALID_ARGUMENT, fmt("size_bytes 4096 exceeds the 17 bytes behind fd %d", small_file))},
         {"opaque fd: a real export, size_bytes one page larger than the file behind it",
          MEM(v, FD_MEM, FD(exported), (size_t)exported_stat.st_size + page, 0),
-         EXPECT(ORT_INVALID_ARGUMENT, fmt("size_bytes %zu exceeds the %lld bytes behind fd %d",
-                                          (size_t)exported_stat.st_size + page, (long long)exported_stat.st_size,
-                                          exported)),
-         .skip = exported < 0 ? "no exported memory"
-                 : !S_ISREG(exported_stat.st_mode) ? "this driver's opaque FDs are not files" : NULL},
+         EXPECT(ORT_INVALID_ARGUMENT,
+                fmt("size_bytes %zu exceeds the %lld bytes behind fd %d", (size_t)exported_stat.st_size + page,
+                    (long long)exported_stat.st_size, exported)),
+         .skip = exported < 0                      ? "no exported memory"
+                 : !S_ISREG(exported_stat.st_mode) ? "this driver's opaque FDs are not files"
+                                                   : NULL},
         /* ImportMemory: host allocations */
         {"host allocation: NULL", MEM(v, HOST_MEM, NULL, host_size, 0),
          EXPECT(ORT_INVALID_ARGUMENT, "desc->native_handle is NULL"), .skip = can_host ? NULL : "no host import"},
         {"host allocation: address page+64", MEM(v, HOST_MEM, misaligned, 2 * align, 0),
-         EXPECT(ORT_INVALID_ARGUMENT, fmt("native_handle %p is not aligned to the device's %zu-byte", (void *)misaligned,
-                                          align)),
+         EXPECT(ORT_INVALID_ARGUMENT,
+                fmt("native_handle %p is not aligned to the device's %zu-byte", (void *)misaligned, align)),
          .skip = can_host ? NULL : "no host import"},
         {"host allocation: size not a multiple of the alignment", MEM(v, HOST_MEM, host, align + 100, 0),
-         EXPECT(ORT_INVALID_ARGUMENT, fmt("size_bytes %zu is not a multiple of the device's %zu-byte", align + 100,
-                                          align)),
+         EXPECT(ORT_INVALID_ARGUMENT,
+                fmt("size_bytes %zu is not a multiple of the device's %zu-byte", align + 100, align)),
          .skip = can_host ? NULL : "no host import"},
         /* CreateTensorFromMemory */
         {"tensor: valid (control)", TENSOR(memory, v, FLOAT, two_by_three, 2, 0), EXPECT(ORT_OK, NULL),
@@ -454,8 +455,8 @@ int main(void)
         {"semaphore desc version 0", SEM(0, HOST_TL, FD(pipe_fds[0])),
          EXPECT(ORT_INVALID_ARGUMENT, "desc->version 0 is not supported")},
         {"semaphore desc version 31 (newer than ortvk)", SEM(31, HOST_TL, FD(pipe_fds[0])),
-         EXPECT(ORT_INVALID_ARGUMENT, fmt("desc->native_handle: fd %d is not an ortvk host timeline (wrong kind",
-                                          pipe_fds[0]))},
+         EXPECT(ORT_INVALID_ARGUMENT,
+                fmt("desc->native_handle: fd %d is not an ortvk host timeline (wrong kind", pipe_fds[0]))},
         {"semaphore type 55", SEM(v, 55, FD(pipe_fds[0])),
          EXPECT(ORT_INVALID_ARGUMENT, "desc->type 55 is not an external semaphore type")},
         {"semaphore D3D12_FENCE", SEM(v, ORT_EXTERNAL_SEMAPHORE_D3D12_FENCE, FD(pipe_fds[0])),
@@ -478,8 +479,8 @@ int main(void)
         {"host timeline: negative native_handle", SEM(v, HOST_TL, FD(-7)),
          EXPECT(ORT_INVALID_ARGUMENT, fmt("desc->native_handle %p is not a file descriptor", FD(-7)))},
         {"host timeline: a pipe", SEM(v, HOST_TL, FD(pipe_fds[1])),
-         EXPECT(ORT_INVALID_ARGUMENT, fmt("desc->native_handle: fd %d is not an ortvk host timeline (wrong kind",
-                                          pipe_fds[1]))},
+         EXPECT(ORT_INVALID_ARGUMENT,
+                fmt("desc->native_handle: fd %d is not an ortvk host timeline (wrong kind", pipe_fds[1]))},
         {"host timeline: a socket", SEM(v, HOST_TL, FD(sockets[1])),
          EXPECT(ORT_INVALID_ARGUMENT, fmt("fd %d is not an ortvk host timeline (wrong kind", sockets[1]))},
         {"host timeline: a regular file", SEM(v, HOST_TL, FD(small_file)),
@@ -501,7 +502,9 @@ int main(void)
          .skip = stream ? NULL : "no stream"},
         {"wait on another EP's stream", WAIT(semaphore, other_stream, 1),
          EXPECT(ORT_INVALID_ARGUMENT, fmt("stream %p is not an ortvk stream", (void *)other_stream)),
-         .skip = no_semaphore ? no_semaphore : other_stream ? NULL : "ORT made no stream for another EP"},
+         .skip = no_semaphore   ? no_semaphore
+                 : other_stream ? NULL
+                                : "ORT made no stream for another EP"},
         {"signal 5 (accepted)", SIGNAL(semaphore, stream, 5), EXPECT(ORT_OK, NULL), .skip = no_semaphore},
         {"signal 5 again", SIGNAL(semaphore, stream, 5),
          EXPECT(ORT_INVALID_ARGUMENT, "value 5 does not increase the ORTVK_HOST_TIMELINE"), .skip = no_semaphore},

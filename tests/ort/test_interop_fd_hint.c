@@ -11,10 +11,8 @@ int main(void)
 {
     ortapp app;
     const OrtEpDevice *device;
-    test_open(&app, &device);
+    OrtExternalResourceImporter *importer = test_open_importer(&app, &device);
     const char *uuid = app.api->GetKeyValue(app.api->EpDevice_EpMetadata(device), ORTVK_META_DEVICE_UUID);
-    OrtExternalResourceImporter *importer = NULL;
-    ORT_OK(&app, app.interop->CreateExternalResourceImporterForDevice(device, &importer));
     bool can = false;
     if (importer)
         ORT_OK(&app, app.interop->CanImportMemory(importer, ORT_EXTERNAL_MEMORY_HANDLE_TYPE_MEMORY_OPAQUE_FD, &can));

@@ -366,8 +366,9 @@ static void timeout_fault(pass *p)
     OrtSyncStream *stream = make_stream(c, FAULT_TIMEOUT_MS);
     ortvk_host_timeline *never = NULL, *done = NULL;
     OrtExternalSemaphoreHandle *never_sem = NULL, *done_sem = NULL;
-    if (stream == NULL || !CHECK(ortvk_host_timeline_create(0, &never) == 0 && ortvk_host_timeline_create(0, &done) == 0,
-                                 "create timelines"))
+    if (stream == NULL ||
+        !CHECK(ortvk_host_timeline_create(0, &never) == 0 && ortvk_host_timeline_create(0, &done) == 0,
+               "create timelines"))
         goto out;
     never_sem = import_timeline(c, never);
     done_sem = import_timeline(c, done);
@@ -562,7 +563,8 @@ out:
 static bool host_allocation_pass(app_ctx *c)
 {
     bool can = false;
-    ORT_OK(c->app, c->app->interop->CanImportMemory(c->importer, ORT_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION, &can));
+    ORT_OK(c->app,
+           c->app->interop->CanImportMemory(c->importer, ORT_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION, &can));
     if (!can) {
         printf("SKIP: host allocation pass: the device cannot import host allocations\n");
         return false;
@@ -591,7 +593,8 @@ static bool host_allocation_pass(app_ctx *c)
 static bool opaque_fd_pass(app_ctx *c)
 {
     bool can = false;
-    ORT_OK(c->app, c->app->interop->CanImportMemory(c->importer, ORT_EXTERNAL_MEMORY_HANDLE_TYPE_MEMORY_OPAQUE_FD, &can));
+    ORT_OK(c->app,
+           c->app->interop->CanImportMemory(c->importer, ORT_EXTERNAL_MEMORY_HANDLE_TYPE_MEMORY_OPAQUE_FD, &can));
     if (!can) {
         printf("SKIP: opaque FD pass: the device cannot import opaque FD memory\n");
         return false;

@@ -1,8 +1,9 @@
 /* Lifetimes of what ortvk's importer hands out, through ORT's public OrtInteropApi: handles outlive their importer,
  * tensors outlive their memory handle, many imports of one exported allocation come and go in any order, a host
  * timeline handle goes away while a wait on it is still pending, imported memory is released while a copy into it
- * is still queued, and whole sets of objects are released in very different orders. Data read back (CopyTensors to host) must stay right throughout, nothing may hang or crash,
- * and the process must end each part with the file descriptors it started with. */
+ * is still queued, and whole sets of objects are released in very different orders. Data read back (CopyTensors to
+ * host) must stay right throughout, nothing may hang or crash, and the process must end each part with the file
+ * descriptors it started with. */
 #include <dirent.h>
 #include <pthread.h>
 #include <string.h>
@@ -208,7 +209,8 @@ static void views_outlive_handle(fixture *f)
     OrtExternalResourceImporter *importer = new_importer(f);
     OrtExternalMemoryHandle *memory = import_host(f, importer, host, size);
     OrtValue *views[VIEWS];
-    for (size_t i = 0; i < VIEWS; i++) views[i] = view(f, importer, memory, i * VIEW_FLOATS * sizeof(float), VIEW_FLOATS);
+    for (size_t i = 0; i < VIEWS; i++)
+        views[i] = view(f, importer, memory, i * VIEW_FLOATS * sizeof(float), VIEW_FLOATS);
     f->app->interop->ReleaseExternalMemoryHandle(memory);
     f->app->interop->ReleaseExternalResourceImporter(importer);
 
@@ -492,7 +494,8 @@ static void world_release(fixture *f, world *w, const char *order)
             break;
         }
         /* Tensors still alive must still read right, whatever else is gone. */
-        if (w->out != NULL && !f->unregistered) read_check(f, w->out, E_COUNT, w->relu, w->stream, "(e) output view between releases");
+        if (w->out != NULL && !f->unregistered)
+            read_check(f, w->out, E_COUNT, w->relu, w->stream, "(e) output view between releases");
     }
     ortvk_host_timeline_close(w->timeline);
     free(w->host);

@@ -217,9 +217,7 @@ int main(void)
 {
     ortapp app;
     const OrtEpDevice *device;
-    test_open(&app, &device);
-    OrtExternalResourceImporter *importer = NULL;
-    ORT_OK(&app, app.interop->CreateExternalResourceImporterForDevice(device, &importer));
+    OrtExternalResourceImporter *importer = test_open_importer(&app, &device);
     if (!CHECK(importer != NULL, "ortvk gives an importer")) return test_finish(&app, "test_interop_memory");
 
     uint8_t *model;

@@ -17,9 +17,7 @@ int main(void)
 {
     ortapp app;
     const OrtEpDevice *device;
-    test_open(&app, &device);
-    OrtExternalResourceImporter *importer = NULL;
-    ORT_OK(&app, app.interop->CreateExternalResourceImporterForDevice(device, &importer));
+    OrtExternalResourceImporter *importer = test_open_importer(&app, &device);
     bool can_semaphore = false, can_memory = false;
     ORT_OK(&app, app.interop->CanImportSemaphore(importer, ORT_EXTERNAL_SEMAPHORE_VK_TIMELINE_SEMAPHORE_OPAQUE_FD,
                                                  &can_semaphore));

@@ -104,15 +104,6 @@ static bool same_value(float want, float got, bool exact)
     return fabs((double)want - (double)got) <= 1e-7 + 1e-3 * fabs((double)want);
 }
 
-static void shape_of(ortapp *app, OrtValue *value, size_t *rank, int64_t *dims)
-{
-    OrtTensorTypeAndShapeInfo *info = NULL;
-    if (!ORT_OK(app, app->api->GetTensorTypeAndShape(value, &info))) return;
-    ORT_OK(app, app->api->GetDimensionsCount(info, rank));
-    if (*rank <= 8) ORT_OK(app, app->api->GetDimensions(info, dims, *rank));
-    app->api->ReleaseTensorTypeAndShapeInfo(info);
-}
-
 static void run_case(ortapp *app, const OrtEpDevice *device, edge_case *c)
 {
     const OrtApi *api = app->api;
@@ -127,18 +118,12 @@ static void run_case(ortapp *app, const OrtEpDevice *device, edge_case *c)
     }
     uint8_t *model = NULL;
     size_t len = 0;
-    int rc = onnx_model_serialize(c->m, &model, &len);
-    onnx_model_free(c->m);
-    if (!CHECK(rc == ONNX_OK, "%s: model (%s)", c->name, onnx_strerror(rc))) return;
-    OrtStatus *error = NULL;
-    OrtSession *cpu = kc_session(app, NULL, model, len, false, false, &error);
-    OrtSession *vk = cpu ? kc_session(app, device, model, len, false, true, &error) : NULL;
+    if (!test_model_serialize(c->m, c->name, &model, &len)) return;
+    kc_pair pair;
+    bool opened = kc_pair_open(app, device, model, len, NULL, 0, false, c->name, &pair);
     free(model);
-    if (!CHECK(vk != NULL, "%s: sessions: %s", c->name, error ? api->GetErrorMessage(error) : "")) {
-        if (error) api->ReleaseStatus(error);
-        if (cpu) api->ReleaseSession(cpu);
-        return;
-    }
+    if (!opened) return;
+    OrtSession *cpu = pair.cpu, *vk = pair.vk;
     size_t ours = 0, other = 0;
     kc_assignment(app, vk, &ours, &other, NULL, 0, NULL, 0);
     if (c->on_ortvk) CHECK(ours == 1, "%s: the node runs on ortvk (%zu on ortvk, %zu elsewhere)", c->name, ours, other);
@@ -146,8 +131,7 @@ static void run_case(ortapp *app, const OrtEpDevice *device, edge_case *c)
         if (CHECK(ours == 0 && other == 1, "%s: left to the CPU EP (%zu on ortvk, %zu elsewhere)", c->name, ours,
                   other))
             printf("%-52s ok (left to the CPU EP)\n", c->name);
-        api->ReleaseSession(vk);
-        api->ReleaseSession(cpu);
+        kc_pair_close(app, &pair);
         return;
     }
     OrtValue *inputs[MAX_INPUTS] = {0};
@@ -164,9 +148,8 @@ static void run_case(ortapp *app, const OrtEpDevice *device, edge_case *c)
     OrtStatus *got_status = run_session(app, vk, c, inputs, &got);
     const char *place = ours ? "on ortvk" : "left to the CPU EP";
     if (want_status == NULL && got_status != NULL) {
-        size_t wr = 0;
         int64_t wd[8] = {0};
-        shape_of(app, want, &wr, wd);
+        size_t wr = kc_tensor_shape(app, want, wd, 8);
         printf("%s: the CPU EP's output has rank %zu, dims [%lld,%lld,%lld,...]\n", c->name, wr, (long long)wd[0],
                (long long)wd[1], (long long)wd[2]);
     }
@@ -180,10 +163,8 @@ static void run_case(ortapp *app, const OrtEpDevice *device, edge_case *c)
             printf("%-52s ok (both fail; ortvk %s: %s)\n", c->name, place, api->GetErrorMessage(got_status));
     } else if (CHECK(got_status == NULL, "%s: the CPU EP returns a result but ortvk (%s) fails: %s", c->name, place,
                      api->GetErrorMessage(got_status))) {
-        size_t wr = 0, gr = 0;
         int64_t wd[8] = {0}, gd[8] = {0};
-        shape_of(app, want, &wr, wd);
-        shape_of(app, got, &gr, gd);
+        size_t wr = kc_tensor_shape(app, want, wd, 8), gr = kc_tensor_shape(app, got, gd, 8);
         bool same_shape = wr == gr && memcmp(wd, gd, sizeof(wd)) == 0;
         CHECK(same_shape, "%s: shapes differ: rank %zu [%lld,%lld,%lld,...] (CPU EP), rank %zu [%lld,%lld,%lld,...] "
               "(ortvk)", c->name, wr, (long long)wd[0], (long long)wd[1], (long long)wd[2], gr, (long long)gd[0],
@@ -218,8 +199,7 @@ static void run_case(ortapp *app, const OrtEpDevice *device, edge_case *c)
         if (inputs[i]) api->ReleaseValue(inputs[i]);
         free(data[i]);
     }
-    api->ReleaseSession(vk);
-    api->ReleaseSession(cpu);
+    kc_pair_close(app, &pair);
 }
 
 /* ---- the cases ------------------------------------------------------------------------------------------ */

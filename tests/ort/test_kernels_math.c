@@ -89,9 +89,7 @@ static void check(ortapp *app, const OrtEpDevice *device, const char *op, float 
     if (alpha != 0) onnx_node_attr_float(node, "alpha", alpha);
     uint8_t *model = NULL;
     size_t len = 0;
-    int rc = onnx_model_serialize(m, &model, &len);
-    onnx_model_free(m);
-    if (!CHECK(rc == ONNX_OK, "%s model", op)) return;
+    if (!test_model_serialize(m, op, &model, &len)) return;
     OrtStatus *error = NULL;
     OrtSession *session = kc_session(app, device, model, len, true, false, &error);
     free(model);

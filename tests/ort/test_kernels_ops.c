@@ -28,7 +28,7 @@ typedef struct op_case {
     int64_t dims[MAX_INPUTS][6];
     bool strict; /* every node on ortvk */
     const char *second_output; /* another graph output to compare, besides "y" (NULL: none) */
-    double atol;               /* the absolute tolerance where the default's does not cover the reference (0: default) */
+    double atol; /* the absolute tolerance where the default's does not cover the reference (0: default) */
 } op_case;
 
 /* A node of both models. */
@@ -181,19 +181,8 @@ static void run_case(ortapp *app, const OrtEpDevice *device, op_case *c)
         return;
     }
     bool half = model16 != NULL;
-    OrtStatus *error = NULL;
-    OrtSession *cpu = kc_session(app, NULL, model, len, false, false, &error);
-    if (!ORT_OK(app, error)) {
-        free(model);
-        free(model16);
-        return;
-    }
-    OrtSession *vk = kc_session(app, device, half ? model16 : model, half ? len16 : len, c->strict, !c->strict,
-                                &error);
-    if (!CHECK(vk != NULL, "%s: session with ortvk%s: %s", c->name, c->strict ? " (strict)" : "",
-               error ? app->api->GetErrorMessage(error) : "")) {
-        if (error) app->api->ReleaseStatus(error);
-        app->api->ReleaseSession(cpu);
+    kc_pair pair;
+    if (!kc_pair_open(app, device, model, len, model16, len16, c->strict, c->name, &pair)) {
         free(model);
         free(model16);
         return;
@@ -202,7 +191,7 @@ static void run_case(ortapp *app, const OrtEpDevice *device, op_case *c)
         /* With float16, ORT 1.24 runs the CPU node in float between Casts it inserts, under other node names:
          * only ortvk's share is checked then. */
         size_t ours = 0, other = 0;
-        kc_assignment(app, vk, &ours, &other, NULL, 0, NULL, 0);
+        kc_assignment(app, pair.vk, &ours, &other, NULL, 0, NULL, 0);
         CHECK(ours > 0 && (other > 0 || half), "%s: a mixed model (%zu nodes on ortvk, %zu elsewhere)", c->name,
               ours, other);
     }
@@ -225,10 +214,8 @@ static void run_case(ortapp *app, const OrtEpDevice *device, op_case *c)
     const char *out_names[] = {"y", c->second_output};
     size_t n_out = c->second_output ? 2 : 1;
     OrtValue *want[2] = {NULL, NULL}, *got[2] = {NULL, NULL};
-    if (ORT_OK(app, app->api->Run(cpu, NULL, c->inputs, (const OrtValue *const *)inputs, (size_t)c->n_inputs,
-                                  out_names, n_out, want)) &&
-        ORT_OK(app, app->api->Run(vk, NULL, c->inputs, (const OrtValue *const *)(half ? inputs16 : inputs),
-                                  (size_t)c->n_inputs, out_names, n_out, got))) {
+    if (kc_pair_run(app, &pair, c->inputs, inputs, half ? inputs16 : NULL, (size_t)c->n_inputs, out_names, n_out,
+                    want, got)) {
         for (size_t o = 0; o < n_out; o++) {
             size_t want_bytes = 0, got_bytes = 0;
             void *w = kc_host_data(app, want[o], &want_bytes), *g = kc_host_data(app, got[o], &got_bytes);
@@ -250,7 +237,8 @@ static void run_case(ortapp *app, const OrtEpDevice *device, op_case *c)
                  * 1 give ~1e-5). A wrong index or pad is off by the size of the terms themselves. A float16 result
                  * is the float result rounded once: half an ULP more, 2^-11 relative (or 2^-25 in the
                  * subnormals). */
-                double rtol = half ? 1e-3 + 0x1p-11 : 1e-3, atol = (c->atol > 0 ? c->atol : 1e-5) + (half ? 0x1p-25 : 0);
+                double rtol = half ? 1e-3 + 0x1p-11 : 1e-3,
+                       atol = (c->atol > 0 ? c->atol : 1e-5) + (half ? 0x1p-25 : 0);
                 int bad = kc_compare(&expected, g, rtol, atol, why, sizeof(why));
                 CHECK(bad == 0, "%s%s, %s: %s", c->name, half ? " (float16)" : "", out_names[o], why);
                 if (!bad && o == 0) printf("%-44s ok (%zu values%s)\n", c->name, n, half ? ", float16" : "");
@@ -259,18 +247,14 @@ static void run_case(ortapp *app, const OrtEpDevice *device, op_case *c)
             free(g);
         }
     }
-    for (size_t o = 0; o < n_out; o++) {
-        if (want[o]) app->api->ReleaseValue(want[o]);
-        if (got[o]) app->api->ReleaseValue(got[o]);
-    }
+    kc_pair_release(app, want, got, n_out);
     for (int i = 0; i < c->n_inputs; i++) {
         if (inputs[i]) app->api->ReleaseValue(inputs[i]);
         if (inputs16[i]) app->api->ReleaseValue(inputs16[i]);
         free(data[i]);
         free(data16[i]);
     }
-    app->api->ReleaseSession(vk);
-    app->api->ReleaseSession(cpu);
+    kc_pair_close(app, &pair);
     free(model);
     free(model16);
 }
@@ -369,23 +353,16 @@ static void cast_exact(ortapp *app, const OrtEpDevice *device, const char *name,
     onnx_node_attr_int(onnx_model_add_node(m, "Cast", in, 1, out, 1), "to", to);
     uint8_t *model = NULL;
     size_t len = 0;
-    int rc = onnx_model_serialize(m, &model, &len);
-    onnx_model_free(m);
-    if (!CHECK(rc == ONNX_OK, "%s: model", name)) return;
-    OrtStatus *error = NULL;
-    OrtSession *cpu = kc_session(app, NULL, model, len, false, false, &error);
-    OrtSession *vk = cpu ? kc_session(app, device, model, len, true, false, &error) : NULL;
-    if (!CHECK(vk != NULL, "%s: sessions: %s", name, error ? app->api->GetErrorMessage(error) : "")) {
-        if (error) app->api->ReleaseStatus(error);
-        if (cpu) app->api->ReleaseSession(cpu);
+    if (!test_model_serialize(m, name, &model, &len)) return;
+    kc_pair pair;
+    if (!kc_pair_open(app, device, model, len, NULL, 0, true, name, &pair)) {
         free(model);
         return;
     }
     OrtValue *input = test_host_tensor_of(app, (void *)x, (ONNXTensorElementDataType)from, n, 1, dims);
     const char *in_names[] = {"x"}, *out_names[] = {"y"};
     OrtValue *want = NULL, *got = NULL;
-    if (ORT_OK(app, app->api->Run(cpu, NULL, in_names, (const OrtValue *const *)&input, 1, out_names, 1, &want)) &&
-        ORT_OK(app, app->api->Run(vk, NULL, in_names, (const OrtValue *const *)&input, 1, out_names, 1, &got))) {
+    if (kc_pair_run(app, &pair, in_names, &input, NULL, 1, out_names, 1, &want, &got)) {
         size_t want_bytes = 0, got_bytes = 0;
         uint8_t *w = kc_host_data(app, want, &want_bytes), *g = kc_host_data(app, got, &got_bytes);
         size_t bad = 0, first = 0;
@@ -412,11 +389,9 @@ static void cast_exact(ortapp *app, const OrtEpDevice *device, const char *name,
         free(w);
         free(g);
     }
-    if (want) app->api->ReleaseValue(want);
-    if (got) app->api->ReleaseValue(got);
+    kc_pair_release(app, &want, &got, 1);
     if (input) app->api->ReleaseValue(input);
-    app->api->ReleaseSession(vk);
-    app->api->ReleaseSession(cpu);
+    kc_pair_close(app, &pair);
     free(model);
 }
 
@@ -862,8 +837,9 @@ int main(int argc, char **argv)
         }
         run_case(&app, device, &c);
     }
-    /* Last, so that the cases above keep their random values. The depthwise forms (rows of a multiple of 4 read as vec4: 3 or 5 taps, stride 1 or 2) and packed weights
-     * (8 or 4 output channels of a group a vec4; 3-tap rows, 1x1 flattened, the general path). */
+    /* Last, so that the cases above keep their random values. The depthwise forms (rows of a multiple of 4 read as
+     * vec4: 3 or 5 taps, stride 1 or 2) and packed weights (8 or 4 output channels of a group a vec4; 3-tap rows, 1x1
+     * flattened, the general path). */
     {
         int64_t x[4] = {2, 5, 6, 20}, w[4] = {5, 1, 3, 3}, p[4] = {1, 1, 1, 1};
         conv(&app, device, "Conv depthwise 3x3 s1 p1, rows of 20", x, w, 5, NULL, NULL, p, NULL, true);

@@ -119,9 +119,9 @@ static void compare(const char *what, const float *got, const float *ref, int h,
           what, h, w, flipped, n, 100 * max_flipped);
 }
 
-/* Runs the CPU EP's float32 session `cpu` and ortvk's session `vk` (on float16 tensors when `half`) on the frame
- * of h x w (rounded to float16 for both when `half`), and compares their maps. */
-static void check_size(ortapp *app, OrtSession *cpu, OrtSession *vk, bool half, int h, int w)
+/* Runs the CPU EP's float32 session and ortvk's (on float16 tensors when `half`) on the frame of h x w (rounded to
+ * float16 for both when `half`), and compares their maps. */
+static void check_size(ortapp *app, const kc_pair *pair, bool half, int h, int w)
 {
     size_t n = (size_t)(3 * h * w);
     float *x = malloc(n * sizeof(float));
@@ -135,10 +135,10 @@ static void check_size(ortapp *app, OrtSession *cpu, OrtSession *vk, bool half, 
         }
     }
     size_t n_ref = 0, n_got = 0;
-    float *ref = run(app, cpu, x, false, h, w, &n_ref);
+    float *ref = run(app, pair->cpu, x, false, h, w, &n_ref);
     /* Twice: the second run reuses ORT's memory plan from the first. */
     for (int pass = 0; pass < 2 && ref != NULL; pass++) {
-        float *got = run(app, vk, half ? (void *)x16 : (void *)x, half, h, w, &n_got);
+        float *got = run(app, pair->vk, half ? (void *)x16 : (void *)x, half, h, w, &n_got);
         bool ok = CHECK(got != NULL && n_got == n_ref && n_ref == (size_t)(h * w), "%dx%d run %d: map of %zu elements",
                         h, w, pass + 1, n_got);
         if (ok && half) compare("float16 ", got, ref, h, w, pass + 1, TOLERANCE_FLOAT16, MAX_FLIPPED_FLOAT16);
@@ -152,8 +152,25 @@ out:
     free(x);
 }
 
+/* The model (ortvk's session on `model16` when it is not NULL, the float16 part) with every node on ortvk, against
+ * the CPU EP's float32 session, at two frame sizes; on failure, names the nodes that would not run on ortvk. */
+static void check_model(ortapp *app, const OrtEpDevice *device, const uint8_t *model, size_t len,
+                        const uint8_t *model16, size_t len16)
+{
+    const char *what = model16 ? MODEL_FILE " in float16" : MODEL_FILE;
+    kc_pair pair;
+    if (!kc_pair_open(app, device, model, len, model16, len16, true, what, &pair)) {
+        report_fallbacks(app, device, model16 ? model16 : model, model16 ? len16 : len);
+        return;
+    }
+    printf("%s: session with every node on ortvk (disable_cpu_ep_fallback=1)\n", what);
+    check_size(app, &pair, model16 != NULL, 64, 64);
+    check_size(app, &pair, model16 != NULL, 96, 160);
+    kc_pair_close(app, &pair);
+}
+
 /* The float16 part: the converted model with every node on ortvk, against the CPU EP's float32 session. */
-static void check_float16(ortapp *app, const OrtEpDevice *device, OrtSession *cpu, const uint8_t *model, size_t len)
+static void check_float16(ortapp *app, const OrtEpDevice *device, const uint8_t *model, size_t len)
 {
     const char *types = app->api->GetKeyValue(app->api->EpDevice_EpMetadata(device), ORTVK_META_KERNEL_TYPES);
     if (types == NULL || strstr(types, "float16") == NULL) {
@@ -163,21 +180,8 @@ static void check_float16(ortapp *app, const OrtEpDevice *device, OrtSession *cp
     }
     uint8_t *model16 = NULL;
     size_t len16 = 0;
-    if (!CHECK(kc_model_to_float16(model, len, &model16, &len16) == 0, "%s converted to float16", MODEL_FILE))
-        return;
-    OrtStatus *error = NULL;
-    OrtSession *vk = kc_session(app, device, model16, len16, true, false, &error);
-    if (vk == NULL) {
-        CHECK(false, "every node of %s in float16 on ortvk (disable_cpu_ep_fallback=1): %s", MODEL_FILE,
-              app->api->GetErrorMessage(error));
-        app->api->ReleaseStatus(error);
-        report_fallbacks(app, device, model16, len16);
-    } else {
-        printf("%s in float16: session with every node on ortvk (disable_cpu_ep_fallback=1)\n", MODEL_FILE);
-        check_size(app, cpu, vk, true, 64, 64);
-        check_size(app, cpu, vk, true, 96, 160);
-        app->api->ReleaseSession(vk);
-    }
+    if (CHECK(kc_model_to_float16(model, len, &model16, &len16) == 0, "%s converted to float16", MODEL_FILE))
+        check_model(app, device, model, len, model16, len16);
     free(model16);
 }
 
@@ -189,24 +193,8 @@ int main(void)
     ortapp app;
     const OrtEpDevice *device;
     test_open(&app, &device);
-    OrtStatus *error = NULL;
-    OrtSession *cpu = kc_session(&app, NULL, model, len, false, false, &error);
-    if (!ORT_OK(&app, error)) goto out;
-    OrtSession *vk = kc_session(&app, device, model, len, true, false, &error);
-    if (vk == NULL) {
-        CHECK(false, "every node of %s on ortvk (disable_cpu_ep_fallback=1): %s", MODEL_FILE,
-              app.api->GetErrorMessage(error));
-        app.api->ReleaseStatus(error);
-        report_fallbacks(&app, device, model, len);
-    } else {
-        printf("%s: session with every node on ortvk (disable_cpu_ep_fallback=1)\n", MODEL_FILE);
-        check_size(&app, cpu, vk, false, 64, 64);
-        check_size(&app, cpu, vk, false, 96, 160);
-        app.api->ReleaseSession(vk);
-    }
-    check_float16(&app, device, cpu, model, len);
-    app.api->ReleaseSession(cpu);
-out:
+    check_model(&app, device, model, len, NULL, 0);
+    check_float16(&app, device, model, len);
     free(model);
     return test_finish(&app, "test_kernels_ppocr");
 }

@@ -52,15 +52,16 @@ static float *run(ortapp *app, OrtSession *session, float *x, int n, int w, size
     return probs;
 }
 
-static void check_size(ortapp *app, OrtSession *cpu, OrtSession *vk, int n, int w)
+/* Runs the CPU EP once and ortvk twice (the second run reuses ORT's memory plan) on the frame of n x 3 x 48 x w. */
+static void check_size(ortapp *app, const kc_pair *pair, int n, int w)
 {
     float *x = malloc((size_t)(n * 3 * 48 * w) * sizeof(float));
     if (!CHECK(x != NULL, "host memory")) return;
     make_frame(x, n, w);
     size_t n_ref = 0, n_got = 0;
-    float *ref = run(app, cpu, x, n, w, &n_ref);
+    float *ref = run(app, pair->cpu, x, n, w, &n_ref);
     for (int pass = 0; pass < 2 && ref != NULL; pass++) {
-        float *got = run(app, vk, x, n, w, &n_got);
+        float *got = run(app, pair->vk, x, n, w, &n_got);
         if (CHECK(got != NULL && n_got == n_ref && n_ref > 0, "%dx3x48x%d run %d: %zu probabilities (CPU EP: %zu)", n,
                   w, pass + 1, n_got, n_ref)) {
             double worst = 0;
@@ -86,19 +87,14 @@ int main(void)
     ortapp app;
     const OrtEpDevice *device;
     test_open(&app, &device);
-    OrtStatus *error = NULL;
-    OrtSession *cpu = kc_session(&app, NULL, model, len, false, false, &error);
-    OrtSession *vk = cpu ? kc_session(&app, device, model, len, true, false, &error) : NULL;
-    if (CHECK(cpu && vk, "every node of %s on ortvk (disable_cpu_ep_fallback=1): %s", MODEL_FILE,
-              error ? app.api->GetErrorMessage(error) : "")) {
+    kc_pair pair;
+    if (kc_pair_open(&app, device, model, len, NULL, 0, true, MODEL_FILE, &pair)) {
         printf("%s: session with every node on ortvk (disable_cpu_ep_fallback=1)\n", MODEL_FILE);
-        check_size(&app, cpu, vk, 1, 320);
-        check_size(&app, cpu, vk, 1, 97);
-        check_size(&app, cpu, vk, 2, 160);
+        check_size(&app, &pair, 1, 320);
+        check_size(&app, &pair, 1, 97);
+        check_size(&app, &pair, 2, 160);
+        kc_pair_close(&app, &pair);
     }
-    if (error) app.api->ReleaseStatus(error);
-    if (vk) app.api->ReleaseSession(vk);
-    if (cpu) app.api->ReleaseSession(cpu);
     free(model);
     return test_finish(&app, "test_kernels_ppocr_rec");
 }

@@ -49,7 +49,7 @@ static onnx_model *start(shape_case *c, const char *name, int rank, const int64_
     return c->m;
 }
 
-static void run_batch(ortapp *app, OrtSession *cpu, OrtSession *vk, shape_case *c, int64_t batch)
+static void run_batch(ortapp *app, const kc_pair *pair, shape_case *c, int64_t batch)
 {
     int64_t dims[4];
     memcpy(dims, c->dims, sizeof(dims));
@@ -62,23 +62,11 @@ static void run_batch(ortapp *app, OrtSession *cpu, OrtSession *vk, shape_case *
     const char *in[] = {"x"}, *out[] = {"y"};
     for (int round = 0; round < 2; round++) {
         OrtValue *want = NULL, *got = NULL;
-        if (ORT_OK(app, app->api->Run(cpu, NULL, in, (const OrtValue *const *)&x, 1, out, 1, &want)) &&
-            ORT_OK(app, app->api->Run(vk, NULL, in, (const OrtValue *const *)&x, 1, out, 1, &got))) {
+        if (kc_pair_run(app, pair, in, &x, NULL, 1, out, 1, &want, &got)) {
             size_t want_bytes = 0, got_bytes = 0;
             void *w = kc_host_data(app, want, &want_bytes), *g = kc_host_data(app, got, &got_bytes);
-            OrtTensorTypeAndShapeInfo *wi = NULL, *gi = NULL;
-            size_t wr = 0, gr = 0;
             int64_t wd[8] = {0}, gd[8] = {0};
-            ORT_OK(app, app->api->GetTensorTypeAndShape(want, &wi));
-            ORT_OK(app, app->api->GetTensorTypeAndShape(got, &gi));
-            app->api->GetDimensionsCount(wi, &wr);
-            app->api->GetDimensionsCount(gi, &gr);
-            if (wr <= 8 && gr <= 8) {
-                app->api->GetDimensions(wi, wd, wr);
-                app->api->GetDimensions(gi, gd, gr);
-            }
-            app->api->ReleaseTensorTypeAndShapeInfo(wi);
-            app->api->ReleaseTensorTypeAndShapeInfo(gi);
+            size_t wr = kc_tensor_shape(app, want, wd, 8), gr = kc_tensor_shape(app, got, gd, 8);
             if (CHECK(w && g && want_bytes == got_bytes && wr == gr && memcmp(wd, gd, sizeof(wd)) == 0,
                       "%s, batch %lld: output of %zu bytes, rank %zu (CPU EP: %zu bytes, rank %zu)", c->name,
                       (long long)batch, got_bytes, gr, want_bytes, wr)) {
@@ -92,8 +80,7 @@ static void run_batch(ortapp *app, OrtSession *cpu, OrtSession *vk, shape_case *
             free(w);
             free(g);
         }
-        if (want) app->api->ReleaseValue(want);
-        if (got) app->api->ReleaseValue(got);
+        kc_pair_release(app, &want, &got, 1);
     }
     app->api->ReleaseValue(x);
 }
@@ -102,25 +89,18 @@ static void run_case(ortapp *app, const OrtEpDevice *device, shape_case *c)
 {
     uint8_t *model = NULL;
     size_t len = 0;
-    int rc = onnx_model_serialize(c->m, &model, &len);
-    onnx_model_free(c->m);
-    if (!CHECK(rc == ONNX_OK, "%s: model (%s)", c->name, onnx_strerror(rc))) return;
-    OrtStatus *error = NULL;
-    OrtSession *cpu = kc_session(app, NULL, model, len, false, false, &error);
-    OrtSession *vk = cpu ? kc_session(app, device, model, len, !c->mixed, c->mixed, &error) : NULL;
-    if (CHECK(cpu && vk, "%s: sessions (strict on ortvk): %s", c->name,
-              error ? app->api->GetErrorMessage(error) : "")) {
+    if (!test_model_serialize(c->m, c->name, &model, &len)) return;
+    kc_pair pair;
+    if (kc_pair_open(app, device, model, len, NULL, 0, !c->mixed, c->name, &pair)) {
         size_t ours = 0, other = 0;
         if (c->mixed) {
-            kc_assignment(app, vk, &ours, &other, NULL, 0, NULL, 0);
+            kc_assignment(app, pair.vk, &ours, &other, NULL, 0, NULL, 0);
             CHECK(ours > 0 && other > 0, "%s: %zu nodes on ortvk, %zu elsewhere", c->name, ours, other);
         }
-        run_batch(app, cpu, vk, c, 2);
-        run_batch(app, cpu, vk, c, 5);
+        run_batch(app, &pair, c, 2);
+        run_batch(app, &pair, c, 5);
+        kc_pair_close(app, &pair);
     }
-    if (error) app->api->ReleaseStatus(error);
-    if (vk) app->api->ReleaseSession(vk);
-    if (cpu) app->api->ReleaseSession(cpu);
     free(model);
 }
 
@@ -307,12 +287,9 @@ static void shape_in_device_memory(ortapp *app, const OrtEpDevice *device)
     add(m, "Relu", 1, y, "y");
     uint8_t *model = NULL;
     size_t len = 0;
-    int rc = onnx_model_serialize(m, &model, &len);
-    onnx_model_free(m);
-    if (!CHECK(rc == ONNX_OK, "%s: model", name)) return;
-    OrtStatus *error = NULL;
-    OrtSession *cpu = kc_session(app, NULL, model, len, false, false, &error);
-    OrtSession *vk = cpu ? kc_session(app, device, model, len, true, false, &error) : NULL;
+    if (!test_model_serialize(m, name, &model, &len)) return;
+    kc_pair pair;
+    bool ok = kc_pair_open(app, device, model, len, NULL, 0, true, name, &pair);
     static float data[24];
     int64_t shape[2] = {4, -1};
     for (int i = 0; i < 24; i++) data[i] = (float)(i % 7) - 3.0f;
@@ -320,18 +297,16 @@ static void shape_in_device_memory(ortapp *app, const OrtEpDevice *device)
     const OrtMemoryInfo *info = app->api->EpDevice_MemoryInfo(device, OrtDeviceMemoryType_DEFAULT);
     OrtMemoryInfo *cpu_info = NULL;
     OrtAllocator *allocator = NULL;
-    bool ok = CHECK(cpu && vk, "%s: sessions: %s", name, error ? app->api->GetErrorMessage(error) : "") &&
-              ORT_OK(app, app->api->CreateCpuMemoryInfo(OrtDeviceAllocator, OrtMemTypeDefault, &cpu_info)) &&
-              ORT_OK(app, app->api->CreateTensorWithDataAsOrtValue(cpu_info, shape, sizeof(shape), sdims, 1,
-                                                                   ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64, &hs)) &&
-              ORT_OK(app, app->api->GetSharedAllocator(app->env, info, &allocator)) &&
-              ORT_OK(app, app->api->CreateTensorAsOrtValue(allocator, sdims, 1, ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64,
-                                                           &ds)) &&
-              ORT_OK(app, test_copy(app, hs, ds, NULL));
+    ok = ok && ORT_OK(app, app->api->CreateCpuMemoryInfo(OrtDeviceAllocator, OrtMemTypeDefault, &cpu_info)) &&
+               ORT_OK(app, app->api->CreateTensorWithDataAsOrtValue(cpu_info, shape, sizeof(shape), sdims, 1,
+                                                                    ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64, &hs)) &&
+               ORT_OK(app, app->api->GetSharedAllocator(app->env, info, &allocator)) &&
+               ORT_OK(app, app->api->CreateTensorAsOrtValue(allocator, sdims, 1, ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64,
+                                                            &ds)) &&
+               ORT_OK(app, test_copy(app, hs, ds, NULL));
     const char *in[] = {"x", "shape"}, *out[] = {"y"};
-    const OrtValue *cpu_in[] = {x, hs}, *vk_in[] = {x, ds};
-    if (ok && ORT_OK(app, app->api->Run(cpu, NULL, in, cpu_in, 2, out, 1, &want)) &&
-        ORT_OK(app, app->api->Run(vk, NULL, in, vk_in, 2, out, 1, &got))) {
+    OrtValue *cpu_in[] = {x, hs}, *vk_in[] = {x, ds};
+    if (ok && kc_pair_run(app, &pair, in, cpu_in, vk_in, 2, out, 1, &want, &got)) {
         size_t wb = 0, gb = 0;
         void *w = kc_host_data(app, want, &wb), *g = kc_host_data(app, got, &gb);
         if (CHECK(w && g && wb == gb && wb == sizeof(data), "%s: %zu and %zu bytes", name, wb, gb) &&
@@ -340,15 +315,12 @@ static void shape_in_device_memory(ortapp *app, const OrtEpDevice *device)
         free(w);
         free(g);
     }
-    if (error) app->api->ReleaseStatus(error);
-    if (want) app->api->ReleaseValue(want);
-    if (got) app->api->ReleaseValue(got);
+    kc_pair_release(app, &want, &got, 1);
     if (ds) app->api->ReleaseValue(ds);
     if (hs) app->api->ReleaseValue(hs);
     if (x) app->api->ReleaseValue(x);
     if (cpu_info) app->api->ReleaseMemoryInfo(cpu_info);
-    if (vk) app->api->ReleaseSession(vk);
-    if (cpu) app->api->ReleaseSession(cpu);
+    kc_pair_close(app, &pair);
     free(model);
 }
 

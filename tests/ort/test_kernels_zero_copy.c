@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "test_util.h"
+#include "kernel_check.h"
 
 #define COUNT 4096
 #define OUTPUT_OFFSET (64 * 1024)
@@ -27,17 +27,10 @@ static OrtSession *three_node_session(ortapp *app, const OrtEpDevice *device)
     onnx_model_add_node(m, "Relu", (const char *[]){"u"}, 1, (const char *[]){"y"}, 1);
     uint8_t *bytes = NULL;
     size_t len = 0;
-    int rc = onnx_model_serialize(m, &bytes, &len);
-    onnx_model_free(m);
-    if (!CHECK(rc == 0, "build the model")) return NULL;
-
-    OrtSessionOptions *options = NULL;
-    OrtSession *session = NULL;
-    ORT_OK(app, app->api->CreateSessionOptions(&options));
-    ORT_OK(app, app->api->AddSessionConfigEntry(options, "session.disable_cpu_ep_fallback", "1"));
-    ORT_OK(app, app->api->SessionOptionsAppendExecutionProvider_V2(options, app->env, &device, 1, NULL, NULL, 0));
-    ORT_OK(app, app->api->CreateSessionFromArray(app->env, bytes, len, options, &session));
-    app->api->ReleaseSessionOptions(options);
+    if (!test_model_serialize(m, "Mul-Add-Relu", &bytes, &len)) return NULL;
+    OrtStatus *error = NULL;
+    OrtSession *session = kc_session(app, device, bytes, len, true, false, &error);
+    ORT_OK(app, error);
     free(bytes);
     return session;
 }
@@ -45,8 +38,11 @@ static OrtSession *three_node_session(ortapp *app, const OrtEpDevice *device)
 static OrtValue *view(ortapp *app, OrtExternalResourceImporter *importer, OrtExternalMemoryHandle *memory,
                       size_t offset)
 {
-    OrtExternalTensorDescriptor desc = {.version = app->api_version, .element_type = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT,
-                                        .shape = shape, .rank = 1, .offset_bytes = offset};
+    OrtExternalTensorDescriptor desc = {.version = app->api_version,
+                                        .element_type = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT,
+                                        .shape = shape,
+                                        .rank = 1,
+                                        .offset_bytes = offset};
     OrtValue *value = NULL;
     ORT_OK(app, app->interop->CreateTensorFromMemory(importer, memory, &desc, &value));
     return value;

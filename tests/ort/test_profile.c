@@ -97,7 +97,8 @@ static void check_profile(const char *path, const char *how)
     const char *r = strstr(text, "\"runs\": ");
     if (r != NULL) sscanf(r, "\"runs\": %d", &runs);
     CHECK(events == RUNS * NODES, "%s: %d events, expected one per node and run (%d)", how, events, RUNS * NODES);
-    CHECK(bad == 0, "%s: %d events lack a name, op, ph X, ts or a non-negative dur, or have the wrong shapes", how, bad);
+    CHECK(bad == 0, "%s: %d events lack a name, op, ph X, ts or a non-negative dur, or have the wrong shapes", how,
+          bad);
     for (int i = 0; i < NODES; i++)
         CHECK(per_node[i] == RUNS, "%s: node %s (%s) has %d events, expected %d", how, node_names[i], node_ops[i],
               per_node[i], RUNS);

@@ -69,6 +69,14 @@ void test_open(ortapp *app, const OrtEpDevice **device)
     opened_device = *device;
 }
 
+OrtExternalResourceImporter *test_open_importer(ortapp *app, const OrtEpDevice **device)
+{
+    OrtExternalResourceImporter *importer = NULL;
+    test_open(app, device);
+    ORT_OK(app, app->interop->CreateExternalResourceImporterForDevice(*device, &importer));
+    return importer;
+}
+
 static const char *device_metadata(const char *key)
 {
     return opened_app->api->GetKeyValue(opened_app->api->EpDevice_EpMetadata(opened_device), key);
@@ -107,6 +115,15 @@ OrtSession *test_session(ortapp *app, const OrtEpDevice *device, const uint8_t *
              ORT_OK(app, app->api->CreateSessionFromArray(app->env, model, model_len, options, &session));
     app->api->ReleaseSessionOptions(options);
     return ok ? session : NULL;
+}
+
+int test_model_serialize(onnx_model *m, const char *what, uint8_t **model, size_t *len)
+{
+    *model = NULL;
+    *len = 0;
+    int rc = onnx_model_serialize(m, model, len);
+    onnx_model_free(m);
+    return CHECK(rc == ONNX_OK, "%s: model (%s)", what, onnx_strerror(rc));
 }
 
 int test_model_one_op(const char *op, int inputs, int rank, const int64_t *shape, uint8_t **model, size_t *len)

@@ -32,6 +32,10 @@ int test_ort_fails(ortapp *app, OrtStatus *status, OrtErrorCode code, const char
  * "SKIP:" when there is no runtime; fails when ortvk offers no device. */
 void test_open(ortapp *app, const OrtEpDevice **device);
 
+/* test_open, then an importer for the device (CreateExternalResourceImporterForDevice; NULL when ORT gives none,
+ * after a FAIL line when it fails). The caller releases it. */
+OrtExternalResourceImporter *test_open_importer(ortapp *app, const OrtEpDevice **device);
+
 /* The application's renderer: a producer device on the same GPU as the EP device test_open found (same
  * deviceUUID), and exportable buffers in the memory type ortvk imports opaque FDs into (EP metadata
  * "ortvk.opaque_fd_memory_type"), as docs/interop.md asks of producers. 0 or a negative errno. */
@@ -44,6 +48,9 @@ int test_finish(ortapp *app, const char *name);
 /* A session for `model` with ortvk appended on `device` (plus optional extra "ep.ortvk." options). */
 OrtSession *test_session(ortapp *app, const OrtEpDevice *device, const uint8_t *model, size_t model_len,
                          const char *const *option_keys, const char *const *option_values, size_t option_count);
+
+/* Serializes `m` into *model (malloc'd) and frees `m`; 0 after a FAIL line naming `what` when it cannot. */
+int test_model_serialize(onnx_model *m, const char *what, uint8_t **model, size_t *len);
 
 /* Builds a one-node float model: `op` with inputs named x (and y when inputs == 2) and output z, all of `shape`. */
 int test_model_one_op(const char *op, int inputs, int rank, const int64_t *shape, uint8_t **model, size_t *len);

@@ -391,7 +391,8 @@ static int vk_producer_phys_pick(vk_producer *p, int device_index, const uint8_t
         if (i == n) {
             vk_producer_fail(err, "no physical device has that deviceUUID");
         } else if (!vk_producer_phys_usable(devs[i])) {
-            vk_producer_fail(err, "the device with that deviceUUID lacks Vulkan 1.2, timelineSemaphore or a compute queue");
+            vk_producer_fail(err,
+                             "the device with that deviceUUID lacks Vulkan 1.2, timelineSemaphore or a compute queue");
         } else {
             p->phys = devs[i];
             err = 0;
@@ -486,7 +487,8 @@ static int vk_producer_device_create(vk_producer *p)
         };
         VkExternalSemaphoreProperties ext_props = {.sType = VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES};
         vkGetPhysicalDeviceExternalSemaphoreProperties(p->phys, &query, &ext_props);
-        p->timeline_exportable = (ext_props.externalSemaphoreFeatures & VK_EXTERNAL_SEMAPHORE_FEATURE_EXPORTABLE_BIT) != 0;
+        p->timeline_exportable =
+            (ext_props.externalSemaphoreFeatures & VK_EXTERNAL_SEMAPHORE_FEATURE_EXPORTABLE_BIT) != 0;
     }
     return 0;
 }
@@ -801,7 +803,8 @@ static int vk_producer_submit(vk_producer *p, struct vk_producer_slot *slot, uin
 static uint32_t vk_producer_memory_types(const vk_producer *p, uint32_t type_bits, uint32_t out[VK_MAX_MEMORY_TYPES])
 {
     static const VkMemoryPropertyFlags wanted[] = {
-        VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+        VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+            VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
         VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,

@@ -376,7 +376,8 @@ static void test_vk_producer_basic(vk_producer *p, vk_producer_buffer *b, uint8_
 
 static void test_vk_producer_errors(vk_producer *p, vk_producer_buffer *b)
 {
-    test_vk_producer_expect(vk_producer_fill(p, b, 2, 4, 0.0f, 1.0f, 0) == -EINVAL, "misaligned fill offset is -EINVAL");
+    test_vk_producer_expect(vk_producer_fill(p, b, 2, 4, 0.0f, 1.0f, 0) == -EINVAL,
+                            "misaligned fill offset is -EINVAL");
     test_vk_producer_expect(vk_producer_fill(p, b, TEST_BUFFER_SIZE - 8, 3, 0.0f, 1.0f, 0) == -EINVAL,
                             "fill past the end is -EINVAL");
     test_vk_producer_expect(vk_producer_fill(p, b, 0, 1, 0.0f, 1.0f, 2) == -EINVAL,

@@ -159,7 +159,8 @@ int bare_vk_create(const uint8_t device_uuid[16], bare_vk **out, char *error, si
         v->host_alignment = host.minImportedHostPointerAlignment;
     }
     VkPhysicalDeviceVulkan12Features supported12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-    VkPhysicalDeviceFeatures2 supported = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &supported12};
+    VkPhysicalDeviceFeatures2 supported = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                           .pNext = &supported12};
     vkGetPhysicalDeviceFeatures2(v->phys, &supported);
     v->bda = supported12.bufferDeviceAddress == VK_TRUE;
     VkPhysicalDeviceVulkan12Features enabled12 = {
@@ -295,7 +296,8 @@ int bare_vk_import_host(bare_vk *v, void *pointer, uint64_t size)
     VkResult r = v->get_host_pointer_properties(v->device, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
                                                 pointer, &props);
     if (r != VK_SUCCESS) return report(r, "vkGetMemoryHostPointerPropertiesEXT");
-    if (props.memoryTypeBits == 0) return report(VK_ERROR_INVALID_EXTERNAL_HANDLE, "vkGetMemoryHostPointerPropertiesEXT");
+    if (props.memoryTypeBits == 0)
+        return report(VK_ERROR_INVALID_EXTERNAL_HANDLE, "vkGetMemoryHostPointerPropertiesEXT");
     uint32_t type = (uint32_t)__builtin_ctz(props.memoryTypeBits);
     VkImportMemoryHostPointerInfoEXT import = {
         .sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT,

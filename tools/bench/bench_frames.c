@@ -347,7 +347,8 @@ static int run_path(bench *b, frame_ctx *c, frame_result *r, float *reference, f
             copies0 = __atomic_load_n(&stats->copies, __ATOMIC_ACQUIRE);
         }
         double t0 = bench_now_us(), c0 = bench_thread_cpu_us();
-        rc = c->path == PATH_ZERO ? zero_frame(c, &z, stream, run_options, k) : today_frame(c, host_in, host_out, in, out, k);
+        rc = c->path == PATH_ZERO ? zero_frame(c, &z, stream, run_options, k)
+                                  : today_frame(c, host_in, host_out, in, out, k);
         double t1 = bench_now_us(), c1 = bench_thread_cpu_us();
         if (rc != 0) break;
         if (k >= c->warmup) {

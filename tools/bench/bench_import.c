@@ -169,7 +169,8 @@ int bench_import(bench *b)
                                                      &can_host)))
         return -1;
     if (!can_fd) note(b, "opaque FD memory: not measured, %s cannot import it", b->device_name);
-    else if (!bare_vk_has_opaque_fd(b->bare)) note(b, "opaque FD memory: not measured, %s", "the bare device lacks VK_KHR_external_memory_fd");
+    else if (!bare_vk_has_opaque_fd(b->bare))
+        note(b, "opaque FD memory: not measured, %s", "the bare device lacks VK_KHR_external_memory_fd");
     if (!can_host) note(b, "host allocations: not measured, %s cannot import them", b->device_name);
     else if (!bare_vk_has_host_import(b->bare))
         note(b, "host allocations: not measured, %s", "the bare device lacks VK_EXT_external_memory_host");

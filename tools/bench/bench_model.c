@@ -47,8 +47,8 @@ static OrtSession *session_for(ortapp *app, const OrtEpDevice *device, const cha
                                            profile ? values : NULL, profile ? 1 : 0),
                                   why, why_len);
     if (!failed && provider != NULL)
-        failed = ort_failed_quiet(app, app->api->SessionOptionsAppendExecutionProvider(options, provider, NULL, NULL, 0),
-                                  why, why_len);
+        failed = ort_failed_quiet(
+            app, app->api->SessionOptionsAppendExecutionProvider(options, provider, NULL, NULL, 0), why, why_len);
     if (!failed) ort_failed_quiet(app, app->api->CreateSessionFromArray(app->env, model, len, options, &session), why,
                                   why_len);
     app->api->ReleaseSessionOptions(options);
@@ -239,10 +239,11 @@ int bench_model_compare(const bench_options *opt, const char *ort_path, const ch
         for (size_t i = 0; rc == 0 && i < n; i++) in[i] = (float)((i * 2654435761u) % 1000) / 500.0f - 1.0f;
         if (rc == 0) rc = ort_failed(&app, app.api->CreateCpuMemoryInfo(OrtDeviceAllocator, OrtMemTypeDefault, &host),
                                      "CreateCpuMemoryInfo");
-        if (rc == 0) rc = ort_failed(&app, app.api->CreateTensorWithDataAsOrtValue(host, in, n * sizeof(float), shape, 4,
-                                                                               ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT,
-                                                                               &input),
-                                     "CreateTensorWithDataAsOrtValue");
+        if (rc == 0)
+            rc = ort_failed(&app,
+                            app.api->CreateTensorWithDataAsOrtValue(host, in, n * sizeof(float), shape, 4,
+                                                                    ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, &input),
+                            "CreateTensorWithDataAsOrtValue");
         for (int i = 0; i < 3 && rc == 0; i++) {
             side *e = sides[i];
             if (e->session == NULL) continue;

@@ -94,15 +94,17 @@ static void frames_text(const bench *b)
     }
     if (b->failed[1]) printf("   FAILED: this benchmark could not complete (the error is on stderr)\n");
     else if (wrong) printf("   output in the producer's memory after the last frame: WRONG in %d run(s)\n", wrong);
-    else printf("   output in the producer's memory after the last frame: correct in all %d runs\n", 2 * b->frame_count);
+    else
+        printf("   output in the producer's memory after the last frame: correct in all %d runs\n", 2 * b->frame_count);
     if (!b->ortvk_consumes_input)
         printf("   note: ortvk does not run the node that reads the input, ORT's CPU EP does: in the zero-copy path\n"
                "   the application copies nothing, but ORT copies the input out of the imported memory and the output\n"
                "   back into it through ortvk's data transfer (staging buffer + vkCmdCopyBuffer each way; the bytes\n"
                "   ortvk moved). These numbers are the cost of that arrangement, not of running on the device.\n");
     else
-        printf("   note: ortvk runs the node that reads the input (SessionGetEpDeviceForInputs), so Run gets the stream\n"
-               "   (RunOptionsSetSyncStream); the bytes ortvk moved are whatever ORT still copies in or out.\n");
+        printf(
+            "   note: ortvk runs the node that reads the input (SessionGetEpDeviceForInputs), so Run gets the stream\n"
+            "   (RunOptionsSetSyncStream); the bytes ortvk moved are whatever ORT still copies in or out.\n");
 }
 
 static void semaphores_text(const bench *b)
@@ -204,9 +206,10 @@ void bench_report_json(const bench *b)
             json_stat("app_cpu_us", &r->app_cpu[p]);
             printf(", ");
             json_stat("app_wall_us", &r->app_wall[p]);
-            printf(", \"app_bytes_per_frame\": %.0f, \"ortvk_bytes_per_frame\": %.0f, \"ortvk_copies_per_frame\": %.2f, "
-                   "\"output_correct\": %s}",
-                   r->app_bytes[p], r->ortvk_bytes[p], r->ortvk_copies[p], r->verified[p] ? "true" : "false");
+            printf(
+                ", \"app_bytes_per_frame\": %.0f, \"ortvk_bytes_per_frame\": %.0f, \"ortvk_copies_per_frame\": %.2f, "
+                "\"output_correct\": %s}",
+                r->app_bytes[p], r->ortvk_bytes[p], r->ortvk_copies[p], r->verified[p] ? "true" : "false");
         }
         printf(",\n     \"ratio_latency_median\": %.3f, \"ratio_app_cpu_median\": %.3f}",
                ratio(r->latency[0].median, r->latency[1].median), ratio(r->app_cpu[0].median, r->app_cpu[1].median));
@@ -225,8 +228,9 @@ void bench_report_json(const bench *b)
             json_stat("wait_us", &r->wait);
             printf(", ");
             json_stat("signal_us", &r->signal);
-            printf(",\n     \"non_blocking\": {\"pass\": %s, \"trials\": %d, \"delay_ms\": %d, \"max_wait_call_us\": %.3f, "
-                   "\"awaited\": %llu, \"max_value_at_return\": %llu, \"producer_signal_after_ms\": %.3f, "
+            printf(",\n     \"non_blocking\": {\"pass\": %s, \"trials\": %d, \"delay_ms\": %d, "
+                   "\"max_wait_call_us\": %.3f, \"awaited\": %llu, \"max_value_at_return\": %llu, "
+                   "\"producer_signal_after_ms\": %.3f, "
                    "\"ortvk_signal_done_after_ms\": %.3f}",
                    r->pass ? "true" : "false", r->trials, b->opt.delay_ms, r->max_wait_call_us,
                    (unsigned long long)r->awaited, (unsigned long long)r->max_value_at_return, r->min_signal_after_ms,
@@ -428,8 +432,9 @@ void bench_report_profile(const bench_options *opt, const char *path, const char
     printf("    device time %.1f ms per run; Run median %.1f ms on ortvk, %.1f ms on the CPU EP\n", device_ms, ortvk_ms,
            cpu_ms);
     if (cpu_runs > 0)
-        printf("    CPU EP per op: ORT's profile of %u measured runs (%s); ORT's CPU EP fuses some ops (FusedConv ...)\n",
-               cpu_runs, cpu_path);
+        printf(
+            "    CPU EP per op: ORT's profile of %u measured runs (%s); ORT's CPU EP fuses some ops (FusedConv ...)\n",
+            cpu_runs, cpu_path);
     printf("      %-22s %9s %11s %7s %16s %13s %9s\n", "op", "count/run", "ms/run", "share", "rate", "CPU EP ms/run",
            "ratio");
     for (int i = 0; i < n; i++) {

@@ -30,7 +30,8 @@ typedef struct sem_kind {
 
 static int host_signal(sem_kind *s, uint64_t value)
 {
-    int rc = s->vk ? vk_producer_timeline_signal(s->b->producer, value) : ortvk_host_timeline_signal(s->timeline, value);
+    int rc =
+        s->vk ? vk_producer_timeline_signal(s->b->producer, value) : ortvk_host_timeline_signal(s->timeline, value);
     if (rc != 0)
         fprintf(stderr, "ortvk-bench: %s(%llu) failed: %s\n",
                 s->vk ? "vk_producer_timeline_signal" : "ortvk_host_timeline_signal", (unsigned long long)value,
@@ -179,7 +180,8 @@ int bench_semaphores(bench *b)
         OrtExternalSemaphoreHandle *handle = NULL;
         int rc = BENCH_ORT(b, interop->ImportSemaphore(b->importer, &sd, &handle)) ? -1 : 0;
         if (rc == 0) {
-            bench_progress(b, "semaphores, host timeline: %d iterations, then the non-blocking proof", b->opt.iterations);
+            bench_progress(b, "semaphores, host timeline: %d iterations, then the non-blocking proof",
+                           b->opt.iterations);
             r->available = true;
             rc = measure(&s, handle, r);
             interop->ReleaseExternalSemaphoreHandle(handle);
@@ -195,8 +197,8 @@ int bench_semaphores(bench *b)
     int fd = can_vk ? vk_producer_timeline_export_fd(b->producer) : -1;
     if (!can_vk || fd < 0) {
         if (!can_vk)
-            snprintf(r->why_not, sizeof(r->why_not), "not measured: CanImportSemaphore(VK_TIMELINE_SEMAPHORE_OPAQUE_FD) "
-                     "says no on %s", b->device_name);
+            snprintf(r->why_not, sizeof(r->why_not),
+                     "not measured: CanImportSemaphore(VK_TIMELINE_SEMAPHORE_OPAQUE_FD) says no on %s", b->device_name);
         else
             snprintf(r->why_not, sizeof(r->why_not), "not measured: the producer's driver exports no timeline "
                      "semaphore FDs (vk_producer_timeline_export_fd: %s)", strerror(-fd));

@@ -287,7 +287,8 @@ static bool pad_prepare(const ortvk_knode *node, ortvk_kparams *params, char *wh
     memset(p->pads, 0, sizeof(p->pads));
     for (size_t i = 0; i < na; i++) {
         int64_t a;
-        if (!ortvk_kaxis(axes[i], (size_t)rank, &a)) return ortvk_krefuse(why, why_len, "axis %lld", (long long)axes[i]);
+        if (!ortvk_kaxis(axes[i], (size_t)rank, &a))
+            return ortvk_krefuse(why, why_len, "axis %lld", (long long)axes[i]);
         /* The shader takes the begin pads as int32; larger ones only make sense for outputs it cannot index. */
         if (pads[i] < INT32_MIN || pads[i] > INT32_MAX || pads[na + i] < INT32_MIN || pads[na + i] > INT32_MAX)
             return ortvk_krefuse(why, why_len, "pads[%zu] = %lld or pads[%zu] = %lld past 32 bits", i,

@@ -65,10 +65,10 @@ void ortvk_profile_foreach_event(ortvk_profile *profile, ortvk_profile_event_fn 
 /* CLOCK_MONOTONIC in ns, the host clock events are placed on (ORT's steady clock). */
 double ortvk_profile_monotonic_ns(void);
 
-/* ORT's profiler (OrtEp::CreateProfiler, kernel_profile_ort.c, read by ORT >= 1.30): when ORT profiles the session (session option
- * enable_profiling), *slot (the EP's profile, NULL when ep.ortvk.profile is off) becomes a profile of its own if
- * it was NULL, and at the end of ORT's profile every node run collected so far goes into it as a "Kernel" event
- * with its device time. ORT calls it while it creates the session, before Compile. */
+/* ORT's profiler (OrtEp::CreateProfiler, kernel_profile_ort.c, read by ORT >= 1.30): when ORT profiles the
+ * session (session option enable_profiling), *slot (the EP's profile, NULL when ep.ortvk.profile is off) becomes a
+ * profile of its own if it was NULL, and at the end of ORT's profile every node run collected so far goes into it
+ * as a "Kernel" event with its device time. ORT calls it while it creates the session, before Compile. */
 OrtStatus *ortvk_profile_ort_profiler(ortvk_device *device, ortvk_profile **slot, OrtEpProfilerImpl **out);
 
 #endif

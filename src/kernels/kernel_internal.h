@@ -313,6 +313,14 @@ enum {
     ORTVK_REDUCE_PROD,
 };
 
+/* ArgMax and ArgMin (kernel_arg.c). */
+typedef struct ortvk_kparams_arg {
+    int64_t axis;         /* may be negative */
+    bool keepdims;        /* the attribute == 1, as ORT's CPU EP reads it */
+    bool last;            /* select_last_index != 0, as ORT's CPU EP reads it */
+    bool min;             /* ArgMin */
+} ortvk_kparams_arg;
+
 typedef struct ortvk_kparams_pad {
     int mode;             /* ORTVK_PAD_* */
     int64_t pads[2 * ORTVK_KMAX_RANK];
@@ -383,6 +391,7 @@ typedef union ortvk_kparams {
     ortvk_kparams_gemm gemm;
     ortvk_kparams_softmax softmax;
     ortvk_kparams_reduce reduce;
+    ortvk_kparams_arg arg;
     ortvk_kparams_pad pad;
     ortvk_kparams_cast cast;
     ortvk_kparams_depth_space depth_space;
@@ -425,6 +434,7 @@ typedef enum ortvk_shader {
     ORTVK_SHADER_COMPARE,
     ORTVK_SHADER_WHERE,
     ORTVK_SHADER_CHAIN,
+    ORTVK_SHADER_ARG,
     ORTVK_SHADER_COUNT
 } ortvk_shader;
 
@@ -632,6 +642,7 @@ extern const ortvk_kop ortvk_kops_pool[];
 extern const ortvk_kop ortvk_kops_resize[];
 extern const ortvk_kop ortvk_kops_layout[];
 extern const ortvk_kop ortvk_kops_math[];
+extern const ortvk_kop ortvk_kops_arg[];
 extern const ortvk_kop ortvk_kops_shape[]; /* evaluated on the host; looked up first */
 bool ortvk_kop_on_host(const ortvk_kop *op);
 

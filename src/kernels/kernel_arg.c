@@ -13,7 +13,8 @@ static bool arg_prepare(const ortvk_knode *node, ortvk_kparams *params, char *wh
     p->min = strcmp(node->op_type, "ArgMin") == 0;
     if (node->n_in != 1 || node->n_out != 1 || !node->in[0].present || !ortvk_kfloat(node->in[0].type))
         return ortvk_krefuse(why, why_len, "input is not float or float16");
-    if (node->out[0].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64) return ortvk_krefuse(why, why_len, "not int64");
+    if (node->out[0].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64)
+        return ortvk_krefuse(why, why_len, "output is not int64");
     int64_t keepdims = 1, last = 0;
     if (!ortvk_knode_int(node, "axis", 0, &p->axis) || !ortvk_knode_int(node, "keepdims", 1, &keepdims) ||
         !ortvk_knode_int(node, "select_last_index", 0, &last))

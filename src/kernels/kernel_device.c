@@ -109,6 +109,12 @@ static const uint32_t spv_chain[] =
 static const uint32_t spv_chain_f16[] =
 #include "kernel_chain_f16.spv.h"
     ;
+static const uint32_t spv_arg[] =
+#include "kernel_arg.spv.h"
+    ;
+static const uint32_t spv_arg_f16[] =
+#include "kernel_arg_f16.spv.h"
+    ;
 
 /* Each shader twice: [0] for float32 tensors, [1] compiled with ORTVK_F16 for float16 ones (shaders/common.glsl). */
 /* `operands`: which 8-byte words of a shader's push constants are the tensors it reads and writes (its uvec2 members,
@@ -140,6 +146,7 @@ static const struct {
     SHADER(ORTVK_SHADER_COMPARE, "compare", spv_compare, 0x7, 0),
     SHADER(ORTVK_SHADER_WHERE, "where", spv_where, 0xf, 0),
     SHADER(ORTVK_SHADER_CHAIN, "chain", spv_chain, 0xb, 0x1),
+    SHADER(ORTVK_SHADER_ARG, "arg", spv_arg, 0x3, 0),
 #undef SHADER
 };
 

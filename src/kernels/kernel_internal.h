@@ -118,6 +118,7 @@ typedef enum ortvk_shader {
     ORTVK_SHADER_COMPARE,
     ORTVK_SHADER_WHERE,
     ORTVK_SHADER_CHAIN,
+    ORTVK_SHADER_ARG,
     ORTVK_SHADER_COUNT
 } ortvk_shader;
 
@@ -328,6 +329,7 @@ extern const ortvk_kop ortvk_kops_resize[];
 extern const ortvk_kop ortvk_kops_layout[];
 extern const ortvk_kop ortvk_kops_gather[];
 extern const ortvk_kop ortvk_kops_math[];
+extern const ortvk_kop ortvk_kops_arg[];
 extern const ortvk_kop ortvk_kops_shape[]; /* evaluated on the host; looked up first */
 bool ortvk_kop_on_host(const ortvk_kop *op);
 

@@ -238,6 +238,14 @@ enum {
     ORTVK_REDUCE_PROD,
 };
 
+/* ArgMax and ArgMin (kernel_arg.c). */
+typedef struct ortvk_kparams_arg {
+    int64_t axis;         /* may be negative */
+    bool keepdims;        /* the attribute == 1, as ORT's CPU EP reads it */
+    bool last;            /* select_last_index != 0, as ORT's CPU EP reads it */
+    bool min;             /* ArgMin */
+} ortvk_kparams_arg;
+
 typedef struct ortvk_kparams_pad {
     int mode;             /* ORTVK_PAD_* */
     int64_t pads[2 * ORTVK_KMAX_RANK];
@@ -308,6 +316,7 @@ typedef union ortvk_kparams {
     ortvk_kparams_gemm gemm;
     ortvk_kparams_softmax softmax;
     ortvk_kparams_reduce reduce;
+    ortvk_kparams_arg arg;
     ortvk_kparams_pad pad;
     ortvk_kparams_cast cast;
     ortvk_kparams_depth_space depth_space;

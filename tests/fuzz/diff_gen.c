@@ -1132,6 +1132,29 @@ static void gen_norm(dcase *c)
     c->atol = 1e-5 * (c->big ? 100 : 4);
 }
 
+/* ArgMax and ArgMin: ties (small integer values), NaN and infinities (special values), every axis (negative and out
+ * of range), keepdims and select_last_index with values other than 0 and 1, empty dims, and now and then an axis
+ * past lavapipe's loop cap. */
+static void gen_arg(dcase *c)
+{
+    int64_t dims[DC_MAX_RANK];
+    int rank = random_shape(c, 1, 5, dims);
+    if (c->big) {
+        rank = rint_(c, 1, 2);
+        dims[0] = rank == 1 ? big_dim(c) : rint_(c, 1, 3);
+        if (rank == 2) dims[1] = big_dim(c);
+    }
+    int64_t axis = c->big ? rank - 1 : axis_of(c, rank);
+    if (c->big && rp(c, 0.5)) axis = -1;
+    int kind = rp(c, 0.35) ? DC_VALUES_INTS : c->values;
+    input_of(c, "x", 0, rank, dims, kind);
+    static const char *in[] = {"x"};
+    node(c, in, 1, 1, ONNX_INT64);
+    if (axis != 0 || rp(c, 0.3)) a_int(c, "axis", axis);
+    if (rp(c, 0.6)) a_int(c, "keepdims", rp(c, 0.15) ? hostile_int(c) : rint_(c, 0, 1));
+    if (c->opset >= 12 && rp(c, 0.6)) a_int(c, "select_last_index", rp(c, 0.15) ? hostile_int(c) : rint_(c, 0, 1));
+}
+
 /* ---- the table --------------------------------------------------------------------------------------------- */
 
 #define U(name, lo, hi) {name, lo, hi, gen_unary, true}
@@ -1172,6 +1195,7 @@ static const dc_op ops[] = {
     R("ReduceSum", 13), R("ReduceMean", 18), R("ReduceMax", 18), R("ReduceMin", 18), R("ReduceL1", 18),
     R("ReduceL2", 18), R("ReduceSumSquare", 18), R("ReduceLogSum", 18), R("ReduceLogSumExp", 18),
     R("ReduceProd", 18),
+    {"ArgMax", 7, 13, gen_arg, true}, {"ArgMin", 7, 13, gen_arg, true},
     {"InstanceNormalization", 7, 21, gen_norm, true}, {"LayerNormalization", 17, 17, gen_norm, true},
 };
 #undef U
@@ -1185,7 +1209,7 @@ static bool has_big(const dc_op *op)
     static const char *const big[] = {"MatMul", "Gemm", "Softmax", "LogSoftmax", "Conv", "MaxPool", "AveragePool",
                                       "GlobalAveragePool", "GlobalMaxPool", "LayerNormalization",
                                       "InstanceNormalization", "Relu", "Add"};
-    if (op->gen == gen_reduce) return true;
+    if (op->gen == gen_reduce || op->gen == gen_arg) return true;
     for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++)
         if (!strcmp(big[i], op->name)) return true;
     return false;

@@ -26,6 +26,7 @@ typedef struct edge_case {
     const char *cpu_wrong;         /* an ORT version prefix whose CPU EP gets this case wrong: not compared there */
     bool refused;                  /* the node must be left to the CPU EP; nothing is run */
     bool bool_out;                 /* "y" is bool (compared byte for byte); set through bool_output() */
+    bool int64_out;                /* "y" is int64 (compared exactly); set through typed_output() */
 } edge_case;
 
 /* argv[1], when given: only the cases whose name contains it run. */
@@ -54,15 +55,21 @@ static edge_case *start(edge_case *c, const char *name, int opset, int rank, con
     return c;
 }
 
-/* Makes "y" a bool output (comparisons, logic). */
-static void bool_output(edge_case *c, int opset)
+/* Rebuilds the model with "y" of `type`, compared byte for byte: bool (comparisons, logic) or int64 (ArgMax, ArgMin). */
+static void typed_output(edge_case *c, int opset, int type)
 {
     onnx_model_free(c->m);
     c->m = onnx_model_new(opset);
     int64_t symbolic[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
     onnx_model_add_input(c->m, "x", ONNX_FLOAT, c->rank[0], symbolic);
-    onnx_model_add_output(c->m, "y", ONNX_BOOL, -1, NULL);
-    c->bool_out = true;
+    onnx_model_add_output(c->m, "y", type, -1, NULL);
+    c->bool_out = type == ONNX_BOOL;
+    c->int64_out = type == ONNX_INT64;
+}
+
+static void bool_output(edge_case *c, int opset)
+{
+    typed_output(c, opset, ONNX_BOOL);
 }
 
 static void second_input(edge_case *c, const char *name, int rank, const int64_t *dims)
@@ -171,8 +178,8 @@ static void run_case(ortapp *app, const OrtEpDevice *device, edge_case *c)
               (long long)gd[1], (long long)gd[2]);
         size_t wb = 0, gb = 0;
         float *w = kc_host_data(app, want, &wb), *g = kc_host_data(app, got, &gb);
-        if (same_shape && c->bool_out && CHECK(w && g && wb == gb, "%s: outputs of %zu and %zu bytes", c->name, wb,
-                                               gb)) {
+        if (same_shape && (c->bool_out || c->int64_out) &&
+            CHECK(w && g && wb == gb, "%s: outputs of %zu and %zu bytes", c->name, wb, gb)) {
             size_t bad = 0, first = 0;
             for (size_t i = 0; i < wb; i++) {
                 if (((const uint8_t *)w)[i] != ((const uint8_t *)g)[i] && bad++ == 0) first = i;
@@ -1186,6 +1193,120 @@ static void conv_padded_infinite_weight(ortapp *app, const OrtEpDevice *device)
     run_case(app, device, &c);
 }
 
+/* ArgMax and ArgMin where ORT's CPU EP gives answers of its own: ties (the first index, or the last with
+ * select_last_index), NaN (never taken, kept when first; in a rank-1 input without select_last_index Eigen's first
+ * NaN wins), -0 and +0 (equal), infinities; keepdims and select_last_index of other values than 0 and 1 (keepdims
+ * counts only as 1, select_last_index as anything but 0); empty inputs and empty axes. */
+static void arg_case(edge_case *c, const char *name, int opset, int rank, const int64_t *dims, const float *data)
+{
+    start(c, name, opset, rank, dims);
+    typed_output(c, opset, ONNX_INT64);
+    c->data[0] = data;
+}
+
+static void arg_extremes(ortapp *app, const OrtEpDevice *device)
+{
+    /* Rows of 4: ties, a NaN after the first, NaN first, -0 and +0, infinities, all -inf, NaN last, subnormals. */
+    static const float rows[8][4] = {
+        {3, 1, 3, 3},           {1, NAN, 4, 4},       {NAN, 1, 2, 3},    {-0.0f, 0.0f, -0.0f, 0.0f},
+        {-INFINITY, INFINITY, 1, INFINITY}, {-INFINITY, -INFINITY, -INFINITY, -INFINITY}, {1, 2, 3, NAN},
+        {1e-45f, 0, -1e-45f, 1e-45f},
+    };
+    static const char *const ops[] = {"ArgMax", "ArgMin"};
+    static const int64_t values[] = {2, -1, 2147483648LL};
+    char name[96];
+    for (int k = 0; k < 2; k++) {
+        for (int last = 0; last < 2; last++) {
+            /* [8,4] over each axis (the CPU EP's loop), and each row as a rank-1 input (Eigen's). */
+            for (int axis = -2; axis < 2; axis++) {
+                edge_case c;
+                snprintf(name, sizeof(name), "%s of [8,4] axis %d%s", ops[k], axis, last ? " last index" : "");
+                arg_case(&c, name, 13, 2, (const int64_t[]){8, 4}, &rows[0][0]);
+                c.on_ortvk = true;
+                onnx_node *n = node(&c, ops[k], 1, (const char *[]){"x"});
+                onnx_node_attr_int(n, "axis", axis);
+                onnx_node_attr_int(n, "select_last_index", last);
+                run_case(app, device, &c);
+            }
+            for (int r = 0; r < 8; r++) {
+                edge_case c;
+                snprintf(name, sizeof(name), "%s of row %d as [4]%s", ops[k], r, last ? " last index" : "");
+                arg_case(&c, name, 13, 1, (const int64_t[]){4}, rows[r]);
+                c.on_ortvk = true;
+                onnx_node_attr_int(node(&c, ops[k], 1, (const char *[]){"x"}), "select_last_index", last);
+                run_case(app, device, &c);
+            }
+        }
+        for (int v = 0; v < 3; v++) {
+            edge_case c;
+            snprintf(name, sizeof(name), "%s keepdims %lld", ops[k], (long long)values[v]);
+            arg_case(&c, name, 13, 2, (const int64_t[]){8, 4}, &rows[0][0]);
+            c.on_ortvk = true;
+            onnx_node *n = node(&c, ops[k], 1, (const char *[]){"x"});
+            onnx_node_attr_int(n, "axis", 1);
+            onnx_node_attr_int(n, "keepdims", values[v]);
+            run_case(app, device, &c);
+            snprintf(name, sizeof(name), "%s select_last_index %lld", ops[k], (long long)values[v]);
+            arg_case(&c, name, 12, 2, (const int64_t[]){8, 4}, &rows[0][0]);
+            c.on_ortvk = true;
+            n = node(&c, ops[k], 1, (const char *[]){"x"});
+            onnx_node_attr_int(n, "axis", 1);
+            onnx_node_attr_int(n, "select_last_index", values[v]);
+            run_case(app, device, &c);
+        }
+    }
+    /* Empty inputs: an empty axis with a non-empty output fails on the CPU EP; an empty output is fine; with an
+     * empty input the CPU EP compares the axis with the dim indices as given (a negative one keeps every dim). */
+    static const struct {
+        const char *name, *op;
+        int64_t dims[2], axis, keepdims;
+    } empty[] = {
+        {"ArgMax of [3,0] axis 1", "ArgMax", {3, 0}, 1, 1},
+        {"ArgMin of [0,3] axis 0 keepdims 0", "ArgMin", {0, 3}, 0, 0},
+        {"ArgMax of [3,0] axis 0", "ArgMax", {3, 0}, 0, 1},
+        {"ArgMin of [0,3] axis -1 keepdims 0", "ArgMin", {0, 3}, -1, 0},
+        {"ArgMax of [0,0] axis -2", "ArgMax", {0, 0}, -2, 1},
+    };
+    for (size_t i = 0; i < sizeof(empty) / sizeof(empty[0]); i++) {
+        edge_case c;
+        arg_case(&c, empty[i].name, 13, 2, empty[i].dims, NULL);
+        c.on_ortvk = true;
+        onnx_node *n = node(&c, empty[i].op, 1, (const char *[]){"x"});
+        onnx_node_attr_int(n, "axis", empty[i].axis);
+        onnx_node_attr_int(n, "keepdims", empty[i].keepdims);
+        run_case(app, device, &c);
+    }
+    /* Axes past lavapipe's loop cap (about 65535 blocks of 16 in one invocation): the default values repeat every
+     * 11, so the last index of the extreme lies at the end, where a loop cut short would not reach. */
+    static const struct {
+        const char *name, *op;
+        int rank;
+        int64_t dims[2];
+    } longs[] = {
+        {"ArgMax of [70000] last index", "ArgMax", 1, {70000}},
+        {"ArgMin over rows of 1200000 last index", "ArgMin", 2, {2, 1200000}},
+        {"ArgMax over rows of 1200000 last index", "ArgMax", 2, {2, 1200000}},
+    };
+    for (size_t i = 0; i < sizeof(longs) / sizeof(longs[0]); i++) {
+        edge_case c;
+        arg_case(&c, longs[i].name, 13, longs[i].rank, longs[i].dims, NULL);
+        c.on_ortvk = true;
+        onnx_node *n = node(&c, longs[i].op, 1, (const char *[]){"x"});
+        onnx_node_attr_int(n, "axis", -1);
+        onnx_node_attr_int(n, "select_last_index", 1);
+        run_case(app, device, &c);
+    }
+    {
+        /* Opset 7's schema does not check the axis: the CPU EP runs an empty input with axis 5; ortvk refuses an
+         * axis out of range for the known rank. */
+        edge_case c;
+        arg_case(&c, "ArgMax-7 of [0,2] axis 5", 7, 2, (const int64_t[]){0, 2}, NULL);
+        c.refused = true;
+        onnx_node_attr_int(node(&c, "ArgMax", 1, (const char *[]){"x"}), "axis", 5);
+        run_case(app, device, &c);
+    }
+}
+
 int main(int argc, char **argv)
 {
     only = argc > 1 ? argv[1] : NULL;
@@ -1212,5 +1333,6 @@ int main(int argc, char **argv)
     layernorm_specials(&app, device);
     global_average_huge(&app, device);
     average_pool_huge(&app, device);
+    arg_extremes(&app, device);
     return test_finish(&app, "test_kernels_edges");
 }

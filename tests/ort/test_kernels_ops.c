@@ -29,6 +29,7 @@ typedef struct op_case {
     bool strict; /* every node on ortvk */
     const char *second_output; /* another graph output to compare, besides "y" (NULL: none) */
     double atol; /* the absolute tolerance where the default's does not cover the reference (0: default) */
+    bool int64_out; /* "y" is int64 (ArgMax, ArgMin): compared exactly */
 } op_case;
 
 /* A node of both models. */
@@ -106,8 +107,8 @@ static void const_scales(op_case *c, const char *name, int count, const float *v
     }
 }
 
-/* A case with one float graph input "x" of `dims` and output "y" (shape left to ORT). */
-static op_case *start(op_case *c, const char *name, int opset, int rank, const int64_t *dims)
+/* A case with one float graph input "x" of `dims` and output "y" (shape left to ORT) of the float type, or int64. */
+static op_case *start_typed(op_case *c, const char *name, int opset, int rank, const int64_t *dims, bool int64_out)
 {
     memset(c, 0, sizeof(*c));
     c->name = name;
@@ -122,9 +123,15 @@ static op_case *start(op_case *c, const char *name, int opset, int rank, const i
         if (!c->model[m]) continue;
         int type = m == 0 ? ONNX_FLOAT : ONNX_FLOAT16;
         onnx_model_add_input(c->model[m], "x", type, rank, dims);
-        onnx_model_add_output(c->model[m], "y", type, -1, NULL);
+        onnx_model_add_output(c->model[m], "y", int64_out ? ONNX_INT64 : type, -1, NULL);
     }
+    c->int64_out = int64_out;
     return c;
+}
+
+static op_case *start(op_case *c, const char *name, int opset, int rank, const int64_t *dims)
+{
+    return start_typed(c, name, opset, rank, dims, false);
 }
 
 static void second_input(op_case *c, const char *name, int rank, const int64_t *dims)
@@ -219,6 +226,22 @@ static void run_case(ortapp *app, const OrtEpDevice *device, op_case *c)
         for (size_t o = 0; o < n_out; o++) {
             size_t want_bytes = 0, got_bytes = 0;
             void *w = kc_host_data(app, want[o], &want_bytes), *g = kc_host_data(app, got[o], &got_bytes);
+            if (c->int64_out) {
+                size_t n = want_bytes / sizeof(int64_t), bad = 0, first = 0;
+                if (CHECK(w && g && want_bytes == got_bytes, "%s: int64 outputs of %zu and %zu bytes", c->name,
+                          want_bytes, got_bytes)) {
+                    for (size_t i = 0; i < n; i++) {
+                        if (((const int64_t *)w)[i] != ((const int64_t *)g)[i] && bad++ == 0) first = i;
+                    }
+                    CHECK(bad == 0, "%s%s: %zu of %zu indices differ (first [%zu]: CPU EP %lld, ortvk %lld)", c->name,
+                          half ? " (float16)" : "", bad, n, first, bad ? (long long)((const int64_t *)w)[first] : 0,
+                          bad ? (long long)((const int64_t *)g)[first] : 0);
+                    if (bad == 0) printf("%-44s ok (%zu indices%s)\n", c->name, n, half ? ", float16" : "");
+                }
+                free(w);
+                free(g);
+                continue;
+            }
             size_t n = want_bytes / sizeof(float);
             if (half && g && CHECK(got_bytes == n * sizeof(uint16_t), "%s: float16 output of %zu bytes", c->name,
                                    got_bytes)) {
@@ -872,6 +895,30 @@ int main(int argc, char **argv)
         int64_t x[4] = {1, 6, 13, 15}, w[4] = {8, 6, 3, 3}, s[2] = {2, 2}, p[4] = {1, 1, 1, 1};
         conv(&app, device, "Conv 3x3 s2 packed weights", x, w, 1, s, NULL, p, NULL, true);
     }
+    /* ArgMax and ArgMin: a middle axis, a negative one, without keepdims, the last index. With --float16 the values
+     * rounded to float16 tie now and then (the CPU EP runs the float model on the same values). */
+    {
+        static const struct {
+            const char *name, *op;
+            int rank;
+            int64_t dims[3], axis, keepdims, last;
+        } args[] = {
+            {"ArgMax of [3,5,4] axis 1", "ArgMax", 3, {3, 5, 4}, 1, 1, 0},
+            {"ArgMin of [3,5,4] axis -1 keepdims 0", "ArgMin", 3, {3, 5, 4}, -1, 0, 0},
+            {"ArgMax of [6,7] axis -2 last index", "ArgMax", 2, {6, 7}, -2, 1, 1},
+            {"ArgMin of [300] last index keepdims 0", "ArgMin", 1, {300}, 0, 0, 1},
+            {"ArgMax of [2,3,1] axis 2", "ArgMax", 3, {2, 3, 1}, 2, 1, 0},
+        };
+        for (size_t k = 0; k < sizeof(args) / sizeof(args[0]); k++) {
+            op_case c;
+            start_typed(&c, args[k].name, 13, args[k].rank, args[k].dims, true);
+            node2 n = node(&c, args[k].op, 1, (const char *[]){"x"});
+            attr_int(n, "axis", args[k].axis);
+            attr_int(n, "keepdims", args[k].keepdims);
+            attr_int(n, "select_last_index", args[k].last);
+            run_case(&app, device, &c);
+        }
+    }
     /* Loops past lavapipe's cap of about 65535 iterations, which ended them silently (a ReduceSum of 70000 values
      * summed 65534 of them): every such loop now runs in chunks. Last, like the cases above. */
     {
@@ -881,6 +928,27 @@ int main(int argc, char **argv)
         const char *in[] = {"x"};
         node(&c, "ReduceSum", 1, in);
         run_case(&app, device, &c);
+    }
+    {
+        /* 70000 values a row (one dispatch), and 600000 (two: the second resumes from the first's index). */
+        static const struct {
+            const char *name, *op;
+            int rank;
+            int64_t dims[2], last;
+        } args[] = {
+            {"ArgMax over rows of 70000", "ArgMax", 2, {2, 70000}, 0},
+            {"ArgMin of [70001] last index", "ArgMin", 1, {70001}, 1},
+            {"ArgMax of [600000]", "ArgMax", 1, {600000}, 0},
+            {"ArgMin over rows of 600000 last index", "ArgMin", 2, {2, 600000}, 1},
+        };
+        for (size_t k = 0; k < sizeof(args) / sizeof(args[0]); k++) {
+            op_case c;
+            start_typed(&c, args[k].name, 13, args[k].rank, args[k].dims, true);
+            node2 n = node(&c, args[k].op, 1, (const char *[]){"x"});
+            attr_int(n, "axis", -1);
+            attr_int(n, "select_last_index", args[k].last);
+            run_case(&app, device, &c);
+        }
     }
     {
         int64_t a[2] = {2, 70000}, b[2] = {70000, 3};

@@ -55,7 +55,8 @@ static edge_case *start(edge_case *c, const char *name, int opset, int rank, con
     return c;
 }
 
-/* Rebuilds the model with "y" of `type`, compared byte for byte: bool (comparisons, logic) or int64 (ArgMax, ArgMin). */
+/* Rebuilds the model with "y" of `type`, compared byte for byte: bool (comparisons, logic) or int64 (ArgMax,
+ * ArgMin). */
 static void typed_output(edge_case *c, int opset, int type)
 {
     onnx_model_free(c->m);

@@ -8,12 +8,15 @@
 
 /* Copies constant input `index` into a device buffer through `stream` (a host wait: Compile is before any run).
  * ORT keeps initializers of a fused node in host memory, so the device needs its own copy. */
-OrtStatus *ortvk_kernel_upload_const(ortvk_kernel *kernel, ortvk_stream *stream, const ortvk_knode *k, size_t index)
+/* The kernel's record of constant input `index` (kernel->consts[index], owned by the kernel from here on): its type
+ * and dims; *data and *bytes its values in ORT's host memory. */
+static OrtStatus *const_view(ortvk_kernel *kernel, const ortvk_knode *k, size_t index, kconst **out,
+                             const void **data, size_t *bytes)
 {
     const OrtValue *value = k->in[index].constant;
     kconst *c = calloc(1, sizeof(*c));
     if (c == NULL) return ortvk_status(ORT_FAIL, "out of host memory compiling %s", k->name);
-    kernel->consts[index] = c;
+    *out = kernel->consts[index] = c;
     ortvk_ktensor *t = &c->view;
     const int64_t *dims = NULL;
     ORTVK_TRY(ortvk_ort->GetTensorElementTypeAndShapeDataReference(value, &t->type, &dims, &t->rank));
@@ -21,10 +24,19 @@ OrtStatus *ortvk_kernel_upload_const(ortvk_kernel *kernel, ortvk_stream *stream,
     if (t->rank > 0) memcpy(t->dims, dims, t->rank * sizeof(int64_t));
     t->present = true;
     t->count = ortvk_kcount(t->dims, t->rank);
-    size_t bytes = t->count * ortvk_element_size(t->type);
-    if (bytes == 0) return NULL;
+    *bytes = t->count * ortvk_element_size(t->type);
+    *data = NULL;
+    return *bytes == 0 ? NULL : ortvk_ort->GetTensorData(value, data);
+}
+
+OrtStatus *ortvk_kernel_upload_const(ortvk_kernel *kernel, ortvk_stream *stream, const ortvk_knode *k, size_t index)
+{
+    kconst *c = NULL;
     const void *data = NULL;
-    ORTVK_TRY(ortvk_ort->GetTensorData(value, &data));
+    size_t bytes = 0;
+    ORTVK_TRY(const_view(kernel, k, index, &c, &data, &bytes));
+    if (bytes == 0) return NULL;
+    ortvk_ktensor *t = &c->view;
     ORTVK_TRY(ortvk_buffer_allocate(stream->device, bytes, &c->buffer));
     t->buffer = c->buffer;
     t->address = c->buffer->address;
@@ -58,23 +70,14 @@ OrtStatus *ortvk_kernel_upload_chain(ortvk_kernel *kernel, ortvk_stream *stream,
 /* Keeps a host copy of constant input `index`, which the op reads on the host at run time. */
 OrtStatus *ortvk_kernel_keep_const(ortvk_kernel *kernel, const ortvk_knode *k, size_t index)
 {
-    kconst *c = calloc(1, sizeof(*c));
-    if (c == NULL) return ortvk_status(ORT_FAIL, "out of host memory compiling %s", k->name);
-    kernel->consts[index] = c;
-    ortvk_ktensor *t = &c->view;
-    const int64_t *dims = NULL;
+    kconst *c = NULL;
     const void *data = NULL;
-    ORTVK_TRY(ortvk_ort->GetTensorElementTypeAndShapeDataReference(k->in[index].constant, &t->type, &dims, &t->rank));
-    if (t->rank > ORTVK_KMAX_RANK) return ortvk_status(ORT_EP_FAIL, "%s: constant of rank %zu", k->name, t->rank);
-    if (t->rank > 0) memcpy(t->dims, dims, t->rank * sizeof(int64_t));
-    t->present = true;
-    t->count = ortvk_kcount(t->dims, t->rank);
-    size_t bytes = t->count * ortvk_element_size(t->type);
+    size_t bytes = 0;
+    ORTVK_TRY(const_view(kernel, k, index, &c, &data, &bytes));
     if (bytes == 0) return NULL;
-    ORTVK_TRY(ortvk_ort->GetTensorData(k->in[index].constant, &data));
     if ((c->host = malloc(bytes)) == NULL) return ortvk_status(ORT_FAIL, "out of host memory compiling %s", k->name);
     memcpy(c->host, data, bytes);
-    t->host = c->host;
+    c->view.host = c->host;
     return NULL;
 }
 

@@ -79,6 +79,11 @@ static inline bool ortvk_kfloat(ONNXTensorElementDataType type)
 {
     return type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT || type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16;
 }
+/* A present input or output of a float type. */
+static inline bool ortvk_kvalue_float(const ortvk_kvalue *v)
+{
+    return v->present && ortvk_kfloat(v->type);
+}
 
 /* "why" formatting: returns false so a check can `return refuse(...)`. */
 bool ortvk_krefuse(char *why, size_t why_len, const char *fmt, ...) ORTVK_PRINTF(3, 4);
@@ -329,6 +334,7 @@ extern const ortvk_kop ortvk_kops_resize[];
 extern const ortvk_kop ortvk_kops_layout[];
 extern const ortvk_kop ortvk_kops_gather[];
 extern const ortvk_kop ortvk_kops_math[];
+extern const ortvk_kop ortvk_kops_norm[];
 extern const ortvk_kop ortvk_kops_arg[];
 extern const ortvk_kop ortvk_kops_shape[]; /* evaluated on the host; looked up first */
 bool ortvk_kop_on_host(const ortvk_kop *op);

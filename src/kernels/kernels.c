@@ -9,8 +9,8 @@
 
 /* The host-evaluated ops first: they take the nodes of integer shape values that the device ops refuse. */
 static const ortvk_kop *const families[] = {
-    ortvk_kops_shape,  ortvk_kops_elementwise, ortvk_kops_conv,   ortvk_kops_pool, ortvk_kops_resize,
-    ortvk_kops_layout, ortvk_kops_gather,      ortvk_kops_math,   ortvk_kops_arg,
+    ortvk_kops_shape, ortvk_kops_elementwise, ortvk_kops_conv, ortvk_kops_pool, ortvk_kops_resize,
+    ortvk_kops_layout, ortvk_kops_gather, ortvk_kops_math, ortvk_kops_norm, ortvk_kops_arg,
 };
 
 /* Whether `name` is a word of the space-separated `list`. */

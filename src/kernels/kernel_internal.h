@@ -104,26 +104,11 @@ typedef struct ortvk_ktensor {
                                  (kernel_shape_ops.c), constants read on the host, inputs ORT gives in host memory */
 } ortvk_ktensor;
 
-/* Every shader, in the order of the pipeline table (kernel_device.c). */
+/* Every shader (kernel_shaders.def, the one list of them). */
 typedef enum ortvk_shader {
-    ORTVK_SHADER_UNARY,
-    ORTVK_SHADER_BINARY,
-    ORTVK_SHADER_COPY,
-    ORTVK_SHADER_CONV,
-    ORTVK_SHADER_CONV_TRANSPOSE,
-    ORTVK_SHADER_POOL,
-    ORTVK_SHADER_BATCHNORM,
-    ORTVK_SHADER_RESIZE,
-    ORTVK_SHADER_REDUCE,
-    ORTVK_SHADER_GEMM,
-    ORTVK_SHADER_SOFTMAX,
-    ORTVK_SHADER_PAD,
-    ORTVK_SHADER_CAST,
-    ORTVK_SHADER_NORM,
-    ORTVK_SHADER_COMPARE,
-    ORTVK_SHADER_WHERE,
-    ORTVK_SHADER_CHAIN,
-    ORTVK_SHADER_ARG,
+#define ORTVK_SHADER(id, name, operands, texels) ORTVK_SHADER_##id,
+#include "kernels/kernel_shaders.def"
+#undef ORTVK_SHADER
     ORTVK_SHADER_COUNT
 } ortvk_shader;
 

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernels/shaders/kernel_ids.h"
 #include "ort/ort_tensor.h"
 
 #define ORTVK_KMAX_RANK 8     /* tensors of higher rank are left to the CPU EP */
@@ -15,71 +16,17 @@
 #define ORTVK_KMAX_ATTRS 24
 #define ORTVK_KMAX_SHADER_RANK 6 /* dims a strided shader takes after coalescing (push constants are 128 bytes) */
 
-typedef enum ortvk_unary_fn {
-    ORTVK_UNARY_COPY = 0,
-    ORTVK_UNARY_RELU,
-    ORTVK_UNARY_LEAKY_RELU,
-    ORTVK_UNARY_SIGMOID,
-    ORTVK_UNARY_HARD_SIGMOID,
-    ORTVK_UNARY_HARD_SWISH,
-    ORTVK_UNARY_TANH,
-    ORTVK_UNARY_EXP,
-    ORTVK_UNARY_LOG,
-    ORTVK_UNARY_ABS,
-    ORTVK_UNARY_NEG,
-    ORTVK_UNARY_SQRT,
-    ORTVK_UNARY_ERF,
-    ORTVK_UNARY_CLIP,
-    ORTVK_UNARY_RECIPROCAL,
-    ORTVK_UNARY_FLOOR,
-    ORTVK_UNARY_CEIL,
-    ORTVK_UNARY_ELU,
-    ORTVK_UNARY_SOFTPLUS,
-    ORTVK_UNARY_SELU,
-    ORTVK_UNARY_SIGN,
-    ORTVK_UNARY_ROUND,
-    ORTVK_UNARY_SOFTSIGN,
-    ORTVK_UNARY_THRESHOLDED_RELU,
-    ORTVK_UNARY_CELU,
-    ORTVK_UNARY_SHRINK,
-    ORTVK_UNARY_DIVIDE, /* v / alpha: the end of Mean */
-    ORTVK_UNARY_SIN,
-    ORTVK_UNARY_COS,
-    ORTVK_UNARY_TAN,
-    ORTVK_UNARY_TRIG,   /* alpha picks one of ORTVK_TRIG_* (functions fit below ORTVK_KVARIANT: the rarer ones share) */
-} ortvk_unary_fn;
-
-enum { ORTVK_TRIG_ASIN, ORTVK_TRIG_ACOS, ORTVK_TRIG_ATAN, ORTVK_TRIG_SINH, ORTVK_TRIG_COSH, ORTVK_TRIG_ASINH,
-       ORTVK_TRIG_ACOSH, ORTVK_TRIG_ATANH };
-
-typedef enum ortvk_binary_fn {
-    ORTVK_BINARY_ADD = 0,
-    ORTVK_BINARY_SUB,
-    ORTVK_BINARY_MUL,
-    ORTVK_BINARY_DIV,
-    ORTVK_BINARY_POW,
-    ORTVK_BINARY_PRELU,
-    ORTVK_BINARY_MAX,
-    ORTVK_BINARY_MIN,
-} ortvk_binary_fn;
+/* Function ids and chain step kinds: the values ORTVK_UNARY_x, ORTVK_TRIG_x, ORTVK_BINARY_x, ORTVK_COMPARE_x,
+ * ORTVK_LOGIC_x and ORTVK_CHAIN_x of shaders/kernel_ids.h, which the shaders include too. */
+typedef uint32_t ortvk_unary_fn;
+typedef uint32_t ortvk_binary_fn;
+typedef uint32_t ortvk_compare_fn;
+typedef uint32_t ortvk_chain_kind;
 
 typedef struct ortvk_kparams_unary {
     ortvk_unary_fn fn;
     float alpha, beta, gamma;
 } ortvk_kparams_unary;
-
-/* Comparisons to bool and logic on bool (shaders/kernel_compare.comp's functions). */
-typedef enum ortvk_compare_fn {
-    ORTVK_COMPARE_EQUAL = 0,
-    ORTVK_COMPARE_GREATER,
-    ORTVK_COMPARE_LESS,
-    ORTVK_COMPARE_GREATER_EQUAL,
-    ORTVK_COMPARE_LESS_EQUAL,
-    ORTVK_LOGIC_AND,
-    ORTVK_LOGIC_OR,
-    ORTVK_LOGIC_XOR,
-    ORTVK_LOGIC_NOT,
-} ortvk_compare_fn;
 
 typedef struct ortvk_kparams_binary {
     ortvk_binary_fn fn;
@@ -87,21 +34,6 @@ typedef struct ortvk_kparams_binary {
     bool mean;            /* Mean: the sum divided by the input count */
     ortvk_compare_fn compare; /* comparisons and logic (their own ops) */
 } ortvk_kparams_binary;
-
-/* A chain of element-wise steps fused into one dispatch at Compile (kernel_chain.c): t = x, then each step on t. */
-typedef enum ortvk_chain_kind {
-    ORTVK_CHAIN_ADD = 0, /* t + a */
-    ORTVK_CHAIN_SUB,     /* t - a */
-    ORTVK_CHAIN_RSUB,    /* a - t */
-    ORTVK_CHAIN_MUL,     /* t * a */
-    ORTVK_CHAIN_DIV,     /* t / a */
-    ORTVK_CHAIN_RDIV,    /* a / t */
-    ORTVK_CHAIN_CLIP,    /* t clamped to [a, b], NaN kept */
-    ORTVK_CHAIN_RELU,
-    ORTVK_CHAIN_ADD_X,   /* t + x */
-    ORTVK_CHAIN_MUL_X,   /* t * x */
-    ORTVK_CHAIN_MARK,    /* x = t: later ADD_X and MUL_X steps use this value (one read twice inside the chain) */
-} ortvk_chain_kind;
 
 #define ORTVK_KMAX_CHAIN 12
 

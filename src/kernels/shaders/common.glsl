@@ -7,6 +7,7 @@
 // reassociating the range reductions (lavapipe did, costing exp 34 ULP). tests/ort/test_kernels_math.c measures
 // them over their whole ranges: exp, log, tanh, sigmoid, elu within 1 ULP, erf 3.5, pow 13.
 #extension GL_EXT_control_flow_attributes : require
+#include "kernel_ids.h"
 #ifdef ORTVK_F16
 #extension GL_EXT_shader_16bit_storage : require
 #endif
@@ -146,21 +147,21 @@ vec4 ortvk_chain4(vec4 x)
         uint kind = ((k < 8u ? ORTVK_CHAIN_KINDS0 : ORTVK_CHAIN_KINDS1) >> (4u * (k % 8u))) & 15u;
         float a = ortvk_chain_a[k];
         switch (kind) {
-        case 0u: t = t + a; break;
-        case 1u: t = t - a; break;
-        case 2u: t = a - t; break;
-        case 3u: t = t * a; break;
-        case 4u: t = t / a; break;
-        case 5u: t = a / t; break;
-        case 6u: {
+        case ORTVK_CHAIN_ADD: t = t + a; break;
+        case ORTVK_CHAIN_SUB: t = t - a; break;
+        case ORTVK_CHAIN_RSUB: t = a - t; break;
+        case ORTVK_CHAIN_MUL: t = t * a; break;
+        case ORTVK_CHAIN_DIV: t = t / a; break;
+        case ORTVK_CHAIN_RDIV: t = a / t; break;
+        case ORTVK_CHAIN_CLIP: {
             bvec4 nan = greaterThan(floatBitsToUint(t) & 0x7fffffffu, uvec4(0x7f800000u));
             t = mix(min(max(t, a), ortvk_chain_b[k]), t, nan);
             break;
         }
-        case 7u: t = mix(t, vec4(0.0), lessThan(t, vec4(0.0))); break;
-        case 8u: t = t + kept; break;
-        case 9u: t = t * kept; break;
-        case 10u: kept = t; break;
+        case ORTVK_CHAIN_RELU: t = mix(t, vec4(0.0), lessThan(t, vec4(0.0))); break;
+        case ORTVK_CHAIN_ADD_X: t = t + kept; break;
+        case ORTVK_CHAIN_MUL_X: t = t * kept; break;
+        case ORTVK_CHAIN_MARK: kept = t; break;
         }
     }
     return t;

@@ -17,14 +17,14 @@ layout(constant_id = 0) const uint FN = 0u;
 float apply(float x, float y)
 {
     switch (FN) {
-    case 0u: return x + y;
-    case 1u: return x - y;
-    case 2u: return x * y;
-    case 3u: return x / y;
-    case 4u: return ortvk_pow(x, y);
-    case 5u: return x < 0.0 ? x * y : x;      // PRelu (slope broadcast like b)
-    case 6u: return ortvk_isnan(x) || ortvk_isnan(y) ? ORTVK_NAN : max(x, y);
-    case 7u: return ortvk_isnan(x) || ortvk_isnan(y) ? ORTVK_NAN : min(x, y);
+    case ORTVK_BINARY_ADD: return x + y;
+    case ORTVK_BINARY_SUB: return x - y;
+    case ORTVK_BINARY_MUL: return x * y;
+    case ORTVK_BINARY_DIV: return x / y;
+    case ORTVK_BINARY_POW: return ortvk_pow(x, y);
+    case ORTVK_BINARY_PRELU: return x < 0.0 ? x * y : x;      // PRelu (slope broadcast like b)
+    case ORTVK_BINARY_MAX: return ortvk_isnan(x) || ortvk_isnan(y) ? ORTVK_NAN : max(x, y);
+    case ORTVK_BINARY_MIN: return ortvk_isnan(x) || ortvk_isnan(y) ? ORTVK_NAN : min(x, y);
     }
     return ORTVK_NAN;
 }
@@ -37,13 +37,13 @@ vec4 apply4(vec4 a, vec4 b)
     bvec4 nan = bvec4(uvec4(greaterThan(floatBitsToUint(a) & 0x7fffffffu, uvec4(0x7f800000u))) |
                       uvec4(greaterThan(floatBitsToUint(b) & 0x7fffffffu, uvec4(0x7f800000u))));
     switch (FN) {
-    case 0u: return a + b;
-    case 1u: return a - b;
-    case 2u: return a * b;
-    case 3u: return a / b;
-    case 5u: return mix(a, a * b, lessThan(a, vec4(0.0)));
-    case 6u: return mix(max(a, b), vec4(ORTVK_NAN), nan);
-    case 7u: return mix(min(a, b), vec4(ORTVK_NAN), nan);
+    case ORTVK_BINARY_ADD: return a + b;
+    case ORTVK_BINARY_SUB: return a - b;
+    case ORTVK_BINARY_MUL: return a * b;
+    case ORTVK_BINARY_DIV: return a / b;
+    case ORTVK_BINARY_PRELU: return mix(a, a * b, lessThan(a, vec4(0.0)));
+    case ORTVK_BINARY_MAX: return mix(max(a, b), vec4(ORTVK_NAN), nan);
+    case ORTVK_BINARY_MIN: return mix(min(a, b), vec4(ORTVK_NAN), nan);
     }
     vec4 r;
     for (int c = 0; c < 4; c++) r[c] = apply(a[c], b[c]);

@@ -1,6 +1,6 @@
 // Comparisons (float or float16 operands) and logic (bool operands), to bool (one byte: 0 or 1), with ONNX
 // multidirectional broadcasting over at most 6 coalesced dims like kernel_binary. The function is specialization
-// constant 0: 0 Equal, 1 Greater, 2 Less, 3 GreaterOrEqual, 4 LessOrEqual, 5 And, 6 Or, 7 Xor, 8 Not (b unused).
+// constant 0: ORTVK_COMPARE_x or ORTVK_LOGIC_x (kernel_ids.h; Not leaves b unused).
 #version 460
 #extension GL_EXT_shader_8bit_storage : require
 #define ORTVK_BYTES
@@ -18,18 +18,18 @@ layout(constant_id = 0) const uint FN = 0u;
 
 bool apply(uint ia, uint ib)
 {
-    if (FN >= 5u) {
+    if (FN >= ORTVK_LOGIC_AND) {
         bool x = uint(ORTVK_BYTE(0, p.a, ia)) != 0u;
-        if (FN == 8u) return !x;
+        if (FN == ORTVK_LOGIC_NOT) return !x;
         bool y = uint(ORTVK_BYTE(1, p.b, ib)) != 0u;
-        return FN == 5u ? x && y : (FN == 6u ? x || y : x != y);
+        return FN == ORTVK_LOGIC_AND ? x && y : (FN == ORTVK_LOGIC_OR ? x || y : x != y);
     }
     float x = ORTVK_GET(0, p.a, ia), y = ORTVK_GET(1, p.b, ib);
     switch (FN) {
-    case 0u: return x == y;
-    case 1u: return x > y;
-    case 2u: return x < y;
-    case 3u: return x >= y;
+    case ORTVK_COMPARE_EQUAL: return x == y;
+    case ORTVK_COMPARE_GREATER: return x > y;
+    case ORTVK_COMPARE_LESS: return x < y;
+    case ORTVK_COMPARE_GREATER_EQUAL: return x >= y;
     }
     return x <= y;
 }

@@ -30,14 +30,14 @@ float hard_sigmoid(float v)
 float trig(float v, uint which)
 {
     switch (which) {
-    case 0u: return ortvk_asin(v);
-    case 1u: return ortvk_acos(v);
-    case 2u: return ortvk_atan(v);
-    case 3u: return ortvk_sinh(v);
-    case 4u: return ortvk_cosh(v);
-    case 5u: return ortvk_asinh(v);
-    case 6u: return ortvk_acosh(v);
-    case 7u: return ortvk_atanh(v);
+    case ORTVK_TRIG_ASIN: return ortvk_asin(v);
+    case ORTVK_TRIG_ACOS: return ortvk_acos(v);
+    case ORTVK_TRIG_ATAN: return ortvk_atan(v);
+    case ORTVK_TRIG_SINH: return ortvk_sinh(v);
+    case ORTVK_TRIG_COSH: return ortvk_cosh(v);
+    case ORTVK_TRIG_ASINH: return ortvk_asinh(v);
+    case ORTVK_TRIG_ACOSH: return ortvk_acosh(v);
+    case ORTVK_TRIG_ATANH: return ortvk_atanh(v);
     }
     return ORTVK_NAN;
 }
@@ -45,37 +45,37 @@ float trig(float v, uint which)
 float apply(float v)
 {
     switch (FN) {
-    case 0u: return v;                                                     // copy
-    case 1u: return v < 0.0 ? 0.0 : v;                                     // Relu (NaN stays NaN)
-    case 2u: return v < 0.0 ? v * p.alpha : v;                             // LeakyRelu
-    case 3u: return ortvk_sigmoid(v);                                      // Sigmoid
-    case 4u: return hard_sigmoid(v);                                       // HardSigmoid
-    case 5u: return v * max(0.0, min(1.0, v * (1.0 / 6.0) + 0.5));        // HardSwish
-    case 6u: return ortvk_tanh(v);                                         // Tanh
-    case 7u: return ortvk_exp(v);                                          // Exp
-    case 8u: return ortvk_log(v);                                          // Log
-    case 9u: return abs(v);                                                // Abs
-    case 10u: return -v;                                                   // Neg
-    case 11u: return v < 0.0 ? ORTVK_NAN : sqrt(v);                        // Sqrt
-    case 12u: return ortvk_erf(v);                                         // Erf
-    case 13u: return ortvk_isnan(v) ? v : min(max(v, p.alpha), p.beta);    // Clip (NaN stays NaN)
-    case 14u: return 1.0 / v;                                              // Reciprocal
-    case 15u: return floor(v);                                             // Floor
-    case 16u: return ceil(v);                                              // Ceil
-    case 17u: return v < 0.0 ? p.alpha * ortvk_expm1(v) : v;               // Elu
-    case 18u: return softplus(v);                                          // Softplus
-    case 19u: return v <= 0.0 ? p.gamma * (p.alpha * ortvk_expm1(v)) : p.gamma * v; // Selu
-    case 20u: return ortvk_isnan(v) ? v : (v > 0.0 ? 1.0 : (v < 0.0 ? -1.0 : 0.0)); // Sign (NaN stays NaN)
-    case 21u: return roundEven(v);                                         // Round (halves to even)
-    case 22u: return v / (1.0 + abs(v));                                   // Softsign
-    case 23u: return v > p.alpha ? v : 0.0;                                // ThresholdedRelu
-    case 24u: return ortvk_isnan(v) ? v : max(0.0, v) + min(0.0, p.alpha * ortvk_expm1(v / p.alpha)); // Celu
-    case 25u: return v < -p.alpha ? v + p.beta : (v > p.alpha ? v - p.beta : 0.0); // Shrink (lambd, bias)
-    case 26u: return v / p.alpha;                                          // Mean's division by the count
-    case 27u: return ortvk_sin(v);                                         // Sin
-    case 28u: return ortvk_cos(v);                                         // Cos
-    case 29u: return ortvk_tan(v);                                         // Tan
-    case 30u: return trig(v, uint(p.alpha));                               // Asin ... Atanh (ORTVK_TRIG_*)
+    case ORTVK_UNARY_COPY: return v;
+    case ORTVK_UNARY_RELU: return v < 0.0 ? 0.0 : v;  // NaN stays NaN
+    case ORTVK_UNARY_LEAKY_RELU: return v < 0.0 ? v * p.alpha : v;
+    case ORTVK_UNARY_SIGMOID: return ortvk_sigmoid(v);
+    case ORTVK_UNARY_HARD_SIGMOID: return hard_sigmoid(v);
+    case ORTVK_UNARY_HARD_SWISH: return v * max(0.0, min(1.0, v * (1.0 / 6.0) + 0.5));
+    case ORTVK_UNARY_TANH: return ortvk_tanh(v);
+    case ORTVK_UNARY_EXP: return ortvk_exp(v);
+    case ORTVK_UNARY_LOG: return ortvk_log(v);
+    case ORTVK_UNARY_ABS: return abs(v);
+    case ORTVK_UNARY_NEG: return -v;
+    case ORTVK_UNARY_SQRT: return v < 0.0 ? ORTVK_NAN : sqrt(v);
+    case ORTVK_UNARY_ERF: return ortvk_erf(v);
+    case ORTVK_UNARY_CLIP: return ortvk_isnan(v) ? v : min(max(v, p.alpha), p.beta);  // NaN stays NaN
+    case ORTVK_UNARY_RECIPROCAL: return 1.0 / v;
+    case ORTVK_UNARY_FLOOR: return floor(v);
+    case ORTVK_UNARY_CEIL: return ceil(v);
+    case ORTVK_UNARY_ELU: return v < 0.0 ? p.alpha * ortvk_expm1(v) : v;
+    case ORTVK_UNARY_SOFTPLUS: return softplus(v);
+    case ORTVK_UNARY_SELU: return v <= 0.0 ? p.gamma * (p.alpha * ortvk_expm1(v)) : p.gamma * v;
+    case ORTVK_UNARY_SIGN: return ortvk_isnan(v) ? v : (v > 0.0 ? 1.0 : (v < 0.0 ? -1.0 : 0.0));  // NaN stays NaN
+    case ORTVK_UNARY_ROUND: return roundEven(v);  // halves to even
+    case ORTVK_UNARY_SOFTSIGN: return v / (1.0 + abs(v));
+    case ORTVK_UNARY_THRESHOLDED_RELU: return v > p.alpha ? v : 0.0;
+    case ORTVK_UNARY_CELU: return ortvk_isnan(v) ? v : max(0.0, v) + min(0.0, p.alpha * ortvk_expm1(v / p.alpha));
+    case ORTVK_UNARY_SHRINK: return v < -p.alpha ? v + p.beta : (v > p.alpha ? v - p.beta : 0.0);  // lambd, bias
+    case ORTVK_UNARY_DIVIDE: return v / p.alpha;  // Mean's division by the count
+    case ORTVK_UNARY_SIN: return ortvk_sin(v);
+    case ORTVK_UNARY_COS: return ortvk_cos(v);
+    case ORTVK_UNARY_TAN: return ortvk_tan(v);
+    case ORTVK_UNARY_TRIG: return trig(v, uint(p.alpha));  // Asin ... Atanh (ORTVK_TRIG_*)
     }
     return ORTVK_NAN;
 }
@@ -93,7 +93,7 @@ vec4 apply4(vec4 v)
 
 void main()
 {
-    if (VEC != 0u && (FN != 13u || (p.lo == uvec2(0u) && p.hi == uvec2(0u)))) {
+    if (VEC != 0u && (FN != ORTVK_UNARY_CLIP || (p.lo == uvec2(0u) && p.hi == uvec2(0u)))) {
         uint e0 = ortvk_index() * 16u;
         if (e0 + 16u <= p.n) { // no test per vec4 (lavapipe masks every load and store behind one)
             for (uint j = 0u; j < 16u; j += 4u)
@@ -108,7 +108,7 @@ void main()
     uint i = ortvk_index();
     if (i >= p.n) return;
     float v = ORTVK_TEXEL(0, p.x, i);
-    if (FN == 13u && (p.lo != uvec2(0u) || p.hi != uvec2(0u))) {
+    if (FN == ORTVK_UNARY_CLIP && (p.lo != uvec2(0u) || p.hi != uvec2(0u))) {
         float lo = p.lo != uvec2(0u) ? ORTVK_GET(2, p.lo, 0) : p.alpha;
         float hi = p.hi != uvec2(0u) ? ORTVK_GET(3, p.hi, 0) : p.beta;
         ORTVK_SET(1, p.y, i, ortvk_isnan(v) ? v : min(max(v, lo), hi));

@@ -1,0 +1,84 @@
+/* Function and step ids that C (kernel_params.h) and the shaders (GLSL) share: the value specialization constant 0
+ * (FN) takes for each element-wise function, and a fused chain step's kind. Only #defines, valid in both languages
+ * (`0u` is unsigned in C and GLSL alike). */
+#ifndef ORTVK_KERNEL_IDS_H
+#define ORTVK_KERNEL_IDS_H
+
+/* unary (shaders/kernel_unary.comp) */
+#define ORTVK_UNARY_COPY 0u
+#define ORTVK_UNARY_RELU 1u
+#define ORTVK_UNARY_LEAKY_RELU 2u
+#define ORTVK_UNARY_SIGMOID 3u
+#define ORTVK_UNARY_HARD_SIGMOID 4u
+#define ORTVK_UNARY_HARD_SWISH 5u
+#define ORTVK_UNARY_TANH 6u
+#define ORTVK_UNARY_EXP 7u
+#define ORTVK_UNARY_LOG 8u
+#define ORTVK_UNARY_ABS 9u
+#define ORTVK_UNARY_NEG 10u
+#define ORTVK_UNARY_SQRT 11u
+#define ORTVK_UNARY_ERF 12u
+#define ORTVK_UNARY_CLIP 13u
+#define ORTVK_UNARY_RECIPROCAL 14u
+#define ORTVK_UNARY_FLOOR 15u
+#define ORTVK_UNARY_CEIL 16u
+#define ORTVK_UNARY_ELU 17u
+#define ORTVK_UNARY_SOFTPLUS 18u
+#define ORTVK_UNARY_SELU 19u
+#define ORTVK_UNARY_SIGN 20u
+#define ORTVK_UNARY_ROUND 21u
+#define ORTVK_UNARY_SOFTSIGN 22u
+#define ORTVK_UNARY_THRESHOLDED_RELU 23u
+#define ORTVK_UNARY_CELU 24u
+#define ORTVK_UNARY_SHRINK 25u
+#define ORTVK_UNARY_DIVIDE 26u           /* v / alpha: the end of Mean */
+#define ORTVK_UNARY_SIN 27u
+#define ORTVK_UNARY_COS 28u
+#define ORTVK_UNARY_TAN 29u
+#define ORTVK_UNARY_TRIG 30u             /* alpha picks one of ORTVK_TRIG_* (FN stays below ORTVK_KVARIANT) */
+
+/* ORTVK_UNARY_TRIG's alpha: the rarer trigonometric functions share one FN */
+#define ORTVK_TRIG_ASIN 0u
+#define ORTVK_TRIG_ACOS 1u
+#define ORTVK_TRIG_ATAN 2u
+#define ORTVK_TRIG_SINH 3u
+#define ORTVK_TRIG_COSH 4u
+#define ORTVK_TRIG_ASINH 5u
+#define ORTVK_TRIG_ACOSH 6u
+#define ORTVK_TRIG_ATANH 7u
+
+/* binary (shaders/kernel_binary.comp) */
+#define ORTVK_BINARY_ADD 0u
+#define ORTVK_BINARY_SUB 1u
+#define ORTVK_BINARY_MUL 2u
+#define ORTVK_BINARY_DIV 3u
+#define ORTVK_BINARY_POW 4u
+#define ORTVK_BINARY_PRELU 5u
+#define ORTVK_BINARY_MAX 6u
+#define ORTVK_BINARY_MIN 7u
+
+/* comparisons to bool and logic on bool (shaders/kernel_compare.comp) */
+#define ORTVK_COMPARE_EQUAL 0u
+#define ORTVK_COMPARE_GREATER 1u
+#define ORTVK_COMPARE_LESS 2u
+#define ORTVK_COMPARE_GREATER_EQUAL 3u
+#define ORTVK_COMPARE_LESS_EQUAL 4u
+#define ORTVK_LOGIC_AND 5u
+#define ORTVK_LOGIC_OR 6u
+#define ORTVK_LOGIC_XOR 7u
+#define ORTVK_LOGIC_NOT 8u
+
+/* a fused chain's step kinds (shaders/common.glsl's ortvk_chain4): t = x, then each step on t */
+#define ORTVK_CHAIN_ADD 0u               /* t + a */
+#define ORTVK_CHAIN_SUB 1u               /* t - a */
+#define ORTVK_CHAIN_RSUB 2u              /* a - t */
+#define ORTVK_CHAIN_MUL 3u               /* t * a */
+#define ORTVK_CHAIN_DIV 4u               /* t / a */
+#define ORTVK_CHAIN_RDIV 5u              /* a / t */
+#define ORTVK_CHAIN_CLIP 6u              /* t clamped to [a, b], NaN kept */
+#define ORTVK_CHAIN_RELU 7u
+#define ORTVK_CHAIN_ADD_X 8u             /* t + x */
+#define ORTVK_CHAIN_MUL_X 9u             /* t * x */
+#define ORTVK_CHAIN_MARK 10u             /* x = t: later ADD_X and MUL_X steps use this value (read twice) */
+
+#endif

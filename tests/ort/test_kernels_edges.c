@@ -411,6 +411,19 @@ static void booleans(ortapp *app, const OrtEpDevice *device)
             run_case(app, device, &c);
         }
         {
+            /* saturate (meant for float8 targets) other than 0 or 1: ORT's CPU EP answered otherwise than a plain
+             * cast (float to float16, ints to ints): refused, the CPU EP runs it */
+            edge_case c;
+            int64_t x[1] = {6};
+            snprintf(name, sizeof(name), "Cast float to float saturate %s", names[k]);
+            start(&c, name, 21, 1, x);
+            c.refused = true;
+            onnx_node *n = node(&c, "Cast", 1, (const char *[]){"x"});
+            onnx_node_attr_int(n, "to", 1);
+            onnx_node_attr_int(n, "saturate", values[k]);
+            run_case(app, device, &c);
+        }
+        {
             edge_case c;
             int64_t x[2] = {0, 4}, shape[2] = {4, 0};
             snprintf(name, sizeof(name), "Reshape [0,4] to [4,0] allowzero %s", names[k]);

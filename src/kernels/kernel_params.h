@@ -86,6 +86,7 @@ typedef struct ortvk_kparams_resize {
     int nearest;          /* ORTVK_NEAREST_* */
     bool has_scales;      /* else sizes */
     bool runtime;         /* scales or sizes known on the host in the run (inputs 2 and 3), not constant */
+    bool upsample;        /* Upsample: scales below 1 are invalid */
     int rank;
     float scales[ORTVK_KMAX_RANK];
     int64_t sizes[ORTVK_KMAX_RANK];

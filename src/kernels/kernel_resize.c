@@ -21,6 +21,7 @@ static bool resize_prepare(const ortvk_knode *node, ortvk_kparams *params, char 
     int rank = node->in[0].rank;
     if (rank < 1 || rank > RESIZE_MAX_RANK) return ortvk_krefuse(why, why_len, "rank %d", rank);
     p->rank = rank;
+    p->upsample = upsample;
     char mode[32], coord[48], nearest[32];
     if (!ortvk_knode_string(node, "mode", mode, sizeof(mode)) ||
         !ortvk_knode_string(node, "coordinate_transformation_mode", coord, sizeof(coord)) ||
@@ -114,6 +115,24 @@ static OrtStatus *runtime_params(const ortvk_kparams_resize *params, const ortvk
 }
 
 /* Output dims and the per-dim scale ORT uses in its coordinate transforms. */
+/* ORT's CPU EP checks the scales (given, or made from sizes) before it resizes, and fails the run on these: Upsample's
+ * must be at least 1, and linear mode takes ranks 2 and 3, and rank 4 only with the outer two scales 1 or the
+ * outermost and innermost (ScalesValidation). The same failure here rather than an answer the CPU EP never gives. */
+static OrtStatus *check_scales(const ortvk_kparams_resize *p, const float *scale)
+{
+    for (int d = 0; d < p->rank && p->upsample; d++) {
+        if (!(scale[d] >= 1.0f))
+            return ortvk_status(ORT_INVALID_ARGUMENT, "Upsample: scales[%d] = %g is below 1", d, (double)scale[d]);
+    }
+    bool linear_ok = p->rank == 2 || p->rank == 3 ||
+                     (p->rank == 4 && scale[0] == 1.0f && (scale[1] == 1.0f || scale[3] == 1.0f));
+    if (p->mode == ORTVK_RESIZE_LINEAR && !linear_ok)
+        return ortvk_status(ORT_INVALID_ARGUMENT, "%s: linear mode on rank %d takes only scales of 1 on the outer two "
+                            "dims, or on the outermost and innermost (scales %g, %g, ...)", p->upsample ? "Upsample" :
+                            "Resize", p->rank, (double)scale[0], (double)(p->rank > 1 ? scale[1] : 0.0f));
+    return NULL;
+}
+
 static OrtStatus *resize_plan(const ortvk_kparams_resize *params, const ortvk_krun *run, int64_t *out, float *scale)
 {
     ortvk_kparams_resize q;
@@ -136,7 +155,7 @@ static OrtStatus *resize_plan(const ortvk_kparams_resize *params, const ortvk_kr
             scale[d] = x->dims[d] == 0 ? 1.0f : (float)p->sizes[d] / (float)x->dims[d];
         }
     }
-    return NULL;
+    return check_scales(p, scale);
 }
 
 static OrtStatus *resize_shape(const ortvk_kparams *params, ortvk_krun *run)

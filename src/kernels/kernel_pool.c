@@ -62,6 +62,10 @@ static bool pool_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
         int64_t extent;
         if (p->kernel[i] < 1 || p->strides[i] < 1 || p->dilations[i] < 1 || p->pads[i] < 0 || p->pads[n + i] < 0)
             return ortvk_krefuse(why, why_len, "kernel, strides, dilations or pads out of range");
+        /* ORT's CPU EP rejects a pad as large as the kernel ("Pad should be smaller than kernel"): left to it. */
+        if (p->pads[i] >= p->kernel[i] || p->pads[n + i] >= p->kernel[i])
+            return ortvk_krefuse(why, why_len, "pads[%d] = %lld, %lld not below the kernel's %lld", i,
+                                 (long long)p->pads[i], (long long)p->pads[n + i], (long long)p->kernel[i]);
         /* The shader's index arithmetic is 32-bit (see pool_record); the kernel itself may be any size. */
         if (p->strides[i] > POOL_MAX || p->dilations[i] > POOL_MAX || p->pads[i] > POOL_MAX ||
             p->pads[n + i] > POOL_MAX ||

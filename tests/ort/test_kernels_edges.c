@@ -25,6 +25,8 @@ typedef struct edge_case {
     const char *message;           /* with `fails`: what ortvk's error must say */
     const char *cpu_wrong;         /* an ORT version prefix whose CPU EP gets this case wrong: not compared there */
     bool refused;                  /* the node must be left to the CPU EP; nothing is run */
+    bool cpu_rejects;              /* the CPU EP rejects the model at session creation: ortvk's session must too, or
+                                      its run fail naming `message` */
     bool bool_out;                 /* "y" is bool (compared byte for byte); set through bool_output() */
     bool int64_out;                /* "y" is int64 (compared exactly); set through typed_output() */
 } edge_case;
@@ -112,6 +114,58 @@ static bool same_value(float want, float got, bool exact)
     return fabs((double)want - (double)got) <= 1e-7 + 1e-3 * fabs((double)want);
 }
 
+/* The case's inputs as host tensors: its data, or small integers. */
+static void make_inputs(ortapp *app, const edge_case *c, OrtValue **inputs, float **data)
+{
+    for (int i = 0; i < c->n_inputs; i++) {
+        size_t n = count_of(c->dims[i], c->rank[i]);
+        data[i] = malloc(n * sizeof(float) + 4);
+        for (size_t k = 0; k < n; k++) data[i][k] = c->data[i] ? c->data[i][k] : (float)((int)(k * 7 % 11) - 5);
+        inputs[i] = test_host_tensor(app, data[i], n, c->rank[i], c->dims[i]);
+    }
+}
+
+static void free_inputs(ortapp *app, const edge_case *c, OrtValue **inputs, float **data)
+{
+    for (int i = 0; i < c->n_inputs; i++) {
+        if (inputs[i]) app->api->ReleaseValue(inputs[i]);
+        free(data[i]);
+    }
+}
+
+/* A model the CPU EP rejects when it creates the session: ortvk's session must fail the same way (the node left to
+ * the CPU EP), or its run fail with an error naming c->message — never an answer. */
+static void rejected_case(ortapp *app, const OrtEpDevice *device, edge_case *c, const uint8_t *model, size_t len)
+{
+    const OrtApi *api = app->api;
+    OrtStatus *error = NULL;
+    OrtSession *cpu = kc_session(app, NULL, model, len, false, false, &error);
+    CHECK(cpu == NULL, "%s: the CPU EP accepts the model", c->name);
+    if (cpu) api->ReleaseSession(cpu);
+    if (error) api->ReleaseStatus(error);
+    error = NULL;
+    OrtSession *vk = kc_session(app, device, model, len, false, true, &error);
+    if (vk == NULL) {
+        printf("%-52s ok (both reject the session: %s)\n", c->name, error ? api->GetErrorMessage(error) : "");
+        if (error) api->ReleaseStatus(error);
+        return;
+    }
+    OrtValue *inputs[MAX_INPUTS] = {0}, *got = NULL;
+    float *data[MAX_INPUTS] = {0};
+    make_inputs(app, c, inputs, data);
+    OrtStatus *status = run_session(app, vk, c, inputs, &got);
+    if (CHECK(status != NULL, "%s: the CPU EP rejects the model but ortvk returns a result", c->name)) {
+        const char *message = api->GetErrorMessage(status);
+        if (CHECK(c->message == NULL || strstr(message, c->message) != NULL, "%s: the error says \"%s\": %s", c->name,
+                  c->message, message))
+            printf("%-52s ok (the run fails on ortvk: %s)\n", c->name, message);
+        api->ReleaseStatus(status);
+    }
+    if (got) api->ReleaseValue(got);
+    free_inputs(app, c, inputs, data);
+    api->ReleaseSession(vk);
+}
+
 static void run_case(ortapp *app, const OrtEpDevice *device, edge_case *c)
 {
     const OrtApi *api = app->api;
@@ -127,6 +181,11 @@ static void run_case(ortapp *app, const OrtEpDevice *device, edge_case *c)
     uint8_t *model = NULL;
     size_t len = 0;
     if (!test_model_serialize(c->m, c->name, &model, &len)) return;
+    if (c->cpu_rejects) {
+        rejected_case(app, device, c, model, len);
+        free(model);
+        return;
+    }
     kc_pair pair;
     bool opened = kc_pair_open(app, device, model, len, NULL, 0, false, c->name, &pair);
     free(model);
@@ -144,12 +203,7 @@ static void run_case(ortapp *app, const OrtEpDevice *device, edge_case *c)
     }
     OrtValue *inputs[MAX_INPUTS] = {0};
     float *data[MAX_INPUTS] = {0};
-    for (int i = 0; i < c->n_inputs; i++) {
-        size_t n = count_of(c->dims[i], c->rank[i]);
-        data[i] = malloc(n * sizeof(float) + 4);
-        for (size_t k = 0; k < n; k++) data[i][k] = c->data[i] ? c->data[i][k] : (float)((int)(k * 7 % 11) - 5);
-        inputs[i] = test_host_tensor(app, data[i], n, c->rank[i], c->dims[i]);
-    }
+    make_inputs(app, c, inputs, data);
     OrtValue *want = NULL, *got = NULL;
     OrtStatus *want_status = c->fails ? api->CreateStatus(ORT_INVALID_ARGUMENT, "not asked")
                                       : run_session(app, cpu, c, inputs, &want);
@@ -203,10 +257,7 @@ static void run_case(ortapp *app, const OrtEpDevice *device, edge_case *c)
     if (got_status) api->ReleaseStatus(got_status);
     if (want) api->ReleaseValue(want);
     if (got) api->ReleaseValue(got);
-    for (int i = 0; i < c->n_inputs; i++) {
-        if (inputs[i]) api->ReleaseValue(inputs[i]);
-        free(data[i]);
-    }
+    free_inputs(app, c, inputs, data);
     kc_pair_close(app, &pair);
 }
 
@@ -1047,6 +1098,45 @@ static void resize_specials(ortapp *app, const OrtEpDevice *device)
     onnx_model_add_initializer(c.m, "scales", ONNX_FLOAT, 1, four, scales, sizeof(scales));
     onnx_node_attr_string(node(&c, "Upsample", 2, (const char *[]){"x", "scales"}), "mode", "linear");
     run_case(app, device, &c);
+    /* Scales ORT's CPU EP rejects (ScalesValidation): the run fails on ortvk too, naming them. */
+    static const struct {
+        const char *name, *op, *mode, *message;
+        float scales[4];
+    } rejected[] = {
+        {"Upsample nearest by 0.5 (below 1)", "Upsample", "nearest", "below 1", {1, 1, 0.5f, 2}},
+        {"Resize linear of rank 4, outer scales 2 and 1", "Resize", "linear", "linear mode", {2, 1, 1, 2}},
+    };
+    for (size_t k = 0; k < sizeof(rejected) / sizeof(rejected[0]); k++) {
+        edge_case e;
+        start(&e, rejected[k].name, rejected[k].op[0] == 'U' ? 9 : 13, 4, x);
+        e.cpu_rejects = true;
+        e.message = rejected[k].message;
+        onnx_model_add_initializer(e.m, "scales", ONNX_FLOAT, 1, four, rejected[k].scales, sizeof(scales));
+        onnx_node *r = rejected[k].op[0] == 'U' ? node(&e, "Upsample", 2, (const char *[]){"x", "scales"})
+                                               : node(&e, "Resize", 3, (const char *[]){"x", "", "scales"});
+        onnx_node_attr_string(r, "mode", rejected[k].mode);
+        run_case(app, device, &e);
+    }
+}
+
+/* Pools whose pads are as large as the kernel: ORT's CPU EP rejects them ("Pad should be smaller than kernel");
+ * left to it, so ortvk's session fails the same way. */
+static void pool_pads(ortapp *app, const OrtEpDevice *device)
+{
+    static const char *const ops[] = {"MaxPool", "AveragePool"};
+    for (int k = 0; k < 2; k++) {
+        edge_case c;
+        char name[96];
+        int64_t x[4] = {1, 2, 6, 6}, kernel[2] = {2, 2}, pads[4] = {0, 2, 0, 1};
+        snprintf(name, sizeof(name), "%s pads as large as the kernel", ops[k]);
+        start(&c, name, 13, 4, x);
+        c.cpu_rejects = true;
+        c.message = "Pad should be smaller than kernel";
+        onnx_node *n = node(&c, ops[k], 1, (const char *[]){"x"});
+        onnx_node_attr_ints(n, "kernel_shape", kernel, 2);
+        onnx_node_attr_ints(n, "pads", pads, 4);
+        run_case(app, device, &c);
+    }
 }
 
 /* Max pools over NaN and windows of only -inf, one case per kernel the CPU EP picks (see pool_max_kind): MLAS's
@@ -1344,6 +1434,7 @@ int main(int argc, char **argv)
     conv_padded_infinite_weight(&app, device);
     resize_specials(&app, device);
     maxpool_nan(&app, device);
+    pool_pads(&app, device);
     layernorm_specials(&app, device);
     global_average_huge(&app, device);
     average_pool_huge(&app, device);

@@ -111,6 +111,8 @@ static bool unary_prepare(const ortvk_knode *node, ortvk_kparams *params, char *
     if (node->opset < 11) {
         if (!ortvk_knode_float(node, "min", -FLT_MAX, &p->alpha) || !ortvk_knode_float(node, "max", FLT_MAX, &p->beta))
             return ortvk_krefuse(why, why_len, "min or max is not a float");
+        /* ORT's CPU EP rejects min > max (or NaN) in the attributes: left to it. */
+        if (!(p->alpha <= p->beta)) return ortvk_krefuse(why, why_len, "min %g above max %g", p->alpha, p->beta);
         return node->n_in == 1 || ortvk_krefuse(why, why_len, "%zu inputs", node->n_in);
     }
     if (node->n_in > 3) return ortvk_krefuse(why, why_len, "%zu inputs", node->n_in);
@@ -139,6 +141,14 @@ static bool dropout_prepare(const ortvk_knode *node, ortvk_kparams *params, char
         !ortvk_kfloat(node->out[0].type))
         return ortvk_krefuse(why, why_len, "not float");
     if (node->n_out > 1 && node->out[1].present) return ortvk_krefuse(why, why_len, "mask output");
+    /* ORT's CPU EP checks the ratio input even in inference (0 <= ratio < 1): a constant one in range, or left to
+     * it. */
+    if (node->n_in > 1 && node->in[1].present) {
+        float ratio = 0.0f;
+        size_t count = 0;
+        if (!ortvk_knode_const_floats(node, 1, &ratio, 1, &count) || count != 1 || !(ratio >= 0.0f && ratio < 1.0f))
+            return ortvk_krefuse(why, why_len, "ratio not a constant in [0, 1)");
+    }
     if (node->n_in > 2 && node->in[2].present) {
         int64_t training = 1;
         size_t n = 0;

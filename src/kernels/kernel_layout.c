@@ -1,6 +1,7 @@
 /* Ops that move elements without arithmetic: Reshape, Flatten, Squeeze, Unsqueeze (a copy), Transpose, Concat, Slice,
  * Split (strided copies), and the helpers all layout ops share (kernel_layout.h; the others are in kernel_gather.c).
  * Shapes, axes, starts and ends are constants read at Compile, or values known on the host at run time. */
+#include <math.h>
 #include <string.h>
 
 #include "kernels/kernel_layout.h"
@@ -440,6 +441,7 @@ static bool split_prepare(const ortvk_knode *node, ortvk_kparams *params, char *
     if (!ortvk_knode_int(node, "num_outputs", 0, &num_outputs) ||
         (num_outputs != 0 && num_outputs != (int64_t)node->n_out))
         return ortvk_krefuse(why, why_len, "num_outputs");
+    p->num_outputs = num_outputs != 0;
     if (p->count >= 0 && (size_t)p->count != node->n_out) return ortvk_krefuse(why, why_len, "split sizes");
     return true;
 }
@@ -448,15 +450,21 @@ static OrtStatus *split_sizes(const ortvk_kparams_split *p, const ortvk_ktensor 
                               int64_t *sizes)
 {
     if (!ortvk_kaxis(p->axis, x->rank, axis)) return ortvk_status(ORT_INVALID_ARGUMENT, "Split: axis");
-    int64_t dim = x->dims[*axis], total = 0;
+    int64_t dim = x->dims[*axis], total = 0, n = (int64_t)n_out, part = n > 0 ? dim / n : 0;
+    /* Equal parts as ORT's CPU EP makes them (and fails them): without num_outputs the dim must divide evenly; with
+     * it, parts of ceil(dim / n) computed in float, the last one the remainder, and no more parts than the dim. */
+    if (p->count < 0 && p->num_outputs) {
+        if (n > dim)
+            return ortvk_status(ORT_INVALID_ARGUMENT, "Split: num_outputs %lld exceeds the dim of %lld", (long long)n,
+                                (long long)dim);
+        part = (int64_t)ceilf((float)dim / (float)n);
+    } else if (p->count < 0 && n > 0 && dim % n != 0) {
+        return ortvk_status(ORT_INVALID_ARGUMENT, "Split: a dim of %lld does not split evenly into %lld",
+                            (long long)dim, (long long)n);
+    }
     for (size_t i = 0; i < n_out; i++) {
-        if (p->count >= 0) {
-            sizes[i] = p->split[i];
-        } else {
-            /* Equal parts; opset 18's num_outputs makes the last one smaller when it does not divide. */
-            int64_t part = (dim + (int64_t)n_out - 1) / (int64_t)n_out;
-            sizes[i] = total + part > dim ? dim - total : part;
-        }
+        sizes[i] = p->count >= 0 ? p->split[i] : part;
+        if (p->count < 0 && p->num_outputs && i == n_out - 1 && part > 0 && dim % part != 0) sizes[i] = dim % part;
         if (sizes[i] < 0 || !ortvk_kadd(total, sizes[i], &total))
             return ortvk_status(ORT_INVALID_ARGUMENT, "Split: split[%zu] = %lld", i, (long long)sizes[i]);
     }

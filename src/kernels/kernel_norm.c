@@ -67,6 +67,9 @@ static OrtStatus *norm_plan(const ortvk_kparams_norm *p, const ortvk_krun *run, 
         return ortvk_status(ORT_INVALID_ARGUMENT, "%s: axis %lld for rank %zu", op, (long long)p->axis, x->rank);
     *rows = ortvk_kcount(x->dims, axis);
     *len = ortvk_kcount(x->dims + axis, x->rank - axis);
+    /* ORT's CPU EP fails LayerNormalization over nothing (X.shape[axis:] of 0 elements), whatever the rows. */
+    if (p->layer && *len == 0)
+        return ortvk_status(ORT_INVALID_ARGUMENT, "LayerNormalization: X.shape[%zu:] holds no elements", axis);
     size_t want = p->layer ? *len : (size_t)x->dims[1];
     if (scale->count != want || (bias != NULL && bias->count != want))
         return ortvk_status(ORT_INVALID_ARGUMENT, "%s: scale of %zu and bias of %zu values where %zu are needed", op,

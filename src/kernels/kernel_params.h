@@ -137,6 +137,7 @@ typedef struct ortvk_kparams_split {
     int64_t axis;
     int64_t split[ORTVK_KMAX_OUTPUTS];
     int count;            /* -1: equal parts */
+    bool num_outputs;     /* opset 18's num_outputs attribute: the last part may be smaller */
 } ortvk_kparams_split;
 
 typedef struct ortvk_kparams_gemm {

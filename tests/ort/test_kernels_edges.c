@@ -1139,6 +1139,34 @@ static void pool_pads(ortapp *app, const OrtEpDevice *device)
     }
 }
 
+/* Attributes and constants ORT's CPU EP rejects: Clip-6 with min above max (at session creation), Dropout with a
+ * ratio outside [0, 1) (in the run). ortvk leaves both to it, so they fail the same way. */
+static void cpu_rejections(ortapp *app, const OrtEpDevice *device)
+{
+    int64_t x[2] = {2, 3};
+    {
+        edge_case c;
+        start(&c, "Clip-6 min 2 above max 1", 6, 2, x);
+        c.cpu_rejects = true;
+        c.message = "min";
+        onnx_node *n = node(&c, "Clip", 1, (const char *[]){"x"});
+        onnx_node_attr_float(n, "min", 2.0f);
+        onnx_node_attr_float(n, "max", 1.0f);
+        run_case(app, device, &c);
+    }
+    static const float ratios[] = {1.5f, -0.25f, NAN};
+    for (int k = 0; k < 3; k++) {
+        edge_case c;
+        char name[96];
+        snprintf(name, sizeof(name), "Dropout ratio %g", (double)ratios[k]);
+        start(&c, name, 13, 2, x);
+        c.refused = true;
+        onnx_model_add_initializer(c.m, "ratio", ONNX_FLOAT, 0, NULL, &ratios[k], sizeof(float));
+        node(&c, "Dropout", 2, (const char *[]){"x", "ratio"});
+        run_case(app, device, &c);
+    }
+}
+
 /* Max pools over NaN and windows of only -inf, one case per kernel the CPU EP picks (see pool_max_kind): MLAS's
  * vector kernel (2-D with padded columns, with IW % 4 columns that take std::max; 3-D), its generic one (1-D,
  * kernels past 32, strides past 2), its global one (a window that is the whole input; GlobalMaxPool), and ORT's own
@@ -1435,6 +1463,7 @@ int main(int argc, char **argv)
     resize_specials(&app, device);
     maxpool_nan(&app, device);
     pool_pads(&app, device);
+    cpu_rejections(&app, device);
     layernorm_specials(&app, device);
     global_average_huge(&app, device);
     average_pool_huge(&app, device);

@@ -292,6 +292,20 @@ OrtStatus *ortvk_buffer_import_host(ortvk_device *device, void *pointer, VkDevic
                             "desc->size_bytes %llu is not a multiple of the device's %llu-byte host pointer alignment",
                             (unsigned long long)size, (unsigned long long)align);
     }
+    /* No buffer exists past the largest heap: refused before the walk below, which would otherwise visit every page
+     * of a range of terabytes that happens to be reserved (a sanitizer's shadow memory took minutes). */
+    VkImportMemoryHostPointerInfoEXT import = {
+        .sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT,
+        .handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
+        .pHostPointer = pointer,
+    };
+    buffer_source source = {
+        .kind = ORTVK_BUFFER_HOST,
+        .handle_type = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
+        .import_info = &import,
+        .memory_type_bits = ~0u,
+    };
+    ORTVK_TRY(check_size(device, size, &source));
     /* Every page of the range must be mapped: the driver takes the pointer on trust, and a view of a page that is
      * not there faulted inside it at the first use. mincore fails with ENOMEM for a range with a hole. (A mapping
      * of a file past the file's end passes this check; its pages fault when touched, as they would for the
@@ -299,7 +313,7 @@ OrtStatus *ortvk_buffer_import_host(ortvk_device *device, void *pointer, VkDevic
     uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
     uint64_t lead = (uint64_t)(uintptr_t)pointer % page; /* mincore wants a page-aligned start */
     char *first = (char *)pointer - lead;
-    unsigned char residency[256];
+    unsigned char residency[4096];
     for (uint64_t done = 0; done < size + lead;) {
         uint64_t chunk = size + lead - done;
         if (chunk > sizeof(residency) * page) chunk = sizeof(residency) * page;
@@ -323,17 +337,7 @@ OrtStatus *ortvk_buffer_import_host(ortvk_device *device, void *pointer, VkDevic
     if (r != VK_SUCCESS) {
         return ortvk_status_vk(r, "vkGetMemoryHostPointerPropertiesEXT", "desc->native_handle %p", pointer);
     }
-    VkImportMemoryHostPointerInfoEXT import = {
-        .sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT,
-        .handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
-        .pHostPointer = pointer,
-    };
-    buffer_source source = {
-        .kind = ORTVK_BUFFER_HOST,
-        .handle_type = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
-        .import_info = &import,
-        .memory_type_bits = props.memoryTypeBits,
-    };
+    source.memory_type_bits = props.memoryTypeBits;
     ORTVK_TRY(buffer_create(device, size, &source, out));
     (*out)->host_pointer = pointer;
     ortvk_heap_list_host(device->heap, *out);

@@ -47,7 +47,9 @@ static bool conv_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
         return ortvk_krefuse(why, why_len, "inputs are not X, W[, B] of float");
     if (node->n_out != 1 || !ortvk_kfloat(node->out[0].type))
         return ortvk_krefuse(why, why_len, "output is not float");
-    int rank = node->in[0].rank;
+    /* X's rank may be unknown to ORT (after an If's branch, a run-time Reshape): W's rank is X's, as both EPs
+     * require; a run whose X has another rank fails (geometry). */
+    int rank = node->in[0].rank >= 0 ? node->in[0].rank : node->in[1].rank;
     if (rank != 3 && rank != 4) return ortvk_krefuse(why, why_len, "input rank %d (ortvk runs 1-D and 2-D)", rank);
     if (node->in[1].rank >= 0 && node->in[1].rank != rank)
         return ortvk_krefuse(why, why_len, "weights of rank %d", node->in[1].rank);
@@ -157,7 +159,8 @@ static OrtStatus *geometry(const ortvk_kparams_conv *p, bool transpose, ortvk_kr
 {
     const ortvk_ktensor *x = &run->in[0], *w = &run->in[1];
     if (x->rank != (size_t)p->spatial + 2 || w->rank != x->rank)
-        return ortvk_status(ORT_INVALID_ARGUMENT, "Conv: X of rank %zu, W of rank %zu", x->rank, w->rank);
+        return ortvk_status(ORT_INVALID_ARGUMENT, "Conv: X of rank %zu, W of rank %zu (the node was claimed for rank %d)",
+                            x->rank, w->rank, p->spatial + 2);
     as_4d(x, g->x);
     as_4d(w, g->w);
     int64_t G = p->group, C = g->x[1];

@@ -341,8 +341,11 @@ static bool is_bool(const ortvk_kvalue *v)
     return v->present && v->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL;
 }
 
-/* Equal, Greater, Less, GreaterOrEqual, LessOrEqual (float operands of one type) and And, Or, Xor, Not (bool), to
- * bool, broadcast like the binary ops. */
+/* Equal, Greater, Less, GreaterOrEqual, LessOrEqual (float, float16, int32 or int64 operands of one type) and And,
+ * Or, Xor, Not (bool), to bool, broadcast like the binary ops. */
+_Static_assert(ORTVK_COMPARE_INT64 + ORTVK_COMPARE_LESS_EQUAL < ORTVK_KVARIANT,
+               "a comparison's function, integer kind added, stays specialization constant 0");
+
 static bool compare_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
 {
     static const struct {
@@ -361,10 +364,13 @@ static bool compare_prepare(const ortvk_knode *node, ortvk_kparams *params, char
     size_t n_in = fn == ORTVK_LOGIC_NOT ? 1 : 2;
     if (node->n_in != n_in || node->n_out != 1 || !is_bool(&node->out[0]))
         return ortvk_krefuse(why, why_len, "%zu inputs, or an output that is not bool", node->n_in);
+    bool int32 = node->in[0].type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32;
+    bool int64 = node->in[0].type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64;
+    if (fn < ORTVK_LOGIC_AND) params->binary.compare += int32 ? ORTVK_COMPARE_INT32 : int64 ? ORTVK_COMPARE_INT64 : 0;
     for (size_t k = 0; k < n_in; k++) {
         const ortvk_kvalue *v = &node->in[k];
-        bool ok = fn >= ORTVK_LOGIC_AND ? is_bool(v) : v->present && ortvk_kfloat(v->type) &&
-                                                           v->type == node->in[0].type;
+        bool ok = fn >= ORTVK_LOGIC_AND ? is_bool(v) : v->present && v->type == node->in[0].type &&
+                                                           (ortvk_kfloat(v->type) || int32 || int64);
         if (!ok) return ortvk_krefuse(why, why_len, "input %zu is of type %d", k, (int)v->type);
         if (v->rank > ORTVK_KMAX_SHADER_RANK) /* unknown: checked in the run (broadcast_dispatch) */
             return ortvk_krefuse(why, why_len, "input %zu has rank %d", k, v->rank);

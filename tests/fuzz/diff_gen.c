@@ -478,12 +478,19 @@ static void gen_compare(dcase *c)
     int64_t dims[DC_MAX_RANK], other[DC_MAX_RANK];
     int rank = random_shape(c, 0, 5, dims);
     static const char *in[] = {"a", "b"};
-    input_of(c, "a", logic ? ONNX_BOOL : 0, rank, dims, c->values);
+    /* integer comparisons too (data, not shapes: the device's), with values that differ only in one 32-bit half */
+    int32_t type = logic ? ONNX_BOOL : rp(c, 0.2) ? ONNX_INT64 : rp(c, 0.15) ? ONNX_INT32 : 0;
+    input_of(c, "a", type, rank, dims, c->values);
     if (strcmp(name, "Not") != 0) {
         int r = broadcast_shape(c, rank, dims, other);
-        input_of(c, "b", logic ? ONNX_BOOL : 0, r, other, c->values);
-        /* equal values now and then, so Equal/GreaterOrEqual see ties */
+        input_of(c, "b", type, r, other, c->values);
         dc_tensor *a = &c->in[0], *b = &c->in[1];
+        for (int k = 0; k < 2 && type == ONNX_INT64; k++) {
+            int64_t *v = c->in[k].data;
+            for (size_t i = 0; v != NULL && i < c->in[k].bytes / sizeof(int64_t); i++)
+                if (rp(c, 0.5)) v[i] = hostile_int(c);
+        }
+        /* equal values now and then, so Equal/GreaterOrEqual see ties */
         if (!logic && a->bytes == b->bytes && rp(c, 0.5) && a->data && b->data) memcpy(b->data, a->data, a->bytes);
     }
     node(c, in, strcmp(name, "Not") ? 2 : 1, 1, ONNX_BOOL);

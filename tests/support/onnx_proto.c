@@ -1147,9 +1147,8 @@ static int onnx_parse_graph(const onnx_fld *graph, onnx_model_info *info) {
         case ONNX_FN_GRAPH_NODE:
             if (f.wt != ONNX_WT_LEN)
                 return ONNX_ERR_MALFORMED;
-            if (info->n_nodes == ONNX_MAX_NODES)
-                return ONNX_ERR_LIMIT;
-            if ((rc = onnx_parse_node(&f, info->op_types[info->n_nodes], ONNX_MAX_OP_TYPE)))
+            if (info->n_nodes < ONNX_MAX_NODES &&
+                (rc = onnx_parse_node(&f, info->op_types[info->n_nodes], ONNX_MAX_OP_TYPE)))
                 return rc;
             info->n_nodes++;
             break;

@@ -127,10 +127,10 @@ typedef struct {
 typedef struct {
     int64_t ir_version;
     int64_t opset; /* version imported for the default domain ("" or "ai.onnx"); 0 when none is imported */
-    int n_inputs, n_outputs, n_nodes;
+    int n_inputs, n_outputs, n_nodes; /* n_nodes counts them all, op_types keeps ONNX_MAX_NODES */
     onnx_value_info inputs[ONNX_MAX_IO]; /* graph inputs in order, minus those that are also initializers */
     onnx_value_info outputs[ONNX_MAX_IO];
-    char op_types[ONNX_MAX_NODES][ONNX_MAX_OP_TYPE]; /* of the top-level graph's nodes, in order */
+    char op_types[ONNX_MAX_NODES][ONNX_MAX_OP_TYPE]; /* of the top-level graph's first nodes, in order */
 } onnx_model_info;
 
 /* Summarises a serialized ModelProto. Every byte is bounds-checked; malformed input fails, never overreads. */

@@ -58,7 +58,7 @@ int test_ort_fails(ortapp *app, OrtStatus *status, OrtErrorCode code, const char
 void test_open(ortapp *app, const OrtEpDevice **device)
 {
     char error[512];
-    if (ortapp_open(app, NULL, ORT_LOGGING_LEVEL_WARNING, error, sizeof(error)) != 0) {
+    if (ortapp_open(app, NULL, getenv("TV") ? ORT_LOGGING_LEVEL_VERBOSE : ORT_LOGGING_LEVEL_WARNING, error, sizeof(error)) != 0) {
         printf("SKIP: %s\n", error);
         exit(77);
     }
@@ -157,7 +157,7 @@ OrtValue *test_device_tensor(ortapp *app, const OrtEpDevice *device, int rank, c
 OrtValue *test_host_tensor_of(ortapp *app, void *data, ONNXTensorElementDataType type, size_t count, int rank,
                               const int64_t *shape)
 {
-    size_t size = type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16 ? sizeof(uint16_t) : sizeof(float);
+    size_t size = onnx_elem_size((int32_t)type);
     OrtMemoryInfo *info = NULL;
     OrtValue *value = NULL;
     if (!ORT_OK(app, app->api->CreateCpuMemoryInfo(OrtDeviceAllocator, OrtMemTypeDefault, &info))) return NULL;

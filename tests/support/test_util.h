@@ -64,7 +64,7 @@ OrtValue *test_host_tensor(ortapp *app, float *data, size_t count, int rank, con
  * when ImportSemaphore fails. */
 OrtExternalSemaphoreHandle *test_import_host_timeline(ortapp *app, OrtExternalResourceImporter *importer,
                                                       ortvk_host_timeline *timeline);
-/* The same of `type`: FLOAT, or FLOAT16 (`data` holds the bit patterns). */
+/* The same of any fixed-size `type` (FLOAT16's `data` holds the bit patterns). */
 OrtValue *test_host_tensor_of(ortapp *app, void *data, ONNXTensorElementDataType type, size_t count, int rank,
                               const int64_t *shape);
 

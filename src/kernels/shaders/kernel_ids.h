@@ -67,6 +67,8 @@
 #define ORTVK_LOGIC_OR 6u
 #define ORTVK_LOGIC_XOR 7u
 #define ORTVK_LOGIC_NOT 8u
+#define ORTVK_COMPARE_INT32 16u          /* added to a comparison: its operands are int32 */
+#define ORTVK_COMPARE_INT64 24u          /* added instead: int64 operands (two 32-bit words); FN < ORTVK_KVARIANT */
 
 /* a fused chain's step kinds (shaders/common.glsl's ortvk_chain4): t = x, then each step on t */
 #define ORTVK_CHAIN_ADD 0u               /* t + a */

@@ -58,7 +58,9 @@ int test_ort_fails(ortapp *app, OrtStatus *status, OrtErrorCode code, const char
 void test_open(ortapp *app, const OrtEpDevice **device)
 {
     char error[512];
-    if (ortapp_open(app, NULL, getenv("TV") ? ORT_LOGGING_LEVEL_VERBOSE : ORT_LOGGING_LEVEL_WARNING, error, sizeof(error)) != 0) {
+    /* ORTVK_TEST_VERBOSE=1: ORT's verbose log, where ortvk says why each node it leaves stays with the CPU EP. */
+    OrtLoggingLevel level = getenv("ORTVK_TEST_VERBOSE") ? ORT_LOGGING_LEVEL_VERBOSE : ORT_LOGGING_LEVEL_WARNING;
+    if (ortapp_open(app, NULL, level, error, sizeof(error)) != 0) {
         printf("SKIP: %s\n", error);
         exit(77);
     }

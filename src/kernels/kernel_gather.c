@@ -55,8 +55,10 @@ static bool gather_prepare(const ortvk_knode *node, ortvk_kparams *params, char 
     if (!ortvk_klayout_floats(node, 1, why, why_len) || node->n_in != 2 || node->n_out != 1) return false;
     if (!ortvk_knode_int(node, "axis", 0, &p->axis)) return ortvk_krefuse(why, why_len, "axis");
     const ortvk_kvalue *q = &node->in[1];
-    if (!ortvk_knode_const_ints(node, 1, p->indices, ORTVK_KMAX_GATHER, &p->count) || q->rank < 0)
-        return ortvk_krefuse(why, why_len, "indices are not constant (or more than %d)", ORTVK_KMAX_GATHER);
+    p->at_run = !ortvk_knode_const_ints(node, 1, p->indices, ORTVK_KMAX_GATHER, &p->count);
+    if (q->rank < 0 || (p->at_run && !ortvk_knode_host_indices(node, 1)))
+        return ortvk_krefuse(why, why_len, "indices are neither constant nor known on the host in the run (a graph "
+                             "input, or made from shapes)");
     int rank = node->in[0].rank;
     if (rank < 1 || rank + q->rank - 1 > ORTVK_KMAX_RANK) return ortvk_krefuse(why, why_len, "rank %d", rank);
     if (p->axis < -rank || p->axis >= rank) return ortvk_krefuse(why, why_len, "axis %lld", (long long)p->axis);
@@ -66,6 +68,14 @@ static bool gather_prepare(const ortvk_knode *node, ortvk_kparams *params, char 
     return true;
 }
 
+/* Index j: of the constant list, or of input 1's host values (int32 or int64) in the run. */
+static int64_t gather_index(const ortvk_kparams_gather *p, const ortvk_ktensor *q, size_t j)
+{
+    if (!p->at_run) return p->indices[j];
+    if (q->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32) return ((const int32_t *)q->host)[j];
+    return ((const int64_t *)q->host)[j];
+}
+
 static OrtStatus *gather_shape(const ortvk_kparams *params, ortvk_krun *run)
 {
     const ortvk_kparams_gather *p = &params->gather;
@@ -73,17 +83,53 @@ static OrtStatus *gather_shape(const ortvk_kparams *params, ortvk_krun *run)
     ortvk_ktensor *y = &run->out[0];
     size_t axis = (size_t)p->axis;
     if (axis >= x->rank) return ortvk_status(ORT_INVALID_ARGUMENT, "Gather: axis %zu of rank %zu", axis, x->rank);
-    for (size_t j = 0; j < p->count; j++) {
-        if (p->indices[j] < -x->dims[axis] || p->indices[j] >= x->dims[axis])
+    const ortvk_ktensor *q = &run->in[1];
+    size_t count = p->at_run ? q->count : p->count;
+    if (p->at_run && q->count > 0 && q->host == NULL)
+        return ortvk_status(ORT_EP_FAIL, "Gather: the indices (%zu values) are not on the host in this run", q->count);
+    for (size_t j = 0; j < count; j++) {
+        int64_t index = gather_index(p, q, j);
+        if (index < -x->dims[axis] || index >= x->dims[axis])
             return ortvk_status(ORT_INVALID_ARGUMENT, "Gather: indices[%zu] = %lld is out of range for a dim of %lld",
-                                j, (long long)p->indices[j], (long long)x->dims[axis]);
+                                j, (long long)index, (long long)x->dims[axis]);
     }
     y->type = x->type;
     y->rank = 0;
     for (size_t d = 0; d < axis; d++) y->dims[y->rank++] = x->dims[d];
-    for (int d = 0; d < p->rank; d++) y->dims[y->rank++] = p->dims[d];
+    for (size_t d = 0; d < (p->at_run ? q->rank : (size_t)p->rank); d++)
+        y->dims[y->rank++] = p->at_run ? q->dims[d] : p->dims[d];
     for (size_t d = axis + 1; d < x->rank; d++) y->dims[y->rank++] = x->dims[d];
+    if (y->rank > ORTVK_KMAX_RANK) return ortvk_status(ORT_EP_FAIL, "Gather: an output of rank %zu", y->rank);
     return NULL;
+}
+
+typedef struct push_gather {
+    uint64_t src, dst, index;
+    uint32_t n, count, len, inner, words;
+} push_gather;
+
+/* Indices known only in the run: made non-negative (gather_shape checked them) as int32 in a buffer the gather
+ * shader reads, one dispatch for the whole output. */
+static OrtStatus *gather_record_at_run(const ortvk_kparams_gather *p, ortvk_krun *run, int64_t len, int64_t inner)
+{
+    const ortvk_ktensor *x = &run->in[0], *q = &run->in[1], *y = &run->out[0];
+    int32_t *table = NULL;
+    ORTVK_TRY(ortvk_krun_host(run, q->count * sizeof(int32_t), (void **)&table));
+    for (size_t j = 0; j < q->count; j++) {
+        int64_t index = gather_index(p, q, j);
+        table[j] = (int32_t)(index < 0 ? index + len : index);
+    }
+    push_gather push = {
+        .src = x->address,
+        .dst = y->address,
+        .n = (uint32_t)y->count,
+        .count = (uint32_t)q->count,
+        .len = (uint32_t)len,
+        .inner = (uint32_t)inner,
+        .words = (uint32_t)(ortvk_element_size(x->type) / 4), /* 0: float16 (the variant the run picks) */
+    };
+    ORTVK_TRY(ortvk_krun_upload(run, table, q->count * sizeof(int32_t), &push.index));
+    return ortvk_krun_dispatch(run, ORTVK_SHADER_GATHER, &push, sizeof(push), y->count);
 }
 
 /* y[o, j, i] = x[o, indices[j], i] on (outer, axis, inner) views: a strided copy of each index's slab. */
@@ -94,6 +140,7 @@ static OrtStatus *gather_record(const ortvk_kparams *params, ortvk_krun *run)
     size_t axis = (size_t)p->axis;
     int64_t outer = (int64_t)ortvk_kcount(x->dims, axis), len = x->dims[axis];
     int64_t inner = (int64_t)ortvk_kcount(x->dims + axis + 1, x->rank - axis - 1);
+    if (p->at_run) return gather_record_at_run(p, run, len, inner);
     for (size_t j = 0; j < p->count; j++) {
         int64_t index = p->indices[j] < 0 ? p->indices[j] + len : p->indices[j];
         ortvk_kstrides s = {.rank = 2, .dims = {outer, inner}};

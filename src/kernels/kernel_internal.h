@@ -206,6 +206,11 @@ OrtStatus *ortvk_krun_host(ortvk_krun *run, size_t bytes, void **out);
  * both, any integer tensor of rank <= 1 that is not a constant (read on the host at run time, with a wait when it
  * is in device memory). For the device ops that take shapes, bounds, repeats or sizes at run time. */
 bool ortvk_knode_host_ints(const ortvk_knode *node, size_t input);
+/* Whether input `input` of `node` is an int32/int64 tensor of known rank and at most ORTVK_KHOST_MAX elements (when
+ * its dims are known) whose values the run has on the host: a constant, a value made from shapes and constants on
+ * the host, or a graph input (an application's indices: token ids). Not a value a device op makes. Gather's
+ * indices. */
+bool ortvk_knode_host_indices(const ortvk_knode *node, size_t input);
 /* The same for a float, int32 or int64 input (Resize's scales), rank <= 1. */
 bool ortvk_knode_host_numbers(const ortvk_knode *node, size_t input);
 /* Input `input`'s values as int64 (from int32 or int64 host data); false when it has no host data, is not an

@@ -195,6 +195,7 @@ typedef struct ortvk_kparams_gather {
     int64_t axis;
     int64_t indices[ORTVK_KMAX_GATHER];
     size_t count;
+    bool at_run;          /* the indices are input 1's host values in the run (not constant, or more than 64) */
     int rank;             /* of the indices */
     int64_t dims[ORTVK_KMAX_RANK];
 } ortvk_kparams_gather;

@@ -98,6 +98,26 @@ bool ortvk_knode_host_ints(const ortvk_knode *node, size_t input)
            ((v->rank >= 0 && v->rank <= 1) || input_derived(node, input, &budget));
 }
 
+bool ortvk_knode_host_indices(const ortvk_knode *node, size_t input)
+{
+    const ortvk_kvalue *v = &node->in[input];
+    if (input >= node->n_in || !v->present || !int_type(v->type) || v->rank < 0 || v->rank > ORTVK_KMAX_RANK)
+        return false;
+    int64_t n = 1;
+    for (int d = 0; d < v->rank; d++)
+        if (v->dims[d] >= 0 && (!ortvk_kmul(n, v->dims[d], &n) || n > ORTVK_KHOST_MAX)) return false;
+    if (v->constant != NULL) return true;
+    if (node->compiling) return (node->host_known >> input) & 1;
+    int budget = 64;
+    const OrtNode *producer = NULL;
+    OrtStatus *status = ortvk_ort->ValueInfo_GetValueProducer(v->info, &producer, NULL);
+    if (status != NULL) {
+        ortvk_ort->ReleaseStatus(status);
+        return false;
+    }
+    return producer == NULL || derived(v->info, &budget);
+}
+
 /* ---- host values of the run's inputs ----------------------------------------------------------------------------- */
 
 bool ortvk_krun_host_ints(const ortvk_krun *run, size_t input, int64_t *out, size_t max, size_t *count)

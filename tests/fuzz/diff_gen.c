@@ -914,26 +914,36 @@ static void gen_gather(dcase *c)
     int64_t dim = a >= 0 && a < rank ? dims[a] : 1;
     int irank = (int)rint_(c, 0, 2);
     for (int i = 0; i < irank; i++) idims[i] = rint_(c, 0, 3);
+    /* now and then more indices than ortvk keeps in its parameters (64): read from the host in the run */
+    if (rp(c, 0.1)) irank = 1, idims[0] = rint_(c, 65, 100);
     uint64_t n = count_of(irank, idims);
-    int64_t idx[8];
-    if (n > 8) n = 8, irank = 1, idims[0] = 8;
+    int64_t idx[100];
+    if (n > 100) n = 8, irank = 1, idims[0] = 8;
     for (uint64_t i = 0; i < n; i++) {
         idx[i] = dim > 0 ? rint_(c, -dim, dim - 1) : 0;
         if (rp(c, 0.04)) idx[i] = rp(c, 0.5) ? dim : hostile_int(c);
     }
     dc_attr *rec = record(c, "indices", 'i');
     rec->src = 'c';
-    rec->n = (int)n;
-    memcpy(rec->v, idx, n * sizeof(int64_t));
+    rec->n = n > 8 ? 8 : (int)n;
+    memcpy(rec->v, idx, (size_t)rec->n * sizeof(int64_t));
     bool int32 = rp(c, 0.2);
-    int32_t idx32[8];
+    int32_t idx32[100];
     for (uint64_t i = 0; i < n; i++) idx32[i] = (int32_t)idx[i];
-    onnx_model_add_initializer(c->model, "indices", int32 ? ONNX_INT32 : ONNX_INT64, irank, idims,
-                               int32 ? (void *)idx32 : (void *)idx, n * (int32 ? 4 : 8));
+    /* a constant, or a graph input (token ids into an embedding table) */
+    if (rp(c, 0.6)) {
+        onnx_model_add_initializer(c->model, "indices", int32 ? ONNX_INT32 : ONNX_INT64, irank, idims,
+                                   int32 ? (void *)idx32 : (void *)idx, n * (int32 ? 4 : 8));
+    } else {
+        input_of(c, "indices", int32 ? ONNX_INT32 : ONNX_INT64, irank, idims, c->values);
+        dc_tensor *t = &c->in[c->n_in - 1];
+        if (t->data != NULL && t->bytes == n * (int32 ? 4 : 8))
+            memcpy(t->data, int32 ? (void *)idx32 : (void *)idx, t->bytes);
+    }
     desc(c, " indices:%s", int32 ? "int32" : "int64");
     desc_dims(c, irank, idims);
     desc(c, "=");
-    desc_dims(c, (int)n, idx);
+    desc_dims(c, (int)n < 8 ? (int)n : 8, idx);
     static const char *in[] = {"x", "indices"};
     node(c, in, 2, 1, 0);
     if (axis != 0 || rp(c, 0.3)) a_int(c, "axis", axis);

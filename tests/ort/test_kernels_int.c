@@ -1,7 +1,8 @@
-/* Integer data on the device: the comparisons of int32 and int64 tensors that are data, not shapes (graph inputs, as
- * Silero VAD's sample rate is), in a strict session (every node on ortvk) against ORT's CPU EP, output for output.
- * The int64 values differ in one 32-bit half only, cross zero and reach INT64_MIN/INT64_MAX, so a comparison of the
- * wrong half, of unsigned high words or of signed low words gives another answer. */
+/* Integer data on the device, in strict sessions (every node on ortvk) against ORT's CPU EP: the comparisons of int32
+ * and int64 tensors that are data, not shapes (graph inputs, as Silero VAD's sample rate is), output for output —
+ * the int64 values differ in one 32-bit half only, cross zero and reach INT64_MIN/INT64_MAX, so a comparison of the
+ * wrong half, of unsigned high words or of signed low words gives another answer — and Gather with indices given at
+ * run time (token ids into an embedding table), where an index out of range fails the run naming it. */
 #include <string.h>
 
 #include "kernel_check.h"
@@ -64,6 +65,54 @@ static void check(ortapp *app, const OrtEpDevice *device, int32_t type, void *a,
     free(model);
 }
 
+/* Embedding lookup: table [V, D] float, ids [B, T] int64 (a graph input), y = table[ids] of [B, T, D]. */
+static void check_gather(ortapp *app, const OrtEpDevice *device)
+{
+    enum { V = 50, D = 12, B = 2, T = 70 }; /* 140 ids: more than ortvk keeps as parameters */
+    onnx_model *m = onnx_model_new(13);
+    int64_t table_dims[2] = {V, D}, id_dims[2] = {-1, -1}, y_dims[3] = {-1, -1, D};
+    static float table[V * D];
+    for (int i = 0; i < V * D; i++) table[i] = (float)i * 0.25f - 7.0f;
+    onnx_model_add_initializer(m, "table", ONNX_FLOAT, 2, table_dims, table, sizeof(table));
+    onnx_model_add_input(m, "ids", ONNX_INT64, 2, id_dims);
+    onnx_model_add_output(m, "y", ONNX_FLOAT, 3, y_dims);
+    const char *in[] = {"table", "ids"}, *out[] = {"y"};
+    onnx_model_add_node(m, "Gather", in, 2, out, 1);
+    uint8_t *model = NULL;
+    size_t len = 0;
+    kc_pair pair;
+    if (!test_model_serialize(m, "Gather", &model, &len) ||
+        !kc_pair_open(app, device, model, len, NULL, 0, true, "Gather with run-time indices", &pair)) {
+        free(model);
+        return;
+    }
+    int64_t ids[B * T], dims[2] = {B, T};
+    for (int i = 0; i < B * T; i++) ids[i] = (i * 37 + 11) % V - (i % 3 == 0 ? V : 0); /* negative ones too */
+    OrtValue *input = test_host_tensor_of(app, ids, ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64, B * T, 2, dims);
+    const char *in_names[] = {"ids"}, *out_names[] = {"y"};
+    OrtValue *want[1], *got[1];
+    if (CHECK(input != NULL, "ids") && kc_pair_run(app, &pair, in_names, &input, NULL, 1, out_names, 1, want, got)) {
+        size_t want_bytes = 0, got_bytes = 0;
+        float *x = kc_host_data(app, want[0], &want_bytes), *y = kc_host_data(app, got[0], &got_bytes);
+        CHECK(x && y && want_bytes == sizeof(float) * B * T * D && got_bytes == want_bytes &&
+                  memcmp(x, y, want_bytes) == 0,
+              "Gather of %d ids: differs from the CPU EP", B * T);
+        free(x);
+        free(y);
+        printf("Gather of %d run-time ids from [%d, %d]: same as the CPU EP\n", B * T, V, D);
+    }
+    kc_pair_release(app, want, got, 1);
+    /* An id past the table: the CPU EP fails the run, and so must ortvk, naming the index. */
+    ids[B * T - 1] = V;
+    OrtValue *output = NULL;
+    ORT_FAILS(app, app->api->Run(pair.vk, NULL, in_names, (const OrtValue *const *)&input, 1, out_names, 1, &output),
+              ORT_INVALID_ARGUMENT, "out of range");
+    if (output) app->api->ReleaseValue(output);
+    if (input) app->api->ReleaseValue(input);
+    kc_pair_close(app, &pair);
+    free(model);
+}
+
 int main(void)
 {
     ortapp app;
@@ -76,5 +125,6 @@ int main(void)
     int32_t b32[COUNT] = {0, 0, -1, INT32_MAX, INT32_MIN, 5, -8, 100, 100, 8000, 4, -65536};
     check(&app, device, ONNX_INT64, a64, b64);
     check(&app, device, ONNX_INT32, a32, b32);
+    check_gather(&app, device);
     return test_finish(&app, "test_kernels_int");
 }

@@ -208,7 +208,7 @@ static void resize_blended(const ortvk_kparams_resize *p, const float *scale, bo
     if (p->mode != ORTVK_RESIZE_LINEAR) return;
     bool all = true;
     for (int d = 0; d < p->rank; d++) all = all && scale[d] == 1.0f;
-    if (all) return; /* every scale 1: ORT copies the input */
+    if (all) return; /* every scale 1 (resize_record copies an input whose dims the output keeps) */
     if (p->rank == 2 || p->rank == 3) {
         for (int d = 0; d < p->rank; d++) blended[d] = true;
     } else if (p->rank == 4) {
@@ -269,6 +269,10 @@ static OrtStatus *resize_record(const ortvk_kparams *params, ortvk_krun *run)
     float scale[ORTVK_KMAX_RANK];
     ORTVK_TRY(resize_plan(p, run, out, scale));
     if (x->count == 0) return ortvk_status(ORT_INVALID_ARGUMENT, "Resize of an empty input to a non-empty output");
+    /* ORT's CPU EP copies the input whenever the output has its dims, whatever the scales say (a scale of 1.2 on a
+     * dim of 4 makes 4): so does ortvk, rather than resample by 1.2. */
+    if (memcmp(out, x->dims, x->rank * sizeof(int64_t)) == 0)
+        return ortvk_krun_copy(run, y->address, x->address, x->count * ortvk_element_size(x->type));
     if (y->count > UINT32_MAX)
         return ortvk_status(ORT_EP_FAIL, "Resize: an output of %zu elements (the shader indexes with 32 bits)",
                             y->count);

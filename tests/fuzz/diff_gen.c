@@ -647,7 +647,8 @@ static void gen_resize(dcase *c)
     random_dims(c, rank, dims);
     input(c, "x", rank, dims);
     float scales[DC_MAX_RANK];
-    static const float good[] = {1, 2, 3, 0.5f, 1.5f, 0.75f, 2.5f, 0.25f};
+    /* 1.1 and 1.2 keep most dims as they are: the CPU EP then copies the input */
+    static const float good[] = {1, 2, 3, 0.5f, 1.5f, 0.75f, 2.5f, 0.25f, 1.1f, 1.2f};
     static const float bad[] = {0, -1, NAN, INFINITY, 1e9f, 1e-9f};
     for (int i = 0; i < rank; i++) {
         scales[i] = i < rank - 2 && rp(c, 0.8) ? 1.0f : PICK(c, good);

@@ -515,6 +515,11 @@ int main(int argc, char **argv)
         resize(&app, device, "Resize linear align_corners x2", x, up2, NULL, "linear", "align_corners", NULL);
         resize(&app, device, "Resize linear pytorch_half_pixel down", x, down, NULL, "linear", "pytorch_half_pixel",
                NULL);
+        /* Scales that keep every dim (5 x 1.1 and 7 x 1.1 floor to 5 and 7): the CPU EP copies the input. */
+        float keep[4] = {1, 1, 1.1f, 1.1f};
+        resize(&app, device, "Resize linear, scales 1.1 keeping the dims", x, keep, NULL, "linear", "half_pixel", NULL);
+        resize(&app, device, "Resize nearest, scales 1.1 keeping the dims", x, keep, NULL, "nearest", "asymmetric",
+               NULL);
     }
 
     /* Broadcasts. */

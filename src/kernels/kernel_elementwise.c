@@ -242,6 +242,12 @@ static bool binary_prepare(const ortvk_knode *node, ortvk_kparams *params, char 
         if (!node->in[k].present) return ortvk_krefuse(why, why_len, "input %zu omitted", k);
     }
     if (!all_float(node, 1, why, why_len)) return false;
+    /* float16: the fold stores each partial sum in the output, rounded to float16 every time (and Mean's sum may
+     * overflow where the mean would not): more than the one rounding a node's output may carry. */
+    bool half = node->in[0].type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16;
+    if (half && ((strcmp(node->op_type, "Sum") == 0 && node->n_in > 2) || (params->binary.mean && node->n_in > 1)))
+        return ortvk_krefuse(why, why_len, "float16 %s of %zu inputs (partial sums rounded)", node->op_type,
+                             node->n_in);
     /* The shader takes 6 dims; coalescing only lowers the rank, so a known rank <= 6 is enough. An unknown rank (a
      * Reshape to a shape computed in the run) is checked in the run, after coalescing (broadcast_dispatch). */
     for (size_t k = 0; k < node->n_in; k++) {

@@ -81,7 +81,9 @@ typedef struct ortvk_kparams_batchnorm {
 } ortvk_kparams_batchnorm;
 
 typedef struct ortvk_kparams_resize {
-    int mode;             /* ORTVK_RESIZE_NEAREST / LINEAR */
+    int mode;             /* ORTVK_RESIZE_NEAREST / LINEAR / CUBIC */
+    float cubic_a;        /* cubic: cubic_coeff_a */
+    bool exclude_outside; /* cubic: taps outside the input weigh 0, the others renormalised */
     int coordinate;       /* ORTVK_COORD_* */
     int nearest;          /* ORTVK_NEAREST_* */
     bool has_scales;      /* else sizes */
@@ -92,7 +94,7 @@ typedef struct ortvk_kparams_resize {
     int64_t sizes[ORTVK_KMAX_RANK];
 } ortvk_kparams_resize;
 
-enum { ORTVK_RESIZE_NEAREST, ORTVK_RESIZE_LINEAR };
+enum { ORTVK_RESIZE_NEAREST, ORTVK_RESIZE_LINEAR, ORTVK_RESIZE_CUBIC };
 enum {
     ORTVK_COORD_HALF_PIXEL,
     ORTVK_COORD_ASYMMETRIC,

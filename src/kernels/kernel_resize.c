@@ -1,4 +1,4 @@
-/* Resize (opsets 10-19; also Upsample 9) in nearest and (n-)linear modes with the half_pixel, asymmetric,
+/* Resize (opsets 10-19; also Upsample 9) in nearest, (n-)linear and bicubic modes with the half_pixel, asymmetric,
  * align_corners, pytorch_half_pixel and tf_half_pixel_for_nn coordinate transforms. The per-dim source indices and
  * weights are computed on the host per run, in float exactly as ORT's CPU EP computes them, and uploaded as a
  * table; the device only gathers and blends. Scales and sizes are constant, or known on the host in the run (made
@@ -29,6 +29,7 @@ static bool resize_prepare(const ortvk_knode *node, ortvk_kparams *params, char 
         return ortvk_krefuse(why, why_len, "attribute types");
     if (mode[0] == '\0' || strcmp(mode, "nearest") == 0) p->mode = ORTVK_RESIZE_NEAREST;
     else if (strcmp(mode, "linear") == 0 || strcmp(mode, "bilinear") == 0) p->mode = ORTVK_RESIZE_LINEAR;
+    else if (strcmp(mode, "cubic") == 0 && !upsample && node->opset >= 11) p->mode = ORTVK_RESIZE_CUBIC;
     else return ortvk_krefuse(why, why_len, "mode %s", mode);
     if (node->opset < 11) {
         /* Resize-10 and Upsample: asymmetric coordinates, nearest rounds like ORT's "simple" mode. */
@@ -49,14 +50,20 @@ static bool resize_prepare(const ortvk_knode *node, ortvk_kparams *params, char 
         else if (strcmp(nearest, "ceil") == 0) p->nearest = ORTVK_NEAREST_CEIL;
         else return ortvk_krefuse(why, why_len, "nearest_mode %s", nearest);
     }
-    /* Opset 18 options, accepted only at their defaults. */
+    /* cubic's coefficient and exclude_outside (0 or 1; the CPU EP takes it only in cubic mode). */
     int64_t antialias = 0, exclude = 0;
+    p->cubic_a = -0.75f;
+    if (!ortvk_knode_float(node, "cubic_coeff_a", -0.75f, &p->cubic_a) || !isfinite(p->cubic_a) ||
+        !ortvk_knode_int(node, "exclude_outside", 0, &exclude) || exclude < 0 || exclude > 1 ||
+        (exclude == 1 && p->mode != ORTVK_RESIZE_CUBIC))
+        return ortvk_krefuse(why, why_len, "cubic_coeff_a or exclude_outside");
+    p->exclude_outside = exclude == 1;
+    /* Opset 18 options, accepted only at their defaults. */
     char policy[32];
     if (!ortvk_knode_int(node, "antialias", 0, &antialias) || antialias != 0 ||
-        !ortvk_knode_int(node, "exclude_outside", 0, &exclude) || exclude != 0 ||
         !ortvk_knode_string(node, "keep_aspect_ratio_policy", policy, sizeof(policy)) ||
         (policy[0] != '\0' && strcmp(policy, "stretch") != 0) || ortvk_knode_has(node, "axes"))
-        return ortvk_krefuse(why, why_len, "antialias, exclude_outside, keep_aspect_ratio_policy or axes");
+        return ortvk_krefuse(why, why_len, "antialias, keep_aspect_ratio_policy or axes");
     if (upsample || node->opset < 11) {
         /* (X, scales) for Resize-10 and Upsample-9; Upsample-7 had a scales attribute. */
         int count = 0;
@@ -130,6 +137,11 @@ static OrtStatus *check_scales(const ortvk_kparams_resize *p, const float *scale
         return ortvk_status(ORT_INVALID_ARGUMENT, "%s: linear mode on rank %d takes only scales of 1 on the outer two "
                             "dims, or on the outermost and innermost (scales %g, %g, ...)", p->upsample ? "Upsample" :
                             "Resize", p->rank, (double)scale[0], (double)(p->rank > 1 ? scale[1] : 0.0f));
+    bool cubic_ok = p->rank == 2 || (p->rank == 4 && scale[0] == 1.0f && scale[1] == 1.0f);
+    if (p->mode == ORTVK_RESIZE_CUBIC && !cubic_ok)
+        return ortvk_status(ORT_INVALID_ARGUMENT, "Resize: cubic mode takes rank 2, or rank 4 with scales of 1 on the "
+                            "outer two dims (rank %d, scales %g, %g, ...)", p->rank, (double)scale[0],
+                            (double)(p->rank > 1 ? scale[1] : 0.0f));
     return NULL;
 }
 
@@ -261,6 +273,70 @@ static void table_entry(const ortvk_kparams_resize *p, float scale, int64_t in_l
     }
 }
 
+/* ORT's GetCubicCoeffs (Keys' kernel with coefficient a), in float. */
+static void cubic_coeffs(float s, float a, float c[4])
+{
+    float t = fabsf(s);
+    c[0] = ((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a;
+    c[1] = ((a + 2) * t - (a + 3)) * t * t + 1;
+    c[2] = ((a + 2) * (1 - t) - (a + 3)) * (1 - t) * (1 - t) + 1;
+    c[3] = ((a * (2 - t) - 5 * a) * (2 - t) + 8 * a) * (2 - t) - 4 * a;
+}
+
+/* One output coordinate of a cubic dim: its four input indices (clamped into the input, as ORT's
+ * GetDataForCoordinate does), their coefficients (0 outside the input with exclude_outside) and their sum (1
+ * without). Along the last dim the coefficients are stored divided by the sum, as ORT's horizontal pass multiplies
+ * them; along the other, as they are, with the sum, as its vertical pass divides by it. */
+typedef struct cubic_entry {
+    uint32_t index[4];
+    float weight[4];
+    float sum;
+} cubic_entry;
+
+static void cubic_entry_of(const ortvk_kparams_resize *p, float scale, int64_t in_len, int64_t out_len, int64_t o,
+                           bool last, cubic_entry *e)
+{
+    float c = scale == 1.0f ? (float)o : original(p->coordinate, (float)o, scale, (float)out_len, (float)in_len);
+    float base = floorf(c), coeff[4];
+    cubic_coeffs(c - base, p->cubic_a, coeff);
+    e->sum = 1.0f;
+    if (p->exclude_outside) {
+        e->sum = 0.0f;
+        for (int k = 0; k < 4; k++) {
+            float at = base - 1.0f + (float)k;
+            if (at < 0.0f || at >= (float)in_len) coeff[k] = 0.0f;
+            e->sum += coeff[k];
+        }
+    }
+    for (int k = 0; k < 4; k++) {
+        double at = (double)base - 1.0 + k;
+        e->index[k] = (uint32_t)(at < 0 ? 0 : at > (double)(in_len - 1) ? (double)(in_len - 1) : at);
+        e->weight[k] = last ? coeff[k] / e->sum : coeff[k];
+    }
+}
+
+/* Bicubic over the last two dims (the padded dims 2 and 3), the outer ones mapped onto themselves (check_scales). */
+static OrtStatus *resize_record_cubic(const ortvk_kparams_resize *p, ortvk_krun *run, push_resize *push,
+                                      const float *scale)
+{
+    const ortvk_ktensor *x = &run->in[0];
+    size_t entries = (size_t)push->out_dims[2] + push->out_dims[3];
+    cubic_entry *table = calloc(entries, sizeof(*table));
+    if (table == NULL) return ortvk_status(ORT_FAIL, "out of host memory for a Resize table");
+    push->offset[2] = 0;
+    push->offset[3] = push->out_dims[2];
+    for (int pd = 2; pd < 4; pd++) {
+        int d = pd - (RESIZE_MAX_RANK - p->rank);
+        for (uint32_t o = 0; o < push->out_dims[pd]; o++)
+            cubic_entry_of(p, scale[d], x->dims[d], push->out_dims[pd], o, pd == 3, &table[push->offset[pd] + o]);
+    }
+    _Static_assert(sizeof(cubic_entry) == 9 * sizeof(uint32_t), "the shader reads 9 words an entry");
+    OrtStatus *status = ortvk_krun_upload(run, table, entries * sizeof(*table), &push->table);
+    free(table);
+    ORTVK_TRY(status);
+    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_RESIZE, 6 * ORTVK_KVARIANT, push, sizeof(*push), push->n);
+}
+
 static OrtStatus *resize_record(const ortvk_kparams *params, ortvk_krun *run)
 {
     const ortvk_kparams_resize *p = &params->resize;
@@ -276,11 +352,19 @@ static OrtStatus *resize_record(const ortvk_kparams *params, ortvk_krun *run)
     if (y->count > UINT32_MAX)
         return ortvk_status(ORT_EP_FAIL, "Resize: an output of %zu elements (the shader indexes with 32 bits)",
                             y->count);
+    push_resize push = {.x = x->address, .y = y->address, .n = (uint32_t)y->count};
+    if (p->mode == ORTVK_RESIZE_CUBIC) {
+        int pad = RESIZE_MAX_RANK - p->rank;
+        for (int pd = 0; pd < RESIZE_MAX_RANK; pd++) {
+            push.in_dims[pd] = pd < pad ? 1 : (uint32_t)x->dims[pd - pad];
+            push.out_dims[pd] = pd < pad ? 1 : (uint32_t)out[pd - pad];
+        }
+        return resize_record_cubic(p, run, &push, scale);
+    }
     size_t entries = 0; /* each out[d] <= y->count < 2^32 */
     for (int d = 0; d < p->rank; d++) entries += (size_t)out[d];
     entry *table = calloc(entries, sizeof(*table));
     if (table == NULL) return ortvk_status(ORT_FAIL, "out of host memory for a Resize table");
-    push_resize push = {.x = x->address, .y = y->address, .n = (uint32_t)y->count};
     uint32_t interp = 0, same = 0; /* the shader's constants INTERP and SAME */
     bool leading = true;
     /* The shader works on 4 dims: the rank is padded with leading dims of 1 (pd is the padded dim). */

@@ -1,6 +1,6 @@
-// Resize (nearest and n-linear) by tables the host computes per run exactly as ORT's CPU EP does: per output
-// coordinate of each dim, two source indices and their weights. Dims in `interp` are interpolated, the others
-// take their first index. The host pads the rank to 4 with leading dims of 1, so every loop here has a constant
+// Resize (nearest, n-linear and bicubic) by tables the host computes per run exactly as ORT's CPU EP does: per
+// output coordinate of each dim, two source indices and their weights (four, and their sum, for bicubic). Dims in
+// `interp` are interpolated, the others take their first index. The host pads the rank to 4 with leading dims of 1, so every loop here has a constant
 // count and is unrolled, and the interpolated dims and the count of leading dims that map onto themselves are
 // specialization constants: arrays indexed by loop variables that stay loops live in memory on lavapipe, and it
 // runs both sides of every branch under a mask (the rank-generic form took ~400 ns per output element there).
@@ -55,10 +55,42 @@ void main_up2()
     ORTVK_SET4(1, p.y, o + OW + 4u, hi);
 }
 
+// SAME = 6: bicubic over dims 2 and 3 in ORT's order: per output, four rows each interpolated along the last dim
+// (its weights already divided by their sum), then those four along dim 2, each times its weight, divided by the sum.
+// Table entries of 9 words: 4 input indices (clamped), 4 weights, the sum (kernel_resize.c, cubic_entry).
+void main_cubic()
+{
+    uint i = ortvk_index();
+    if (i >= p.n) return;
+    uint OW = p.out_dims[3], OH = p.out_dims[2];
+    uint ox = i % OW, r = i / OW;
+    uint oy = r % OH, plane = r / OH;
+    uint ex = (p.offset[3] + ox) * 9u, ey = (p.offset[2] + oy) * 9u;
+    uint W = p.in_dims[3], base = plane * p.in_dims[2] * W;
+    float ysum = uintBitsToFloat(ORTVK_WORD(2, p.table, ey + 8u));
+    precise float result = 0.0;
+    [[unroll]] for (uint j = 0u; j < 4u; j++) {
+        uint row = base + ORTVK_WORD(2, p.table, ey + j) * W;
+        precise float along = 0.0;
+        [[unroll]] for (uint k = 0u; k < 4u; k++) {
+            float w = uintBitsToFloat(ORTVK_WORD(2, p.table, ex + 4u + k));
+            precise float term = w * ORTVK_TEXEL(0, p.x, row + ORTVK_WORD(2, p.table, ex + k));
+            along = along + term;
+        }
+        precise float weighted = along * uintBitsToFloat(ORTVK_WORD(2, p.table, ey + 4u + j));
+        result = result + weighted / ysum;
+    }
+    ORTVK_SET(1, p.y, i, result);
+}
+
 void main()
 {
     if (SAME == 5u) {
         main_up2();
+        return;
+    }
+    if (SAME == 6u) {
+        main_cubic();
         return;
     }
     uint i = ortvk_index();

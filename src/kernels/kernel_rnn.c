@@ -121,9 +121,10 @@ static bool rnn_prepare(const ortvk_knode *node, ortvk_kparams *params, char *wh
         return ortvk_krefuse(why, why_len, "linear_before_reset is not 0 or 1");
     if (!activations(node, p->cell, p->directions, &p->activation))
         return ortvk_krefuse(why, why_len, "activations other than the defaults (RNN: Tanh, Relu or Sigmoid)");
+    /* input_size 0: ORT's CPU EP leaves X W^T uninitialized (its GEMM of K = 0 writes nothing). */
     const ortvk_kvalue *w = &node->in[IN_W];
-    if (w->rank == 3 && w->dims[2] > RNN_MAX_SIZE)
-        return ortvk_krefuse(why, why_len, "input_size %lld (at most %d)", (long long)w->dims[2], RNN_MAX_SIZE);
+    if (w->rank == 3 && (w->dims[2] > RNN_MAX_SIZE || w->dims[2] == 0))
+        return ortvk_krefuse(why, why_len, "input_size %lld (1 to %d)", (long long)w->dims[2], RNN_MAX_SIZE);
     return true;
 }
 
@@ -171,9 +172,10 @@ static OrtStatus *rnn_check(const ortvk_kparams_rnn *p, const ortvk_krun *run)
     if (optional(run, IN_P) && !dims_are(run, IN_P, 2, peep))
         return ortvk_status(ORT_INVALID_ARGUMENT, "%s: P must have shape {%lld, %lld}", op, (long long)D,
                             (long long)(3 * H));
-    if (x->dims[2] > RNN_MAX_SIZE || B > RNN_MAX_BATCH)
-        return ortvk_status(ORT_EP_FAIL, "%s: input_size %lld or batch %lld past ortvk's bound (%d, %d)", op,
-                            (long long)x->dims[2], (long long)B, RNN_MAX_SIZE, RNN_MAX_BATCH);
+    if (x->dims[2] == 0 || x->dims[2] > RNN_MAX_SIZE || B > RNN_MAX_BATCH)
+        return ortvk_status(ORT_EP_FAIL, "%s: input_size %lld (1 to %d; ORT's CPU EP gives no defined answer for 0) "
+                            "or batch %lld (at most %d)", op, (long long)x->dims[2], RNN_MAX_SIZE, (long long)B,
+                            RNN_MAX_BATCH);
     if (S == 0) return ortvk_status(ORT_EP_FAIL, "%s: X has no time steps", op);
     return NULL;
 }
@@ -233,7 +235,6 @@ static OrtStatus *rnn_lengths(const ortvk_kparams_rnn *p, ortvk_krun *run, uint3
 /* X W^T of every direction into work (offset 0): [D][S * B][G]. */
 static OrtStatus *rnn_project(ortvk_krun *run, uint32_t D, int64_t rows, int64_t G, int64_t I, VkDeviceAddress work)
 {
-    if (I == 0) return ortvk_krun_fill(run, work, (VkDeviceSize)(D * rows * G) * 4, 0);
     ortvk_kgemm_plan g = {.M = rows, .N = G, .K = I, .a_sm = I, .a_sk = 1, .b_sk = 1, .b_sn = I, .out_rank = 0};
     if (D > 1) {
         g.batch_rank = 1;

@@ -310,13 +310,13 @@ static OrtStatus *rnn_record(const ortvk_kparams *params, ortvk_krun *run)
 }
 
 const ortvk_kop ortvk_kops_rnn[] = {
-    {"LSTM", 7, 14,
+    {"LSTM", 7, 22,
      "activation_alpha activation_beta activations clip direction hidden_size input_forget layout", 1u << IN_LENS,
      rnn_prepare, rnn_shape, rnn_record},
-    {"GRU", 7, 14,
+    {"GRU", 7, 22,
      "activation_alpha activation_beta activations clip direction hidden_size layout linear_before_reset",
      1u << IN_LENS, rnn_prepare, rnn_shape, rnn_record},
-    {"RNN", 7, 14, "activation_alpha activation_beta activations clip direction hidden_size layout", 1u << IN_LENS,
+    {"RNN", 7, 22, "activation_alpha activation_beta activations clip direction hidden_size layout", 1u << IN_LENS,
      rnn_prepare, rnn_shape, rnn_record},
     {NULL, 0, 0, NULL, 0, NULL, NULL, NULL},
 };

@@ -1280,7 +1280,7 @@ static const dc_op ops[] = {
     R("ReduceProd", 18),
     {"ArgMax", 7, 13, gen_arg, true}, {"ArgMin", 7, 13, gen_arg, true},
     {"InstanceNormalization", 7, 21, gen_norm, true}, {"LayerNormalization", 17, 17, gen_norm, true},
-    {"LSTM", 7, 14, gen_rnn, false}, {"GRU", 7, 14, gen_rnn, false}, {"RNN", 7, 14, gen_rnn, false},
+    {"LSTM", 7, 21, gen_rnn, false}, {"GRU", 7, 21, gen_rnn, false}, {"RNN", 7, 21, gen_rnn, false},
 };
 #undef U
 #undef B

@@ -28,6 +28,7 @@ typedef struct rnn_case {
     const char *activations[6]; /* NULL-terminated, or none */
     float clip;             /* 0: absent */
     bool strict;            /* false: ortvk leaves the node to the CPU EP */
+    int opset;              /* 0: 14 */
 } rnn_case;
 
 static int gates_of(const char *op)
@@ -47,7 +48,7 @@ static void random_initializer(onnx_model *m, const char *name, int rank, const 
 
 static onnx_model *build(const rnn_case *c, int64_t D)
 {
-    onnx_model *m = onnx_model_new(14);
+    onnx_model *m = onnx_model_new(c->opset ? c->opset : 14);
     int64_t G = gates_of(c->op) * c->H;
     int64_t x[3] = {c->S, c->B, c->I}, w[3] = {D, G, c->I}, r[3] = {D, G, c->H}, b[2] = {D, 2 * G};
     int64_t h0[3] = {D, c->B, c->H}, p[2] = {D, 3 * c->H}, lens[1] = {c->B};
@@ -164,52 +165,52 @@ int main(void)
     const OrtEpDevice *device;
     test_open(&app, &device);
     /* name, op, S, B, I, H, direction, bias, peepholes, initial_h, initial_c, lens kind, lens, Y, Y_h, Y_c,
-     * linear_before_reset, activations, clip, strict */
+     * linear_before_reset, activations, clip, strict, opset */
     const rnn_case cases[] = {
-        {"LSTM forward 5x2x3 H4", "LSTM", 5, 2, 3, 4, NULL, false, false, false, false, 0, {0}, true, true, true, 0,
-         {NULL}, 0, true},
+        {"LSTM forward 5x2x3 H4 (opset 22)", "LSTM", 5, 2, 3, 4, NULL, false, false, false, false, 0, {0}, true, true,
+         true, 0, {NULL}, 0, true, 22},
         {"LSTM reverse, bias, peepholes, initial h and c", "LSTM", 6, 3, 8, 5, "reverse", true, true, true, true, 0,
-         {0}, true, true, true, 0, {NULL}, 0, true},
+         {0}, true, true, true, 0, {NULL}, 0, true, 14},
         {"LSTM bidirectional, all inputs, lengths 4 0 6", "LSTM", 6, 3, 4, 8, "bidirectional", true, true, true,
-         true, 1, {4, 0, 6}, true, true, true, 0, {NULL}, 0, true},
-        {"LSTM bidirectional, lengths at run time 2 5", "LSTM", 5, 2, 7, 3, "bidirectional", true, false, true,
-         false, 2, {2, 5}, true, true, true, 0, {NULL}, 0, true},
+         true, 1, {4, 0, 6}, true, true, true, 0, {NULL}, 0, true, 14},
+        {"LSTM bidirectional, lengths at run time 2 5 (22)", "LSTM", 5, 2, 7, 3, "bidirectional", true, false, true,
+         false, 2, {2, 5}, true, true, true, 0, {NULL}, 0, true, 22},
         {"LSTM only Y_c, reverse lengths 1 3 0 3", "LSTM", 3, 4, 5, 6, "reverse", true, true, false, true, 1,
-         {1, 3, 0, 3}, false, false, true, 0, {NULL}, 0, true},
+         {1, 3, 0, 3}, false, false, true, 0, {NULL}, 0, true, 14},
         {"LSTM only Y_h, 20 steps, H 64, I 32", "LSTM", 20, 3, 32, 64, "forward", true, true, true, true, 0, {0},
-         false, true, false, 0, {NULL}, 0, true},
+         false, true, false, 0, {NULL}, 0, true, 14},
         {"LSTM activations given as the defaults", "LSTM", 4, 2, 3, 5, "bidirectional", true, false, false, false,
-         0, {0}, true, true, false, 0, {"Sigmoid", "Tanh", "Tanh", "Sigmoid", "Tanh", "Tanh"}, 0, true},
+         0, {0}, true, true, false, 0, {"Sigmoid", "Tanh", "Tanh", "Sigmoid", "Tanh", "Tanh"}, 0, true, 14},
         {"LSTM clip 0.5 (left to the CPU EP)", "LSTM", 4, 2, 3, 5, NULL, true, false, false, false, 0, {0}, true,
-         true, false, 0, {NULL}, 0.5f, false},
+         true, false, 0, {NULL}, 0.5f, false, 14},
         {"LSTM HardSigmoid (left to the CPU EP)", "LSTM", 4, 2, 3, 5, NULL, true, false, false, false, 0, {0}, true,
-         true, false, 0, {"HardSigmoid", "Tanh", "Tanh"}, 0, false},
+         true, false, 0, {"HardSigmoid", "Tanh", "Tanh"}, 0, false, 14},
         {"GRU forward 5x2x3 H4", "GRU", 5, 2, 3, 4, NULL, false, false, false, false, 0, {0}, true, true, false, 0,
-         {NULL}, 0, true},
+         {NULL}, 0, true, 14},
         {"GRU linear_before_reset, bias, initial h", "GRU", 6, 3, 8, 5, NULL, true, false, true, false, 0, {0}, true,
-         true, false, 1, {NULL}, 0, true},
-        {"GRU bidirectional, lengths 3 0 5", "GRU", 5, 3, 4, 7, "bidirectional", true, false, true, false, 1,
-         {3, 0, 5}, true, true, false, 0, {NULL}, 0, true},
+         true, false, 1, {NULL}, 0, true, 14},
+        {"GRU bidirectional, lengths 3 0 5 (opset 22)", "GRU", 5, 3, 4, 7, "bidirectional", true, false, true, false, 1,
+         {3, 0, 5}, true, true, false, 0, {NULL}, 0, true, 22},
         {"GRU reverse linear_before_reset, lengths at run time", "GRU", 4, 2, 6, 9, "reverse", true, false, true,
-         false, 2, {4, 1}, true, true, false, 1, {NULL}, 0, true},
+         false, 2, {4, 1}, true, true, false, 1, {NULL}, 0, true, 14},
         {"GRU only Y_h, 16 steps, H 48", "GRU", 16, 2, 12, 48, "bidirectional", true, false, false, false, 0, {0},
-         false, true, false, 0, {"Sigmoid", "Tanh", "Sigmoid", "Tanh"}, 0, true},
+         false, true, false, 0, {"Sigmoid", "Tanh", "Sigmoid", "Tanh"}, 0, true, 14},
         {"RNN forward Tanh", "RNN", 5, 2, 3, 4, NULL, false, false, false, false, 0, {0}, true, true, false, 0,
-         {NULL}, 0, true},
-        {"RNN Relu, bias, initial h, lengths 2 4 1", "RNN", 4, 3, 5, 6, NULL, true, false, true, false, 1,
-         {2, 4, 1}, true, true, false, 0, {"Relu"}, 0, true},
+         {NULL}, 0, true, 14},
+        {"RNN Relu, bias, initial h, lengths 2 4 1 (22)", "RNN", 4, 3, 5, 6, NULL, true, false, true, false, 1,
+         {2, 4, 1}, true, true, false, 0, {"Relu"}, 0, true, 22},
         {"RNN bidirectional Sigmoid, lengths at run time", "RNN", 6, 2, 4, 8, "bidirectional", true, false, true,
-         false, 2, {6, 3}, true, true, false, 0, {"Sigmoid", "Sigmoid"}, 0, true},
+         false, 2, {6, 3}, true, true, false, 0, {"Sigmoid", "Sigmoid"}, 0, true, 14},
         {"RNN reverse, lengths 0 2", "RNN", 3, 2, 4, 5, "reverse", true, false, true, false, 1, {0, 2}, true, true,
-         false, 0, {NULL}, 0, true},
+         false, 0, {NULL}, 0, true, 14},
         {"RNN forward, lengths 0 3, initial h", "RNN", 3, 2, 4, 5, NULL, true, false, true, false, 1, {0, 3}, true,
-         true, false, 0, {NULL}, 0, true},
+         true, false, 0, {NULL}, 0, true, 14},
         {"RNN bidirectional, lengths 2 0", "RNN", 3, 2, 4, 5, "bidirectional", true, false, true, false, 1, {2, 0},
-         true, true, false, 0, {NULL}, 0, true},
+         true, true, false, 0, {NULL}, 0, true, 14},
         {"RNN only Y_h, 24 steps, H 40", "RNN", 24, 2, 16, 40, NULL, true, false, false, false, 0, {0}, false, true,
-         false, 0, {NULL}, 0, true},
+         false, 0, {NULL}, 0, true, 14},
         {"RNN LeakyRelu (left to the CPU EP)", "RNN", 4, 2, 3, 5, NULL, true, false, false, false, 0, {0}, true, true,
-         false, 0, {"LeakyRelu"}, 0, false},
+         false, 0, {"LeakyRelu"}, 0, false, 14},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) run_case(&app, device, &cases[i]);
     return test_finish(&app, "test_kernels_rnn");

@@ -179,6 +179,8 @@ int main(void)
          {1, 3, 0, 3}, false, false, true, 0, {NULL}, 0, true, 14},
         {"LSTM only Y_h, 20 steps, H 64, I 32", "LSTM", 20, 3, 32, 64, "forward", true, true, true, true, 0, {0},
          false, true, false, 0, {NULL}, 0, true, 14},
+        {"LSTM bidirectional H 257, I 259 (odd sizes, generic GEMM)", "LSTM", 3, 2, 259, 257, "bidirectional", true,
+         true, true, true, 0, {0}, true, true, true, 0, {NULL}, 0, true, 14},
         {"LSTM activations given as the defaults", "LSTM", 4, 2, 3, 5, "bidirectional", true, false, false, false,
          0, {0}, true, true, false, 0, {"Sigmoid", "Tanh", "Tanh", "Sigmoid", "Tanh", "Tanh"}, 0, true, 14},
         {"LSTM clip 0.5 (left to the CPU EP)", "LSTM", 4, 2, 3, 5, NULL, true, false, false, false, 0, {0}, true,

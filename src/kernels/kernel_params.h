@@ -233,6 +233,16 @@ typedef struct ortvk_kparams_shape {
     ortvk_kparams_slice slice;      /* Slice-1's attributes */
 } ortvk_kparams_shape;
 
+/* LSTM, GRU and RNN (kernel_rnn.c). */
+typedef struct ortvk_kparams_rnn {
+    uint32_t cell;            /* ORTVK_RNN_LSTM, _GRU or _RNN (shaders/kernel_ids.h) */
+    int64_t hidden;           /* hidden_size */
+    int directions;           /* 1, or 2 for bidirectional */
+    bool reverse;             /* direction "reverse" (one direction, run backwards) */
+    bool linear_before_reset; /* GRU */
+    uint32_t activation;      /* RNN: ORTVK_RNN_TANH, _RELU or _SIGMOID */
+} ortvk_kparams_rnn;
+
 /* `count` of a param list whose values come from an input at run time (host values, ortvk_krun_host_ints). */
 #define ORTVK_KRUNTIME (-2)
 
@@ -259,6 +269,7 @@ typedef union ortvk_kparams {
     ortvk_kparams_depth_space depth_space;
     ortvk_kparams_gather gather;
     ortvk_kparams_norm norm;
+    ortvk_kparams_rnn rnn;
 } ortvk_kparams;
 
 #endif

@@ -11,6 +11,7 @@
 static const ortvk_kop *const families[] = {
     ortvk_kops_shape, ortvk_kops_elementwise, ortvk_kops_conv, ortvk_kops_pool, ortvk_kops_resize,
     ortvk_kops_layout, ortvk_kops_gather, ortvk_kops_math, ortvk_kops_norm, ortvk_kops_arg,
+    ortvk_kops_rnn,
 };
 
 /* Whether `name` is a word of the space-separated `list`. */

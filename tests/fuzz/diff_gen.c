@@ -1173,6 +1173,89 @@ static void gen_arg(dcase *c)
     if (c->opset >= 12 && rp(c, 0.6)) a_int(c, "select_last_index", rp(c, 0.15) ? hostile_int(c) : rint_(c, 0, 1));
 }
 
+/* LSTM, GRU and RNN: every direction (and a misspelt one), biases, peepholes, initial states, sequence lengths
+ * (constant or at run time, 0 included, now and then out of range), subsets of the outputs, weights as constants or
+ * graph inputs, now and then a hidden_size that does not match W, and the attributes ortvk leaves to the CPU EP
+ * (clip, input_forget, layout 1, other activations). */
+static void gen_rnn(dcase *c)
+{
+    bool lstm = !strcmp(c->op->name, "LSTM"), gru = !strcmp(c->op->name, "GRU");
+    int64_t gates = lstm ? 4 : gru ? 3 : 1;
+    int64_t S = rp(c, 0.03) ? 0 : rint_(c, 1, 6), B = rp(c, 0.03) ? 0 : rint_(c, 1, 4);
+    int64_t I = rp(c, 0.02) ? 0 : rint_(c, 1, 9), H = rp(c, 0.2) ? rint_(c, 10, 40) : rint_(c, 1, 9);
+    static const char *const directions[] = {"forward", "reverse", "bidirectional"};
+    const char *direction = rp(c, 0.2) ? NULL : rp(c, 0.03) ? "Forward" : PICK(c, directions);
+    int64_t D = direction && !strcmp(direction, "bidirectional") ? 2 : 1, G = gates * H;
+    int64_t x[3] = {S, B, I}, w[3] = {D, G, I}, r[3] = {D, G, H}, b[2] = {D, 2 * G}, h0[3] = {D, B, H};
+    int64_t p[2] = {D, 3 * H}, lens[1] = {B};
+    input(c, "x", 3, x);
+    bool weights_in = rp(c, 0.15);
+    if (weights_in) input(c, "w", 3, w), input(c, "r", 3, r);
+    else const_float_tensor(c, "w", 3, w, c->values), const_float_tensor(c, "r", 3, r, c->values);
+    bool bias = rp(c, 0.6), seq = rp(c, 0.4), h_in = rp(c, 0.4), c_in = lstm && rp(c, 0.3), peep = lstm && rp(c, 0.3);
+    if (bias) {
+        if (rp(c, 0.15)) input(c, "b", 2, b);
+        else const_float_tensor(c, "b", 2, b, c->values);
+    }
+    if (seq) {
+        int32_t v[4] = {0};
+        for (int64_t i = 0; i < B && i < 4; i++) {
+            int64_t lo = S == 0 || rp(c, 0.2) ? 0 : 1;
+            v[i] = (int32_t)(rp(c, 0.04) ? (rp(c, 0.5) ? S + 1 : -1) : rint_(c, lo, S));
+        }
+        if (rp(c, 0.3) && c->n_in < DC_MAX_IN) {
+            input_of(c, "lens", ONNX_INT32, 1, lens, DC_VALUES_INTS);
+            memcpy(c->in[c->n_in - 1].data, v, (size_t)B * sizeof(int32_t));
+        } else {
+            onnx_model_add_initializer(c->model, "lens", ONNX_INT32, 1, lens, v, (size_t)B * sizeof(int32_t));
+            desc(c, " lens=[%d,%d,%d,%d]", v[0], v[1], v[2], v[3]);
+        }
+    }
+    if (h_in) input(c, "h0", 3, h0);
+    if (c_in) input(c, "c0", 3, h0);
+    if (peep) const_float_tensor(c, "p", 2, p, c->values);
+    const char *in[8] = {"x", "w", "r", bias ? "b" : "", seq ? "lens" : "", h_in ? "h0" : "", c_in ? "c0" : "",
+                         peep ? "p" : ""};
+    int n_in = lstm ? 8 : 6;
+    while (n_in > 3 && in[n_in - 1][0] == '\0') n_in--;
+    /* Outputs: a non-empty subset of Y, Y_h (and Y_c). */
+    int n_outs = lstm ? 3 : 2, mask = (int)rint_(c, 1, (1 << n_outs) - 1);
+    static const char *const names[3] = {"y", "y1", "y2"};
+    const char *outs[3];
+    int n_node_out = 0;
+    c->n_out = 0;
+    for (int i = 0; i < n_outs; i++) {
+        outs[i] = mask & (1 << i) ? names[i] : "";
+        if (!(mask & (1 << i))) continue;
+        n_node_out = i + 1;
+        snprintf(c->out[c->n_out], sizeof(c->out[c->n_out]), "%s", names[i]);
+        c->out_type[c->n_out++] = c->ft;
+        onnx_model_add_output(c->model, names[i], c->ft, -1, NULL);
+    }
+    c->node = onnx_model_add_node(c->model, c->op->name, in, n_in, outs, n_node_out);
+    desc(c, " outputs=%d", mask);
+    a_int(c, "hidden_size", rp(c, 0.04) ? H + 1 : H);
+    if (direction) a_string(c, "direction", direction);
+    if (gru) a_int(c, "linear_before_reset", rp(c, 0.05) ? hostile_int(c) : rint_(c, 0, 1));
+    if (rp(c, 0.04)) a_float(c, "clip", attr_float_value(c, 0.1f, 3.0f));
+    if (lstm && rp(c, 0.04)) a_int(c, "input_forget", 1);
+    if (c->opset >= 14 && rp(c, 0.03)) a_int(c, "layout", 1);
+    if (rp(c, 0.15)) {
+        static const char *const lstm_acts[] = {"Sigmoid", "Tanh", "Tanh", "Sigmoid", "Tanh", "Tanh"};
+        static const char *const rnn_acts[] = {"Tanh", "Relu", "Sigmoid", "HardSigmoid"};
+        const char *acts[6];
+        int per = lstm ? 3 : gru ? 2 : 1, n = per * (int)D;
+        for (int i = 0; i < n; i++) acts[i] = per == 1 ? PICK(c, rnn_acts) : lstm_acts[i % per];
+        if (per > 1 && rp(c, 0.2)) acts[0] = "Relu";
+        if (per == 1 && D == 1 && rp(c, 0.3)) acts[n++] = "Tanh"; /* the schema's default has two names */
+        onnx_node_attr_strings(c->node, "activations", acts, n);
+        dc_attr *a = record(c, "activations", 's');
+        snprintf(a->s, sizeof(a->s), "%s,%s", acts[0], n > 1 ? acts[1] : "");
+        desc(c, " activations=%s...(%d)", acts[0], n);
+    }
+    c->atol = 1e-5 * (1 + (double)(I + H) / 8);
+}
+
 /* ---- the table --------------------------------------------------------------------------------------------- */
 
 #define U(name, lo, hi) {name, lo, hi, gen_unary, true}
@@ -1215,6 +1298,7 @@ static const dc_op ops[] = {
     R("ReduceProd", 18),
     {"ArgMax", 7, 13, gen_arg, true}, {"ArgMin", 7, 13, gen_arg, true},
     {"InstanceNormalization", 7, 21, gen_norm, true}, {"LayerNormalization", 17, 17, gen_norm, true},
+    {"LSTM", 7, 21, gen_rnn, false}, {"GRU", 7, 21, gen_rnn, false}, {"RNN", 7, 21, gen_rnn, false},
 };
 #undef U
 #undef B

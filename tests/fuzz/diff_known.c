@@ -52,6 +52,11 @@ static bool half_special_attribute(const dcase *c)
 }
 static bool constant_or_special_input(const dcase *c) { return c->values == DC_VALUES_ONE_SPECIAL || special_input(c); }
 /* a value of magnitude 1e38 or more (FLT_MAX, infinities) */
+/* The case's values are of a special kind: its constants (weights) hold them too, which any_value does not see. */
+static bool special_kind(const dcase *c)
+{
+    return c->values == DC_VALUES_SPECIAL || c->values == DC_VALUES_ONE_SPECIAL;
+}
 static bool is_near_float_max(float v) { return !isnan(v) && fabsf(v) >= 1e38f; }
 static bool near_float_max_input(const dcase *c) { return any_value(c, is_near_float_max); }
 
@@ -93,6 +98,13 @@ const dc_known dc_known_findings[] = {
      "wrong: NaN where the CPU EP gives +-inf (infinite terms, or sums overflowing)"},
     {"Reduce*", huge_input, "values of 1e19 or more",
      "wrong: sums of +-1e20 and FLT_MAX terms overflow or cancel in another order (beyond any tolerance)"},
+    {"LSTM", special_kind, "special values (NaN, infinities, FLT_MAX) in inputs or weights",
+     "wrong: NaN or a saturated gate where the CPU EP gives another (X W^T of infinite terms, as MatMul; MLAS's "
+     "logistic and tanh of NaN and infinities; not analysed further)"},
+    {"GRU", special_kind, "special values (NaN, infinities, FLT_MAX) in inputs or weights",
+     "wrong: as LSTM's"},
+    {"RNN", special_kind, "special values (NaN, infinities, FLT_MAX) in inputs or weights",
+     "wrong: as LSTM's"},
     /* others */
     {"MatMul", matmul_k0, "K = 0", "the CPU EP is wrong: uninitialized output, batch dims not broadcast"},
     {NULL, NULL, NULL, NULL},

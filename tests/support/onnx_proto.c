@@ -40,6 +40,7 @@ enum {
     ONNX_FN_ATTR_G = 6,
     ONNX_FN_ATTR_FLOATS = 7,
     ONNX_FN_ATTR_INTS = 8,
+    ONNX_FN_ATTR_STRINGS = 9,
     ONNX_FN_ATTR_TYPE = 20,
 
     ONNX_FN_VI_NAME = 1,
@@ -82,7 +83,8 @@ enum {
     ONNX_AT_TENSOR = 4,
     ONNX_AT_GRAPH = 5,
     ONNX_AT_FLOATS = 6,
-    ONNX_AT_INTS = 7
+    ONNX_AT_INTS = 7,
+    ONNX_AT_STRINGS = 8
 };
 
 #define ONNX_IR_VERSION 8
@@ -464,6 +466,21 @@ void onnx_node_attr_string(onnx_node *n, const char *name, const char *v) {
     if (!onnx_attr_begin(n, &a, name, ONNX_AT_STRING))
         return;
     onnx_buf_field_str(&a, ONNX_FN_ATTR_S, v);
+    onnx_attr_end(n, &a);
+}
+
+void onnx_node_attr_strings(onnx_node *n, const char *name, const char *const *v, int count) {
+    for (int i = 0; n && i < count; i++) {
+        if (!v || !v[i]) {
+            onnx_model_fail(n->model, ONNX_ERR_INVALID);
+            return;
+        }
+    }
+    onnx_buf a = {0};
+    if (!onnx_attr_begin(n, &a, name, ONNX_AT_STRINGS))
+        return;
+    for (int i = 0; i < count; i++)
+        onnx_buf_field_str(&a, ONNX_FN_ATTR_STRINGS, v[i]);
     onnx_attr_end(n, &a);
 }
 

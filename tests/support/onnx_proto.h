@@ -82,6 +82,7 @@ void onnx_node_attr_ints(onnx_node *n, const char *name, const int64_t *v, int c
 void onnx_node_attr_float(onnx_node *n, const char *name, float v);
 void onnx_node_attr_floats(onnx_node *n, const char *name, const float *v, int count);
 void onnx_node_attr_string(onnx_node *n, const char *name, const char *v);
+void onnx_node_attr_strings(onnx_node *n, const char *name, const char *const *v, int count);
 /* TENSOR attribute (Constant's "value", ConstantOfShape's "value"); same rules as onnx_model_add_initializer. */
 void onnx_node_attr_tensor(onnx_node *n, const char *name, int32_t elem_type, int rank, const int64_t *dims,
                            const void *raw, size_t raw_bytes);

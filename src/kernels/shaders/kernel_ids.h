@@ -83,4 +83,12 @@
 #define ORTVK_CHAIN_MUL_X 9u             /* t * x */
 #define ORTVK_CHAIN_MARK 10u             /* x = t: later ADD_X and MUL_X steps use this value (read twice) */
 
+/* recurrent cells (shaders/kernel_rnn.comp): FN, and the RNN's activation */
+#define ORTVK_RNN_LSTM 0u
+#define ORTVK_RNN_GRU 1u
+#define ORTVK_RNN_RNN 2u
+#define ORTVK_RNN_TANH 0u
+#define ORTVK_RNN_RELU 1u
+#define ORTVK_RNN_SIGMOID 2u
+
 #endif

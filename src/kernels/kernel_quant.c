@@ -139,8 +139,6 @@ static OrtStatus *dynamic_shape(const ortvk_kparams *params, ortvk_krun *run)
 {
     (void)params;
     const ortvk_ktensor *x = &run->in[0];
-    /* The CPU EP's min and max of no elements are not defined: no answer. */
-    if (x->count == 0) return ortvk_status(ORT_INVALID_ARGUMENT, "DynamicQuantizeLinear: an input of no elements");
     run->out[0].type = T_UINT8;
     run->out[0].rank = x->rank;
     memcpy(run->out[0].dims, x->dims, sizeof(x->dims));
@@ -151,23 +149,40 @@ static OrtStatus *dynamic_shape(const ortvk_kparams *params, ortvk_krun *run)
     return NULL;
 }
 
+/* Output k's address, or a scratch buffer for it when the graph does not read it (the other steps need it). */
+static OrtStatus *dynamic_output(ortvk_krun *run, size_t k, VkDeviceAddress *address)
+{
+    if (run->out[k].present && run->out[k].address != 0) {
+        *address = run->out[k].address;
+        return NULL;
+    }
+    return ortvk_krun_scratch(run, 4, address);
+}
+
 /* Min and max per chunk of QUANT_CHUNK elements into a scratch buffer, then the scale and zero point from them (one
- * invocation), then the quantization with them. */
+ * invocation), then the quantization with them. An empty x gives scale 1 and zero point 0, as MLAS's min and max of
+ * no elements (0 and 0, or FLT_MAX and -FLT_MAX, then 0 included) do. */
 static OrtStatus *dynamic_record(const ortvk_kparams *params, ortvk_krun *run)
 {
     (void)params;
     const ortvk_ktensor *x = &run->in[0];
     uint32_t chunks = (uint32_t)((x->count + QUANT_CHUNK - 1) / QUANT_CHUNK);
-    VkDeviceAddress partial = 0;
-    ORTVK_TRY(ortvk_krun_scratch(run, (size_t)chunks * 2 * sizeof(float), &partial));
-    push_quant push = {.x = x->address, .y = partial, .n = (uint32_t)x->count, .inner = QUANT_CHUNK, .channels = chunks};
-    ORTVK_TRY(ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QUANT, FN_MINMAX, &push, sizeof(push), chunks));
-    push_quant fold = {.s = run->out[1].address, .z = run->out[2].address, .y = partial, .n = chunks};
+    VkDeviceAddress partial = 0, scale = 0, zero_point = 0;
+    ORTVK_TRY(dynamic_output(run, 1, &scale));
+    ORTVK_TRY(dynamic_output(run, 2, &zero_point));
+    if (chunks > 0) {
+        ORTVK_TRY(ortvk_krun_scratch(run, (size_t)chunks * 2 * sizeof(float), &partial));
+        push_quant push = {.x = x->address, .y = partial, .n = (uint32_t)x->count, .inner = QUANT_CHUNK,
+                           .channels = chunks};
+        ORTVK_TRY(ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QUANT, FN_MINMAX, &push, sizeof(push), chunks));
+    }
+    push_quant fold = {.s = scale, .z = zero_point, .y = partial, .n = chunks};
     ORTVK_TRY(ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QUANT, FN_PARAMS, &fold, sizeof(fold), 1));
+    if (x->count == 0 || !run->out[0].present) return NULL;
     push_quant q = {
         .x = x->address,
-        .s = run->out[1].address,
-        .z = run->out[2].address,
+        .s = scale,
+        .z = zero_point,
         .y = run->out[0].address,
         .n = (uint32_t)x->count,
         .inner = 1,

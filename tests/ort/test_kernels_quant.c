@@ -169,18 +169,24 @@ static void dequantize(ortapp *app, const OrtEpDevice *device, const char *name,
     check(app, device, name, m, ins, n_in, out, 1);
 }
 
-static void dynamic(ortapp *app, const OrtEpDevice *device, const char *name, int64_t n, float lo, float hi)
+/* x uniform in [lo, hi], or (lo == hi != 0) of random sign and exponent below |hi| (quotients of every kind). */
+static void dynamic(ortapp *app, const OrtEpDevice *device, const char *name, int64_t n, float lo, float hi,
+                    int n_out)
 {
     onnx_model *m = onnx_model_new(11);
     qin ins[1] = {{.name = "x", .type = ONNX_FLOAT, .rank = 2, .dims = {n / 7, 7}}};
     float *v = alloc_values(&ins[0]);
-    for (size_t k = 0; k < count_of(&ins[0]); k++) v[k] = lo + (hi - lo) * (float)(next() % 1000001) / 1e6f;
+    for (size_t k = 0; k < count_of(&ins[0]); k++) {
+        v[k] = lo + (hi - lo) * (float)(next() % 1000001) / 1e6f;
+        if (lo == hi && hi != 0.0f) v[k] = ldexpf((float)(next() % 8388608) / 8388608.0f, -(int)(next() % 20)) *
+                                           (next() & 1 ? hi : -hi);
+    }
     const char *in[1] = {"x"}, *out[3] = {"y", "y_scale", "y_zero_point"};
     onnx_model_add_node(m, "DynamicQuantizeLinear", in, 1, out, 3);
     onnx_model_add_output(m, "y", ONNX_UINT8, -1, NULL);
-    onnx_model_add_output(m, "y_scale", ONNX_FLOAT, -1, NULL);
-    onnx_model_add_output(m, "y_zero_point", ONNX_UINT8, -1, NULL);
-    check(app, device, name, m, ins, 1, out, 3);
+    if (n_out > 1) onnx_model_add_output(m, "y_scale", ONNX_FLOAT, -1, NULL);
+    if (n_out > 2) onnx_model_add_output(m, "y_zero_point", ONNX_UINT8, -1, NULL);
+    check(app, device, name, m, ins, 1, out, n_out);
 }
 
 /* ---- MatMulInteger / ConvInteger ------------------------------------------------------------------------- */
@@ -273,10 +279,14 @@ int main(void)
     dequantize(&app, device, "DequantizeLinear per-axis uint8 axis 1", ONNX_UINT8, 3, q3, 1, 5, true);
     dequantize(&app, device, "DequantizeLinear per-axis int8 axis -1", ONNX_INT8, 3, q3, -1, 41, true);
 
-    dynamic(&app, device, "DynamicQuantizeLinear [-3, 5] 3 chunks", 7 * 1500, -3.0f, 5.0f);
-    dynamic(&app, device, "DynamicQuantizeLinear positive", 7 * 13, 0.25f, 9.0f);
-    dynamic(&app, device, "DynamicQuantizeLinear negative", 7 * 13, -9.0f, -0.5f);
-    dynamic(&app, device, "DynamicQuantizeLinear zeros", 7 * 3, 0.0f, 0.0f);
+    dynamic(&app, device, "DynamicQuantizeLinear [-3, 5] 3 chunks", 7 * 1500, -3.0f, 5.0f, 3);
+    dynamic(&app, device, "DynamicQuantizeLinear positive", 7 * 13, 0.25f, 9.0f, 3);
+    dynamic(&app, device, "DynamicQuantizeLinear negative", 7 * 13, -9.0f, -0.5f, 3);
+    dynamic(&app, device, "DynamicQuantizeLinear zeros", 7 * 3, 0.0f, 0.0f, 3);
+    dynamic(&app, device, "DynamicQuantizeLinear, scale and zero point unread", 7 * 99, -1.0f, 3.0f, 1);
+    dynamic(&app, device, "DynamicQuantizeLinear empty", 0, -1.0f, 3.0f, 3);
+    for (int r = 0; r < 3; r++)
+        dynamic(&app, device, "DynamicQuantizeLinear 700000 of every exponent", 700000, 3.0f, 3.0f, 3);
 
     int64_t a2[2] = {7, 33}, b2[2] = {33, 19}, a3[3] = {3, 7, 33}, b3[3] = {3, 33, 19};
     matmul(&app, device, "MatMulInteger uint8 x uint8", 2, a2, 2, b2, ONNX_UINT8, ONNX_UINT8, false, 0, -1);

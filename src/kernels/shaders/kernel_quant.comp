@@ -26,35 +26,29 @@ int zero_point(uint c)
 }
 
 // a / b correctly rounded, as the CPU computes it. Vulkan lets a division be off by 2.5 ULP (lavapipe turns a division
-// by a constant into a product with its reciprocal), and one ULP decides a rounding at .5; + - * are correctly rounded,
-// and `precise` keeps them as written. From the driver's quotient q, moved by one ULP while the remainder a - q b,
-// computed exactly (Dekker's product with Veltkamp's split, then Knuth's two-sum), lies past half an ULP of q times b.
-// Exact for |a|, |q| in [2^-100, 2^100] and |b| in [2^-60, 2^60]; elsewhere (zero, NaN, infinities, scales beyond
-// those) the driver's quotient stays.
-void split(float v, out float h, out float l)
+// by a constant into a product with its reciprocal), and one ULP decides a rounding at .5. From the driver's quotient
+// q, moved by one ULP while a / b lies beyond the midpoint to its neighbour, decided in integers (the mantissas'
+// products, 64 bits with umulExtended): float tricks such as Dekker's product break where a driver fuses a * b + c.
+// Exact for |a|, |b|, |q| in (2^-100, 2^100); elsewhere (zero, NaN, infinities, extreme scales) the driver's
+// quotient stays.
+void float_parts(float f, out uint m, out int e)
 {
-    precise float c = 4097.0 * v;
-    precise float h_ = c - (c - v);
-    precise float l_ = v - h_;
-    h = h_;
-    l = l_;
+    uint u = floatBitsToUint(f), x = (u >> 23) & 255u;
+    m = (u & 0x7fffffu) | (x != 0u ? 0x800000u : 0u);
+    e = int(x != 0u ? x : 1u) - 150;
 }
 
-// The sign of (A - q B) - h (A, B, q > 0), with q B exact as p + e and the difference exact as s + t.
-int residual_side(float A, float B, float q, float h)
+// The sign of ma 2^ea / (mb 2^eb) - M 2^E, or 2 where the shift it takes is out of range.
+int quotient_side(uint ma, int ea, uint mb, int eb, uint M, int E)
 {
-    float qh, ql, bh, bl;
-    split(q, qh, ql);
-    split(B, bh, bl);
-    precise float p = q * B;
-    precise float e = ((qh * bh - p) + qh * bl + ql * bh) + ql * bl;
-    precise float d = A - p; // exact: p is within a factor 2 of A
-    precise float s = d - e;
-    precise float bb = s - d;
-    precise float t = (d - (s - bb)) + (-e - bb);
-    precise float r = s - h;
-    if (r != 0.0) return r > 0.0 ? 1 : -1;
-    return t > 0.0 ? 1 : (t < 0.0 ? -1 : 0);
+    int k = ea - E - eb;
+    if (k < 0 || k > 39) return 2;
+    uint h1 = k >= 32 ? ma << uint(k - 32) : (k == 0 ? 0u : ma >> uint(32 - k)), l1 = k >= 32 ? 0u : ma << uint(k);
+    uint h2, l2;
+    umulExtended(M, mb, h2, l2);
+    if (h1 != h2) return h1 > h2 ? 1 : -1;
+    if (l1 != l2) return l1 > l2 ? 1 : -1;
+    return 0;
 }
 
 float divide(float a, float b)
@@ -62,14 +56,21 @@ float divide(float a, float b)
     float q0 = a / b;
     float A = abs(a), B = abs(b), q = abs(q0);
     const float lo = 7.888609052210118e-31, hi = 1.2676506002282294e30; // 2^-100, 2^100
-    const float blo = 8.673617379884035e-19, bhi = 1.152921504606847e18; // 2^-60, 2^60
-    if (!(q > lo && q < hi && A > lo && A < hi && B > blo && B < bhi)) return q0;
+    if (!(q > lo && q < hi && A > lo && A < hi && B > lo && B < hi)) return q0;
+    uint ma, mb, mq;
+    int ea, eb, eq;
+    float_parts(A, ma, ea);
+    float_parts(B, mb, eb);
     [[unroll]] for (int k = 0; k < 3; k++) {
-        float up = uintBitsToFloat(floatBitsToUint(q) + 1u), down = uintBitsToFloat(floatBitsToUint(q) - 1u);
-        precise float hu = (up - q) * 0.5 * B;
-        precise float hd = (q - down) * 0.5 * B;
-        if (residual_side(A, B, q, hu) > 0) q = up;
-        else if (residual_side(A, B, q, -hd) < 0) q = down;
+        float_parts(q, mq, eq);
+        if (quotient_side(ma, ea, mb, eb, 2u * mq + 1u, eq - 1) == 1) { // above the midpoint to the next float
+            q = uintBitsToFloat(floatBitsToUint(q) + 1u);
+            continue;
+        }
+        // The midpoint to the float below: a quarter ULP down at a power of two.
+        int side = mq == 0x800000u ? quotient_side(ma, ea, mb, eb, 4u * mq - 1u, eq - 2)
+                                   : quotient_side(ma, ea, mb, eb, 2u * mq - 1u, eq - 1);
+        if (side == -1) q = uintBitsToFloat(floatBitsToUint(q) - 1u);
     }
     return (a < 0.0) != (b < 0.0) ? -q : q;
 }

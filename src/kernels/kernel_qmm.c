@@ -1,6 +1,6 @@
-/* MatMulInteger and ConvInteger on the device (shaders/kernel_qmm.comp): uint8/int8 operands less their zero points,
- * int32 sums that wrap like MLAS's int32 accumulators. Zero points per tensor, and per column of B (MatMulInteger
- * with a 2-D B); ConvInteger 1-D and 2-D with groups, strides, dilations and pads. */
+/* MatMulInteger, QLinearMatMul and ConvInteger on the device (shaders/kernel_qmm.comp): uint8/int8 operands less their
+ * zero points, int32 sums that wrap like MLAS's accumulators; QLinearMatMul requantized as MLAS does. Zero points per
+ * tensor (MatMulInteger's B also per column); ConvInteger 1-D and 2-D with groups, strides, dilations and pads. */
 #include <string.h>
 
 #include "kernels/kernel_internal.h"
@@ -8,11 +8,12 @@
 #define T_UINT8 ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8
 #define T_INT8 ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8
 #define T_INT32 ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32
+#define T_FLOAT ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT
 
 /* The most terms one output element sums: 32,768 of ORTVK_FOR's blocks of 16, half of lavapipe's loop cap. */
 #define QMM_MAX_TERMS (INT64_C(1) << 19)
 
-enum { FN_MATMUL, FN_CONV };
+enum { FN_MATMUL, FN_CONV, FN_QLINEAR, FN_QPARAMS, FN_QSCALES };
 
 typedef struct push_qmm {
     uint64_t a, b, za, zb, y;
@@ -47,8 +48,9 @@ static VkDeviceAddress input_address(const ortvk_krun *run, size_t k)
 
 /* ---- MatMulInteger -------------------------------------------------------------------------------------- */
 
-/* A and B of rank >= 2 (ORT's CPU EP registers A uint8 with B uint8 or int8, and A int8 with B int8); B of rank 2, or
- * of A's rank with the same batch dims, known. */
+static bool matmul_ranks(const ortvk_kvalue *a, const ortvk_kvalue *b, char *why, size_t why_len);
+
+/* A uint8 with B uint8 or int8, or A int8 with B int8 (ORT's CPU EP's kernels). */
 static bool matmul_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
 {
     (void)params;
@@ -58,6 +60,12 @@ static bool matmul_prepare(const ortvk_knode *node, ortvk_kparams *params, char 
         return ortvk_krefuse(why, why_len, "types other than uint8/int8 in, int32 out");
     if (!zero_point_ok(node, 2, false) || !zero_point_ok(node, 3, b->rank == 2))
         return ortvk_krefuse(why, why_len, "zero points other than one value (or one per column of a 2-D B)");
+    return matmul_ranks(a, b, why, why_len);
+}
+
+/* A and B of rank >= 2; B of rank 2, or of A's rank with the same batch dims, known. */
+static bool matmul_ranks(const ortvk_kvalue *a, const ortvk_kvalue *b, char *why, size_t why_len)
+{
     if (a->rank < 2 || b->rank < 2 || a->rank > ORTVK_KMAX_RANK)
         return ortvk_krefuse(why, why_len, "ranks %d and %d (ortvk runs 2 and more)", a->rank, b->rank);
     if (b->rank > 2) {
@@ -70,50 +78,123 @@ static bool matmul_prepare(const ortvk_knode *node, ortvk_kparams *params, char 
     return true;
 }
 
-static OrtStatus *matmul_shape(const ortvk_kparams *params, ortvk_krun *run)
+/* y's dims (A's with N last) from A and B (inputs ia and ib) of `op`. */
+static OrtStatus *matmul_dims(const char *op, ortvk_krun *run, size_t ia, size_t ib, ONNXTensorElementDataType type)
 {
-    (void)params;
-    const ortvk_ktensor *a = &run->in[0], *b = &run->in[1];
+    const ortvk_ktensor *a = &run->in[ia], *b = &run->in[ib];
     ortvk_ktensor *y = &run->out[0];
     size_t r = a->rank;
+    if (r < 2 || b->rank < 2 || (b->rank > 2 && b->rank != r))
+        return ortvk_status(ORT_INVALID_ARGUMENT, "%s: A of rank %zu, B of rank %zu", op, r, b->rank);
     if (a->dims[r - 1] != b->dims[b->rank - 2])
-        return ortvk_status(ORT_INVALID_ARGUMENT, "MatMulInteger: A's K %lld is not B's %lld",
-                            (long long)a->dims[r - 1], (long long)b->dims[b->rank - 2]);
+        return ortvk_status(ORT_INVALID_ARGUMENT, "%s: A's K %lld is not B's %lld", op, (long long)a->dims[r - 1],
+                            (long long)b->dims[b->rank - 2]);
     for (size_t d = 0; b->rank > 2 && d + 2 < r; d++) {
         if (a->dims[d] != b->dims[d])
-            return ortvk_status(ORT_INVALID_ARGUMENT, "MatMulInteger: batch dim %zu of A %lld and B %lld", d,
+            return ortvk_status(ORT_INVALID_ARGUMENT, "%s: batch dim %zu of A %lld and B %lld", op, d,
                                 (long long)a->dims[d], (long long)b->dims[d]);
     }
     if (a->dims[r - 1] > QMM_MAX_TERMS)
-        return ortvk_status(ORT_NOT_IMPLEMENTED, "MatMulInteger: K %lld past ortvk's %lld",
-                            (long long)a->dims[r - 1], (long long)QMM_MAX_TERMS);
-    y->type = T_INT32;
+        return ortvk_status(ORT_NOT_IMPLEMENTED, "%s: K %lld past ortvk's %lld", op, (long long)a->dims[r - 1],
+                            (long long)QMM_MAX_TERMS);
+    y->type = type;
     y->rank = r;
     memcpy(y->dims, a->dims, sizeof(a->dims));
     y->dims[r - 1] = b->dims[b->rank - 1];
     return NULL;
 }
 
+/* The shader's M, N, K, batches and A's and B's batch strides. */
+static void matmul_plan(const ortvk_krun *run, size_t ia, size_t ib, uint32_t d[6])
+{
+    const ortvk_ktensor *a = &run->in[ia], *b = &run->in[ib];
+    size_t r = a->rank;
+    uint32_t M = (uint32_t)a->dims[r - 2], K = (uint32_t)a->dims[r - 1], N = (uint32_t)b->dims[b->rank - 1];
+    uint32_t v[6] = {M, N, K, (uint32_t)(run->out[0].count / ((size_t)M * N)), M * K, b->rank > 2 ? K * N : 0};
+    memcpy(d, v, sizeof(v));
+}
+
+static OrtStatus *matmul_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    (void)params;
+    return matmul_dims("MatMulInteger", run, 0, 1, T_INT32);
+}
+
 static OrtStatus *matmul_record(const ortvk_kparams *params, ortvk_krun *run)
 {
     (void)params;
-    const ortvk_ktensor *a = &run->in[0], *b = &run->in[1], *y = &run->out[0];
-    size_t r = a->rank;
-    uint32_t M = (uint32_t)a->dims[r - 2], K = (uint32_t)a->dims[r - 1], N = (uint32_t)b->dims[b->rank - 1];
-    bool column = run->n_in > 3 && run->in[3].present && run->in[3].count != 1;
-    if (column && run->in[3].count != N)
-        return ortvk_status(ORT_INVALID_ARGUMENT, "MatMulInteger: B's zero point of %zu values for N %u",
-                            run->in[3].count, N);
     push_qmm push = {
-        .a = a->address,
-        .b = b->address,
+        .a = run->in[0].address,
+        .b = run->in[1].address,
         .za = input_address(run, 2),
         .zb = input_address(run, 3),
-        .y = y->address,
-        .flags = type_flags(run) | (column ? 4u : 0u),
-        .d = {M, N, K, (uint32_t)(y->count / ((size_t)M * N)), M * K, b->rank > 2 ? K * N : 0},
+        .y = run->out[0].address,
     };
-    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, FN_MATMUL, &push, sizeof(push), y->count);
+    matmul_plan(run, 0, 1, push.d);
+    bool column = run->n_in > 3 && run->in[3].present && run->in[3].count != 1;
+    if (column && run->in[3].count != push.d[1])
+        return ortvk_status(ORT_INVALID_ARGUMENT, "MatMulInteger: B's zero point of %zu values for N %u",
+                            run->in[3].count, push.d[1]);
+    push.flags = type_flags(run) | (column ? 4u : 0u);
+    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, FN_MATMUL, &push, sizeof(push), run->out[0].count);
+}
+
+/* ---- QLinearMatMul -------------------------------------------------------------------------------------- */
+
+/* Inputs a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point: A and y uint8 with B uint8 or
+ * int8, or all int8 (the CPU EP's kernels); float scales and zero points of one value each. */
+static bool qlinear_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    (void)params;
+    if (node->n_in != 8 || node->n_out != 1) return ortvk_krefuse(why, why_len, "not 8 inputs and 1 output");
+    const ortvk_kvalue *a = &node->in[0], *b = &node->in[3], *y = &node->out[0];
+    bool s8 = a->type == T_INT8;
+    if (!is_8bit(a) || !is_8bit(b) || y->type != a->type || (s8 && b->type != T_INT8))
+        return ortvk_krefuse(why, why_len, "types other than the CPU EP's (uint8 x uint8/int8, int8 x int8)");
+    static const size_t scales[3] = {1, 4, 6}, zps[3] = {2, 5, 7};
+    for (int k = 0; k < 3; k++) {
+        const ortvk_kvalue *sv = &node->in[scales[k]], *zv = &node->in[zps[k]];
+        ONNXTensorElementDataType zt = k == 0 ? a->type : k == 1 ? b->type : y->type;
+        bool one = sv->present && sv->type == T_FLOAT && (sv->rank == 0 || (sv->rank == 1 && sv->dims[0] == 1));
+        bool zp = zv->present && zv->type == zt && (zv->rank == 0 || (zv->rank == 1 && zv->dims[0] == 1));
+        if (!one || !zp)
+            return ortvk_krefuse(why, why_len, "scales or zero points other than one value each");
+    }
+    return matmul_ranks(a, b, why, why_len);
+}
+
+static OrtStatus *qlinear_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    (void)params;
+    return matmul_dims("QLinearMatMul", run, 0, 3, run->in[0].type);
+}
+
+/* The zero points, then the output scale (FN 3 and 4) into a scratch buffer the product reads (FN 2). */
+static OrtStatus *qlinear_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    (void)params;
+    for (size_t k = 1; k < 8; k++) {
+        if (k != 3 && run->in[k].count != 1)
+            return ortvk_status(ORT_INVALID_ARGUMENT, "QLinearMatMul: input %zu has %zu values, not one", k,
+                                run->in[k].count);
+    }
+    VkDeviceAddress words = 0;
+    ORTVK_TRY(ortvk_krun_scratch(run, 4 * sizeof(uint32_t), &words));
+    uint32_t flags = (run->in[0].type == T_INT8 ? 1u : 0u) | (run->in[3].type == T_INT8 ? 2u : 0u) |
+                     (run->out[0].type == T_INT8 ? 8u : 0u);
+    push_qmm gather = {.a = run->in[2].address, .b = run->in[5].address, .zb = run->in[7].address, .y = words,
+                       .flags = flags};
+    gather.d[6] = 1;
+    ORTVK_TRY(ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, FN_QPARAMS, &gather, sizeof(gather), 1));
+    push_qmm scale = {.a = run->in[1].address, .b = run->in[4].address, .zb = run->in[6].address, .y = words,
+                      .flags = flags};
+    scale.d[6] = 1;
+    ORTVK_TRY(ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, FN_QSCALES, &scale, sizeof(scale), 1));
+    push_qmm push = {.a = run->in[0].address, .b = run->in[3].address, .za = words, .y = run->out[0].address,
+                     .flags = flags};
+    matmul_plan(run, 0, 3, push.d);
+    push.d[6] = 1;
+    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, FN_QLINEAR, &push, sizeof(push), run->out[0].count);
 }
 
 /* ---- ConvInteger ---------------------------------------------------------------------------------------- */
@@ -253,6 +334,7 @@ static OrtStatus *conv_record(const ortvk_kparams *params, ortvk_krun *run)
 
 const ortvk_kop ortvk_kops_qmm[] = {
     {"MatMulInteger", 10, 10, "", 0, matmul_prepare, matmul_shape, matmul_record},
+    {"QLinearMatMul", 10, 10, "", 0, qlinear_prepare, qlinear_shape, qlinear_record},
     {"ConvInteger", 10, 10, "auto_pad dilations group kernel_shape pads strides", 0, conv_prepare, conv_shape,
      conv_record},
     {NULL, 0, 0, NULL, 0, NULL, NULL, NULL},

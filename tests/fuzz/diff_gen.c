@@ -1296,6 +1296,35 @@ static void gen_conv_integer(dcase *c)
     spatial_attrs(c, sp, kernel, true, rp(c, 0.4));
 }
 
+/* QLinearMatMul: A and y of one type, B of the CPU EP's pairs, scales and zero points of one value (rarely not). */
+static void gen_qlinear_matmul(dcase *c)
+{
+    int64_t a[DC_MAX_RANK], b[DC_MAX_RANK];
+    int ra = (int)rint_(c, 2, 4), rb = rp(c, 0.6) ? 2 : ra;
+    int64_t m = small_dim(c), k = small_dim(c), n = small_dim(c), batch[2] = {rint_(c, 1, 3), rint_(c, 1, 3)};
+    if (c->big) ra = rb = 2, m = 1, n = 2, k = big_dim(c);
+    for (int i = 0; i < ra - 2; i++) a[i] = b[i] = batch[2 - (ra - 2) + i];
+    a[ra - 2] = m, a[ra - 1] = k, b[rb - 2] = k, b[rb - 1] = n;
+    static const int32_t types[] = {ONNX_UINT8, ONNX_INT8};
+    int32_t at = PICK(c, types), bt = at == ONNX_INT8 ? ONNX_INT8 : PICK(c, types);
+    static const float scales[] = {1.0f, 0.5f, 0.02f, 0.013f, 0.7f, 3.0f};
+    int64_t one[1] = {1};
+    int qrank = rp(c, 0.5) ? 0 : 1;
+    input_of(c, "a", at, ra, a, c->values);
+    float s = rp(c, 0.05) ? special_float(c) : PICK(c, scales);
+    const_floats(c, "as", qrank ? 1 : -1, &s, true);
+    input_of(c, "az", at, qrank, one, c->values);
+    input_of(c, "b", bt, rb, b, c->values);
+    s = rp(c, 0.05) ? special_float(c) : PICK(c, scales);
+    const_floats(c, "bs", qrank ? 1 : -1, &s, true);
+    input_of(c, "bz", bt, qrank, one, c->values);
+    s = rp(c, 0.05) ? special_float(c) : PICK(c, scales);
+    const_floats(c, "ys", qrank ? 1 : -1, &s, true);
+    input_of(c, "yz", at, qrank, one, c->values);
+    static const char *in[] = {"a", "as", "az", "b", "bs", "bz", "ys", "yz"};
+    node(c, in, 8, 1, at);
+}
+
 /* ---- the table --------------------------------------------------------------------------------------------- */
 
 #define U(name, lo, hi) {name, lo, hi, gen_unary, true}
@@ -1341,6 +1370,7 @@ static const dc_op ops[] = {
     {"QuantizeLinear", 10, 21, gen_quantize, false}, {"DequantizeLinear", 10, 21, gen_quantize, false},
     {"DynamicQuantizeLinear", 11, 11, gen_dynamic_quantize, false},
     {"MatMulInteger", 10, 10, gen_matmul_integer, false}, {"ConvInteger", 10, 10, gen_conv_integer, false},
+    {"QLinearMatMul", 10, 10, gen_qlinear_matmul, false},
 };
 #undef U
 #undef B
@@ -1353,7 +1383,7 @@ static bool has_big(const dc_op *op)
     static const char *const big[] = {"MatMul", "Gemm", "Softmax", "LogSoftmax", "Conv", "MaxPool", "AveragePool",
                                       "GlobalAveragePool", "GlobalMaxPool", "LayerNormalization",
                                       "InstanceNormalization", "Relu", "Add", "DynamicQuantizeLinear",
-                                      "MatMulInteger", "ConvInteger"};
+                                      "MatMulInteger", "ConvInteger", "QLinearMatMul"};
     if (op->gen == gen_reduce || op->gen == gen_arg) return true;
     for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++)
         if (!strcmp(big[i], op->name)) return true;

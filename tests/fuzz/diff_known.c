@@ -68,7 +68,7 @@ static bool matmul_k0(const dcase *c)
     return c->n_in == 2 && c->in[0].rank > 0 && c->in[0].dims[c->in[0].rank - 1] == 0;
 }
 
-/* MatMulInteger's A has K = 0 (any zero point inputs after A and B). */
+/* MatMulInteger's or QLinearMatMul's A has K = 0. */
 static bool matmul_integer_k0(const dcase *c)
 {
     return c->n_in >= 2 && c->in[0].rank > 0 && c->in[0].dims[c->in[0].rank - 1] == 0;
@@ -104,6 +104,7 @@ const dc_known dc_known_findings[] = {
     /* others */
     {"MatMul", matmul_k0, "K = 0", "the CPU EP is wrong: uninitialized output, batch dims not broadcast"},
     {"MatMulInteger", matmul_integer_k0, "K = 0", "the CPU EP is wrong: uninitialized output (ortvk gives 0)"},
+    {"QLinearMatMul", matmul_integer_k0, "K = 0", "the CPU EP is wrong: uninitialized sums (ortvk's are 0)"},
     {NULL, NULL, NULL, NULL},
 };
 const size_t dc_known_count = sizeof(dc_known_findings) / sizeof(dc_known_findings[0]) - 1;

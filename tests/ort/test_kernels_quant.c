@@ -6,7 +6,7 @@
 
 #include "kernel_check.h"
 
-#define MAX_IO 4
+#define MAX_IO 8
 
 static uint32_t seed = 2024;
 
@@ -219,6 +219,30 @@ static void matmul(ortapp *app, const OrtEpDevice *device, const char *name, int
     check(app, device, name, m, ins, n_in, out, 1);
 }
 
+/* QLinearMatMul of A [a] (type at) and B [b] (type bt), y of A's type; scales a_s, b_s, y_s (graph inputs). */
+static void qlinear(ortapp *app, const OrtEpDevice *device, const char *name, int ar, const int64_t *a, int br,
+                    const int64_t *b, int at, int bt, float a_s, float b_s, float y_s)
+{
+    onnx_model *m = onnx_model_new(10);
+    qin ins[8] = {{.name = "a", .type = at, .rank = ar},        {.name = "as", .type = ONNX_FLOAT},
+                  {.name = "az", .type = at, .rank = 1, .dims = {1}}, {.name = "b", .type = bt, .rank = br},
+                  {.name = "bs", .type = ONNX_FLOAT, .rank = 1, .dims = {1}}, {.name = "bz", .type = bt},
+                  {.name = "ys", .type = ONNX_FLOAT},               {.name = "yz", .type = at}};
+    memcpy(ins[0].dims, a, (size_t)ar * sizeof(int64_t));
+    memcpy(ins[3].dims, b, (size_t)br * sizeof(int64_t));
+    const float scales[3] = {a_s, b_s, y_s};
+    const char *names[8];
+    for (int i = 0; i < 8; i++) {
+        names[i] = ins[i].name;
+        if (ins[i].type == ONNX_FLOAT) *(float *)alloc_values(&ins[i]) = scales[i / 3];
+        else random_bytes(&ins[i]);
+    }
+    const char *out[1] = {"y"};
+    onnx_model_add_node(m, "QLinearMatMul", names, 8, out, 1);
+    onnx_model_add_output(m, "y", at, -1, NULL);
+    check(app, device, name, m, ins, 8, out, 1);
+}
+
 typedef struct conv_attrs {
     int64_t strides[2], dilations[2], pads[4];
     int64_t group;
@@ -301,6 +325,11 @@ int main(void)
     matmul(&app, device, "MatMulInteger K 40000 of 255*255 (wraps)", 2, aw, 2, bw, ONNX_UINT8, ONNX_UINT8, false, 0,
            255);
 
+    qlinear(&app, device, "QLinearMatMul uint8 x uint8", 2, a2, 2, b2, ONNX_UINT8, ONNX_UINT8, 0.02f, 0.013f, 0.7f);
+    qlinear(&app, device, "QLinearMatMul uint8 x int8 batched", 3, a3, 2, b2, ONNX_UINT8, ONNX_INT8, 0.1f, 0.03f, 0.9f);
+    qlinear(&app, device, "QLinearMatMul int8 x int8 batched B", 3, a3, 3, b3, ONNX_INT8, ONNX_INT8, 0.05f, 0.01f, 0.3f);
+    qlinear(&app, device, "QLinearMatMul saturating, ties", 2, a2, 2, b2, ONNX_UINT8, ONNX_UINT8, 1.0f, 1.0f, 2.0f);
+    qlinear(&app, device, "QLinearMatMul y_scale 0", 2, a2, 2, b2, ONNX_UINT8, ONNX_UINT8, 1.0f, 1.0f, 0.0f);
     int64_t x4[4] = {2, 4, 11, 13}, w4[4] = {6, 2, 3, 3}, w44[4] = {5, 4, 3, 2}, x3[3] = {2, 3, 30}, w3[3] = {4, 3, 5};
     conv(&app, device, "ConvInteger 3x3 group 2 pads strides", 4, x4, w4,
          &(conv_attrs){.strides = {2, 1}, .pads = {1, 0, 2, 1}, .group = 2}, true);

@@ -327,6 +327,8 @@ extern const ortvk_kop ortvk_kops_math[];
 extern const ortvk_kop ortvk_kops_norm[];
 extern const ortvk_kop ortvk_kops_arg[];
 extern const ortvk_kop ortvk_kops_rnn[];
+extern const ortvk_kop ortvk_kops_quant[];
+extern const ortvk_kop ortvk_kops_qmm[];
 extern const ortvk_kop ortvk_kops_shape[]; /* evaluated on the host; looked up first */
 bool ortvk_kop_on_host(const ortvk_kop *op);
 

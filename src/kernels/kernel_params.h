@@ -242,6 +242,13 @@ typedef struct ortvk_kparams_rnn {
     bool linear_before_reset; /* GRU */
     uint32_t activation;      /* RNN: ORTVK_RNN_TANH, _RELU or _SIGMOID */
 } ortvk_kparams_rnn;
+/* The quantized ops (kernel_quant.c): QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, MatMulInteger,
+ * ConvInteger. */
+typedef struct ortvk_kparams_quant {
+    int64_t axis;                 /* Quantize/DequantizeLinear: the axis of per-axis scales (may be negative) */
+    ONNXTensorElementDataType out; /* the output's element type */
+    ortvk_kparams_conv conv;      /* ConvInteger's geometry (its epilogue unused) */
+} ortvk_kparams_quant;
 
 /* `count` of a param list whose values come from an input at run time (host values, ortvk_krun_host_ints). */
 #define ORTVK_KRUNTIME (-2)
@@ -270,6 +277,7 @@ typedef union ortvk_kparams {
     ortvk_kparams_gather gather;
     ortvk_kparams_norm norm;
     ortvk_kparams_rnn rnn;
+    ortvk_kparams_quant quant;
 } ortvk_kparams;
 
 #endif

@@ -12,6 +12,7 @@ static const ortvk_kop *const families[] = {
     ortvk_kops_shape, ortvk_kops_elementwise, ortvk_kops_conv, ortvk_kops_pool, ortvk_kops_resize,
     ortvk_kops_layout, ortvk_kops_gather, ortvk_kops_math, ortvk_kops_norm, ortvk_kops_arg,
     ortvk_kops_rnn,
+    ortvk_kops_quant, ortvk_kops_qmm,
 };
 
 /* Whether `name` is a word of the space-separated `list`. */
@@ -86,12 +87,14 @@ static bool element_types(const ortvk_knode *node, const ortvk_kop *op, const or
         if (!v->present || (i < node->n_in && (op->host_inputs & (1u << i)))) continue;
         f32 = f32 || v->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
         f16 = f16 || v->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16;
-        bytes = bytes || v->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL;
+        bytes = bytes || v->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL || v->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8 ||
+                v->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8;
     }
     *float16 = f16;
     if (f16 && f32 && strcmp(node->op_type, "Cast") != 0) return ortvk_krefuse(why, why_len, "float and float16 mixed");
     if (f16 && !caps->storage_16bit) return ortvk_krefuse(why, why_len, "float16 (the device lacks 16-bit storage)");
-    if (bytes && !caps->storage_8bit) return ortvk_krefuse(why, why_len, "bool (the device lacks 8-bit storage)");
+    if (bytes && !caps->storage_8bit)
+        return ortvk_krefuse(why, why_len, "bool or 8-bit integers (the device lacks 8-bit storage)");
     return true;
 }
 

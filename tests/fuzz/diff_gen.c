@@ -1254,6 +1254,174 @@ static void gen_rnn(dcase *c)
         desc(c, " activations=%s...(%d)", acts[0], n);
     }
     c->atol = 1e-5 * (1 + (double)(I + H) / 8);
+/* ---- quantized ops ----------------------------------------------------------------------------------------- */
+
+/* Scales (and their zero points of type `zt`, 0: none) of Quantize/DequantizeLinear: n values (-1: a scalar), a
+ * constant or a graph input; ties come from scales of 1 and 0.5 with the x values at .5. */
+static void quant_params(dcase *c, int n, int32_t zt)
+{
+    int count = n < 0 ? 1 : n;
+    float s[64];
+    uint8_t z[64];
+    static const float scales[] = {1.0f, 0.5f, 0.25f, 0.0173f, 3.0f, 1e-3f};
+    for (int i = 0; i < count && i < 64; i++) {
+        s[i] = rp(c, 0.05) ? special_float(c) : rp(c, 0.6) ? PICK(c, scales) : (float)(0.001 + 0.05 * runi(c));
+        z[i] = zt == ONNX_INT8 ? (uint8_t)(int8_t)rint_(c, -128, 127) : (uint8_t)rint_(c, 0, 255);
+    }
+    int64_t dims[1] = {count};
+    if (count > 64) {
+        c->failed = true;
+        return;
+    }
+    if (rp(c, 0.7)) {
+        const_floats(c, "s", n, s, true);
+        if (zt) onnx_model_add_initializer(c->model, "z", zt, n < 0 ? 0 : 1, dims, z, (size_t)count);
+        if (zt) desc(c, " z:const %s", type_name(zt));
+        return;
+    }
+    dc_tensor *t = &c->in[c->n_in];
+    input_of(c, "s", ONNX_FLOAT, n < 0 ? 0 : 1, dims, DC_VALUES_POSITIVE);
+    if (t->data) memcpy(t->data, s, (size_t)count * sizeof(float));
+    if (!zt) return;
+    t = &c->in[c->n_in];
+    input_of(c, "z", zt, n < 0 ? 0 : 1, dims, DC_VALUES_NORMAL);
+    if (t->data) memcpy(t->data, z, (size_t)count);
+}
+
+static void gen_quantize(dcase *c)
+{
+    bool dq = !strcmp(c->op->name, "DequantizeLinear");
+    int64_t dims[DC_MAX_RANK];
+    int rank = random_shape(c, 0, 4, dims);
+    static const int32_t qtypes[] = {ONNX_UINT8, ONNX_INT8};
+    int32_t qt = PICK(c, qtypes);
+    if (dq && rp(c, 0.1)) qt = ONNX_INT32;
+    if (dq) input_of(c, "x", qt, rank, dims, c->values);
+    else input_of(c, "x", ONNX_FLOAT, rank, dims, c->values);
+    bool axis_scales = c->opset >= 13 && rank > 0 && rp(c, 0.4);
+    int64_t axis = axis_scales ? axis_of(c, rank) : 1;
+    int64_t a = axis < 0 ? axis + rank : axis;
+    int n = axis_scales && a >= 0 && a < rank ? (int)dims[a] : rp(c, 0.3) ? 1 : -1;
+    if (n > 64) n = 64;
+    int32_t zt = qt == ONNX_INT32 ? (rp(c, 0.05) ? ONNX_INT32 : 0) : rp(c, 0.75) ? qt : 0;
+    quant_params(c, n, zt == ONNX_INT32 ? 0 : zt);
+    static const char *in[] = {"x", "s", "z"};
+    node(c, in, zt && zt != ONNX_INT32 ? 3 : 2, 1, dq ? ONNX_FLOAT : qt);
+    if (axis_scales || (c->opset >= 13 && rp(c, 0.1))) a_int(c, "axis", axis);
+    if (!dq && c->opset >= 19 && rp(c, 0.1)) a_int(c, "saturate", rint_(c, 0, 1));
+    if (c->opset >= 21 && rp(c, 0.05)) a_int(c, "block_size", rint_(c, 0, 2));
+    if (!dq && c->opset >= 21 && rp(c, 0.1)) a_int(c, "output_dtype", rp(c, 0.8) ? qt : ONNX_UINT16);
+}
+
+static void gen_dynamic_quantize(dcase *c)
+{
+    int64_t dims[DC_MAX_RANK];
+    int rank = random_shape(c, 0, 4, dims);
+    if (c->big) rank = 1, dims[0] = big_dim(c) * (rp(c, 0.5) ? 1 : 7);
+    input_of(c, "x", ONNX_FLOAT, rank, dims, c->values);
+    static const char *in[] = {"x"};
+    static const int32_t types[3] = {ONNX_UINT8, ONNX_FLOAT, ONNX_UINT8};
+    c->n_out = 3;
+    for (int i = 0; i < 3; i++) {
+        snprintf(c->out[i], sizeof(c->out[i]), "%s", out_names[i]);
+        c->out_type[i] = types[i];
+        onnx_model_add_output(c->model, out_names[i], types[i], -1, NULL);
+    }
+    c->node = onnx_model_add_node(c->model, c->op->name, in, 1, out_names, 3);
+}
+
+/* An 8-bit zero point "name" of type t: a scalar, [1], or (`n` > 1) one per column or channel. */
+static void int_zero_point(dcase *c, const char *name, int32_t t, int n)
+{
+    int64_t dims[1] = {n};
+    int rank = n > 1 || rp(c, 0.3) ? 1 : 0;
+    if (rp(c, 0.5)) {
+        uint8_t z[64];
+        for (int i = 0; i < n && i < 64; i++) z[i] = (uint8_t)rint_(c, 0, 255);
+        onnx_model_add_initializer(c->model, name, t, rank, dims, z, (size_t)n);
+        desc(c, " %s:const %s", name, type_name(t));
+        desc_dims(c, rank, dims);
+    } else {
+        input_of(c, name, t, rank, dims, c->values);
+    }
+}
+
+static void gen_matmul_integer(dcase *c)
+{
+    int64_t a[DC_MAX_RANK], b[DC_MAX_RANK];
+    int ra = (int)rint_(c, 1, 4), rb = rp(c, 0.6) ? 2 : (int)rint_(c, 1, 4);
+    int64_t m = small_dim(c), k = small_dim(c), n = small_dim(c);
+    if (c->big) ra = rb = 2, m = rint_(c, 1, 2), n = rint_(c, 1, 2), k = big_dim(c);
+    int64_t batch[2] = {rint_(c, 1, 3), rint_(c, 1, 3)};
+    for (int i = 0; i < ra - 2; i++) a[i] = rp(c, 0.1) ? 1 : batch[2 - (ra - 2) + i];
+    for (int i = 0; i < rb - 2; i++) b[i] = rp(c, 0.1) ? 1 : batch[2 - (rb - 2) + i];
+    if (ra == 1) a[0] = k;
+    else a[ra - 2] = m, a[ra - 1] = k;
+    if (rb == 1) b[0] = k;
+    else b[rb - 2] = k + (rp(c, 0.03) ? 1 : 0), b[rb - 1] = n;
+    static const int32_t types[] = {ONNX_UINT8, ONNX_INT8};
+    int32_t at = PICK(c, types), bt = at == ONNX_INT8 ? ONNX_INT8 : PICK(c, types);
+    input_of(c, "a", at, ra, a, c->values);
+    input_of(c, "b", bt, rb, b, c->values);
+    int nz = rp(c, 0.4) ? 0 : rp(c, 0.5) ? 1 : 2;
+    if (nz >= 1) int_zero_point(c, "za", at, 1);
+    if (nz >= 2) int_zero_point(c, "zb", bt, rp(c, 0.3) && rb >= 2 ? (int)b[rb - 1] : 1);
+    static const char *in[] = {"a", "b", "za", "zb"};
+    node(c, in, 2 + nz, 1, ONNX_INT32);
+}
+
+static void gen_conv_integer(dcase *c)
+{
+    int sp = rp(c, 0.7) ? 2 : (int)rint_(c, 1, 3);
+    int64_t group = rp(c, 0.7) ? 1 : rint_(c, 1, 3);
+    int64_t cin = group * rint_(c, 1, 3), cout = group * rint_(c, 1, 3);
+    int64_t x[DC_MAX_RANK], w[DC_MAX_RANK], kernel[3];
+    x[0] = rint_(c, 1, 2);
+    x[1] = cin;
+    for (int i = 0; i < sp; i++) kernel[i] = rint_(c, 1, 3), x[2 + i] = rint_(c, 1, 8);
+    if (c->big) sp = 1, group = 1, x[0] = 1, x[1] = cin = big_dim(c), x[2] = 1, kernel[0] = 1, cout = 1;
+    w[0] = cout;
+    w[1] = cin / group;
+    for (int i = 0; i < sp; i++) w[2 + i] = kernel[i];
+    int32_t xt = rp(c, 0.1) ? ONNX_INT8 : ONNX_UINT8;
+    input_of(c, "x", xt, 2 + sp, x, c->values);
+    input_of(c, "w", ONNX_UINT8, 2 + sp, w, c->values);
+    int nz = rp(c, 0.3) ? 0 : rp(c, 0.3) ? 1 : 2;
+    if (nz >= 1) int_zero_point(c, "zx", xt, 1);
+    if (nz >= 2) int_zero_point(c, "zw", ONNX_UINT8, rp(c, 0.1) ? (int)cout : 1);
+    static const char *in[] = {"x", "w", "zx", "zw"};
+    node(c, in, 2 + nz, 1, ONNX_INT32);
+    if (group != 1 || rp(c, 0.3)) a_int(c, "group", rp(c, 0.05) ? hostile_int(c) : group);
+    spatial_attrs(c, sp, kernel, true, rp(c, 0.4));
+}
+
+/* QLinearMatMul: A and y of one type, B of the CPU EP's pairs, scales and zero points of one value (rarely not). */
+static void gen_qlinear_matmul(dcase *c)
+{
+    int64_t a[DC_MAX_RANK], b[DC_MAX_RANK];
+    int ra = (int)rint_(c, 2, 4), rb = rp(c, 0.6) ? 2 : ra;
+    int64_t m = small_dim(c), k = small_dim(c), n = small_dim(c), batch[2] = {rint_(c, 1, 3), rint_(c, 1, 3)};
+    if (c->big) ra = rb = 2, m = 1, n = 2, k = big_dim(c);
+    for (int i = 0; i < ra - 2; i++) a[i] = b[i] = batch[2 - (ra - 2) + i];
+    a[ra - 2] = m, a[ra - 1] = k, b[rb - 2] = k, b[rb - 1] = n;
+    static const int32_t types[] = {ONNX_UINT8, ONNX_INT8};
+    int32_t at = PICK(c, types), bt = at == ONNX_INT8 ? ONNX_INT8 : PICK(c, types);
+    static const float scales[] = {1.0f, 0.5f, 0.02f, 0.013f, 0.7f, 3.0f};
+    int64_t one[1] = {1};
+    int qrank = rp(c, 0.5) ? 0 : 1;
+    input_of(c, "a", at, ra, a, c->values);
+    float s = rp(c, 0.05) ? special_float(c) : PICK(c, scales);
+    const_floats(c, "as", qrank ? 1 : -1, &s, true);
+    input_of(c, "az", at, qrank, one, c->values);
+    input_of(c, "b", bt, rb, b, c->values);
+    s = rp(c, 0.05) ? special_float(c) : PICK(c, scales);
+    const_floats(c, "bs", qrank ? 1 : -1, &s, true);
+    input_of(c, "bz", bt, qrank, one, c->values);
+    s = rp(c, 0.05) ? special_float(c) : PICK(c, scales);
+    const_floats(c, "ys", qrank ? 1 : -1, &s, true);
+    input_of(c, "yz", at, qrank, one, c->values);
+    static const char *in[] = {"a", "as", "az", "b", "bs", "bz", "ys", "yz"};
+    node(c, in, 8, 1, at);
 }
 
 /* ---- the table --------------------------------------------------------------------------------------------- */
@@ -1299,6 +1467,10 @@ static const dc_op ops[] = {
     {"ArgMax", 7, 13, gen_arg, true}, {"ArgMin", 7, 13, gen_arg, true},
     {"InstanceNormalization", 7, 21, gen_norm, true}, {"LayerNormalization", 17, 17, gen_norm, true},
     {"LSTM", 7, 21, gen_rnn, false}, {"GRU", 7, 21, gen_rnn, false}, {"RNN", 7, 21, gen_rnn, false},
+    {"QuantizeLinear", 10, 21, gen_quantize, false}, {"DequantizeLinear", 10, 21, gen_quantize, false},
+    {"DynamicQuantizeLinear", 11, 11, gen_dynamic_quantize, false},
+    {"MatMulInteger", 10, 10, gen_matmul_integer, false}, {"ConvInteger", 10, 10, gen_conv_integer, false},
+    {"QLinearMatMul", 10, 10, gen_qlinear_matmul, false},
 };
 #undef U
 #undef B
@@ -1310,7 +1482,8 @@ static bool has_big(const dc_op *op)
 {
     static const char *const big[] = {"MatMul", "Gemm", "Softmax", "LogSoftmax", "Conv", "MaxPool", "AveragePool",
                                       "GlobalAveragePool", "GlobalMaxPool", "LayerNormalization",
-                                      "InstanceNormalization", "Relu", "Add"};
+                                      "InstanceNormalization", "Relu", "Add", "DynamicQuantizeLinear",
+                                      "MatMulInteger", "ConvInteger", "QLinearMatMul"};
     if (op->gen == gen_reduce || op->gen == gen_arg) return true;
     for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++)
         if (!strcmp(big[i], op->name)) return true;

@@ -73,6 +73,12 @@ static bool matmul_k0(const dcase *c)
     return c->n_in == 2 && c->in[0].rank > 0 && c->in[0].dims[c->in[0].rank - 1] == 0;
 }
 
+/* MatMulInteger's or QLinearMatMul's A has K = 0. */
+static bool matmul_integer_k0(const dcase *c)
+{
+    return c->n_in >= 2 && c->in[0].rank > 0 && c->in[0].dims[c->in[0].rank - 1] == 0;
+}
+
 /* Keep the reasons to one line each: the summary prints them. */
 const dc_known dc_known_findings[] = {
     /* empty tensors */
@@ -105,8 +111,12 @@ const dc_known dc_known_findings[] = {
      "wrong: as LSTM's"},
     {"RNN", special_kind, "special values (NaN, infinities, FLT_MAX) in inputs or weights",
      "wrong: as LSTM's"},
+    {"DynamicQuantizeLinear", nan_input, "a NaN input",
+     "chosen: ortvk's min and max skip NaN; MLAS's keep or drop it by SIMD lane and thread block"},
     /* others */
     {"MatMul", matmul_k0, "K = 0", "the CPU EP is wrong: uninitialized output, batch dims not broadcast"},
+    {"MatMulInteger", matmul_integer_k0, "K = 0", "the CPU EP is wrong: uninitialized output (ortvk gives 0)"},
+    {"QLinearMatMul", matmul_integer_k0, "K = 0", "the CPU EP is wrong: uninitialized sums (ortvk's are 0)"},
     {NULL, NULL, NULL, NULL},
 };
 const size_t dc_known_count = sizeof(dc_known_findings) / sizeof(dc_known_findings[0]) - 1;

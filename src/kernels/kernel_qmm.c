@@ -1,0 +1,341 @@
+/* MatMulInteger, QLinearMatMul and ConvInteger on the device (shaders/kernel_qmm.comp): uint8/int8 operands less their
+ * zero points, int32 sums that wrap like MLAS's accumulators; QLinearMatMul requantized as MLAS does. Zero points per
+ * tensor (MatMulInteger's B also per column); ConvInteger 1-D and 2-D with groups, strides, dilations and pads. */
+#include <string.h>
+
+#include "kernels/kernel_internal.h"
+
+#define T_UINT8 ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8
+#define T_INT8 ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8
+#define T_INT32 ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32
+#define T_FLOAT ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT
+
+/* The most terms one output element sums: 32,768 of ORTVK_FOR's blocks of 16, half of lavapipe's loop cap. */
+#define QMM_MAX_TERMS (INT64_C(1) << 19)
+
+enum { FN_MATMUL, FN_CONV, FN_QLINEAR, FN_QPARAMS, FN_QSCALES };
+
+typedef struct push_qmm {
+    uint64_t a, b, za, zb, y;
+    uint32_t flags; /* 1: a int8, 2: b int8, 4: zb per column / output channel */
+    uint32_t d[16];
+} push_qmm;
+
+static bool is_8bit(const ortvk_kvalue *v)
+{
+    return v->present && (v->type == T_UINT8 || v->type == T_INT8);
+}
+
+/* A zero point (input k) of the operand's type: absent, or one value (rank 0 or [1]); `column` (MatMulInteger's B)
+ * also takes a 1-D one, checked against N in the run. */
+static bool zero_point_ok(const ortvk_knode *node, size_t k, bool column)
+{
+    if (node->n_in <= k || !node->in[k].present) return true;
+    const ortvk_kvalue *z = &node->in[k], *of = &node->in[k - 2];
+    if (z->type != of->type || z->rank < 0 || z->rank > 1) return false;
+    return z->rank == 0 || z->dims[0] == 1 || column;
+}
+
+static uint32_t type_flags(const ortvk_krun *run)
+{
+    return (run->in[0].type == T_INT8 ? 1u : 0u) | (run->in[1].type == T_INT8 ? 2u : 0u);
+}
+
+static VkDeviceAddress input_address(const ortvk_krun *run, size_t k)
+{
+    return run->n_in > k && run->in[k].present ? run->in[k].address : 0;
+}
+
+/* ---- MatMulInteger -------------------------------------------------------------------------------------- */
+
+static bool matmul_ranks(const ortvk_kvalue *a, const ortvk_kvalue *b, char *why, size_t why_len);
+
+/* A uint8 with B uint8 or int8, or A int8 with B int8 (ORT's CPU EP's kernels). */
+static bool matmul_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    (void)params;
+    const ortvk_kvalue *a = &node->in[0], *b = &node->in[1];
+    if (node->n_in < 2 || node->n_in > 4 || node->n_out != 1 || !is_8bit(a) || !is_8bit(b) ||
+        node->out[0].type != T_INT32 || (a->type == T_INT8 && b->type != T_INT8))
+        return ortvk_krefuse(why, why_len, "types other than uint8/int8 in, int32 out");
+    if (!zero_point_ok(node, 2, false) || !zero_point_ok(node, 3, b->rank == 2))
+        return ortvk_krefuse(why, why_len, "zero points other than one value (or one per column of a 2-D B)");
+    return matmul_ranks(a, b, why, why_len);
+}
+
+/* A and B of rank >= 2; B of rank 2, or of A's rank with the same batch dims, known. */
+static bool matmul_ranks(const ortvk_kvalue *a, const ortvk_kvalue *b, char *why, size_t why_len)
+{
+    if (a->rank < 2 || b->rank < 2 || a->rank > ORTVK_KMAX_RANK)
+        return ortvk_krefuse(why, why_len, "ranks %d and %d (ortvk runs 2 and more)", a->rank, b->rank);
+    if (b->rank > 2) {
+        if (b->rank != a->rank) return ortvk_krefuse(why, why_len, "batch dims that broadcast");
+        for (int d = 0; d < a->rank - 2; d++) {
+            if (a->dims[d] < 0 || a->dims[d] != b->dims[d])
+                return ortvk_krefuse(why, why_len, "batch dims that are not known to be equal");
+        }
+    }
+    return true;
+}
+
+/* y's dims (A's with N last) from A and B (inputs ia and ib) of `op`. */
+static OrtStatus *matmul_dims(const char *op, ortvk_krun *run, size_t ia, size_t ib, ONNXTensorElementDataType type)
+{
+    const ortvk_ktensor *a = &run->in[ia], *b = &run->in[ib];
+    ortvk_ktensor *y = &run->out[0];
+    size_t r = a->rank;
+    if (r < 2 || b->rank < 2 || (b->rank > 2 && b->rank != r))
+        return ortvk_status(ORT_INVALID_ARGUMENT, "%s: A of rank %zu, B of rank %zu", op, r, b->rank);
+    if (a->dims[r - 1] != b->dims[b->rank - 2])
+        return ortvk_status(ORT_INVALID_ARGUMENT, "%s: A's K %lld is not B's %lld", op, (long long)a->dims[r - 1],
+                            (long long)b->dims[b->rank - 2]);
+    for (size_t d = 0; b->rank > 2 && d + 2 < r; d++) {
+        if (a->dims[d] != b->dims[d])
+            return ortvk_status(ORT_INVALID_ARGUMENT, "%s: batch dim %zu of A %lld and B %lld", op, d,
+                                (long long)a->dims[d], (long long)b->dims[d]);
+    }
+    if (a->dims[r - 1] > QMM_MAX_TERMS)
+        return ortvk_status(ORT_NOT_IMPLEMENTED, "%s: K %lld past ortvk's %lld", op, (long long)a->dims[r - 1],
+                            (long long)QMM_MAX_TERMS);
+    y->type = type;
+    y->rank = r;
+    memcpy(y->dims, a->dims, sizeof(a->dims));
+    y->dims[r - 1] = b->dims[b->rank - 1];
+    return NULL;
+}
+
+/* The shader's M, N, K, batches and A's and B's batch strides. */
+static void matmul_plan(const ortvk_krun *run, size_t ia, size_t ib, uint32_t d[6])
+{
+    const ortvk_ktensor *a = &run->in[ia], *b = &run->in[ib];
+    size_t r = a->rank;
+    uint32_t M = (uint32_t)a->dims[r - 2], K = (uint32_t)a->dims[r - 1], N = (uint32_t)b->dims[b->rank - 1];
+    uint32_t v[6] = {M, N, K, (uint32_t)(run->out[0].count / ((size_t)M * N)), M * K, b->rank > 2 ? K * N : 0};
+    memcpy(d, v, sizeof(v));
+}
+
+static OrtStatus *matmul_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    (void)params;
+    return matmul_dims("MatMulInteger", run, 0, 1, T_INT32);
+}
+
+static OrtStatus *matmul_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    (void)params;
+    push_qmm push = {
+        .a = run->in[0].address,
+        .b = run->in[1].address,
+        .za = input_address(run, 2),
+        .zb = input_address(run, 3),
+        .y = run->out[0].address,
+    };
+    matmul_plan(run, 0, 1, push.d);
+    bool column = run->n_in > 3 && run->in[3].present && run->in[3].count != 1;
+    if (column && run->in[3].count != push.d[1])
+        return ortvk_status(ORT_INVALID_ARGUMENT, "MatMulInteger: B's zero point of %zu values for N %u",
+                            run->in[3].count, push.d[1]);
+    push.flags = type_flags(run) | (column ? 4u : 0u);
+    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, FN_MATMUL, &push, sizeof(push), run->out[0].count);
+}
+
+/* ---- QLinearMatMul -------------------------------------------------------------------------------------- */
+
+/* Inputs a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point: A and y uint8 with B uint8 or
+ * int8, or all int8 (the CPU EP's kernels); float scales and zero points of one value each. */
+static bool qlinear_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    (void)params;
+    if (node->n_in != 8 || node->n_out != 1) return ortvk_krefuse(why, why_len, "not 8 inputs and 1 output");
+    const ortvk_kvalue *a = &node->in[0], *b = &node->in[3], *y = &node->out[0];
+    bool s8 = a->type == T_INT8;
+    if (!is_8bit(a) || !is_8bit(b) || y->type != a->type || (s8 && b->type != T_INT8))
+        return ortvk_krefuse(why, why_len, "types other than the CPU EP's (uint8 x uint8/int8, int8 x int8)");
+    static const size_t scales[3] = {1, 4, 6}, zps[3] = {2, 5, 7};
+    for (int k = 0; k < 3; k++) {
+        const ortvk_kvalue *sv = &node->in[scales[k]], *zv = &node->in[zps[k]];
+        ONNXTensorElementDataType zt = k == 0 ? a->type : k == 1 ? b->type : y->type;
+        bool one = sv->present && sv->type == T_FLOAT && (sv->rank == 0 || (sv->rank == 1 && sv->dims[0] == 1));
+        bool zp = zv->present && zv->type == zt && (zv->rank == 0 || (zv->rank == 1 && zv->dims[0] == 1));
+        if (!one || !zp)
+            return ortvk_krefuse(why, why_len, "scales or zero points other than one value each");
+    }
+    return matmul_ranks(a, b, why, why_len);
+}
+
+static OrtStatus *qlinear_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    (void)params;
+    return matmul_dims("QLinearMatMul", run, 0, 3, run->in[0].type);
+}
+
+/* The zero points, then the output scale (FN 3 and 4) into a scratch buffer the product reads (FN 2). */
+static OrtStatus *qlinear_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    (void)params;
+    for (size_t k = 1; k < 8; k++) {
+        if (k != 3 && run->in[k].count != 1)
+            return ortvk_status(ORT_INVALID_ARGUMENT, "QLinearMatMul: input %zu has %zu values, not one", k,
+                                run->in[k].count);
+    }
+    VkDeviceAddress words = 0;
+    ORTVK_TRY(ortvk_krun_scratch(run, 4 * sizeof(uint32_t), &words));
+    uint32_t flags = (run->in[0].type == T_INT8 ? 1u : 0u) | (run->in[3].type == T_INT8 ? 2u : 0u) |
+                     (run->out[0].type == T_INT8 ? 8u : 0u);
+    push_qmm gather = {.a = run->in[2].address, .b = run->in[5].address, .zb = run->in[7].address, .y = words,
+                       .flags = flags};
+    gather.d[6] = 1;
+    ORTVK_TRY(ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, FN_QPARAMS, &gather, sizeof(gather), 1));
+    push_qmm scale = {.a = run->in[1].address, .b = run->in[4].address, .zb = run->in[6].address, .y = words,
+                      .flags = flags};
+    scale.d[6] = 1;
+    ORTVK_TRY(ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, FN_QSCALES, &scale, sizeof(scale), 1));
+    push_qmm push = {.a = run->in[0].address, .b = run->in[3].address, .za = words, .y = run->out[0].address,
+                     .flags = flags};
+    matmul_plan(run, 0, 3, push.d);
+    push.d[6] = 1;
+    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, FN_QLINEAR, &push, sizeof(push), run->out[0].count);
+}
+
+/* ---- ConvInteger ---------------------------------------------------------------------------------------- */
+
+static bool read_auto_pad(const ortvk_knode *node, int *out)
+{
+    char text[16];
+    if (!ortvk_knode_string(node, "auto_pad", text, sizeof(text))) return false;
+    if (text[0] == '\0' || strcmp(text, "NOTSET") == 0) *out = ORTVK_AUTO_PAD_NOTSET;
+    else if (strcmp(text, "VALID") == 0) *out = ORTVK_AUTO_PAD_VALID;
+    else if (strcmp(text, "SAME_UPPER") == 0) *out = ORTVK_AUTO_PAD_SAME_UPPER;
+    else if (strcmp(text, "SAME_LOWER") == 0) *out = ORTVK_AUTO_PAD_SAME_LOWER;
+    else return false;
+    return true;
+}
+
+/* An ints attribute of exactly `n` values, each in [low, 2^30] (absent: every value `fallback`). */
+static bool ints_n(const ortvk_knode *node, const char *name, int64_t *out, int n, int64_t fallback, int64_t low)
+{
+    int count = 0;
+    int64_t v[6];
+    if (!ortvk_knode_ints(node, name, v, 6, &count) || (count >= 0 && count != n)) return false;
+    for (int i = 0; i < n; i++) out[i] = count < 0 ? fallback : v[i];
+    for (int i = 0; i < n; i++) {
+        if (out[i] < low || out[i] > (INT64_C(1) << 30)) return false;
+    }
+    return true;
+}
+
+/* X and W uint8 (the CPU EP's only ConvInteger), of rank 3 or 4, zero points of one value each. */
+static bool conv_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    ortvk_kparams_conv *p = &params->quant.conv;
+    const ortvk_kvalue *x = &node->in[0], *w = &node->in[1];
+    if (node->n_in < 2 || node->n_in > 4 || node->n_out != 1 || !is_8bit(x) || x->type != T_UINT8 ||
+        !is_8bit(w) || w->type != T_UINT8 || node->out[0].type != T_INT32)
+        return ortvk_krefuse(why, why_len, "types other than uint8 in, int32 out");
+    if (!zero_point_ok(node, 2, false) || !zero_point_ok(node, 3, false))
+        return ortvk_krefuse(why, why_len, "zero points other than one value");
+    int rank = x->rank, n = rank - 2;
+    if ((rank != 3 && rank != 4) || w->rank != rank)
+        return ortvk_krefuse(why, why_len, "input rank %d (ortvk runs 1-D and 2-D)", rank);
+    int64_t pads[4];
+    p->spatial = n;
+    if (!ortvk_knode_int(node, "group", 1, &p->group) || p->group < 1 || !read_auto_pad(node, &p->auto_pad) ||
+        !ints_n(node, "kernel_shape", p->kernel, n, 0, 0) || !ints_n(node, "strides", p->strides, n, 1, 1) ||
+        !ints_n(node, "dilations", p->dilations, n, 1, 1) || !ints_n(node, "pads", pads, 2 * n, 0, 0))
+        return ortvk_krefuse(why, why_len, "attribute values");
+    for (int i = 0; i < n; i++) {
+        p->pads[i] = pads[i];
+        p->pads[2 + i] = pads[n + i];
+        /* SAME with dilations or a kernel below the stride: ORT's CPU EP pads otherwise than ONNX; left to it. */
+        int64_t k = p->kernel[i] != 0 ? p->kernel[i] : w->dims[2 + i];
+        if (p->auto_pad >= ORTVK_AUTO_PAD_SAME_UPPER && (p->dilations[i] > 1 || k < 1 || k < p->strides[i]))
+            return ortvk_krefuse(why, why_len, "auto_pad SAME_* with dilations or a kernel below the stride");
+    }
+    if (n == 1) { /* 1-D runs as 2-D with H = 1 */
+        p->kernel[1] = p->kernel[0], p->kernel[0] = 1;
+        p->strides[1] = p->strides[0], p->strides[0] = 1;
+        p->dilations[1] = p->dilations[0], p->dilations[0] = 1;
+        p->pads[1] = p->pads[0], p->pads[3] = p->pads[2], p->pads[0] = p->pads[2] = 0;
+    }
+    return true;
+}
+
+static void as_4d(const ortvk_ktensor *t, int64_t d[4])
+{
+    if (t->rank == 3) d[0] = t->dims[0], d[1] = t->dims[1], d[2] = 1, d[3] = t->dims[2];
+    else memcpy(d, t->dims, 4 * sizeof(int64_t));
+}
+
+/* The run's geometry in the shader's order (kernel_qmm.comp's conv()): N, C, H, W, M, KH, KW, OH, OW, groups,
+ * strides, dilations, begin pads. */
+static OrtStatus *conv_plan(const ortvk_kparams_conv *p, const ortvk_krun *run, int64_t g[16])
+{
+    int64_t x[4], w[4];
+    as_4d(&run->in[0], x);
+    as_4d(&run->in[1], w);
+    int64_t G = p->group, M = w[0];
+    if (x[1] % G != 0 || M % G != 0 || w[1] * G != x[1])
+        return ortvk_status(ORT_INVALID_ARGUMENT, "ConvInteger: %lld channels, weights %lld x %lld, group %lld",
+                            (long long)x[1], (long long)w[0], (long long)w[1], (long long)G);
+    int64_t v[16] = {x[0], x[1], x[2], x[3], M, w[2], w[3], 0, 0, G, p->strides[0], p->strides[1],
+                     p->dilations[0], p->dilations[1], 0, 0};
+    for (int d = 0; d < 2; d++) {
+        int64_t k = w[2 + d], in = x[2 + d], s = p->strides[d];
+        if (p->kernel[d] != 0 && p->kernel[d] != k)
+            return ortvk_status(ORT_INVALID_ARGUMENT, "ConvInteger: kernel_shape %lld, weights %lld",
+                                (long long)p->kernel[d], (long long)k);
+        int64_t dk = (k - 1) * p->dilations[d] + 1, pb = p->pads[d], pe = p->pads[2 + d];
+        ortvk_kauto_pad(p->auto_pad, in, s, dk, &pb, &pe);
+        if (in + pb + pe < dk || in + pb + pe > (INT64_C(1) << 30))
+            return ortvk_status(ORT_INVALID_ARGUMENT, "ConvInteger: kernel %lld over a padded input of %lld",
+                                (long long)dk, (long long)(in + pb + pe));
+        v[7 + d] = (in + pb + pe - dk) / s + 1;
+        v[14 + d] = pb;
+    }
+    if (w[1] * w[2] * w[3] > QMM_MAX_TERMS)
+        return ortvk_status(ORT_NOT_IMPLEMENTED, "ConvInteger: %lld taps an output, past ortvk's %lld",
+                            (long long)(w[1] * w[2] * w[3]), (long long)QMM_MAX_TERMS);
+    memcpy(g, v, sizeof(v));
+    return NULL;
+}
+
+static OrtStatus *conv_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_ktensor *x = &run->in[0];
+    if (run->in[1].rank != x->rank || x->rank < 3)
+        return ortvk_status(ORT_INVALID_ARGUMENT, "ConvInteger: weights of rank %zu", run->in[1].rank);
+    int64_t g[16];
+    ORTVK_TRY(conv_plan(&params->quant.conv, run, g));
+    ortvk_ktensor *y = &run->out[0];
+    y->type = T_INT32;
+    y->rank = x->rank;
+    y->dims[0] = g[0];
+    y->dims[1] = g[4];
+    if (x->rank == 3) y->dims[2] = g[8];
+    else y->dims[2] = g[7], y->dims[3] = g[8];
+    return NULL;
+}
+
+static OrtStatus *conv_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    int64_t g[16];
+    ORTVK_TRY(conv_plan(&params->quant.conv, run, g));
+    push_qmm push = {
+        .a = run->in[0].address,
+        .b = run->in[1].address,
+        .za = input_address(run, 2),
+        .zb = input_address(run, 3),
+        .y = run->out[0].address,
+        .flags = type_flags(run),
+    };
+    for (int k = 0; k < 16; k++) push.d[k] = (uint32_t)g[k];
+    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, FN_CONV, &push, sizeof(push), run->out[0].count);
+}
+
+const ortvk_kop ortvk_kops_qmm[] = {
+    {"MatMulInteger", 10, 10, "", 0, matmul_prepare, matmul_shape, matmul_record},
+    {"QLinearMatMul", 10, 10, "", 0, qlinear_prepare, qlinear_shape, qlinear_record},
+    {"ConvInteger", 10, 10, "auto_pad dilations group kernel_shape pads strides", 0, conv_prepare, conv_shape,
+     conv_record},
+    {NULL, 0, 0, NULL, 0, NULL, NULL, NULL},
+};

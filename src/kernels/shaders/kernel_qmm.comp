@@ -1,0 +1,112 @@
+// MatMulInteger (FN 0), ConvInteger (FN 1) and QLinearMatMul (FN 2, after FN 3 and 4 gather its parameters): int32
+// sums of products of 8-bit operands less their zero points, one output element an invocation. The sums wrap modulo
+// 2^32 like MLAS's int32 accumulators (the same sum modulo 2^32 in any order). ConvInteger's padding reads as the
+// input's zero point (ORT's CPU EP pads its im2col buffer with it), so padded taps add nothing. QLinearMatMul
+// requantizes the sum as MLAS does: float(sum) * (a_scale * b_scale / y_scale), saturated and rounded half to even.
+#version 460
+#extension GL_EXT_shader_8bit_storage : require
+#define ORTVK_BYTES
+#include "common.glsl"
+#include "quant.glsl"
+
+layout(push_constant) uniform Push {
+    uvec2 a, b, za, zb, y;
+    uint flags; // 1: a is int8, 2: b is int8, 4: zb per column (MatMulInteger) / per output channel (ConvInteger),
+                // 8: y is int8 (QLinearMatMul)
+    uint d[16]; // MatMulInteger: M, N, K, batches, a's and b's batch strides; ConvInteger: see conv()
+} p;
+
+layout(constant_id = 0) const uint FN = 0u;
+
+int byte_of(uint n, uint offset, uint i, bool s8)
+{
+    uint v = uint(ortvk_bytes[n].v[offset + i]);
+    return s8 ? int(v << 24) >> 24 : int(v);
+}
+
+int zero_point(uint n, uvec2 ref, uint i, bool s8)
+{
+    return ref == uvec2(0u) ? 0 : byte_of(n, ref.x, i, s8);
+}
+
+// The sum of output element i of the (batched) product less the zero points za and zb (of its column n).
+uint matmul_sum(uint i, int za, int zb)
+{
+    uint M = p.d[0], N = p.d[1], K = p.d[2];
+    uint n = i % N, m = (i / N) % M, batch = i / (M * N);
+    bool sa = (p.flags & 1u) != 0u, sb = (p.flags & 2u) != 0u;
+    uint a0 = p.a.x + batch * p.d[4] + m * K, b0 = p.b.x + batch * p.d[5] + n;
+    uint acc = 0u;
+    ORTVK_FOR(k, 0u, K) {
+        acc += uint((byte_of(0, a0, k, sa) - za) * (byte_of(1, b0, k * N, sb) - zb));
+    }
+    return acc;
+}
+
+void matmul(uint i)
+{
+    if (i >= p.d[0] * p.d[1] * p.d[3]) return;
+    bool sa = (p.flags & 1u) != 0u, sb = (p.flags & 2u) != 0u;
+    uint n = i % p.d[1];
+    int za = zero_point(2, p.za, 0u, sa), zb = zero_point(3, p.zb, (p.flags & 4u) != 0u ? n : 0u, sb);
+    ORTVK_WORD(4, p.y, i) = matmul_sum(i, za, zb);
+}
+
+// QLinearMatMul's parameters, gathered by FN 3 and 4 into the words of p.za: [0] a's zero point, [1] y's, then
+// d[6] of b's zero points, then d[6] output scales (float bits).
+void qlinear_matmul(uint i)
+{
+    if (i >= p.d[0] * p.d[1] * p.d[3]) return;
+    uint c = (p.flags & 4u) != 0u ? i % p.d[1] : 0u;
+    int za = int(ORTVK_WORD(2, p.za, 0u)), zy = int(ORTVK_WORD(2, p.za, 1u)), zb = int(ORTVK_WORD(2, p.za, 2u + c));
+    float scale = uintBitsToFloat(ORTVK_WORD(2, p.za, 2u + p.d[6] + c));
+    precise float f = float(int(matmul_sum(i, za, zb))) * scale;
+    ORTVK_BYTE(4, p.y, i) = uint8_t(ortvk_saturate(f, zy, (p.flags & 8u) != 0u));
+}
+
+// FN 3: the zero points (a: p.a, b: p.b, y: p.zb, one byte each, b's d[6]) as words into p.y; FN 4: the output scales
+// a_scale * b_scale[c] / y_scale (a: p.a, b: p.b, y: p.zb) after them, each rounded as the CPU computes it.
+void qlinear_params(uint i)
+{
+    if (i >= p.d[6]) return;
+    if (FN == 3u) {
+        if (i == 0u) {
+            ORTVK_WORD(4, p.y, 0u) = uint(zero_point(0, p.a, 0u, (p.flags & 1u) != 0u));
+            ORTVK_WORD(4, p.y, 1u) = uint(zero_point(3, p.zb, 0u, (p.flags & 8u) != 0u));
+        }
+        ORTVK_WORD(4, p.y, 2u + i) = uint(zero_point(1, p.b, i, (p.flags & 2u) != 0u));
+    } else {
+        precise float ab = ORTVK_FLOAT(0, p.a, 0u) * ORTVK_FLOAT(1, p.b, i);
+        ORTVK_WORD(4, p.y, 2u + p.d[6] + i) = floatBitsToUint(divide(ab, ORTVK_FLOAT(3, p.zb, 0u)));
+    }
+}
+
+// d: batches, C, H, W, M, KH, KW, OH, OW, groups, stride h/w, dilation h/w, pad h/w (begin)
+void conv(uint i)
+{
+    uint C = p.d[1], H = p.d[2], W = p.d[3], M = p.d[4], KH = p.d[5], KW = p.d[6], OH = p.d[7], OW = p.d[8];
+    if (i >= p.d[0] * M * OH * OW) return;
+    uint ox = i % OW, oy = (i / OW) % OH, m = (i / (OW * OH)) % M, batch = i / (OW * OH * M);
+    uint Cg = C / p.d[9], g = m / (M / p.d[9]);
+    bool sa = (p.flags & 1u) != 0u, sb = (p.flags & 2u) != 0u;
+    int za = zero_point(2, p.za, 0u, sa), zb = zero_point(3, p.zb, (p.flags & 4u) != 0u ? m : 0u, sb);
+    uint x0 = p.a.x + (batch * C + g * Cg) * H * W, w0 = p.b.x + m * Cg * KH * KW;
+    int iy0 = int(oy * p.d[10]) - int(p.d[14]), ix0 = int(ox * p.d[11]) - int(p.d[15]);
+    uint acc = 0u;
+    ORTVK_FOR(t, 0u, Cg * KH * KW) {
+        uint kx = t % KW, ky = (t / KW) % KH, c = t / (KW * KH);
+        int iy = iy0 + int(ky * p.d[12]), ix = ix0 + int(kx * p.d[13]);
+        if (iy < 0 || iy >= int(H) || ix < 0 || ix >= int(W)) continue;
+        int xv = byte_of(0, x0, (c * H + uint(iy)) * W + uint(ix), sa);
+        acc += uint((xv - za) * (byte_of(1, w0, t, sb) - zb));
+    }
+    ORTVK_WORD(4, p.y, i) = acc;
+}
+
+void main()
+{
+    if (FN == 0u) matmul(ortvk_index());
+    else if (FN == 1u) conv(ortvk_index());
+    else if (FN == 2u) qlinear_matmul(ortvk_index());
+    else qlinear_params(ortvk_index());
+}

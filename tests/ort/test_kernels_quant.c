@@ -1,0 +1,341 @@
+/* ortvk's quantized ops against ORT's CPU EP, every node on ortvk, outputs compared byte for byte: Quantize/Dequantize
+ * (ties, NaN, infinities, saturation, per-axis), DynamicQuantizeLinear, MatMulInteger (zero points, per-column, batches,
+ * int32 wrap-around) and ConvInteger (pads, strides, dilations, groups, 1-D, SAME). */
+#include <math.h>
+#include <string.h>
+
+#include "kernel_check.h"
+
+#define MAX_IO 8
+
+static uint32_t seed = 2024;
+
+static uint32_t next(void)
+{
+    seed = seed * 1664525u + 1013904223u;
+    return seed >> 8;
+}
+
+/* A graph input's values. */
+typedef struct qin {
+    const char *name;
+    int type; /* ONNX_* */
+    int rank;
+    int64_t dims[4];
+    void *data;
+} qin;
+
+static size_t count_of(const qin *in)
+{
+    size_t n = 1;
+    for (int d = 0; d < in->rank; d++) n *= (size_t)in->dims[d];
+    return n;
+}
+
+static void *alloc_values(qin *in)
+{
+    in->data = calloc(count_of(in) + 1, onnx_elem_size(in->type));
+    return in->data;
+}
+
+/* Random bytes, with the edge values first. */
+static void random_bytes(qin *in)
+{
+    uint8_t *b = alloc_values(in);
+    static const uint8_t edges[] = {0, 255, 128, 127, 1, 254};
+    for (size_t i = 0; i < count_of(in); i++) b[i] = i < sizeof(edges) ? edges[i] : (uint8_t)next();
+}
+
+/* Runs `m` (its node built by the caller over graph inputs `ins`) on both EPs and compares outputs `outs` byte for
+ * byte. Frees the model and the inputs' data. */
+static void check(ortapp *app, const OrtEpDevice *device, const char *name, onnx_model *m, qin *ins, int n_in,
+                  const char *const *outs, int n_out)
+{
+    uint8_t *model = NULL;
+    size_t len = 0;
+    for (int i = 0; i < n_in; i++) onnx_model_add_input(m, ins[i].name, ins[i].type, ins[i].rank, ins[i].dims);
+    int rc = onnx_model_serialize(m, &model, &len);
+    onnx_model_free(m);
+    OrtValue *values[MAX_IO] = {0}, *want[MAX_IO] = {0}, *got[MAX_IO] = {0};
+    const char *names[MAX_IO];
+    OrtMemoryInfo *info = NULL;
+    ORT_OK(app, app->api->CreateCpuMemoryInfo(OrtDeviceAllocator, OrtMemTypeDefault, &info));
+    for (int i = 0; i < n_in; i++) {
+        names[i] = ins[i].name;
+        ORT_OK(app, app->api->CreateTensorWithDataAsOrtValue(info, ins[i].data,
+                                                             count_of(&ins[i]) * onnx_elem_size(ins[i].type),
+                                                             ins[i].dims, (size_t)ins[i].rank,
+                                                             (ONNXTensorElementDataType)ins[i].type, &values[i]));
+    }
+    app->api->ReleaseMemoryInfo(info);
+    kc_pair pair;
+    if (CHECK(rc == ONNX_OK, "%s: model", name) && kc_pair_open(app, device, model, len, NULL, 0, true, name, &pair)) {
+        if (kc_pair_run(app, &pair, names, values, NULL, (size_t)n_in, outs, (size_t)n_out, want, got)) {
+            for (int o = 0; o < n_out; o++) {
+                size_t wb = 0, gb = 0, bad = 0, first = 0;
+                uint8_t *w = kc_host_data(app, want[o], &wb), *g = kc_host_data(app, got[o], &gb);
+                if (CHECK(w && g && wb == gb, "%s: %s of %zu and %zu bytes", name, outs[o], wb, gb)) {
+                    for (size_t k = 0; k < wb; k++) {
+                        if (w[k] != g[k] && bad++ == 0) first = k;
+                    }
+                    CHECK(bad == 0, "%s: %s: %zu of %zu bytes differ (first at byte %zu: CPU EP 0x%02x, ortvk 0x%02x)",
+                          name, outs[o], bad, wb, first, bad ? w[first] : 0, bad ? g[first] : 0);
+                    if (bad == 0) printf("%-48s %s ok (%zu bytes)\n", name, outs[o], wb);
+                }
+                free(w);
+                free(g);
+            }
+            kc_pair_release(app, want, got, (size_t)n_out);
+        }
+        kc_pair_close(app, &pair);
+    }
+    for (int i = 0; i < n_in; i++) {
+        if (values[i]) app->api->ReleaseValue(values[i]);
+        free(ins[i].data);
+    }
+    free(model);
+}
+
+/* ---- QuantizeLinear / DequantizeLinear ------------------------------------------------------------------- */
+
+/* x: ties at .5 of the scale, NaN, infinities, -0, values past the range, then random values of +-300 scales. */
+static void quant_x(qin *x, float scale)
+{
+    float *v = alloc_values(x);
+    const float edges[] = {NAN, INFINITY, -INFINITY, -0.0f, 0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 127.5f, 128.5f,
+                           -128.5f, -127.5f, 255.5f, 254.5f, 1e30f, -1e30f, 300.0f, -300.0f};
+    size_t n = count_of(x), k = 0;
+    for (; k < n && k < sizeof(edges) / sizeof(edges[0]); k++) v[k] = isfinite(edges[k]) ? edges[k] * scale : edges[k];
+    for (; k < n; k++) v[k] = (k % 3 == 0) ? ((float)((int)(next() % 601) - 300) + 0.5f) * scale
+                                           : ((float)(next() % 600001) / 1000.0f - 300.0f) * scale;
+}
+
+/* QuantizeLinear of x [dims] with scales (count 1: a scalar; else 1-D along `axis`) and zero points of `zt` (0: none). */
+static void quantize(ortapp *app, const OrtEpDevice *device, const char *name, int opset, int rank, const int64_t *dims,
+                     int64_t axis, int count, const float *scales, int zt, const void *zps, bool constants)
+{
+    onnx_model *m = onnx_model_new(opset);
+    qin ins[3] = {{.name = "x", .type = ONNX_FLOAT, .rank = rank}};
+    memcpy(ins[0].dims, dims, (size_t)rank * sizeof(int64_t));
+    quant_x(&ins[0], scales[0]);
+    int n_in = 1;
+    int64_t sd[1] = {count};
+    int srank = count == 1 ? 0 : 1;
+    if (constants) {
+        onnx_model_add_initializer(m, "s", ONNX_FLOAT, srank, sd, scales, (size_t)count * sizeof(float));
+        if (zt) onnx_model_add_initializer(m, "z", zt, srank, sd, zps, (size_t)count);
+    } else {
+        ins[n_in] = (qin){.name = "s", .type = ONNX_FLOAT, .rank = srank, .dims = {count}};
+        memcpy(alloc_values(&ins[n_in++]), scales, (size_t)count * sizeof(float));
+        if (zt) {
+            ins[n_in] = (qin){.name = "z", .type = zt, .rank = srank, .dims = {count}};
+            memcpy(alloc_values(&ins[n_in++]), zps, (size_t)count);
+        }
+    }
+    const char *in[3] = {"x", "s", "z"}, *out[1] = {"y"};
+    onnx_node *node = onnx_model_add_node(m, "QuantizeLinear", in, zt ? 3 : 2, out, 1);
+    if (count > 1) onnx_node_attr_int(node, "axis", axis);
+    onnx_model_add_output(m, "y", zt ? zt : ONNX_UINT8, -1, NULL);
+    check(app, device, name, m, ins, n_in, out, 1);
+}
+
+/* DequantizeLinear of random x of type `xt`; zero points random of the same type when `zp`. */
+static void dequantize(ortapp *app, const OrtEpDevice *device, const char *name, int xt, int rank,
+                       const int64_t *dims, int64_t axis, int count, bool zp)
+{
+    onnx_model *m = onnx_model_new(13);
+    qin ins[3] = {{.name = "x", .type = xt, .rank = rank}, {.name = "s", .type = ONNX_FLOAT, .rank = count > 1}};
+    memcpy(ins[0].dims, dims, (size_t)rank * sizeof(int64_t));
+    ins[1].dims[0] = count;
+    if (xt == ONNX_INT32) {
+        int32_t *v = alloc_values(&ins[0]);
+        for (size_t k = 0; k < count_of(&ins[0]); k++)
+            v[k] = k == 0 ? INT32_MAX : k == 1 ? INT32_MIN : (int32_t)(next() << 8 | (next() & 0xff));
+    } else {
+        random_bytes(&ins[0]);
+    }
+    float *s = alloc_values(&ins[1]);
+    for (int k = 0; k < count; k++) s[k] = (float)(next() % 100000 + 1) * 1.37e-5f;
+    int n_in = 2;
+    if (zp) {
+        ins[2] = (qin){.name = "z", .type = xt, .rank = count > 1, .dims = {count}};
+        random_bytes(&ins[2]);
+        n_in = 3;
+    }
+    const char *in[3] = {"x", "s", "z"}, *out[1] = {"y"};
+    onnx_node *node = onnx_model_add_node(m, "DequantizeLinear", in, n_in, out, 1);
+    if (count > 1) onnx_node_attr_int(node, "axis", axis);
+    onnx_model_add_output(m, "y", ONNX_FLOAT, -1, NULL);
+    check(app, device, name, m, ins, n_in, out, 1);
+}
+
+/* x uniform in [lo, hi], or (lo == hi != 0) of random sign and exponent below |hi| (quotients of every kind). */
+static void dynamic(ortapp *app, const OrtEpDevice *device, const char *name, int64_t n, float lo, float hi,
+                    int n_out)
+{
+    onnx_model *m = onnx_model_new(11);
+    qin ins[1] = {{.name = "x", .type = ONNX_FLOAT, .rank = 2, .dims = {n / 7, 7}}};
+    float *v = alloc_values(&ins[0]);
+    for (size_t k = 0; k < count_of(&ins[0]); k++) {
+        v[k] = lo + (hi - lo) * (float)(next() % 1000001) / 1e6f;
+        if (lo == hi && hi != 0.0f) v[k] = ldexpf((float)(next() % 8388608) / 8388608.0f, -(int)(next() % 20)) *
+                                           (next() & 1 ? hi : -hi);
+    }
+    const char *in[1] = {"x"}, *out[3] = {"y", "y_scale", "y_zero_point"};
+    onnx_model_add_node(m, "DynamicQuantizeLinear", in, 1, out, 3);
+    onnx_model_add_output(m, "y", ONNX_UINT8, -1, NULL);
+    if (n_out > 1) onnx_model_add_output(m, "y_scale", ONNX_FLOAT, -1, NULL);
+    if (n_out > 2) onnx_model_add_output(m, "y_zero_point", ONNX_UINT8, -1, NULL);
+    check(app, device, name, m, ins, 1, out, n_out);
+}
+
+/* ---- MatMulInteger / ConvInteger ------------------------------------------------------------------------- */
+
+/* MatMulInteger of A [a] and B [b] of types at/bt; zero points: za (scalar), zb (0 none, 1 scalar, n per column).
+ * `fill` sets every A and B byte to it (sums that wrap) instead of random values. */
+static void matmul(ortapp *app, const OrtEpDevice *device, const char *name, int ar, const int64_t *a, int br,
+                   const int64_t *b, int at, int bt, bool za, int zb, int fill)
+{
+    onnx_model *m = onnx_model_new(10);
+    qin ins[4] = {{.name = "A", .type = at, .rank = ar}, {.name = "B", .type = bt, .rank = br}};
+    memcpy(ins[0].dims, a, (size_t)ar * sizeof(int64_t));
+    memcpy(ins[1].dims, b, (size_t)br * sizeof(int64_t));
+    for (int i = 0; i < 2; i++) {
+        random_bytes(&ins[i]);
+        if (fill >= 0) memset(ins[i].data, fill, count_of(&ins[i]));
+    }
+    const char *in[4] = {"A", "B", za ? "za" : "", "zb"}, *out[1] = {"y"};
+    int n_in = 2;
+    if (za) {
+        ins[n_in] = (qin){.name = "za", .type = at, .rank = 0};
+        random_bytes(&ins[n_in++]);
+    }
+    if (zb) {
+        ins[n_in] = (qin){.name = "zb", .type = bt, .rank = zb > 1, .dims = {zb}};
+        random_bytes(&ins[n_in++]);
+    }
+    onnx_model_add_node(m, "MatMulInteger", in, zb ? 4 : za ? 3 : 2, out, 1);
+    onnx_model_add_output(m, "y", ONNX_INT32, -1, NULL);
+    check(app, device, name, m, ins, n_in, out, 1);
+}
+
+/* QLinearMatMul of A [a] (type at) and B [b] (type bt), y of A's type; scales a_s, b_s, y_s (graph inputs). */
+static void qlinear(ortapp *app, const OrtEpDevice *device, const char *name, int ar, const int64_t *a, int br,
+                    const int64_t *b, int at, int bt, float a_s, float b_s, float y_s)
+{
+    onnx_model *m = onnx_model_new(10);
+    qin ins[8] = {{.name = "a", .type = at, .rank = ar},        {.name = "as", .type = ONNX_FLOAT},
+                  {.name = "az", .type = at, .rank = 1, .dims = {1}}, {.name = "b", .type = bt, .rank = br},
+                  {.name = "bs", .type = ONNX_FLOAT, .rank = 1, .dims = {1}}, {.name = "bz", .type = bt},
+                  {.name = "ys", .type = ONNX_FLOAT},               {.name = "yz", .type = at}};
+    memcpy(ins[0].dims, a, (size_t)ar * sizeof(int64_t));
+    memcpy(ins[3].dims, b, (size_t)br * sizeof(int64_t));
+    const float scales[3] = {a_s, b_s, y_s};
+    const char *names[8];
+    for (int i = 0; i < 8; i++) {
+        names[i] = ins[i].name;
+        if (ins[i].type == ONNX_FLOAT) *(float *)alloc_values(&ins[i]) = scales[i / 3];
+        else random_bytes(&ins[i]);
+    }
+    const char *out[1] = {"y"};
+    onnx_model_add_node(m, "QLinearMatMul", names, 8, out, 1);
+    onnx_model_add_output(m, "y", at, -1, NULL);
+    check(app, device, name, m, ins, 8, out, 1);
+}
+
+typedef struct conv_attrs {
+    int64_t strides[2], dilations[2], pads[4];
+    int64_t group;
+    const char *auto_pad;
+} conv_attrs;
+
+static void conv(ortapp *app, const OrtEpDevice *device, const char *name, int rank, const int64_t *x,
+                 const int64_t *w, const conv_attrs *c, bool zps)
+{
+    onnx_model *m = onnx_model_new(10);
+    qin ins[4] = {{.name = "x", .type = ONNX_UINT8, .rank = rank}, {.name = "w", .type = ONNX_UINT8, .rank = rank}};
+    memcpy(ins[0].dims, x, (size_t)rank * sizeof(int64_t));
+    memcpy(ins[1].dims, w, (size_t)rank * sizeof(int64_t));
+    random_bytes(&ins[0]);
+    random_bytes(&ins[1]);
+    int n_in = 2;
+    if (zps) {
+        ins[2] = (qin){.name = "zx", .type = ONNX_UINT8, .rank = 0};
+        ins[3] = (qin){.name = "zw", .type = ONNX_UINT8, .rank = 1, .dims = {1}};
+        random_bytes(&ins[2]);
+        random_bytes(&ins[3]);
+        n_in = 4;
+    }
+    const char *in[4] = {"x", "w", "zx", "zw"}, *out[1] = {"y"};
+    onnx_node *node = onnx_model_add_node(m, "ConvInteger", in, n_in, out, 1);
+    int n = rank - 2;
+    if (c->strides[0]) onnx_node_attr_ints(node, "strides", c->strides, n);
+    if (c->dilations[0]) onnx_node_attr_ints(node, "dilations", c->dilations, n);
+    if (c->auto_pad) onnx_node_attr_string(node, "auto_pad", c->auto_pad);
+    else onnx_node_attr_ints(node, "pads", c->pads, 2 * n);
+    if (c->group) onnx_node_attr_int(node, "group", c->group);
+    onnx_model_add_output(m, "y", ONNX_INT32, -1, NULL);
+    check(app, device, name, m, ins, n_in, out, 1);
+}
+
+int main(void)
+{
+    ortapp app;
+    const OrtEpDevice *device;
+    test_open(&app, &device);
+
+    int64_t d1[1] = {1003}, d3[3] = {2, 5, 37};
+    float s1[1] = {0.5f}, s_odd[1] = {0.0173f}, s5[5] = {0.5f, 0.25f, 0.0173f, 3.0f, 1e-3f};
+    uint8_t zu[5] = {128, 0, 255, 3, 77};
+    int8_t zs[5] = {0, -128, 127, -3, 50};
+    quantize(&app, device, "QuantizeLinear uint8 zp 128 ties NaN inf", 13, 1, d1, 0, 1, s1, ONNX_UINT8, zu, false);
+    quantize(&app, device, "QuantizeLinear int8 zp -3 scale 0.0173", 13, 1, d1, 0, 1, s_odd, ONNX_INT8, zs + 3, false);
+    quantize(&app, device, "QuantizeLinear uint8 without zero point", 13, 3, d3, 0, 1, s_odd, 0, NULL, false);
+    quantize(&app, device, "QuantizeLinear-10 int8 constants", 10, 1, d1, 0, 1, s1, ONNX_INT8, zs + 4, true);
+    quantize(&app, device, "QuantizeLinear-19 per-axis uint8 axis 1", 19, 3, d3, 1, 5, s5, ONNX_UINT8, zu, false);
+    quantize(&app, device, "QuantizeLinear per-axis int8 axis -2 consts", 13, 3, d3, -2, 5, s5, ONNX_INT8, zs, true);
+
+    int64_t q3[3] = {3, 5, 41};
+    dequantize(&app, device, "DequantizeLinear uint8 zp", ONNX_UINT8, 3, q3, 0, 1, true);
+    dequantize(&app, device, "DequantizeLinear int8 zp", ONNX_INT8, 3, q3, 0, 1, true);
+    dequantize(&app, device, "DequantizeLinear uint8 no zp", ONNX_UINT8, 3, q3, 0, 1, false);
+    dequantize(&app, device, "DequantizeLinear int32", ONNX_INT32, 3, q3, 0, 1, false);
+    dequantize(&app, device, "DequantizeLinear per-axis uint8 axis 1", ONNX_UINT8, 3, q3, 1, 5, true);
+    dequantize(&app, device, "DequantizeLinear per-axis int8 axis -1", ONNX_INT8, 3, q3, -1, 41, true);
+
+    dynamic(&app, device, "DynamicQuantizeLinear [-3, 5] 3 chunks", 7 * 1500, -3.0f, 5.0f, 3);
+    dynamic(&app, device, "DynamicQuantizeLinear positive", 7 * 13, 0.25f, 9.0f, 3);
+    dynamic(&app, device, "DynamicQuantizeLinear negative", 7 * 13, -9.0f, -0.5f, 3);
+    dynamic(&app, device, "DynamicQuantizeLinear zeros", 7 * 3, 0.0f, 0.0f, 3);
+    dynamic(&app, device, "DynamicQuantizeLinear, scale and zero point unread", 7 * 99, -1.0f, 3.0f, 1);
+    dynamic(&app, device, "DynamicQuantizeLinear empty", 0, -1.0f, 3.0f, 3);
+    for (int r = 0; r < 3; r++)
+        dynamic(&app, device, "DynamicQuantizeLinear 700000 of every exponent", 700000, 3.0f, 3.0f, 3);
+
+    int64_t a2[2] = {7, 33}, b2[2] = {33, 19}, a3[3] = {3, 7, 33}, b3[3] = {3, 33, 19};
+    matmul(&app, device, "MatMulInteger uint8 x uint8", 2, a2, 2, b2, ONNX_UINT8, ONNX_UINT8, false, 0, -1);
+    matmul(&app, device, "MatMulInteger uint8 x uint8 zero points", 2, a2, 2, b2, ONNX_UINT8, ONNX_UINT8, true, 1, -1);
+    matmul(&app, device, "MatMulInteger uint8 x int8 zero points", 2, a2, 2, b2, ONNX_UINT8, ONNX_INT8, true, 1, -1);
+    matmul(&app, device, "MatMulInteger int8 x int8 zero points", 2, a2, 2, b2, ONNX_INT8, ONNX_INT8, true, 1, -1);
+    matmul(&app, device, "MatMulInteger per-column zero point of B", 2, a2, 2, b2, ONNX_UINT8, ONNX_UINT8, true, 19,
+           -1);
+    matmul(&app, device, "MatMulInteger batched A, 2-D B", 3, a3, 2, b2, ONNX_UINT8, ONNX_INT8, true, 1, -1);
+    matmul(&app, device, "MatMulInteger batched A and B", 3, a3, 3, b3, ONNX_UINT8, ONNX_UINT8, false, 1, -1);
+    int64_t aw[2] = {2, 40000}, bw[2] = {40000, 3};
+    matmul(&app, device, "MatMulInteger K 40000 of 255*255 (wraps)", 2, aw, 2, bw, ONNX_UINT8, ONNX_UINT8, false, 0,
+           255);
+
+    qlinear(&app, device, "QLinearMatMul uint8 x uint8", 2, a2, 2, b2, ONNX_UINT8, ONNX_UINT8, 0.02f, 0.013f, 0.7f);
+    qlinear(&app, device, "QLinearMatMul uint8 x int8 batched", 3, a3, 2, b2, ONNX_UINT8, ONNX_INT8, 0.1f, 0.03f, 0.9f);
+    qlinear(&app, device, "QLinearMatMul int8 x int8 batched B", 3, a3, 3, b3, ONNX_INT8, ONNX_INT8, 0.05f, 0.01f, 0.3f);
+    qlinear(&app, device, "QLinearMatMul saturating, ties", 2, a2, 2, b2, ONNX_UINT8, ONNX_UINT8, 1.0f, 1.0f, 2.0f);
+    qlinear(&app, device, "QLinearMatMul y_scale 0", 2, a2, 2, b2, ONNX_UINT8, ONNX_UINT8, 1.0f, 1.0f, 0.0f);
+    int64_t x4[4] = {2, 4, 11, 13}, w4[4] = {6, 2, 3, 3}, w44[4] = {5, 4, 3, 2}, x3[3] = {2, 3, 30}, w3[3] = {4, 3, 5};
+    conv(&app, device, "ConvInteger 3x3 group 2 pads strides", 4, x4, w4,
+         &(conv_attrs){.strides = {2, 1}, .pads = {1, 0, 2, 1}, .group = 2}, true);
+    conv(&app, device, "ConvInteger 3x2 dilations no zero points", 4, x4, w44,
+         &(conv_attrs){.dilations = {2, 3}, .pads = {1, 1, 1, 1}}, false);
+    conv(&app, device, "ConvInteger 1-D stride 3", 3, x3, w3, &(conv_attrs){.strides = {3}, .pads = {2, 1}}, true);
+    conv(&app, device, "ConvInteger SAME_UPPER", 4, x4, w44, &(conv_attrs){.auto_pad = "SAME_UPPER"}, true);
+    return test_finish(&app, "test_kernels_quant");
+}

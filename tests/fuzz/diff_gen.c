@@ -1254,6 +1254,8 @@ static void gen_rnn(dcase *c)
         desc(c, " activations=%s...(%d)", acts[0], n);
     }
     c->atol = 1e-5 * (1 + (double)(I + H) / 8);
+}
+
 /* ---- quantized ops ----------------------------------------------------------------------------------------- */
 
 /* Scales (and their zero points of type `zt`, 0: none) of Quantize/DequantizeLinear: n values (-1: a scalar), a

@@ -102,7 +102,7 @@ static OrtStatus *allocate_memory(ortvk_device *device, ortvk_buffer *buffer, co
     return NULL;
 }
 
-/* A staging buffer is mapped, and so is an ortvk-allocated one where device memory is host-visible and coherent
+/* A staging buffer is mapped, and so is an ortvk-allocated one where device memory is host-visible, coherent, cached
  * (caps.device_memory_mapped: host copies then skip the queue); any other gets its device address and enters the
  * heap's address table. */
 static OrtStatus *publish(ortvk_device *device, ortvk_buffer *buffer)

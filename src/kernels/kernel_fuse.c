@@ -96,11 +96,21 @@ static int take_steps(ortvk_partition *p, const chain_plan *c, int keep, ortvk_k
     return out;
 }
 
+/* Where a chain after `head` runs in its stores: a float32 Conv's or MatMul/Gemm's epilogue; NULL for others. */
+static ortvk_kparams_chain *epilogue_of(ortvk_kernel *head)
+{
+    if (head->float16 || head->n_out != 1) return NULL;
+    if (strcmp(head->op->op_type, "Conv") == 0) return &head->params.conv.epilogue;
+    if (strcmp(head->op->op_type, "MatMul") == 0 || strcmp(head->op->op_type, "Gemm") == 0)
+        return &head->params.gemm.epilogue;
+    return NULL;
+}
+
 /* Runs of element-wise nodes, each the only reader of the one before (whose output stays inside the partition),
  * become one kernel: one dispatch and one pass over memory instead of one each (the "hard swish" of MobileNet-like
  * models is Add, Clip, Div and Mul). A value read again by a later t + x or t * x of the same chain is kept in a
- * register (MARK). The fused kernel takes the place of the chain's first node. A chain right after a float32 Conv
- * runs in the Conv's own stores (its epilogue), its x being the Conv's result. */
+ * register (MARK). The fused kernel takes the place of the chain's first node. A chain right after a float32 Conv,
+ * MatMul or Gemm runs in that node's own stores (its epilogue), its x being the node's result. */
 OrtStatus *ortvk_partition_fuse(ortvk_partition *p, ortvk_stream *stream)
 {
     int *readers = calloc(p->n_values + 1, sizeof(*readers));
@@ -116,13 +126,14 @@ OrtStatus *ortvk_partition_fuse(ortvk_partition *p, ortvk_stream *stream)
         if (head == NULL) continue;
         chain_plan c = {.members = {j}, .count = 1};
         char type[sizeof(head->op_type)] = "";
-        if (strcmp(head->op->op_type, "Conv") == 0 && !head->float16 && head->n_out == 1) {
+        ortvk_kparams_chain *epilogue = epilogue_of(head);
+        if (epilogue != NULL) {
             extend_chain(p, readers, head->out_slot[0], &c);
             check_marks(p, readers, true, &c);
             if (c.count == 1) continue;
-            head->out_slot[0] = take_steps(p, &c, 1, &head->params.conv.epilogue, type, sizeof(type));
+            head->out_slot[0] = take_steps(p, &c, 1, epilogue, type, sizeof(type));
             snprintf(head->op_type, sizeof(head->op_type), "%s", type);
-            status = ortvk_kernel_upload_chain(head, stream, &head->params.conv.epilogue);
+            status = ortvk_kernel_upload_chain(head, stream, epilogue);
             continue;
         }
         if (!head->chainable || head->chain_input < 0) continue;

@@ -212,8 +212,10 @@ static OrtStatus *gemm_record(const ortvk_kparams *params, ortvk_krun *run)
     const ortvk_kparams_gemm *p = &params->gemm;
     gemm_plan g;
     ORTVK_TRY(gemm_plan_for(p, run, &g));
+    ortvk_kspec spec; /* a fused element-wise chain after it, or none */
+    ortvk_kchain_spec(&p->epilogue, &spec);
     return ortvk_kgemm_record(run, &g, run->in[0].address, run->in[1].address, g.has_c ? run->in[2].address : 0,
-                              run->out[0].address, p->alpha, p->beta, NULL);
+                              run->out[0].address, p->alpha, p->beta, &spec);
 }
 
 /* ---- Softmax, LogSoftmax -------------------------------------------------------------------------------- */

@@ -146,6 +146,7 @@ typedef struct ortvk_kparams_gemm {
     bool matmul;          /* MatMul rather than Gemm */
     bool trans_a, trans_b;
     float alpha, beta;
+    ortvk_kparams_chain epilogue; /* element-wise steps fused after it at Compile (kernel_fuse.c) */
 } ortvk_kparams_gemm;
 
 typedef struct ortvk_kparams_softmax {

@@ -144,9 +144,9 @@ static void node_cost(const char *op, const ortvk_kparams *params, const ortvk_k
     } else if (strcmp(op, "ConvTranspose") == 0 && w->present && w->rank >= 2) {
         /* Each input element scatters into M/group channels over the kernel window: W is [C, M/group, k...]. */
         *flops = 2.0 * (double)x->count * product(w->dims, 1, w->rank);
-    } else if (strcmp(op, "MatMul") == 0 && x->rank >= 1) {
+    } else if (led_by(op, "MatMul") && x->rank >= 1) {
         *flops = 2.0 * (double)y->count * (double)x->dims[x->rank - 1];
-    } else if (strcmp(op, "Gemm") == 0 && x->rank == 2) {
+    } else if (led_by(op, "Gemm") && x->rank == 2) {
         *flops = 2.0 * (double)y->count * (double)x->dims[params->gemm.trans_a ? 0 : 1];
     }
 }

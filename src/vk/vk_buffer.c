@@ -102,15 +102,18 @@ static OrtStatus *allocate_memory(ortvk_device *device, ortvk_buffer *buffer, co
     return NULL;
 }
 
-/* A staging buffer is mapped; any other gets its device address and enters the heap's address table. */
+/* A staging buffer is mapped, and so is an ortvk-allocated one where device memory is host-visible, coherent, cached
+ * (caps.device_memory_mapped: host copies then skip the queue); any other gets its device address and enters the
+ * heap's address table. */
 static OrtStatus *publish(ortvk_device *device, ortvk_buffer *buffer)
 {
-    if (buffer->kind == ORTVK_BUFFER_STAGING) {
+    if (buffer->kind == ORTVK_BUFFER_STAGING ||
+        (buffer->kind == ORTVK_BUFFER_DEVICE && device->caps.device_memory_mapped)) {
         VkResult r = vkMapMemory(device->vk, buffer->memory, 0, VK_WHOLE_SIZE, 0, &buffer->mapped);
         if (r != VK_SUCCESS)
-            return ortvk_status_vk(r, "vkMapMemory", "mapping a %llu-byte staging buffer",
-                                   (unsigned long long)buffer->size);
-        return NULL;
+            return ortvk_status_vk(r, "vkMapMemory", "mapping a %llu-byte %s buffer", (unsigned long long)buffer->size,
+                                   buffer->kind == ORTVK_BUFFER_STAGING ? "staging" : "device");
+        if (buffer->kind == ORTVK_BUFFER_STAGING) return NULL;
     }
     VkBufferDeviceAddressInfo address = {.sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO, .buffer = buffer->vk};
     buffer->address = vkGetBufferDeviceAddress(device->vk, &address);

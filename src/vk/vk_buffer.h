@@ -21,7 +21,7 @@ struct ortvk_buffer {
     VkDeviceMemory memory;
     VkDeviceSize size;          /* bytes the buffer covers, from memory offset 0 */
     VkDeviceAddress address;    /* 0 for staging buffers */
-    void *mapped;               /* staging buffers only */
+    void *mapped;               /* staging buffers, and ORTVK_BUFFER_DEVICE ones where caps.device_memory_mapped */
     void *host_pointer;         /* ORTVK_BUFFER_HOST: the imported address */
     atomic_int refs;            /* the owner's, one per sharing import (ortvk_buffer_import_host), and one per
                                    submission using it (ortvk_device_acquire) */

@@ -102,6 +102,10 @@ static bool probe_memory_types(VkPhysicalDevice physical, ortvk_device_caps *cap
         return false;
     }
     caps->device_memory_type = (uint32_t)device_type;
+    /* Cached too: host reads of uncached memory (a discrete GPU's BAR) are slower than a copy on the queue. */
+    VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
+                                 VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+    caps->device_memory_mapped = (mem.memoryTypes[device_type].propertyFlags & host) == host;
     caps->staging_memory_type = (uint32_t)staging_type;
     return true;
 }

@@ -39,6 +39,8 @@ typedef struct ortvk_device_caps {
     bool import_timeline_opaque_fd;      /* VK_KHR_external_semaphore_fd for timeline semaphores */
     uint32_t device_memory_type;         /* where ortvk allocates tensors and imports opaque FDs */
     uint32_t staging_memory_type;        /* host-visible, coherent: staging for host copies */
+    bool device_memory_mapped;           /* device_memory_type is host-visible, coherent and cached too (lavapipe,
+                                            unified memory): ortvk's tensors are mapped, host copies skip the queue */
     bool storage_16bit;                  /* storageBuffer16BitAccess: the float16 kernels run */
     bool storage_8bit;                   /* storageBuffer8BitAccess: the kernels that read or write bool run */
     bool push_descriptor;                /* VK_KHR_push_descriptor: the kernels bind their tensors with it */

@@ -443,6 +443,16 @@ ortvk_semaphore_point ortvk_stream_tail(ortvk_stream *stream)
     return point;
 }
 
+bool ortvk_stream_quiet_tail(ortvk_stream *stream, uint64_t *value)
+{
+    if (atomic_load(&stream->order_after_device) != ORTVK_ORDER_NONE) return false;
+    pthread_mutex_lock(&stream->lock);
+    bool quiet = stream->wait_count == 0;
+    *value = stream->submitted;
+    pthread_mutex_unlock(&stream->lock);
+    return quiet;
+}
+
 OrtStatus *ortvk_semaphore_points_wait(ortvk_device *device, const ortvk_semaphore_point *points, size_t count,
                                       uint64_t timeout_ns)
 {

@@ -38,6 +38,30 @@ static void release_copy_refs(void *owner)
     free(refs);
 }
 
+/* A copy between the host and an ortvk-allocated buffer the host can map (caps.device_memory_mapped) needs no
+ * submission: into the buffer, when no submission holds it (its only references are its owner's and the caller's,
+ * `held`): nothing queued reads or writes it, and the stream's later submissions see the host's writes; out of it,
+ * after a host wait for the stream's last submission, when the stream waits for nothing else. Returns false (and
+ * does nothing) where that does not apply. */
+static bool copy_mapped(ortvk_stream *stream, ortvk_copy_end dst, ortvk_copy_end src, size_t bytes,
+                        OrtStatus **status)
+{
+    ortvk_buffer *device = dst.buffer != NULL ? dst.buffer : src.buffer;
+    if ((dst.buffer != NULL) == (src.buffer != NULL) || device->kind != ORTVK_BUFFER_DEVICE || device->mapped == NULL)
+        return false;
+    if (dst.buffer != NULL) {
+        if (atomic_load(&device->refs) != (dst.held ? 2 : 1)) return false;
+        memcpy((uint8_t *)device->mapped + dst.offset, src.host, bytes);
+        *status = NULL;
+        return true;
+    }
+    uint64_t value = 0;
+    if (!ortvk_stream_quiet_tail(stream, &value)) return false;
+    *status = value > 0 ? ortvk_stream_wait_host(stream, value) : NULL;
+    if (*status == NULL) memcpy(dst.host, (const uint8_t *)device->mapped + src.offset, bytes);
+    return true;
+}
+
 OrtStatus *ortvk_transfer_copy(ortvk_stream *stream, ortvk_copy_end dst, ortvk_copy_end src, size_t bytes,
                                bool wait)
 {
@@ -60,6 +84,10 @@ OrtStatus *ortvk_transfer_copy(ortvk_stream *stream, ortvk_copy_end dst, ortvk_c
     ortvk_device *device = stream->device;
     ortvk_buffer *staging = NULL;
     OrtStatus *status = NULL;
+    if (copy_mapped(stream, dst, src, bytes, &status)) {
+        release_copy_refs(refs);
+        return status;
+    }
     if (dst.buffer == NULL || src.buffer == NULL) {
         status = ortvk_buffer_allocate_staging(device, bytes, &staging);
         if (status != NULL) {

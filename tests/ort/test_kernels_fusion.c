@@ -148,15 +148,21 @@ static void chain_case(ortapp *app, const OrtEpDevice *device, const char *name,
     compare(app, device, name, build(false), build(false), false, true, 1, flat, fused, unfused);
 }
 
-/* A Conv with a chain after it: to 3 ULP against ortvk running the Conv and the chain apart, and within ONNX's
- * tolerance against the CPU EP (whose sums run in another order). */
+/* A Conv, MatMul or Gemm with a chain after it, x of `rank` and `dims`: to 3 ULP against ortvk running the node and
+ * the chain apart, and within ONNX's tolerance against the CPU EP (whose sums run in another order). */
+static void head_case(ortapp *app, const OrtEpDevice *device, const char *name, build_fn build, int rank,
+                      const int64_t *dims, const char *fused)
+{
+    compare(app, device, name, build(false), build(true), true, true, rank, dims, fused, NULL);
+    char against_cpu[128];
+    snprintf(against_cpu, sizeof(against_cpu), "%s (CPU EP)", name);
+    compare(app, device, against_cpu, build(false), build(false), false, false, rank, dims, fused, NULL);
+}
+
 static void conv_case(ortapp *app, const OrtEpDevice *device, const char *name, build_fn build, const int64_t *dims,
                       const char *fused)
 {
-    compare(app, device, name, build(false), build(true), true, true, 4, dims, fused, NULL);
-    char against_cpu[128];
-    snprintf(against_cpu, sizeof(against_cpu), "%s (CPU EP)", name);
-    compare(app, device, against_cpu, build(false), build(false), false, false, 4, dims, fused, NULL);
+    head_case(app, device, name, build, 4, dims, fused);
 }
 
 /* ---- the cases ------------------------------------------------------------------------------------------ */
@@ -336,6 +342,26 @@ static void affine_swish(onnx_model *m, const char *t)
     hard_swish(m, "u");
 }
 
+/* Gemm (x [12, 16] times W [16, 8] plus a bias row) or batched MatMul (x [3, 12, 16] times W [16, 6]: an N the
+ * vec4 form does not take), then `chain` on its result "t". */
+static onnx_model *gemm_then(bool variant, bool matmul, void (*chain)(onnx_model *, const char *))
+{
+    int64_t xd[3] = {3, 12, 16}, n = matmul ? 6 : 8, wd[2] = {16, n}, bd[1] = {n};
+    onnx_model *m = model_of(13, matmul ? 3 : 2, matmul ? xd : xd + 1);
+    float w[16 * 8], b[8];
+    for (int i = 0; i < 16 * n; i++) w[i] = (float)((i * 37 % 17) - 8) * 0.05f;
+    for (int i = 0; i < n; i++) b[i] = (float)(i % 5) * 0.25f - 0.5f;
+    onnx_model_add_initializer(m, "w", ONNX_FLOAT, 2, wd, w, (size_t)(16 * n) * sizeof(float));
+    onnx_model_add_initializer(m, "b", ONNX_FLOAT, 1, bd, b, (size_t)n * sizeof(float));
+    const char *in[] = {"x", "w", "b"}, *outs[] = {"t"};
+    onnx_model_add_node(m, matmul ? "MatMul" : "Gemm", in, matmul ? 2 : 3, outs, 1);
+    if (variant) onnx_model_add_output(m, "t", ONNX_FLOAT, -1, NULL);
+    chain(m, "t");
+    return m;
+}
+
+static onnx_model *gemm_relu(bool variant) { return gemm_then(variant, false, relu_of); }
+static onnx_model *matmul_swish(bool variant) { return gemm_then(variant, true, hard_swish); }
 static onnx_model *conv3x3_affine_swish(bool variant) { return conv_then(variant, 8, 16, 3, 1, affine_swish); }
 static onnx_model *conv3x3_swish(bool variant) { return conv_then(variant, 8, 16, 3, 1, hard_swish); }
 static onnx_model *conv1x1_relu(bool variant) { return conv_then(variant, 16, 8, 1, 1, relu_of); }
@@ -364,5 +390,9 @@ int main(void)
     conv_case(&app, device, "Conv 1x1 (the GEMM), then Relu in its stores", conv1x1_relu, c16, "Conv+Relu");
     conv_case(&app, device, "depthwise Conv, then Clip, Mul, Add in its stores", depthwise_clip, c16,
               "Conv+Clip+Mul+Add");
+    const int64_t rows[3] = {3, 12, 16};
+    head_case(&app, device, "Gemm, then Relu in its stores", gemm_relu, 2, rows + 1, "Gemm+Relu");
+    head_case(&app, device, "batched MatMul (N of 6), then hard swish in its stores", matmul_swish, 3, rows,
+              "MatMul+Add+Clip+Div+Mul");
     return test_finish(&app, "test_kernels_fusion");
 }

@@ -251,6 +251,93 @@ static int bench_ops_model(ortapp *app, const OrtEpDevice *device, const bench_o
     return rc;
 }
 
+/* --ops small: a 7-node model of three small Gemms (x [1,64] -> Gemm -> Relu -> Gemm -> Relu -> Gemm -> Add x ->
+ * Sigmoid), where a Run's fixed cost (recording, binding, submission, the wait) is all there is to measure: the
+ * whole Run's wall and CPU time, ortvk and the CPU EP interleaved. */
+#define SMALL_N 64
+#define SMALL_RUNS 200
+
+static int build_small(uint8_t **out, size_t *len)
+{
+    onnx_model *m = onnx_model_new(13);
+    uint32_t seed = 11;
+    int64_t xd[2] = {1, SMALL_N}, wd[2] = {SMALL_N, SMALL_N}, bd[1] = {SMALL_N};
+    onnx_model_add_input(m, "x", ONNX_FLOAT, 2, xd);
+    onnx_model_add_output(m, "y", ONNX_FLOAT, 2, xd);
+    const char *w[3] = {"w1", "w2", "w3"}, *b[3] = {"b1", "b2", "b3"};
+    for (int k = 0; k < 3; k++) {
+        add_random(m, w[k], 2, wd, 1.0f / 8.0f, &seed);
+        add_random(m, b[k], 1, bd, 0.1f, &seed);
+    }
+    static const char *const chain[8] = {"x", "g1", "r1", "g2", "r2", "g3", "s", "y"};
+    for (int k = 0; k < 7; k++) {
+        const char *outs[1] = {chain[k + 1]};
+        if (k == 0 || k == 2 || k == 4) {
+            const char *ins[3] = {chain[k], w[k / 2], b[k / 2]};
+            onnx_model_add_node(m, "Gemm", ins, 3, outs, 1);
+        } else if (k == 5) {
+            const char *ins[2] = {chain[k], "x"};
+            onnx_model_add_node(m, "Add", ins, 2, outs, 1);
+        } else {
+            const char *ins[1] = {chain[k]};
+            onnx_model_add_node(m, k == 6 ? "Sigmoid" : "Relu", ins, 1, outs, 1);
+        }
+    }
+    int rc = onnx_model_serialize(m, out, len);
+    onnx_model_free(m);
+    return rc;
+}
+
+static int bench_ops_small(ortapp *app, const OrtEpDevice *device, const bench_options *opt)
+{
+    uint8_t *model = NULL;
+    size_t len = 0;
+    if (build_small(&model, &len) != ONNX_OK) return 1;
+    OrtSession *s[2] = {session(app, device, model, len, opt->threads), session(app, NULL, model, len, opt->threads)};
+    free(model);
+    int rc = s[0] && s[1] ? 0 : 1;
+    int runs = opt->compare_frames > SMALL_RUNS ? opt->compare_frames : SMALL_RUNS;
+    float in[SMALL_N], out[2][SMALL_N];
+    int64_t dims[2] = {1, SMALL_N};
+    uint32_t seed = 5;
+    for (int i = 0; i < SMALL_N; i++) in[i] = frand(&seed);
+    double *us = calloc(4 * (size_t)runs, sizeof(double));
+    OrtMemoryInfo *cpu = NULL;
+    OrtValue *input = NULL;
+    if (us == NULL) rc = 1;
+    if (rc == 0) rc = failed(app, app->api->CreateCpuMemoryInfo(OrtDeviceAllocator, OrtMemTypeDefault, &cpu),
+                             "CreateCpuMemoryInfo");
+    if (rc == 0) rc = failed(app, app->api->CreateTensorWithDataAsOrtValue(cpu, in, sizeof(in), dims, 2,
+                                                                           ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, &input),
+                             "CreateTensorWithDataAsOrtValue");
+    for (int e = 0; e < 2 && rc == 0; e++) rc = run_ms(app, s[e], input, out[e], SMALL_N, NULL) < 0;
+    for (int r = 0; r < runs && rc == 0; r++) {
+        for (int e = 0; e < 2 && rc == 0; e++) {
+            double c = 0, t = run_ms(app, s[e], input, NULL, 0, &c);
+            rc = t < 0;
+            us[(size_t)e * (size_t)runs + (size_t)r] = t * 1e3;
+            us[(size_t)(2 + e) * (size_t)runs + (size_t)r] = c * 1e3;
+        }
+    }
+    if (rc == 0) {
+        double med[4], diff = 0;
+        for (int k = 0; k < 4; k++) med[k] = bench_stat_of(us + (size_t)k * (size_t)runs, (size_t)runs).median;
+        for (int i = 0; i < SMALL_N; i++) diff = fmax(diff, fabs((double)out[0][i] - (double)out[1][i]));
+        printf("  small: 7 nodes (3 Gemm %dx%d, Relu, Add, Sigmoid), whole Run, median of %d interleaved runs\n"
+               "    ortvk %.1f us (cpu %.1f us), CPU EP %.1f us (cpu %.1f us), ratio %.1fx (cpu %.1fx), "
+               "max |diff| %.2g\n",
+               SMALL_N, SMALL_N, runs, med[0], med[2], med[1], med[3], med[0] / med[1], med[2] / med[3], diff);
+        fflush(stdout);
+    }
+    app->api->ReleaseValue(input);
+    app->api->ReleaseMemoryInfo(cpu);
+    free(us);
+    for (int e = 0; e < 2; e++) {
+        if (s[e]) app->api->ReleaseSession(s[e]);
+    }
+    return rc;
+}
+
 int bench_ops(const bench_options *opt, const char *ort_path, const char *ep_path)
 {
     ortapp app;
@@ -271,6 +358,7 @@ int bench_ops(const bench_options *opt, const char *ort_path, const char *ep_pat
            opt->threads, CHAIN, CHAIN, CHAIN - 1, frames, device_name, app.version);
     int rc = 0;
     if (wanted(opt->ops, "model") && strcmp(opt->ops, "all") != 0) rc = bench_ops_model(&app, device, opt);
+    if (wanted(opt->ops, "small") && rc == 0) rc = bench_ops_small(&app, device, opt);
     for (size_t o = 0; o < sizeof(specs) / sizeof(specs[0]) && rc == 0; o++) {
         const op_spec *s = &specs[o];
         if (!wanted(opt->ops, s->name)) continue;

@@ -262,7 +262,8 @@ static OrtStatus *rnn_record(const ortvk_kparams *params, ortvk_krun *run)
     uint32_t G = cell_gates(p->cell) * H, state = D * B * H;
     /* work: projections, h (two halves), c, z and r, biases, peepholes, lengths; each part 16-byte aligned. */
     int64_t proj = 0;
-    if (!ortvk_kmul((int64_t)D * S, (int64_t)B * G, &proj) || proj > INT32_MAX / 2)
+    if (!ortvk_kmul((int64_t)D * S, (int64_t)B * G, &proj) || proj > INT32_MAX / 2 ||
+        proj + 5 * (int64_t)D * B * H + 2 * (int64_t)D * G + 3 * (int64_t)D * H + B + 32 > INT32_MAX)
         return ortvk_status(ORT_EP_FAIL, "%s: %u steps of %u x %u gates exceed the shaders' 32-bit offsets",
                             cell_name(p->cell), S, B, G);
 #define ALIGN4(n) (((n) + 3u) / 4u * 4u)

@@ -76,14 +76,10 @@ static bool activations(const ortvk_knode *node, uint32_t cell, int directions, 
     return false;
 }
 
-static bool rnn_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+/* The inputs' and outputs' types: float32 (ORT's CPU EP runs float only; float16 models run it between Casts),
+ * sequence_lens int32 and known on the host. */
+static bool rnn_types(const ortvk_knode *node, char *why, size_t why_len)
 {
-    ortvk_kparams_rnn *p = &params->rnn;
-    p->cell = strcmp(node->op_type, "LSTM") == 0 ? ORTVK_RNN_LSTM
-              : strcmp(node->op_type, "GRU") == 0 ? ORTVK_RNN_GRU : ORTVK_RNN_RNN;
-    size_t max_in = p->cell == ORTVK_RNN_LSTM ? 8 : 6, max_out = p->cell == ORTVK_RNN_LSTM ? 3 : 2;
-    if (node->n_in < 3 || node->n_in > max_in || node->n_out > max_out)
-        return ortvk_krefuse(why, why_len, "%zu inputs and %zu outputs", node->n_in, node->n_out);
     for (size_t i = 0; i < node->n_in; i++) {
         const ortvk_kvalue *v = &node->in[i];
         if (i == IN_LENS) {
@@ -92,7 +88,6 @@ static bool rnn_prepare(const ortvk_knode *node, ortvk_kparams *params, char *wh
             if (v->present && v->constant == NULL && !ortvk_knode_host_ints(node, i))
                 return ortvk_krefuse(why, why_len, "sequence_lens is neither constant nor known on the host");
         } else if ((i < IN_B || v->present) && v->type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) {
-            /* ORT's CPU EP runs float only (float16 models run it between Casts). */
             return ortvk_krefuse(why, why_len, "input %zu is not float32", i);
         }
     }
@@ -100,6 +95,18 @@ static bool rnn_prepare(const ortvk_knode *node, ortvk_kparams *params, char *wh
         if (node->out[i].present && node->out[i].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT)
             return ortvk_krefuse(why, why_len, "output %zu is not float32", i);
     }
+    return true;
+}
+
+static bool rnn_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    ortvk_kparams_rnn *p = &params->rnn;
+    p->cell = strcmp(node->op_type, "LSTM") == 0 ? ORTVK_RNN_LSTM
+              : strcmp(node->op_type, "GRU") == 0 ? ORTVK_RNN_GRU : ORTVK_RNN_RNN;
+    size_t max_in = p->cell == ORTVK_RNN_LSTM ? 8 : 6, max_out = p->cell == ORTVK_RNN_LSTM ? 3 : 2;
+    if (node->n_in < 3 || node->n_in > max_in || node->n_out > max_out)
+        return ortvk_krefuse(why, why_len, "%zu inputs and %zu outputs", node->n_in, node->n_out);
+    if (!rnn_types(node, why, why_len)) return false;
     char direction[32];
     int64_t layout = 0, input_forget = 0;
     if (!ortvk_knode_int(node, "hidden_size", 0, &p->hidden) || p->hidden <= 0 || p->hidden > RNN_MAX_SIZE)
@@ -262,7 +269,8 @@ static OrtStatus *rnn_record(const ortvk_kparams *params, ortvk_krun *run)
     uint32_t G = cell_gates(p->cell) * H, state = D * B * H;
     /* work: projections, h (two halves), c, z and r, biases, peepholes, lengths; each part 16-byte aligned. */
     int64_t proj = 0;
-    if (!ortvk_kmul((int64_t)D * S, (int64_t)B * G, &proj) || proj > INT32_MAX / 2)
+    if (!ortvk_kmul((int64_t)D * S, (int64_t)B * G, &proj) || proj > INT32_MAX / 2 ||
+        proj + 5 * (int64_t)D * B * H + 2 * (int64_t)D * G + 3 * (int64_t)D * H + B + 32 > INT32_MAX)
         return ortvk_status(ORT_EP_FAIL, "%s: %u steps of %u x %u gates exceed the shaders' 32-bit offsets",
                             cell_name(p->cell), S, B, G);
 #define ALIGN4(n) (((n) + 3u) / 4u * 4u)

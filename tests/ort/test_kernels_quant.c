@@ -337,5 +337,9 @@ int main(void)
          &(conv_attrs){.dilations = {2, 3}, .pads = {1, 1, 1, 1}}, false);
     conv(&app, device, "ConvInteger 1-D stride 3", 3, x3, w3, &(conv_attrs){.strides = {3}, .pads = {2, 1}}, true);
     conv(&app, device, "ConvInteger SAME_UPPER", 4, x4, w44, &(conv_attrs){.auto_pad = "SAME_UPPER"}, true);
+    /* 70,000 taps an output, 21,847 outputs of which one touches the input: padding must cost nothing */
+    int64_t xl[3] = {1, 70000, 1}, wl[3] = {1, 70000, 1};
+    conv(&app, device, "ConvInteger 70000 channels, pads of 65537", 3, xl, wl,
+         &(conv_attrs){.strides = {3}, .pads = {65537, 3}}, true);
     return test_finish(&app, "test_kernels_quant");
 }

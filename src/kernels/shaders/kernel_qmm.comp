@@ -81,6 +81,18 @@ void qlinear_params(uint i)
     }
 }
 
+// The first tap k (of dilation d) whose input index i0 + k d is >= 0, and the end of those below `size` (at most K).
+uint taps_from(int i0, uint d)
+{
+    return i0 >= 0 ? 0u : (uint(-i0) + d - 1u) / d;
+}
+
+uint taps_to(int i0, uint d, uint size, uint K)
+{
+    if (i0 >= int(size)) return 0u;
+    return min(K, (uint(int(size) - i0) + d - 1u) / d);
+}
+
 // d: batches, C, H, W, M, KH, KW, OH, OW, groups, stride h/w, dilation h/w, pad h/w (begin)
 void conv(uint i)
 {
@@ -92,13 +104,16 @@ void conv(uint i)
     int za = zero_point(2, p.za, 0u, sa), zb = zero_point(3, p.zb, (p.flags & 4u) != 0u ? m : 0u, sb);
     uint x0 = p.a.x + (batch * C + g * Cg) * H * W, w0 = p.b.x + m * Cg * KH * KW;
     int iy0 = int(oy * p.d[10]) - int(p.d[14]), ix0 = int(ox * p.d[11]) - int(p.d[15]);
+    // Only the taps inside the input: ky in [ky0, ky1), kx in [kx0, kx1), so an output over padding costs nothing.
+    uint ky0 = taps_from(iy0, p.d[12]), ky1 = max(taps_to(iy0, p.d[12], H, KH), ky0);
+    uint kx0 = taps_from(ix0, p.d[13]), kx1 = max(taps_to(ix0, p.d[13], W, KW), kx0);
+    uint KHv = ky1 - ky0, KWv = kx1 - kx0;
     uint acc = 0u;
-    ORTVK_FOR(t, 0u, Cg * KH * KW) {
-        uint kx = t % KW, ky = (t / KW) % KH, c = t / (KW * KH);
-        int iy = iy0 + int(ky * p.d[12]), ix = ix0 + int(kx * p.d[13]);
-        if (iy < 0 || iy >= int(H) || ix < 0 || ix >= int(W)) continue;
-        int xv = byte_of(0, x0, (c * H + uint(iy)) * W + uint(ix), sa);
-        acc += uint((xv - za) * (byte_of(1, w0, t, sb) - zb));
+    ORTVK_FOR(t, 0u, Cg * KHv * KWv) {
+        uint kx = kx0 + t % KWv, ky = ky0 + (t / KWv) % KHv, c = t / (KWv * KHv);
+        uint iy = uint(iy0 + int(ky * p.d[12])), ix = uint(ix0 + int(kx * p.d[13]));
+        int xv = byte_of(0, x0, (c * H + iy) * W + ix, sa);
+        acc += uint((xv - za) * (byte_of(1, w0, (c * KH + ky) * KW + kx, sb) - zb));
     }
     ORTVK_WORD(4, p.y, i) = acc;
 }

@@ -55,23 +55,8 @@ static bool constant_or_special_input(const dcase *c) { return c->values == DC_V
 static bool is_near_float_max(float v) { return !isnan(v) && fabsf(v) >= 1e38f; }
 static bool near_float_max_input(const dcase *c) { return any_value(c, is_near_float_max); }
 
-/* Gemm's K (A's dim 1, or 0 with transA) is 0. */
-static bool gemm_k0(const dcase *c)
-{
-    const dc_attr *t = dc_get(c, "transA");
-    int k = t && t->kind == 'i' && t->v[0] == 1 ? 0 : 1;
-    return c->n_in >= 2 && c->in[0].rank == 2 && c->in[0].dims[k] == 0;
-}
-
-static bool matmul_k0(const dcase *c)
-{
-    return c->n_in == 2 && c->in[0].rank > 0 && c->in[0].dims[c->in[0].rank - 1] == 0;
-}
-
 /* Keep the reasons to one line each: the summary prints them. */
 const dc_known dc_known_findings[] = {
-    /* empty tensors */
-    {"Gemm", gemm_k0, "K = 0", "the CPU EP is wrong: C unscaled (beta ignored) where ortvk gives beta * C"},
     /* special values */
     {"Selu", half_special_attribute, "float16 with an extreme alpha or gamma (refused by ortvk)",
      "reference: ORT inlines Selu's float16 function body (gamma FLT_MAX -> inf: inf * 0 = NaN); the float model -0"},
@@ -93,8 +78,6 @@ const dc_known dc_known_findings[] = {
      "wrong: NaN where the CPU EP gives +-inf (infinite terms, or sums overflowing)"},
     {"Reduce*", huge_input, "values of 1e19 or more",
      "wrong: sums of +-1e20 and FLT_MAX terms overflow or cancel in another order (beyond any tolerance)"},
-    /* others */
-    {"MatMul", matmul_k0, "K = 0", "the CPU EP is wrong: uninitialized output, batch dims not broadcast"},
     {NULL, NULL, NULL, NULL},
 };
 const size_t dc_known_count = sizeof(dc_known_findings) / sizeof(dc_known_findings[0]) - 1;

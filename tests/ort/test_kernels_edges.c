@@ -1485,6 +1485,68 @@ static void gemm_edges(ortapp *app, const OrtEpDevice *device)
     run_case(app, device, &c);
 }
 
+/* A Conv or ConvTranspose case: x of `xd`, weights "b" of `wd` (small integers), no bias. */
+static onnx_node *conv_case(edge_case *c, const char *name, const char *op, int rank, const int64_t *xd,
+                            const int64_t *wd)
+{
+    start(c, name, 13, rank, xd);
+    second_input(c, "b", rank, wd);
+    return node(c, op, 2, (const char *[]){"x", "b"});
+}
+
+/* For the checks ORT's CPU EP gained after 1.24 (ConvTranspose's output_shape, Pad's effective extent, Tile's 4 GiB):
+ * ortvk fails such runs with every ORT version, so with 1.24 the CPU EP is not asked (it answers; for Tile, 6 GiB). */
+static void newer_cpu_check(const ortapp *app, edge_case *c)
+{
+    c->fails = strncmp(app->version, "1.24", 4) == 0;
+}
+
+/* Models ORT's CPU EP fails at run time that ortvk answered (the fuzzer's "lenient" findings): ortvk must fail too,
+ * or leave the node to the CPU EP. */
+static void cpu_run_rejections(ortapp *app, const OrtEpDevice *device)
+{
+    edge_case c;
+    const int64_t x4[4] = {1, 1, 5, 6}, w4[4] = {1, 1, 2, 2}, one = 1, two = 2;
+    onnx_node *n = conv_case(&c, "Conv SAME_UPPER with dilations 2", "Conv", 4, x4, w4);
+    onnx_node_attr_string(n, "auto_pad", "SAME_UPPER");
+    onnx_node_attr_ints(n, "dilations", (const int64_t[]){2, 2}, 2);
+    run_case(app, device, &c);
+    const int64_t x3[3] = {1, 1, 5}, w3[3] = {1, 2, 2};
+    n = conv_case(&c, "ConvTranspose output_padding 1, stride 1, dilation 2", "ConvTranspose", 3, x3, w3);
+    onnx_node_attr_ints(n, "dilations", &two, 1);
+    onnx_node_attr_ints(n, "output_padding", &one, 1);
+    run_case(app, device, &c);
+    n = conv_case(&c, "ConvTranspose output_shape 10 from 1, stride 2", "ConvTranspose", 3,
+                  (const int64_t[]){1, 1, 1}, w3);
+    onnx_node_attr_ints(n, "strides", &two, 1);
+    onnx_node_attr_ints(n, "output_shape", (const int64_t[]){10}, 1);
+    newer_cpu_check(app, &c);
+    run_case(app, device, &c);
+    n = conv_case(&c, "ConvTranspose SAME_UPPER over [1,1,0,3]", "ConvTranspose", 4, (const int64_t[]){1, 1, 0, 3},
+                  (const int64_t[]){1, 2, 1, 3});
+    onnx_node_attr_string(n, "auto_pad", "SAME_UPPER");
+    run_case(app, device, &c);
+    start(&c, "Pad reflect 3 over [4] less 1 (extent 3)", 13, 2, (const int64_t[]){4, 5});
+    const_ints(&c, "pads", 4, (const int64_t[]){3, 0, -1, 2});
+    onnx_node_attr_string(node(&c, "Pad", 2, (const char *[]){"x", "pads"}), "mode", "reflect");
+    newer_cpu_check(app, &c);
+    run_case(app, device, &c);
+    start(&c, "Pad edge over [1] less 1 (extent 0)", 13, 2, (const int64_t[]){1, 1});
+    const_ints(&c, "pads", 4, (const int64_t[]){1, 2, 2, -1});
+    onnx_node_attr_string(node(&c, "Pad", 2, (const char *[]){"x", "pads"}), "mode", "edge");
+    run_case(app, device, &c);
+    start(&c, "Tile [1,3] by [0,2^32+1] (past 4 GiB, empty)", 13, 2, (const int64_t[]){1, 3});
+    const_ints(&c, "repeats", 2, (const int64_t[]){0, (INT64_C(1) << 32) + 1});
+    node(&c, "Tile", 2, (const char *[]){"x", "repeats"});
+    newer_cpu_check(app, &c);
+    run_case(app, device, &c);
+    start(&c, "Tile [2,3] by [2^29,1] (4 GiB + 2 GiB)", 13, 2, (const int64_t[]){2, 3});
+    const_ints(&c, "repeats", 2, (const int64_t[]){INT64_C(1) << 29, 1});
+    node(&c, "Tile", 2, (const char *[]){"x", "repeats"});
+    newer_cpu_check(app, &c);
+    run_case(app, device, &c);
+}
+
 int main(int argc, char **argv)
 {
     only = argc > 1 ? argv[1] : NULL;
@@ -1515,5 +1577,6 @@ int main(int argc, char **argv)
     average_pool_huge(&app, device);
     arg_extremes(&app, device);
     gemm_edges(&app, device);
+    cpu_run_rejections(&app, device);
     return test_finish(&app, "test_kernels_edges");
 }

@@ -145,15 +145,17 @@ static OrtStatus *conv_transpose_dim(const ortvk_kparams_conv *p, int d, int64_t
     if (p->has_output_shape || p->auto_pad == ORTVK_AUTO_PAD_SAME_UPPER || p->auto_pad == ORTVK_AUTO_PAD_SAME_LOWER) {
         int64_t target = p->has_output_shape ? p->output_shape[d] : in * s;
         int64_t total = full - target;
-        /* ORT's CPU EP fails these runs (an output dim below 1; output_shape larger than the input can give) */
+        /* ORT's CPU EP fails these runs: an output dim below 1, and an input dim below the one output_shape
+         * implies, (target - output_padding - dk) / stride + 1 (less only leaves a total pad above -stride). */
         if (target < 1)
             return ortvk_status(ORT_INVALID_ARGUMENT, "ConvTranspose: output dim %d of %lld (input dim %lld)", d,
                                 (long long)target, (long long)in);
-        if (total < 0)
+        if (p->has_output_shape && in < (target - adj - dk) / s + 1)
             return ortvk_status(ORT_INVALID_ARGUMENT, "ConvTranspose: output_shape dim %d of %lld needs more than "
                                 "the input dim %lld (kernel %lld, stride %lld, dilation %lld, output_padding %lld)",
                                 d, (long long)target, (long long)in, (long long)k, (long long)s,
                                 (long long)p->dilations[d], (long long)adj);
+        if (total < 0) total = 0;
         *pad_begin = p->auto_pad == ORTVK_AUTO_PAD_SAME_UPPER ? total / 2 : total - total / 2;
         *out = target;
         return NULL;

@@ -21,7 +21,8 @@ static bool gemm_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
                 return ortvk_krefuse(why, why_len, "input %d of rank %d", i, node->in[i].rank);
         }
         p->alpha = 1.0f;
-        if (node->in[0].rank > 0 && node->in[0].dims[node->in[0].rank - 1] == 0) return ortvk_krefuse(why, why_len, "K = 0 (see gemm_k0)");
+        if (node->in[0].rank > 0 && node->in[0].dims[node->in[0].rank - 1] == 0)
+            return ortvk_krefuse(why, why_len, "K = 0 (see gemm_k0)");
         return true;
     }
     if (node->n_in < 2 || node->n_in > 3 || !ortvk_kvalue_float(&node->in[0]) || !ortvk_kvalue_float(&node->in[1]) ||

@@ -312,10 +312,9 @@ static OrtStatus *pad_shape(const ortvk_kparams *params, ortvk_krun *run)
     if ((int)x->rank != p->count) return ortvk_status(ORT_INVALID_ARGUMENT, "Pad: rank %zu", x->rank);
     y->type = x->type;
     y->rank = x->rank;
-    bool padded = false, nothing = false; /* some pad is positive; some dim has no effective extent */
+    bool nothing = false; /* some dim has no effective extent */
     for (size_t d = 0; d < x->rank; d++) {
         int64_t b = p->pads[d], e = p->pads[x->rank + d];
-        padded = padded || b > 0 || e > 0;
         nothing = nothing || x->dims[d] + (b < 0 ? b : 0) + (e < 0 ? e : 0) <= 0;
         if (!ortvk_kadd(x->dims[d], b, &y->dims[d]) || !ortvk_kadd(y->dims[d], e, &y->dims[d]) || y->dims[d] < 0)
             return ortvk_status(ORT_INVALID_ARGUMENT, "Pad: dim %zu of %lld with pads %lld and %lld", d,
@@ -329,10 +328,11 @@ static OrtStatus *pad_shape(const ortvk_kparams *params, ortvk_krun *run)
                                 "over an effective extent of %lld", (long long)b, (long long)e, d,
                                 p->mode == ORTVK_PAD_REFLECT ? "reflect" : "edge", (long long)extent);
     }
-    /* ORT's CPU EP: no edge or reflect padding at all where the effective input has no elements */
-    if (p->mode != ORTVK_PAD_CONSTANT && padded && nothing)
-        return ortvk_status(ORT_INVALID_ARGUMENT, "Pad: mode %s with positive pads over an input that negative pads "
-                            "or a dim of 0 leave empty", p->mode == ORTVK_PAD_REFLECT ? "reflect" : "edge");
+    /* ORT's CPU EP: no edge or reflect mode at all where the effective input has no elements (also without a
+     * positive pad, also for an empty output) */
+    if (p->mode != ORTVK_PAD_CONSTANT && nothing)
+        return ortvk_status(ORT_INVALID_ARGUMENT, "Pad: mode %s over an input that negative pads or a dim of 0 "
+                            "leave empty", p->mode == ORTVK_PAD_REFLECT ? "reflect" : "edge");
     return NULL;
 }
 

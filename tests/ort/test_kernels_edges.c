@@ -1540,6 +1540,11 @@ static void cpu_run_rejections(ortapp *app, const OrtEpDevice *device)
     onnx_node_attr_string(node(&c, "Pad", 2, (const char *[]){"x", "pads"}), "mode", "edge");
     newer_cpu_check(app, &c);
     run_case(app, device, &c);
+    start(&c, "Pad edge of [1] by [-1,0] (extent 0, no positive pad)", 13, 1, (const int64_t[]){1});
+    const_ints(&c, "pads", 2, (const int64_t[]){-1, 0});
+    onnx_node_attr_string(node(&c, "Pad", 2, (const char *[]){"x", "pads"}), "mode", "edge");
+    newer_cpu_check(app, &c);
+    run_case(app, device, &c);
     start(&c, "Tile [1,3] by [0,2^32+1] (past 4 GiB, empty)", 13, 2, (const int64_t[]){1, 3});
     const_ints(&c, "repeats", 2, (const int64_t[]){0, (INT64_C(1) << 32) + 1});
     node(&c, "Tile", 2, (const char *[]){"x", "repeats"});

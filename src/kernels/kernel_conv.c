@@ -71,6 +71,14 @@ static bool conv_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
         p->pads[i] = pads[i];
         p->pads[2 + i] = pads[n + i];
     }
+    /* ORT's CPU EP rejects SAME_* with dilations ("Dilation not supported for AutoPadType::SAME_UPPER or
+     * AutoPadType::SAME_LOWER"): left to it. */
+    for (int i = 0; !transpose && i < n; i++) {
+        if (p->dilations[i] > 1 &&
+            (p->auto_pad == ORTVK_AUTO_PAD_SAME_UPPER || p->auto_pad == ORTVK_AUTO_PAD_SAME_LOWER))
+            return ortvk_krefuse(why, why_len, "auto_pad SAME_* with dilations[%d] = %lld", i,
+                                 (long long)p->dilations[i]);
+    }
     if (transpose) {
         if (!ints_n(node, "output_padding", p->output_padding, n, 0))
             return ortvk_krefuse(why, why_len, "output_padding");
@@ -83,9 +91,11 @@ static bool conv_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
         p->has_output_shape = count >= 0;
         for (int i = 0; i < n && p->has_output_shape; i++) p->output_shape[i] = shape[count - n + i];
         for (int i = 0; i < n; i++) {
-            int64_t limit = p->strides[i] > p->dilations[i] ? p->strides[i] : p->dilations[i];
-            if (p->output_padding[i] < 0 || p->output_padding[i] >= limit)
-                return ortvk_krefuse(why, why_len, "output_padding out of range");
+            /* ONNX allows output_padding below the stride or the dilation; ORT's CPU EP rejects one not below the
+             * stride (its output would not convolve back to the input's size): left to it. */
+            if (p->output_padding[i] < 0 || p->output_padding[i] >= p->strides[i])
+                return ortvk_krefuse(why, why_len, "output_padding[%d] = %lld not in [0, stride)", i,
+                                     (long long)p->output_padding[i]);
             /* SAME with a stride: ONNX's output is input * stride, ORT's CPU EP gives less where the kernel is
              * smaller than the stride; left to it. */
             if (p->strides[i] > 1 &&
@@ -137,6 +147,16 @@ static OrtStatus *conv_transpose_dim(const ortvk_kparams_conv *p, int d, int64_t
     if (p->has_output_shape || p->auto_pad == ORTVK_AUTO_PAD_SAME_UPPER || p->auto_pad == ORTVK_AUTO_PAD_SAME_LOWER) {
         int64_t target = p->has_output_shape ? p->output_shape[d] : in * s;
         int64_t total = full - target;
+        /* ORT's CPU EP fails these runs: an output dim below 1, and an input dim below the one output_shape
+         * implies, (target - output_padding - dk) / stride + 1 (less only leaves a total pad above -stride). */
+        if (target < 1)
+            return ortvk_status(ORT_INVALID_ARGUMENT, "ConvTranspose: output dim %d of %lld (input dim %lld)", d,
+                                (long long)target, (long long)in);
+        if (p->has_output_shape && in < (target - adj - dk) / s + 1)
+            return ortvk_status(ORT_INVALID_ARGUMENT, "ConvTranspose: output_shape dim %d of %lld needs more than "
+                                "the input dim %lld (kernel %lld, stride %lld, dilation %lld, output_padding %lld)",
+                                d, (long long)target, (long long)in, (long long)k, (long long)s,
+                                (long long)p->dilations[d], (long long)adj);
         if (total < 0) total = 0;
         *pad_begin = p->auto_pad == ORTVK_AUTO_PAD_SAME_UPPER ? total / 2 : total - total / 2;
         *out = target;

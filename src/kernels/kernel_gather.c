@@ -188,12 +188,16 @@ static OrtStatus *tile_shape(const ortvk_kparams *params, ortvk_krun *run)
         return ortvk_status(ORT_INVALID_ARGUMENT, "Tile: input of rank %zu, %d repeats", x->rank, p->count);
     y->type = x->type;
     y->rank = x->rank;
+    /* ORT's CPU EP caps the output at 4 GiB, checked dim by dim as here (so also some empty outputs fail). */
+    int64_t most = (INT64_C(1) << 32) / (int64_t)ortvk_element_size(x->type), total = 1;
     for (size_t i = 0; i < x->rank; i++) {
-        if (p->shape[i] < 0)
-            return ortvk_status(ORT_INVALID_ARGUMENT, "Tile: repeats[%zu] = %lld", i, (long long)p->shape[i]);
-        if (!ortvk_kmul(x->dims[i], p->shape[i], &y->dims[i]))
-            return ortvk_status(ORT_INVALID_ARGUMENT, "Tile: dim %zu of %lld repeated %lld times overflows", i,
-                                (long long)x->dims[i], (long long)p->shape[i]);
+        int64_t r = p->shape[i], in = x->dims[i];
+        if (r < 0) return ortvk_status(ORT_INVALID_ARGUMENT, "Tile: repeats[%zu] = %lld", i, (long long)r);
+        y->dims[i] = in == 0 || r == 0 ? 0 : in * (in > most / r ? 0 : r);
+        if ((in != 0 && r != 0 && in > most / r) || (y->dims[i] > 0 && total > most / y->dims[i]))
+            return ortvk_status(ORT_INVALID_ARGUMENT, "Tile: dim %zu of %lld repeated %lld times overflows the "
+                                "CPU EP's limit of 4294967296 output bytes", i, (long long)in, (long long)r);
+        total *= y->dims[i];
     }
     return NULL;
 }
@@ -355,16 +359,27 @@ static OrtStatus *pad_shape(const ortvk_kparams *params, ortvk_krun *run)
     if ((int)x->rank != p->count) return ortvk_status(ORT_INVALID_ARGUMENT, "Pad: rank %zu", x->rank);
     y->type = x->type;
     y->rank = x->rank;
+    bool nothing = false; /* some dim has no effective extent */
     for (size_t d = 0; d < x->rank; d++) {
         int64_t b = p->pads[d], e = p->pads[x->rank + d];
+        nothing = nothing || x->dims[d] + (b < 0 ? b : 0) + (e < 0 ? e : 0) <= 0;
         if (!ortvk_kadd(x->dims[d], b, &y->dims[d]) || !ortvk_kadd(y->dims[d], e, &y->dims[d]) || y->dims[d] < 0)
             return ortvk_status(ORT_INVALID_ARGUMENT, "Pad: dim %zu of %lld with pads %lld and %lld", d,
                                 (long long)x->dims[d], (long long)b, (long long)e);
-        /* Edge and reflect need input to copy from; reflect cannot fold more than once. */
+        /* Edge and reflect need input to copy from; reflect cannot fold more than once. As ORT's CPU EP, the
+         * input they copy from is what negative pads leave of the dim (its effective extent). */
+        int64_t extent = x->dims[d] + (b < 0 ? b : 0) + (e < 0 ? e : 0);
         if (p->mode != ORTVK_PAD_CONSTANT && y->dims[d] > 0 &&
-            (x->dims[d] == 0 || (p->mode == ORTVK_PAD_REFLECT && (b >= x->dims[d] || e >= x->dims[d]))))
-            return ortvk_status(ORT_INVALID_ARGUMENT, "Pad: pads too large for mode");
+            (extent <= 0 || (p->mode == ORTVK_PAD_REFLECT && (b >= extent || e >= extent))))
+            return ortvk_status(ORT_INVALID_ARGUMENT, "Pad: pads %lld and %lld of dim %zu too large for mode %s "
+                                "over an effective extent of %lld", (long long)b, (long long)e, d,
+                                p->mode == ORTVK_PAD_REFLECT ? "reflect" : "edge", (long long)extent);
     }
+    /* ORT's CPU EP: no edge or reflect mode at all where the effective input has no elements (also without a
+     * positive pad, also for an empty output) */
+    if (p->mode != ORTVK_PAD_CONSTANT && nothing)
+        return ortvk_status(ORT_INVALID_ARGUMENT, "Pad: mode %s over an input that negative pads or a dim of 0 "
+                            "leave empty", p->mode == ORTVK_PAD_REFLECT ? "reflect" : "edge");
     return NULL;
 }
 

@@ -51,16 +51,12 @@ OrtStatus *ortvk_krun_hold(ortvk_krun *run, ortvk_buffer *buffer)
         return status;
     }
     ortvk_kheld *list = run->held;
-    if (list->count == list->capacity) {
-        size_t capacity = list->capacity ? 2 * list->capacity : 32;
-        ortvk_buffer **grown = realloc(list->buffers, capacity * sizeof(*grown));
-        if (grown == NULL) {
-            ortvk_buffer_destroy(buffer);
-            return ortvk_status(ORT_FAIL, "out of host memory running a partition");
-        }
-        list->buffers = grown;
-        list->capacity = capacity;
+    ortvk_buffer **grown = ortvk_kgrow(list->buffers, &list->capacity, list->count, sizeof(*grown), 32);
+    if (grown == NULL) {
+        ortvk_buffer_destroy(buffer);
+        return ortvk_status(ORT_FAIL, "out of host memory running a partition");
     }
+    list->buffers = grown;
     list->buffers[list->count++] = buffer;
     return NULL;
 }
@@ -77,13 +73,9 @@ OrtStatus *ortvk_krun_hold_views(ortvk_krun *run, const ortvk_buffer *buffer, Vk
             return NULL;
         }
     }
-    if (list->n_views == list->views_capacity) {
-        size_t capacity = list->views_capacity ? 2 * list->views_capacity : 16;
-        held_views *grown = realloc(list->views, capacity * sizeof(*grown));
-        if (grown == NULL) return ortvk_status(ORT_FAIL, "out of host memory running a partition");
-        list->views = grown;
-        list->views_capacity = capacity;
-    }
+    held_views *grown = ortvk_kgrow(list->views, &list->views_capacity, list->n_views, sizeof(*grown), 16);
+    if (grown == NULL) return ortvk_status(ORT_FAIL, "out of host memory running a partition");
+    list->views = grown;
     if (list->device == NULL) {
         ortvk_device_ref(run->device);
         list->device = run->device;

@@ -5,6 +5,7 @@
 #define ORTVK_KERNEL_INTERNAL_H
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "kernels/kernel_params.h"
 #include "kernels/kernels.h"
@@ -362,5 +363,18 @@ void ortvk_kernel_device_bind(ortvk_kernel_device *kdev, VkCommandBuffer cmd, or
 OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, ortvk_shader shader, bool float16, bool texels,
                                         uint32_t fn, const ortvk_kspec *spec, VkPipeline *pipeline,
                                         VkPipelineLayout *layout);
+
+/* Room for one more of `count` items of `size` bytes: `items` itself while `count` < `*capacity`, else the array
+ * grown by doubling (`first` items the first time) with `*capacity` updated; NULL when out of memory, `items` and
+ * `*capacity` then unchanged (the caller still owns `items`). */
+static inline void *ortvk_kgrow(void *items, size_t *capacity, size_t count, size_t size, size_t first)
+{
+    if (count < *capacity) return items;
+    size_t grown_capacity = *capacity ? 2 * *capacity : first;
+    if (grown_capacity > SIZE_MAX / size) return NULL;
+    void *grown = realloc(items, grown_capacity * size);
+    if (grown != NULL) *capacity = grown_capacity;
+    return grown;
+}
 
 #endif

@@ -21,6 +21,8 @@ static bool gemm_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
                 return ortvk_krefuse(why, why_len, "input %d of rank %d", i, node->in[i].rank);
         }
         p->alpha = 1.0f;
+        if (node->in[0].rank > 0 && node->in[0].dims[node->in[0].rank - 1] == 0)
+            return ortvk_krefuse(why, why_len, "K = 0 (see gemm_k0)");
         return true;
     }
     if (node->n_in < 2 || node->n_in > 3 || !ortvk_kvalue_float(&node->in[0]) || !ortvk_kvalue_float(&node->in[1]) ||
@@ -32,7 +34,22 @@ static bool gemm_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
         !ortvk_knode_float(node, "alpha", 1.0f, &p->alpha) || !ortvk_knode_float(node, "beta", 1.0f, &p->beta) ||
         !ortvk_knode_int(node, "broadcast", 1, &broadcast) || broadcast != 1)
         return ortvk_krefuse(why, why_len, "attributes (transA and transB 0 or 1)");
+    if (node->in[0].rank == 2 && node->in[0].dims[p->trans_a ? 0 : 1] == 0)
+        return ortvk_krefuse(why, why_len, "K = 0 (see gemm_k0)");
     return true;
+}
+
+/* K = 0 with a non-empty output: ORT's CPU EP leaves MatMul's output uninitialised and gives Gemm's C unscaled
+ * (beta ignored). No answer of ortvk's would be the CPU EP's, so such a run fails (GetCapability refuses the node
+ * where K is known there). */
+static OrtStatus *gemm_k0(const ortvk_kparams_gemm *p, const ortvk_kgemm_plan *g)
+{
+    int64_t outputs = g->M * g->N;
+    for (int i = 0; i < g->batch_rank; i++) outputs *= g->batch[i];
+    if (g->K != 0 || outputs == 0) return NULL;
+    return ortvk_status(ORT_NOT_IMPLEMENTED, "%s: K = 0 (an empty inner dim) with an output of %lld elements: "
+                        "not computed (ORT's CPU EP gives no defined answer for it)", p->matmul ? "MatMul" : "Gemm",
+                        (long long)outputs);
 }
 
 typedef ortvk_kgemm_plan gemm_plan;
@@ -89,7 +106,10 @@ static OrtStatus *gemm_plan_for(const ortvk_kparams_gemm *p, ortvk_krun *run, ge
 {
     memset(g, 0, sizeof(*g));
     const ortvk_ktensor *a = &run->in[0], *b = &run->in[1];
-    if (p->matmul) return matmul_plan(a, b, g);
+    if (p->matmul) {
+        ORTVK_TRY(matmul_plan(a, b, g));
+        return gemm_k0(p, g);
+    }
     if (a->rank != 2 || b->rank != 2) return ortvk_status(ORT_INVALID_ARGUMENT, "Gemm: inputs of rank 2 expected");
     g->M = p->trans_a ? a->dims[1] : a->dims[0];
     g->K = p->trans_a ? a->dims[0] : a->dims[1];
@@ -105,18 +125,18 @@ static OrtStatus *gemm_plan_for(const ortvk_kparams_gemm *p, ortvk_krun *run, ge
     g->out[0] = g->M;
     g->out[1] = g->N;
     const ortvk_ktensor *c = run->n_in > 2 && run->in[2].present ? &run->in[2] : NULL;
-    if (c != NULL && c->count > 0) {
-        /* C broadcasts unidirectionally to (M, N). */
+    if (c != NULL) {
+        /* C broadcasts unidirectionally to (M, N), also when empty; with beta = 0 the CPU EP never reads it. */
         int64_t full[2] = {g->M, g->N}, bc[2], strides[2];
         size_t r;
         if (c->rank > 2 || !ortvk_kbroadcast(full, 2, c->dims, c->rank, bc, &r) || bc[0] != g->M || bc[1] != g->N)
             return ortvk_status(ORT_INVALID_ARGUMENT, "Gemm: C does not broadcast to (M, N)");
         ortvk_kbroadcast_strides(c->dims, c->rank, 2, full, strides);
-        g->has_c = true;
+        g->has_c = c->count > 0 && p->beta != 0.0f;
         g->c_sm = strides[0];
         g->c_sn = strides[1];
     }
-    return NULL;
+    return gemm_k0(p, g);
 }
 
 static OrtStatus *gemm_shape(const ortvk_kparams *params, ortvk_krun *run)

@@ -263,16 +263,12 @@ static void add_event(ortvk_profile *p, const ortvk_profile_run *r, const char *
                       const char *inputs, const char *outputs, double start, double host, double dur, double flops,
                       double bytes)
 {
-    if (p->count == p->capacity) {
-        size_t capacity = p->capacity ? 2 * p->capacity : 256;
-        pevent *grown = p->count < MAX_EVENTS ? realloc(p->events, capacity * sizeof(*grown)) : NULL;
-        if (grown == NULL) {
-            p->dropped++;
-            return;
-        }
-        p->events = grown;
-        p->capacity = capacity;
+    pevent *grown = p->count < MAX_EVENTS ? ortvk_kgrow(p->events, &p->capacity, p->count, sizeof(*grown), 256) : NULL;
+    if (grown == NULL) {
+        p->dropped++;
+        return;
     }
+    p->events = grown;
     pevent *e = &p->events[p->count];
     *e = (pevent){.tid = r->partition, .run = r->index, .start_ns = start, .host_ns = host, .dur_ns = dur,
                   .flops = flops, .bytes = bytes};

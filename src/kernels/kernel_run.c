@@ -109,13 +109,9 @@ static OrtStatus *internal_buffer(ortvk_krun *run, free_buffers *pool, size_t by
 
 static void free_buffer(free_buffers *pool, ortvk_buffer *buffer)
 {
-    if (pool->count == pool->capacity) {
-        size_t capacity = pool->capacity ? 2 * pool->capacity : 16;
-        ortvk_buffer **grown = realloc(pool->buffers, capacity * sizeof(*grown));
-        if (grown == NULL) return; /* not reused: it still goes with the submission */
-        pool->buffers = grown;
-        pool->capacity = capacity;
-    }
+    ortvk_buffer **grown = ortvk_kgrow(pool->buffers, &pool->capacity, pool->count, sizeof(*grown), 16);
+    if (grown == NULL) return; /* not reused: it still goes with the submission */
+    pool->buffers = grown;
     pool->buffers[pool->count++] = buffer;
 }
 
@@ -219,13 +215,9 @@ static OrtStatus *record_kernel(ortvk_partition *p, size_t index, ortvk_krun *ru
 
 OrtStatus *ortvk_krun_host(ortvk_krun *run, size_t bytes, void **out)
 {
-    if (run->n_host_blocks == run->host_capacity) {
-        size_t capacity = run->host_capacity ? 2 * run->host_capacity : 16;
-        void **grown = realloc(run->host_blocks, capacity * sizeof(*grown));
-        if (grown == NULL) return ortvk_status(ORT_FAIL, "out of host memory running a partition");
-        run->host_blocks = grown;
-        run->host_capacity = capacity;
-    }
+    void **grown = ortvk_kgrow(run->host_blocks, &run->host_capacity, run->n_host_blocks, sizeof(*grown), 16);
+    if (grown == NULL) return ortvk_status(ORT_FAIL, "out of host memory running a partition");
+    run->host_blocks = grown;
     if ((*out = calloc(1, bytes ? bytes : 1)) == NULL)
         return ortvk_status(ORT_FAIL, "out of host memory for a value of %zu bytes", bytes);
     run->host_blocks[run->n_host_blocks++] = *out;

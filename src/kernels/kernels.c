@@ -139,13 +139,9 @@ static OrtStatus *value_slot(ortvk_partition *p, const char *name, int *out)
             return NULL;
         }
     }
-    if (p->n_values == p->values_capacity) {
-        size_t capacity = p->values_capacity ? 2 * p->values_capacity : 16;
-        pvalue *grown = realloc(p->values, capacity * sizeof(*grown));
-        if (grown == NULL) return ortvk_status(ORT_FAIL, "out of host memory compiling a partition");
-        p->values = grown;
-        p->values_capacity = capacity;
-    }
+    pvalue *grown = ortvk_kgrow(p->values, &p->values_capacity, p->n_values, sizeof(*grown), 16);
+    if (grown == NULL) return ortvk_status(ORT_FAIL, "out of host memory compiling a partition");
+    p->values = grown;
     char *copy = strdup(name);
     if (copy == NULL) return ortvk_status(ORT_FAIL, "out of host memory compiling a partition");
     p->values[p->n_values] = (pvalue){.name = copy, .fused_in = -1, .fused_out = -1, .last_use = -1};

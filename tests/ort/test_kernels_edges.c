@@ -673,9 +673,14 @@ static void empties(ortapp *app, const OrtEpDevice *device)
     run_case(app, device, simple(&c, "Softmax of [2,0]", "Softmax", 13, 1, r2, d20, NULL, -1));
     run_case(app, device, simple(&c, "Softmax of [0,3]", "Softmax", 13, 1, r2, d03, NULL, -1));
     const int64_t mm[3][5] = {{2, 0}, {0, 3}};
-    run_case(app, device, simple(&c, "MatMul [2,0] x [0,3] (sums of nothing)", "MatMul", 13, 2, r2, mm, NULL, -1));
-    run_case(app, device, simple(&c, "Gemm [2,0] x [0,3] + C[3]", "Gemm", 13, 3, (const int[]){2, 2, 1},
-                                 (const int64_t[3][5]){{2, 0}, {0, 3}, {3}}, NULL, -1));
+    /* K = 0 with a non-empty output: the CPU EP has no defined answer (gemm_edges), so the run fails */
+    simple(&c, "MatMul [2,0] x [0,3] (sums of nothing)", "MatMul", 13, 2, r2, mm, NULL, -1);
+    c.fails = true, c.message = "K = 0";
+    run_case(app, device, &c);
+    simple(&c, "Gemm [2,0] x [0,3] + C[3]", "Gemm", 13, 3, (const int[]){2, 2, 1},
+           (const int64_t[3][5]){{2, 0}, {0, 3}, {3}}, NULL, -1);
+    c.fails = true, c.message = "K = 0";
+    run_case(app, device, &c);
     const int64_t mm0[3][5] = {{0, 4}, {4, 3}};
     run_case(app, device, simple(&c, "MatMul [0,4] x [4,3]", "MatMul", 13, 2, r2, mm0, NULL, -1));
     static const char *const reduces[] = {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
@@ -1439,6 +1444,119 @@ static void arg_extremes(ortapp *app, const OrtEpDevice *device)
     }
 }
 
+/* A two-input MatMul or three-input Gemm whose inputs declare fixed dims (so GetCapability sees them). */
+static onnx_node *fixed_gemm(edge_case *c, const char *name, const char *op, int n_in, const int64_t (*dims)[2])
+{
+    static const char *const names[] = {"x", "b", "c"};
+    memset(c, 0, sizeof(*c));
+    c->name = name;
+    c->m = onnx_model_new(13);
+    c->n_inputs = n_in;
+    for (int i = 0; i < n_in; i++) {
+        c->inputs[i] = names[i];
+        c->rank[i] = 2;
+        memcpy(c->dims[i], dims[i], sizeof(dims[i]));
+        onnx_model_add_input(c->m, names[i], ONNX_FLOAT, 2, dims[i]);
+    }
+    onnx_model_add_output(c->m, "y", ONNX_FLOAT, -1, NULL);
+    return node(c, op, n_in, names);
+}
+
+/* MatMul and Gemm where the CPU EP reads its inputs its own way. K = 0 with a non-empty output: the CPU EP leaves
+ * MatMul's output uninitialised and gives Gemm's C unscaled (beta ignored); ortvk refuses the node where K is known
+ * in GetCapability and fails the run otherwise (empties() has the run-time cases). Gemm with beta = 0 never reads
+ * C (no 0 * inf = NaN), and an empty C must still broadcast to (M, N). */
+static void gemm_edges(ortapp *app, const OrtEpDevice *device)
+{
+    edge_case c;
+    fixed_gemm(&c, "MatMul [2,0] x [0,3] (fixed dims)", "MatMul", 2, (const int64_t[][2]){{2, 0}, {0, 3}});
+    c.refused = true;
+    run_case(app, device, &c);
+    onnx_node_attr_float(fixed_gemm(&c, "Gemm [2,0] x [0,3] + C[2,3] (fixed dims)", "Gemm", 3,
+                                    (const int64_t[][2]){{2, 0}, {0, 3}, {2, 3}}), "beta", 2.0f);
+    c.refused = true;
+    run_case(app, device, &c);
+    static const float cinf[2] = {INFINITY, NAN};
+    onnx_node_attr_float(fixed_gemm(&c, "Gemm beta 0, C = [inf, NaN] (never read)", "Gemm", 3,
+                                    (const int64_t[][2]){{2, 3}, {3, 2}, {1, 2}}), "beta", 0.0f);
+    c.data[2] = cinf, c.on_ortvk = true;
+    run_case(app, device, &c);
+    fixed_gemm(&c, "Gemm [3,4] x [4,0] + empty C[5,0]", "Gemm", 3, (const int64_t[][2]){{3, 4}, {4, 0}, {5, 0}});
+    run_case(app, device, &c);
+}
+
+/* A Conv or ConvTranspose case: x of `xd`, weights "b" of `wd` (small integers), no bias. */
+static onnx_node *conv_case(edge_case *c, const char *name, const char *op, int rank, const int64_t *xd,
+                            const int64_t *wd)
+{
+    start(c, name, 13, rank, xd);
+    second_input(c, "b", rank, wd);
+    return node(c, op, 2, (const char *[]){"x", "b"});
+}
+
+/* For the checks ORT's CPU EP gained after 1.24 (ConvTranspose's output_shape, Pad's effective extent, Tile's 4 GiB):
+ * ortvk fails such runs with every ORT version, so with 1.24 the CPU EP is not asked (it answers; for Tile, 6 GiB). */
+static void newer_cpu_check(const ortapp *app, edge_case *c)
+{
+    c->fails = strncmp(app->version, "1.24", 4) == 0;
+}
+
+/* Models ORT's CPU EP fails at run time that ortvk answered (the fuzzer's "lenient" findings): ortvk must fail too,
+ * or leave the node to the CPU EP. */
+static void cpu_run_rejections(ortapp *app, const OrtEpDevice *device)
+{
+    edge_case c;
+    const int64_t x4[4] = {1, 1, 5, 6}, w4[4] = {1, 1, 2, 2}, one = 1, two = 2;
+    onnx_node *n = conv_case(&c, "Conv SAME_UPPER with dilations 2", "Conv", 4, x4, w4);
+    onnx_node_attr_string(n, "auto_pad", "SAME_UPPER");
+    onnx_node_attr_ints(n, "dilations", (const int64_t[]){2, 2}, 2);
+    run_case(app, device, &c);
+    const int64_t x3[3] = {1, 1, 5}, w3[3] = {1, 2, 2};
+    n = conv_case(&c, "ConvTranspose output_padding 1, stride 1, dilation 2", "ConvTranspose", 3, x3, w3);
+    onnx_node_attr_ints(n, "dilations", &two, 1);
+    onnx_node_attr_ints(n, "output_padding", &one, 1);
+    run_case(app, device, &c);
+    n = conv_case(&c, "ConvTranspose output_shape 10 from 1, stride 2", "ConvTranspose", 3,
+                  (const int64_t[]){1, 1, 1}, w3);
+    onnx_node_attr_ints(n, "strides", &two, 1);
+    onnx_node_attr_ints(n, "output_shape", (const int64_t[]){10}, 1);
+    newer_cpu_check(app, &c);
+    run_case(app, device, &c);
+    n = conv_case(&c, "ConvTranspose SAME_UPPER over [1,1,0,3]", "ConvTranspose", 4, (const int64_t[]){1, 1, 0, 3},
+                  (const int64_t[]){1, 2, 1, 3});
+    onnx_node_attr_string(n, "auto_pad", "SAME_UPPER");
+    run_case(app, device, &c);
+    start(&c, "Pad reflect 3 over [4] less 1 (extent 3)", 13, 2, (const int64_t[]){4, 5});
+    const_ints(&c, "pads", 4, (const int64_t[]){3, 0, -1, 2});
+    onnx_node_attr_string(node(&c, "Pad", 2, (const char *[]){"x", "pads"}), "mode", "reflect");
+    newer_cpu_check(app, &c);
+    run_case(app, device, &c);
+    start(&c, "Pad edge over [1] less 1 (extent 0)", 13, 2, (const int64_t[]){1, 1});
+    const_ints(&c, "pads", 4, (const int64_t[]){1, 2, 2, -1});
+    onnx_node_attr_string(node(&c, "Pad", 2, (const char *[]){"x", "pads"}), "mode", "edge");
+    run_case(app, device, &c);
+    start(&c, "Pad edge of [3,1] by [3,0,1,-1] (extent 0, empty)", 13, 2, (const int64_t[]){3, 1});
+    const_ints(&c, "pads", 4, (const int64_t[]){3, 0, 1, -1});
+    onnx_node_attr_string(node(&c, "Pad", 2, (const char *[]){"x", "pads"}), "mode", "edge");
+    newer_cpu_check(app, &c);
+    run_case(app, device, &c);
+    start(&c, "Pad edge of [1] by [-1,0] (extent 0, no positive pad)", 13, 1, (const int64_t[]){1});
+    const_ints(&c, "pads", 2, (const int64_t[]){-1, 0});
+    onnx_node_attr_string(node(&c, "Pad", 2, (const char *[]){"x", "pads"}), "mode", "edge");
+    newer_cpu_check(app, &c);
+    run_case(app, device, &c);
+    start(&c, "Tile [1,3] by [0,2^32+1] (past 4 GiB, empty)", 13, 2, (const int64_t[]){1, 3});
+    const_ints(&c, "repeats", 2, (const int64_t[]){0, (INT64_C(1) << 32) + 1});
+    node(&c, "Tile", 2, (const char *[]){"x", "repeats"});
+    newer_cpu_check(app, &c);
+    run_case(app, device, &c);
+    start(&c, "Tile [2,3] by [2^29,1] (4 GiB + 2 GiB)", 13, 2, (const int64_t[]){2, 3});
+    const_ints(&c, "repeats", 2, (const int64_t[]){INT64_C(1) << 29, 1});
+    node(&c, "Tile", 2, (const char *[]){"x", "repeats"});
+    newer_cpu_check(app, &c);
+    run_case(app, device, &c);
+}
+
 int main(int argc, char **argv)
 {
     only = argc > 1 ? argv[1] : NULL;
@@ -1468,5 +1586,7 @@ int main(int argc, char **argv)
     global_average_huge(&app, device);
     average_pool_huge(&app, device);
     arg_extremes(&app, device);
+    gemm_edges(&app, device);
+    cpu_run_rejections(&app, device);
     return test_finish(&app, "test_kernels_edges");
 }

@@ -68,6 +68,8 @@ static bool matmul_ranks(const ortvk_kvalue *a, const ortvk_kvalue *b, char *why
 {
     if (a->rank < 2 || b->rank < 2 || a->rank > ORTVK_KMAX_RANK)
         return ortvk_krefuse(why, why_len, "ranks %d and %d (ortvk runs 2 and more)", a->rank, b->rank);
+    if (a->dims[a->rank - 1] == 0) /* as MatMul's K = 0 (kernel_math.c): the CPU EP leaves its sums uninitialised */
+        return ortvk_krefuse(why, why_len, "K = 0");
     if (b->rank > 2) {
         if (b->rank != a->rank) return ortvk_krefuse(why, why_len, "batch dims that broadcast");
         for (int d = 0; d < a->rank - 2; d++) {
@@ -94,6 +96,9 @@ static OrtStatus *matmul_dims(const char *op, ortvk_krun *run, size_t ia, size_t
             return ortvk_status(ORT_INVALID_ARGUMENT, "%s: batch dim %zu of A %lld and B %lld", op, d,
                                 (long long)a->dims[d], (long long)b->dims[d]);
     }
+    if (a->dims[r - 1] == 0 && ortvk_kcount(a->dims, r - 1) > 0 && b->dims[b->rank - 1] > 0)
+        return ortvk_status(ORT_NOT_IMPLEMENTED, "%s: K = 0 (an empty inner dim) with a non-empty output: not "
+                            "computed (ORT's CPU EP gives no defined answer for it)", op);
     if (a->dims[r - 1] > QMM_MAX_TERMS)
         return ortvk_status(ORT_NOT_IMPLEMENTED, "%s: K %lld past ortvk's %lld", op, (long long)a->dims[r - 1],
                             (long long)QMM_MAX_TERMS);

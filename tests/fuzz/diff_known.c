@@ -60,12 +60,6 @@ static bool special_kind(const dcase *c)
 static bool is_near_float_max(float v) { return !isnan(v) && fabsf(v) >= 1e38f; }
 static bool near_float_max_input(const dcase *c) { return any_value(c, is_near_float_max); }
 
-/* MatMulInteger's or QLinearMatMul's A has K = 0. */
-static bool matmul_integer_k0(const dcase *c)
-{
-    return c->n_in >= 2 && c->in[0].rank > 0 && c->in[0].dims[c->in[0].rank - 1] == 0;
-}
-
 /* Keep the reasons to one line each: the summary prints them. */
 const dc_known dc_known_findings[] = {
     /* special values */
@@ -98,9 +92,6 @@ const dc_known dc_known_findings[] = {
      "wrong: as LSTM's"},
     {"DynamicQuantizeLinear", nan_input, "a NaN input",
      "chosen: ortvk's min and max skip NaN; MLAS's keep or drop it by SIMD lane and thread block"},
-    /* others */
-    {"MatMulInteger", matmul_integer_k0, "K = 0", "the CPU EP is wrong: uninitialized output (ortvk gives 0)"},
-    {"QLinearMatMul", matmul_integer_k0, "K = 0", "the CPU EP is wrong: uninitialized sums (ortvk's are 0)"},
     {NULL, NULL, NULL, NULL},
 };
 const size_t dc_known_count = sizeof(dc_known_findings) / sizeof(dc_known_findings[0]) - 1;

@@ -93,13 +93,14 @@ static OrtStatus *gather_shape(const ortvk_kparams *params, ortvk_krun *run)
             return ortvk_status(ORT_INVALID_ARGUMENT, "Gather: indices[%zu] = %lld is out of range for a dim of %lld",
                                 j, (long long)index, (long long)x->dims[axis]);
     }
+    size_t index_rank = p->at_run ? q->rank : (size_t)p->rank;
+    if (x->rank - 1 + index_rank > ORTVK_KMAX_RANK)
+        return ortvk_status(ORT_EP_FAIL, "Gather: an output of rank %zu", x->rank - 1 + index_rank);
     y->type = x->type;
     y->rank = 0;
     for (size_t d = 0; d < axis; d++) y->dims[y->rank++] = x->dims[d];
-    for (size_t d = 0; d < (p->at_run ? q->rank : (size_t)p->rank); d++)
-        y->dims[y->rank++] = p->at_run ? q->dims[d] : p->dims[d];
+    for (size_t d = 0; d < index_rank; d++) y->dims[y->rank++] = p->at_run ? q->dims[d] : p->dims[d];
     for (size_t d = axis + 1; d < x->rank; d++) y->dims[y->rank++] = x->dims[d];
-    if (y->rank > ORTVK_KMAX_RANK) return ortvk_status(ORT_EP_FAIL, "Gather: an output of rank %zu", y->rank);
     return NULL;
 }
 

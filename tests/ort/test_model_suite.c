@@ -235,9 +235,9 @@ static void check_model(ortapp *app, const OrtEpDevice *device, const suite_mode
     size_t partitions = count_partitions(app, pair.vk);
     double vk_ms = median_run_ms(app, pair.vk, in_names, inputs, n_in, out_names, n_out);
     double cpu_ms = median_run_ms(app, pair.cpu, in_names, inputs, n_in, out_names, n_out);
-    printf("| %s | %s | %zu of %zu | %zu | %.2g | %.2f / %.2f ms | %.1fx |%s%s\n", m->file, m->shapes, on_ortvk,
-           on_ortvk + elsewhere, partitions, worst, vk_ms, cpu_ms, cpu_ms > 0 ? vk_ms / cpu_ms : 0.0,
-           elsewhere ? " elsewhere:" : "", other_ops);
+    printf("| %s (%s) | %s | %zu of %zu | %zu | %.2g | %.2f / %.2f ms | %.1fx |%s%s\n", m->file, m->package,
+           m->shapes, on_ortvk, on_ortvk + elsewhere, partitions, worst, vk_ms, cpu_ms,
+           cpu_ms > 0 ? vk_ms / cpu_ms : 0.0, elsewhere ? " elsewhere:" : "", other_ops);
     CHECK(worst <= m->tolerance, "%s: differs from the CPU EP by %g (tolerance %g)", m->file, worst, m->tolerance);
     if (m->subgraphs && app->api_version < 30)
         printf("%s: placement not checked (ORT before 1.30: its subgraphs stay with the CPU EP)\n", m->file);

@@ -1,9 +1,10 @@
 // Resize (nearest, n-linear and bicubic) by tables the host computes per run exactly as ORT's CPU EP does: per
 // output coordinate of each dim, two source indices and their weights (four, and their sum, for bicubic). Dims in
-// `interp` are interpolated, the others take their first index. The host pads the rank to 4 with leading dims of 1, so every loop here has a constant
-// count and is unrolled, and the interpolated dims and the count of leading dims that map onto themselves are
-// specialization constants: arrays indexed by loop variables that stay loops live in memory on lavapipe, and it
-// runs both sides of every branch under a mask (the rank-generic form took ~400 ns per output element there).
+// `interp` are interpolated, the others take their first index. The host pads the rank to 4 with leading dims of 1,
+// so every loop here has a constant count and is unrolled, and the interpolated dims and the count of leading dims
+// that map onto themselves are specialization constants: arrays indexed by loop variables that stay loops live in
+// memory on lavapipe, and it runs both sides of every branch under a mask (the rank-generic form took ~400 ns per
+// output element there).
 #version 460
 #include "common.glsl"
 

@@ -11,18 +11,6 @@ static bool float_input(const ortvk_knode *node, size_t i)
     return i < node->n_in && node->in[i].present && ortvk_kfloat(node->in[i].type);
 }
 
-static bool read_auto_pad(const ortvk_knode *node, int *out)
-{
-    char text[32];
-    if (!ortvk_knode_string(node, "auto_pad", text, sizeof(text))) return false;
-    if (text[0] == '\0' || strcmp(text, "NOTSET") == 0) *out = ORTVK_AUTO_PAD_NOTSET;
-    else if (strcmp(text, "VALID") == 0) *out = ORTVK_AUTO_PAD_VALID;
-    else if (strcmp(text, "SAME_UPPER") == 0) *out = ORTVK_AUTO_PAD_SAME_UPPER;
-    else if (strcmp(text, "SAME_LOWER") == 0) *out = ORTVK_AUTO_PAD_SAME_LOWER;
-    else return false;
-    return true;
-}
-
 /* Reads an ints attribute of exactly `n` values (absent: every value `fallback`). */
 static bool ints_n(const ortvk_knode *node, const char *name, int64_t *out, int n, int64_t fallback)
 {
@@ -56,7 +44,8 @@ static bool conv_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
     int n = rank - 2;
     p->spatial = n;
     int64_t pads[4];
-    if (!ortvk_knode_int(node, "group", 1, &p->group) || p->group < 1 || !read_auto_pad(node, &p->auto_pad) ||
+    if (!ortvk_knode_int(node, "group", 1, &p->group) || p->group < 1 ||
+        !ortvk_knode_auto_pad(node, &p->auto_pad) ||
         !ints_n(node, "kernel_shape", p->kernel, n, 0) || !ints_n(node, "strides", p->strides, n, 1) ||
         !ints_n(node, "dilations", p->dilations, n, 1) || !ints_n(node, "pads", pads, 2 * n, 0))
         return ortvk_krefuse(why, why_len, "unsupported attribute values");
@@ -179,8 +168,8 @@ static OrtStatus *geometry(const ortvk_kparams_conv *p, bool transpose, ortvk_kr
 {
     const ortvk_ktensor *x = &run->in[0], *w = &run->in[1];
     if (x->rank != (size_t)p->spatial + 2 || w->rank != x->rank)
-        return ortvk_status(ORT_INVALID_ARGUMENT, "Conv: X of rank %zu, W of rank %zu (the node was claimed for rank %d)",
-                            x->rank, w->rank, p->spatial + 2);
+        return ortvk_status(ORT_INVALID_ARGUMENT, "Conv: X of rank %zu, W of rank %zu (the node was claimed for "
+                            "rank %d)", x->rank, w->rank, p->spatial + 2);
     as_4d(x, g->x);
     as_4d(w, g->w);
     int64_t G = p->group, C = g->x[1];

@@ -56,6 +56,8 @@ bool ortvk_knode_ints(const ortvk_knode *node, const char *name, int64_t *out, s
 bool ortvk_knode_floats(const ortvk_knode *node, const char *name, float *out, size_t max, int *count);
 /* *out = "" when absent. */
 bool ortvk_knode_string(const ortvk_knode *node, const char *name, char *out, size_t max);
+/* auto_pad as ORTVK_AUTO_PAD_* (absent or empty: NOTSET); false for another string. */
+bool ortvk_knode_auto_pad(const ortvk_knode *node, int *out);
 bool ortvk_knode_has(const ortvk_knode *node, const char *name);
 /* A boolean-like integer attribute (keepdims, ceil_mode, transA, ...): false when present with another type or with a
  * value other than 0 and 1. ORT's CPU EP reads some of these as "== 1" and others as "!= 0", so such values are

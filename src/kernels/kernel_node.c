@@ -181,6 +181,23 @@ bool ortvk_knode_string(const ortvk_knode *node, const char *name, char *out, si
     return true;
 }
 
+bool ortvk_knode_auto_pad(const ortvk_knode *node, int *out)
+{
+    static const char *const names[] = {"NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"};
+    _Static_assert(ORTVK_AUTO_PAD_NOTSET == 0 && ORTVK_AUTO_PAD_VALID == 1 && ORTVK_AUTO_PAD_SAME_UPPER == 2 &&
+                       ORTVK_AUTO_PAD_SAME_LOWER == 3,
+                   "names[] follows ORTVK_AUTO_PAD_*");
+    char text[32];
+    if (!ortvk_knode_string(node, "auto_pad", text, sizeof(text))) return false;
+    for (int k = 0; k < 4; k++) {
+        if (strcmp(text, names[k]) == 0 || (k == 0 && text[0] == '\0')) {
+            *out = k;
+            return true;
+        }
+    }
+    return false;
+}
+
 /* A constant input's host data, checked to be in CPU memory (Compile runs before ORT places initializers). */
 static bool const_data(const ortvk_knode *node, size_t input, const void **data, size_t *count,
                        ONNXTensorElementDataType *type)

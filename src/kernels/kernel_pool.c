@@ -29,21 +29,15 @@ static bool pool_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
     int n = rank - 2;
     p->spatial = n;
     p->own_loops = false;
-    char auto_pad[32];
     bool storage = false;
     int count = 0;
     int64_t v[6];
-    if (!ortvk_knode_string(node, "auto_pad", auto_pad, sizeof(auto_pad)) ||
-        !ortvk_knode_bool(node, "ceil_mode", false, &p->ceil_mode) ||
+    if (!ortvk_knode_bool(node, "ceil_mode", false, &p->ceil_mode) ||
         !ortvk_knode_bool(node, "count_include_pad", false, &p->count_include_pad) ||
         !ortvk_knode_bool(node, "storage_order", false, &storage))
         return ortvk_krefuse(why, why_len, "attribute types, or ceil_mode, count_include_pad or storage_order other "
                              "than 0 or 1");
-    if (auto_pad[0] == '\0' || strcmp(auto_pad, "NOTSET") == 0) p->auto_pad = ORTVK_AUTO_PAD_NOTSET;
-    else if (strcmp(auto_pad, "VALID") == 0) p->auto_pad = ORTVK_AUTO_PAD_VALID;
-    else if (strcmp(auto_pad, "SAME_UPPER") == 0) p->auto_pad = ORTVK_AUTO_PAD_SAME_UPPER;
-    else if (strcmp(auto_pad, "SAME_LOWER") == 0) p->auto_pad = ORTVK_AUTO_PAD_SAME_LOWER;
-    else return ortvk_krefuse(why, why_len, "auto_pad %s", auto_pad);
+    if (!ortvk_knode_auto_pad(node, &p->auto_pad)) return ortvk_krefuse(why, why_len, "auto_pad");
     /* With ceil_mode a window may reach past the padded input; implementations disagree on its divisor then. */
     if (!max && p->ceil_mode && p->count_include_pad)
         return ortvk_krefuse(why, why_len, "ceil_mode with count_include_pad");

@@ -204,18 +204,6 @@ static OrtStatus *qlinear_record(const ortvk_kparams *params, ortvk_krun *run)
 
 /* ---- ConvInteger ---------------------------------------------------------------------------------------- */
 
-static bool read_auto_pad(const ortvk_knode *node, int *out)
-{
-    char text[16];
-    if (!ortvk_knode_string(node, "auto_pad", text, sizeof(text))) return false;
-    if (text[0] == '\0' || strcmp(text, "NOTSET") == 0) *out = ORTVK_AUTO_PAD_NOTSET;
-    else if (strcmp(text, "VALID") == 0) *out = ORTVK_AUTO_PAD_VALID;
-    else if (strcmp(text, "SAME_UPPER") == 0) *out = ORTVK_AUTO_PAD_SAME_UPPER;
-    else if (strcmp(text, "SAME_LOWER") == 0) *out = ORTVK_AUTO_PAD_SAME_LOWER;
-    else return false;
-    return true;
-}
-
 /* An ints attribute of exactly `n` values, each in [low, 2^30] (absent: every value `fallback`). */
 static bool ints_n(const ortvk_knode *node, const char *name, int64_t *out, int n, int64_t fallback, int64_t low)
 {
@@ -244,7 +232,8 @@ static bool conv_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
         return ortvk_krefuse(why, why_len, "input rank %d (ortvk runs 1-D and 2-D)", rank);
     int64_t pads[4];
     p->spatial = n;
-    if (!ortvk_knode_int(node, "group", 1, &p->group) || p->group < 1 || !read_auto_pad(node, &p->auto_pad) ||
+    if (!ortvk_knode_int(node, "group", 1, &p->group) || p->group < 1 ||
+        !ortvk_knode_auto_pad(node, &p->auto_pad) ||
         !ints_n(node, "kernel_shape", p->kernel, n, 0, 0) || !ints_n(node, "strides", p->strides, n, 1, 1) ||
         !ints_n(node, "dilations", p->dilations, n, 1, 1) || !ints_n(node, "pads", pads, 2 * n, 0, 0))
         return ortvk_krefuse(why, why_len, "attribute values");

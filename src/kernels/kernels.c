@@ -87,8 +87,8 @@ static bool element_types(const ortvk_knode *node, const ortvk_kop *op, const or
         if (!v->present || (i < node->n_in && (op->host_inputs & (1u << i)))) continue;
         f32 = f32 || v->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
         f16 = f16 || v->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16;
-        bytes = bytes || v->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL || v->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8 ||
-                v->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8;
+        bytes = bytes || v->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL ||
+                v->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8 || v->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8;
     }
     *float16 = f16;
     if (f16 && f32 && strcmp(node->op_type, "Cast") != 0) return ortvk_krefuse(why, why_len, "float and float16 mixed");

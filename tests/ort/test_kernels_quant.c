@@ -1,6 +1,7 @@
-/* ortvk's quantized ops against ORT's CPU EP, every node on ortvk, outputs compared byte for byte: Quantize/Dequantize
- * (ties, NaN, infinities, saturation, per-axis), DynamicQuantizeLinear, MatMulInteger (zero points, per-column, batches,
- * int32 wrap-around) and ConvInteger (pads, strides, dilations, groups, 1-D, SAME). */
+/* ortvk's quantized ops against ORT's CPU EP, every node on ortvk, outputs compared byte for byte:
+ * Quantize/DequantizeLinear (ties, NaN, infinities, saturation, per-axis), DynamicQuantizeLinear, MatMulInteger (zero
+ * points, per-column, batches, int32 wrap-around), QLinearMatMul and ConvInteger (pads, strides, dilations, groups,
+ * 1-D, SAME). */
 #include <math.h>
 #include <string.h>
 
@@ -110,7 +111,8 @@ static void quant_x(qin *x, float scale)
                                            : ((float)(next() % 600001) / 1000.0f - 300.0f) * scale;
 }
 
-/* QuantizeLinear of x [dims] with scales (count 1: a scalar; else 1-D along `axis`) and zero points of `zt` (0: none). */
+/* QuantizeLinear of x [dims] with scales (count 1: a scalar; else 1-D along `axis`) and zero points of `zt`
+ * (0: none). */
 static void quantize(ortapp *app, const OrtEpDevice *device, const char *name, int opset, int rank, const int64_t *dims,
                      int64_t axis, int count, const float *scales, int zt, const void *zps, bool constants)
 {
@@ -327,7 +329,8 @@ int main(void)
 
     qlinear(&app, device, "QLinearMatMul uint8 x uint8", 2, a2, 2, b2, ONNX_UINT8, ONNX_UINT8, 0.02f, 0.013f, 0.7f);
     qlinear(&app, device, "QLinearMatMul uint8 x int8 batched", 3, a3, 2, b2, ONNX_UINT8, ONNX_INT8, 0.1f, 0.03f, 0.9f);
-    qlinear(&app, device, "QLinearMatMul int8 x int8 batched B", 3, a3, 3, b3, ONNX_INT8, ONNX_INT8, 0.05f, 0.01f, 0.3f);
+    qlinear(&app, device, "QLinearMatMul int8 x int8 batched B", 3, a3, 3, b3, ONNX_INT8, ONNX_INT8, 0.05f, 0.01f,
+            0.3f);
     qlinear(&app, device, "QLinearMatMul saturating, ties", 2, a2, 2, b2, ONNX_UINT8, ONNX_UINT8, 1.0f, 1.0f, 2.0f);
     qlinear(&app, device, "QLinearMatMul y_scale 0", 2, a2, 2, b2, ONNX_UINT8, ONNX_UINT8, 1.0f, 1.0f, 0.0f);
     int64_t x4[4] = {2, 4, 11, 13}, w4[4] = {6, 2, 3, 3}, w44[4] = {5, 4, 3, 2}, x3[3] = {2, 3, 30}, w3[3] = {4, 3, 5};

@@ -46,6 +46,20 @@ static VkDeviceAddress input_address(const ortvk_krun *run, size_t k)
     return run->n_in > k && run->in[k].present ? run->in[k].address : 0;
 }
 
+/* MatMulInteger's and ConvInteger's operands, which they take in the same order: A, B, A's and B's zero points (0
+ * where absent), and Y, with A's and B's types in the flags. */
+static push_qmm integer_operands(const ortvk_krun *run)
+{
+    return (push_qmm){
+        .a = run->in[0].address,
+        .b = run->in[1].address,
+        .za = input_address(run, 2),
+        .zb = input_address(run, 3),
+        .y = run->out[0].address,
+        .flags = type_flags(run),
+    };
+}
+
 /* ---- MatMulInteger -------------------------------------------------------------------------------------- */
 
 static bool matmul_ranks(const ortvk_kvalue *a, const ortvk_kvalue *b, char *why, size_t why_len);
@@ -128,19 +142,13 @@ static OrtStatus *matmul_shape(const ortvk_kparams *params, ortvk_krun *run)
 static OrtStatus *matmul_record(const ortvk_kparams *params, ortvk_krun *run)
 {
     (void)params;
-    push_qmm push = {
-        .a = run->in[0].address,
-        .b = run->in[1].address,
-        .za = input_address(run, 2),
-        .zb = input_address(run, 3),
-        .y = run->out[0].address,
-    };
+    push_qmm push = integer_operands(run);
     matmul_plan(run, 0, 1, push.d);
     bool column = run->n_in > 3 && run->in[3].present && run->in[3].count != 1;
     if (column && run->in[3].count != push.d[1])
         return ortvk_status(ORT_INVALID_ARGUMENT, "MatMulInteger: B's zero point of %zu values for N %u",
                             run->in[3].count, push.d[1]);
-    push.flags = type_flags(run) | (column ? 4u : 0u);
+    push.flags |= column ? 4u : 0u;
     return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, FN_MATMUL, &push, sizeof(push), run->out[0].count);
 }
 
@@ -314,14 +322,7 @@ static OrtStatus *conv_record(const ortvk_kparams *params, ortvk_krun *run)
 {
     int64_t g[16];
     ORTVK_TRY(conv_plan(&params->quant.conv, run, g));
-    push_qmm push = {
-        .a = run->in[0].address,
-        .b = run->in[1].address,
-        .za = input_address(run, 2),
-        .zb = input_address(run, 3),
-        .y = run->out[0].address,
-        .flags = type_flags(run),
-    };
+    push_qmm push = integer_operands(run);
     for (int k = 0; k < 16; k++) push.d[k] = (uint32_t)g[k];
     return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, FN_CONV, &push, sizeof(push), run->out[0].count);
 }

@@ -460,8 +460,9 @@ static bool cast_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
     int64_t to = 0, saturate = 1;
     if (!ortvk_knode_int(node, "to", 0, &to) || !ortvk_knode_int(node, "saturate", 1, &saturate))
         return ortvk_krefuse(why, why_len, "to");
-    /* saturate (float8 targets only) other than 0 or 1: ORT's CPU EP answered otherwise than the plain cast. */
-    if (saturate != 0 && saturate != 1) return ortvk_krefuse(why, why_len, "saturate %lld", (long long)saturate);
+    /* saturate is for float8 targets, which ortvk does not cast to: ORT's CPU EP rejects 0 for other targets and
+     * answered otherwise than the plain cast for values other than 0 and 1, so any value but 1 is left to it. */
+    if (saturate != 1) return ortvk_krefuse(why, why_len, "saturate %lld", (long long)saturate);
     ONNXTensorElementDataType from = node->in[0].type;
     params->cast.to = (ONNXTensorElementDataType)to;
     /* int32/int64 -> float and int32 <-> int64, rounding as C casts do (what ORT's CPU EP does), and float <->

@@ -147,7 +147,7 @@ static OrtStatus *reshape_shape(const ortvk_kparams *params, ortvk_krun *run)
     switch (p->kind) {
     case ORTVK_RESHAPE_RESHAPE: {
         int infer = -1;
-        int64_t known = 1;
+        int64_t known = 1, nonzero = 1; /* the product of the dims given, and of those not 0 */
         y->rank = (size_t)p->count;
         for (int i = 0; i < p->count; i++) {
             int64_t v = p->shape[i];
@@ -162,9 +162,13 @@ static OrtStatus *reshape_shape(const ortvk_kparams *params, ortvk_krun *run)
             }
             if (v < 0) return ortvk_status(ORT_INVALID_ARGUMENT, "Reshape: dim %lld", (long long)v);
             y->dims[i] = v;
-            if (!ortvk_kmul(known, v, &known))
-                return ortvk_status(ORT_INVALID_ARGUMENT, "Reshape: shape[%d] = %lld overflows the element count", i,
+            /* ORT's CPU EP (1.30) fails a shape whose dims other than 0 multiply past int64 even when a 0 makes it
+             * empty: so does ortvk, whatever the runtime */
+            if (!ortvk_kmul(nonzero, v == 0 ? 1 : v, &nonzero))
+                return ortvk_status(ORT_INVALID_ARGUMENT,
+                                    "Reshape: the requested shape has too many elements (shape[%d] = %lld)", i,
                                     (long long)v);
+            known *= v;
         }
         if (infer >= 0) {
             if (known == 0 || x->count % (size_t)known != 0)

@@ -54,9 +54,38 @@ static OrtStatus *gemm_k0(const ortvk_kparams_gemm *p, const ortvk_kgemm_plan *g
 
 typedef ortvk_kgemm_plan gemm_plan;
 
+/* The batch dims as ORT's CPU EP (MatMulComputeHelper, 1.24 and 1.30) checks them: unless B's batch dims are all
+ * 1 and A's rank is at least B's, the operands are padded to one rank (a 1-D B as (..., K, 1) behind A's batch dims
+ * and M, which then count among them) and each pair of dims must broadcast as max(a, b): so a 0 against a 1 fails
+ * there (an empty batch, or M = 0 times a 1-D B), where plain broadcasting would give an empty output. */
+static OrtStatus *matmul_cpu_batches(const ortvk_ktensor *a, const ortvk_ktensor *b)
+{
+    size_t ar = a->rank, br = b->rank;
+    if (ar >= 2 && br >= 2 && ar >= br && ortvk_kcount(b->dims, br - 2) == 1) return NULL;
+    size_t rank = (ar > br ? ar : br) + (br == 1), nb = rank - 2; /* padded rank, broadcast dims */
+    int64_t pa[ORTVK_KMAX_RANK + 2], pb[ORTVK_KMAX_RANK + 2];
+    for (size_t i = 0; i < rank; i++) pa[i] = pb[i] = 1;
+    if (br == 1 && ar >= 2) {
+        memcpy(pa, a->dims, (ar - 2) * sizeof(int64_t));
+        pa[rank - 3] = a->dims[ar - 2];
+    } else {
+        memcpy(pa + rank - ar, a->dims, ar * sizeof(int64_t));
+        if (br > 1) memcpy(pb + rank - br, b->dims, br * sizeof(int64_t));
+    }
+    for (size_t i = 0; i < nb; i++) {
+        int64_t out = pa[i] > pb[i] ? pa[i] : pb[i];
+        if ((pa[i] != out && pa[i] != 1) || (pb[i] != out && pb[i] != 1))
+            return ortvk_status(ORT_INVALID_ARGUMENT, "MatMul: %s operand cannot broadcast on dim %zu (%lld against "
+                                "%lld, as ORT's CPU EP checks it)", pa[i] != out && pa[i] != 1 ? "left" : "right", i,
+                                (long long)pa[i], (long long)pb[i]);
+    }
+    return NULL;
+}
+
 static OrtStatus *matmul_plan(const ortvk_ktensor *a, const ortvk_ktensor *b, gemm_plan *g)
 {
     if (a->rank < 1 || b->rank < 1) return ortvk_status(ORT_INVALID_ARGUMENT, "MatMul of a scalar");
+    ORTVK_TRY(matmul_cpu_batches(a, b));
     /* 1-D operands: A as (1, K) and B as (K, 1), the added dim dropped from the output. */
     int64_t ad[ORTVK_KMAX_RANK + 1], bd[ORTVK_KMAX_RANK + 1];
     size_t ar = a->rank, br = b->rank;

@@ -234,8 +234,8 @@ static bool prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, s
         int64_t to = 0, saturate = 1;
         if (!ortvk_knode_int(node, "to", 0, &to) || !host_type((ONNXTensorElementDataType)to))
             return ortvk_krefuse(why, why_len, "to");
-        /* saturate other than 0 or 1: ORT's CPU EP answered otherwise than the plain cast (as for the device's) */
-        if (!ortvk_knode_int(node, "saturate", 1, &saturate) || (saturate != 0 && saturate != 1))
+        /* saturate other than 1: left to ORT's CPU EP (as the device's Cast, kernel_elementwise.c) */
+        if (!ortvk_knode_int(node, "saturate", 1, &saturate) || saturate != 1)
             return ortvk_krefuse(why, why_len, "saturate");
         p->to = (ONNXTensorElementDataType)to;
         return true;

@@ -1159,6 +1159,17 @@ static void cpu_rejections(ortapp *app, const OrtEpDevice *device)
         onnx_node_attr_float(n, "max", 1.0f);
         run_case(app, device, &c);
     }
+    {
+        /* saturate 0 outside float8 targets: the CPU EP rejects the attribute; ortvk leaves Cast to it */
+        edge_case c;
+        start(&c, "Cast float to float saturate 0", 21, 2, x);
+        c.cpu_rejects = true;
+        c.message = "saturate";
+        onnx_node *n = node(&c, "Cast", 1, (const char *[]){"x"});
+        onnx_node_attr_int(n, "to", 1);
+        onnx_node_attr_int(n, "saturate", 0);
+        run_case(app, device, &c);
+    }
     static const float ratios[] = {1.5f, -0.25f, NAN};
     for (int k = 0; k < 3; k++) {
         edge_case c;
@@ -1550,6 +1561,42 @@ static void cpu_run_rejections(ortapp *app, const OrtEpDevice *device)
     node(&c, "Tile", 2, (const char *[]){"x", "repeats"});
     newer_cpu_check(app, &c);
     run_case(app, device, &c);
+    /* x declared with its fixed dims: ORT's shape inference then takes the 0 from x (no overflow) and the run decides */
+    const int64_t x_empty[4] = {1, 0, 5, 1};
+    start(&c, "Reshape [1,0,5,1] to [1,0,5,2^62] (empty, 5 * 2^62 past int64)", 14, 4, x_empty);
+    onnx_model_free(c.m);
+    c.m = onnx_model_new(14);
+    onnx_model_add_input(c.m, "x", ONNX_FLOAT, 4, x_empty);
+    onnx_model_add_output(c.m, "y", ONNX_FLOAT, -1, NULL);
+    const_ints(&c, "shape", 4, (const int64_t[]){1, 0, 5, INT64_C(1) << 62});
+    node(&c, "Reshape", 2, (const char *[]){"x", "shape"});
+    newer_cpu_check(app, &c);
+    c.message = "too many elements";
+    run_case(app, device, &c);
+    /* MatMul with a 0 against a 1 among the batch dims (a 1-D B is padded behind M, so M counts among them): both
+     * runtimes' CPU EP fail those; an empty batch against an empty batch, or any batch against B's batch dims of 1,
+     * gives an empty output */
+    static const struct {
+        const char *name;
+        int ra, rb;
+        int64_t a[4], b[4];
+    } matmuls[] = {
+        {"MatMul [0,3] by [3]", 2, 1, {0, 3}, {3}},
+        {"MatMul [2,0,3] by [3]", 3, 1, {2, 0, 3}, {3}},
+        {"MatMul [0,2,3] by [3]", 3, 1, {0, 2, 3}, {3}},
+        {"MatMul [2,0,3,4] by [2,1,4,5]", 4, 4, {2, 0, 3, 4}, {2, 1, 4, 5}},
+        {"MatMul [0,3,4] by [1,4,5]", 3, 3, {0, 3, 4}, {1, 4, 5}},
+        {"MatMul [3] by [0,3,4]", 1, 3, {3}, {0, 3, 4}},
+        {"MatMul [1,3,4] by [0,4,5]", 3, 3, {1, 3, 4}, {0, 4, 5}},
+        {"MatMul [0,3,4] by [0,4,5]", 3, 3, {0, 3, 4}, {0, 4, 5}},
+        {"MatMul [2,3] by [0,3,4]", 2, 3, {2, 3}, {0, 3, 4}},
+    };
+    for (size_t k = 0; k < sizeof(matmuls) / sizeof(matmuls[0]); k++) {
+        start(&c, matmuls[k].name, 13, matmuls[k].ra, matmuls[k].a);
+        second_input(&c, "b", matmuls[k].rb, matmuls[k].b);
+        node(&c, "MatMul", 2, (const char *[]){"x", "b"});
+        run_case(app, device, &c);
+    }
     start(&c, "Tile [2,3] by [2^29,1] (4 GiB + 2 GiB)", 13, 2, (const int64_t[]){2, 3});
     const_ints(&c, "repeats", 2, (const int64_t[]){INT64_C(1) << 29, 1});
     node(&c, "Tile", 2, (const char *[]){"x", "repeats"});

@@ -177,9 +177,10 @@ OrtStatus *ortvk_stream_wait_host_timeline(ortvk_stream *stream, ortvk_host_time
     uint64_t bridge_value = ++stream->bridge_next; /* a value lost to a failed submit is simply skipped */
     pthread_mutex_unlock(&stream->lock);
     if (status == NULL) {
-        /* The GPU side first: every later submission on the stream waits behind the bridge value. */
+        /* The GPU side first: the stream's next submission waits for the bridge value, and every later one behind
+         * it (no submission of its own: the wait joins the next work, or whoever observes the stream's tail). */
         ortvk_semaphore_point bridge = {stream->bridge, bridge_value};
-        status = ortvk_stream_submit(stream, VK_NULL_HANDLE, &bridge, 1, NULL, 0, (ortvk_retire){0}, NULL);
+        status = ortvk_stream_add_wait(stream, bridge);
     }
     if (status == NULL) {
         job->gpu_value = bridge_value;

@@ -23,9 +23,20 @@ static void ORT_API_CALL notification_release(OrtSyncNotificationImpl *impl)
     free(notification_cast(impl));
 }
 
+/* Submits the waits a stream holds for its next submission (ortvk_stream_add_wait), so that its tail covers them. */
+static OrtStatus *flush_waits(ortvk_stream *stream)
+{
+    pthread_mutex_lock(&stream->lock);
+    bool pending = stream->wait_count > 0;
+    pthread_mutex_unlock(&stream->lock);
+    if (!pending) return NULL;
+    return ortvk_stream_submit(stream, VK_NULL_HANDLE, NULL, 0, NULL, 0, (ortvk_retire){0}, NULL);
+}
+
 static OrtStatus *ORT_API_CALL notification_activate(OrtSyncNotificationImpl *impl)
 {
     ortvk_notification *n = notification_cast(impl);
+    ORTVK_TRY(flush_waits(n->stream));
     n->point = ortvk_stream_tail(n->stream);
     return NULL;
 }
@@ -285,18 +296,23 @@ typedef struct device_tails {
     bool ok;
 } device_tails;
 
+/* Another stream's last value and the waits it holds for its next submission (a host timeline's bridge, say):
+ * what comes after that stream's work must also come after those. */
 static void add_tail(ortvk_stream *other, void *arg)
 {
     device_tails *t = arg;
     if (!t->ok || other == t->self || (t->order == ORTVK_ORDER_SESSIONS && other->owner == NULL)) return;
-    ortvk_semaphore_point tail = ortvk_stream_tail(other);
-    if (tail.value == 0) return;
-    t->ok = reserve((void **)t->points, t->capacity, *t->count, 1, sizeof(**t->points));
-    if (t->ok) (*t->points)[(*t->count)++] = tail;
+    pthread_mutex_lock(&other->lock);
+    t->ok = reserve((void **)t->points, t->capacity, *t->count, other->wait_count + 1, sizeof(**t->points));
+    if (t->ok && other->submitted > 0)
+        (*t->points)[(*t->count)++] = (ortvk_semaphore_point){other->timeline, other->submitted};
+    for (size_t i = 0; t->ok && i < other->wait_count; i++) (*t->points)[(*t->count)++] = other->waits[i];
+    pthread_mutex_unlock(&other->lock);
 }
 
-/* The last submitted value of every other stream of the device, appended to `points` (a growable array). Called
- * without the stream's own lock: the lock order is the device's stream registry, then a stream. */
+/* The last submitted value of every other stream of the device, and their pending waits, appended to `points` (a
+ * growable array). Called without the stream's own lock: the lock order is the device's stream registry, then a
+ * stream. */
 static bool collect_device_tails(ortvk_stream *stream, int order, ortvk_semaphore_point **points, size_t *count,
                                  size_t *capacity)
 {

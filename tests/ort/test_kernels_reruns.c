@@ -81,7 +81,7 @@ int main(void)
     uint8_t *model = NULL;
     size_t len = 0;
     kc_pair pair;
-    if (build(&model, &len) == 0 && kc_pair_open(&app, device, model, len, NULL, 0, true, "reruns", &pair)) {
+    if (build(&model, &len) && kc_pair_open(&app, device, model, len, NULL, 0, true, "reruns", &pair)) {
         static const int64_t batches[] = {1, 3, 3, 1, 7, 7, 2, 64, 3, 1};
         enum { RUNS = sizeof(batches) / sizeof(batches[0]) };
         OrtValue *held[RUNS] = {0};

@@ -344,29 +344,15 @@ static push_conv conv_push(const ortvk_kparams_conv *p, const conv_geometry *g, 
     return push;
 }
 
-/* Depthwise convolutions of the common shapes, their own form of the shader (its constant 1): 3 or 5 taps, stride 1
- * or 2, rows of a multiple of 4 read as vec4 (forms 1-4), others one by one (5-8). 0 where none applies. */
-static uint32_t depthwise_form(const push_conv *push, const conv_geometry *g, VkDeviceAddress x)
+/* A depthwise convolution (one input channel per group, as many output channels): kernel_depthwise.c. */
+static OrtStatus *depthwise_record(ortvk_krun *run, const push_conv *push, const ortvk_kspec *spec)
 {
-    uint32_t form = 0;
-    if (push->KW == 3 && push->PW == 1) form = push->SW == 1 ? 1 : push->SW == 2 ? 2 : 0;
-    if (push->KW == 5 && push->PW == 2) form = push->SW == 1 ? 3 : push->SW == 2 ? 4 : 0;
-    if (form == 0 || push->C == 0 || push->G != push->C || push->M != push->C || push->DW != 1 ||
-        g->pad[1] != push->PW)
-        return 0;
-    return push->W % 4 != 0 || x % 16 != 0 ? form + 4 : form;
-}
-
-static OrtStatus *depthwise_record(ortvk_krun *run, const push_conv *push, uint32_t form, const ortvk_kspec *spec)
-{
-    /* Square windows (kernel, stride and pads alike, no dilation): two output rows an invocation, each input row
-     * read once for both (the shader's constant 0 = 16). */
-    bool rows2 = push->KH == push->KW && push->SH == push->SW && push->PH == push->PW && push->DH == 1;
-    uint64_t pixel_blocks = (uint64_t)((push->OH + (rows2 ? 1 : 0)) / (rows2 ? 2 : 1)) *
-                            ((push->OW + CONV_COLUMNS - 1) / CONV_COLUMNS);
-    uint64_t groups = (uint64_t)push->N * push->M * ((pixel_blocks + 63) / 64);
-    return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CONV, form * ORTVK_KVARIANT + (rows2 ? 16 : 0), spec, push,
-                                    sizeof(*push), groups * 64);
+    ortvk_kdepthwise d = {
+        .x = push->x, .w = push->w, .b = push->b, .y = push->y, .N = push->N, .C = push->C, .H = push->H,
+        .W = push->W, .OH = push->OH, .OW = push->OW, .KH = push->KH, .KW = push->KW, .SH = push->SH,
+        .SW = push->SW, .DH = push->DH, .DW = push->DW, .PH = push->PH, .PW = push->PW,
+    };
+    return ortvk_kdepthwise_record(run, &d, spec);
 }
 
 /* Whether the convolution is pointwise: 1x1, stride 1, no pads, the output the input's size. */
@@ -426,8 +412,7 @@ static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *ru
     if (transpose) return transpose_record(run, &push);
     ortvk_kspec spec; /* a fused element-wise chain after the convolution, or none */
     ortvk_kchain_spec(&p->epilogue, &spec);
-    uint32_t depthwise = depthwise_form(&push, &g, run->in[0].address);
-    if (depthwise != 0) return depthwise_record(run, &push, depthwise, &spec);
+    if (push.C > 0 && push.G == push.C && push.M == push.C) return depthwise_record(run, &push, &spec);
     if (run->in[1].packed && push.C > 0) return packed_record(run, &push, &g, &spec);
     if (push.C > 0 && pointwise(&push, &g)) {
         push_conv flat = push;

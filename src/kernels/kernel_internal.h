@@ -319,6 +319,15 @@ bool ortvk_kgemm_fast(const ortvk_kgemm_plan *g, VkDeviceAddress a, VkDeviceAddr
 OrtStatus *ortvk_kgemm_record(ortvk_krun *run, const ortvk_kgemm_plan *g, VkDeviceAddress a, VkDeviceAddress b,
                               VkDeviceAddress c, VkDeviceAddress y, float alpha, float beta, const ortvk_kspec *spec);
 
+/* A depthwise convolution (group = input channels = output channels) of Conv's geometry, 2-D (1-D as H = 1), with
+ * the node's fused chain (run->chain, `spec`): kernel_depthwise.c. b is 0 without bias. */
+typedef struct ortvk_kdepthwise {
+    VkDeviceAddress x, w, b, y;
+    uint32_t N, C, H, W, OH, OW, KH, KW, SH, SW, DH, DW;
+    int32_t PH, PW;
+} ortvk_kdepthwise;
+OrtStatus *ortvk_kdepthwise_record(ortvk_krun *run, const ortvk_kdepthwise *d, const ortvk_kspec *spec);
+
 /* Op tables of each family, terminated by an entry with op_type NULL. */
 extern const ortvk_kop ortvk_kops_elementwise[];
 extern const ortvk_kop ortvk_kops_conv[];

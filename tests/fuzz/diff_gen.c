@@ -571,9 +571,16 @@ static void gen_conv(dcase *c)
     int sp = rp(c, 0.7) ? 2 : (int)rint_(c, 1, 3);
     int64_t group = rp(c, 0.7) ? 1 : rint_(c, 1, 3);
     int64_t cin = group * rint_(c, 1, 3), cout = group * rint_(c, 1, 3);
-    if (rp(c, 0.1)) { /* depthwise */
+    /* The detector's depthwise convolutions: square 3x3 or 5x5, stride 1 or 2, pads half the kernel (the end's
+     * sometimes less), images up to 80 wide (ortvk's dedicated forms and tiles); stride 0 leaves spatial_attrs. */
+    int64_t dw_stride = 0;
+    if (rp(c, 0.15)) { /* depthwise */
         group = cin = rint_(c, 1, 6);
         cout = cin * rint_(c, 1, 2);
+        if (!transpose && sp == 2 && !c->big && rp(c, 0.6)) {
+            dw_stride = rint_(c, 1, 2);
+            cout = cin;
+        }
     }
     int64_t x[DC_MAX_RANK], w[DC_MAX_RANK], kernel[3];
     x[0] = rint_(c, 1, 2);
@@ -581,6 +588,10 @@ static void gen_conv(dcase *c)
     for (int i = 0; i < sp; i++) {
         kernel[i] = rint_(c, 1, 3);
         x[2 + i] = rint_(c, 1, 8) + (rp(c, 0.03) ? -1 : 0);
+    }
+    if (dw_stride != 0) {
+        kernel[0] = kernel[1] = rp(c, 0.5) ? 3 : 5;
+        for (int i = 0; i < 2; i++) x[2 + i] = rp(c, 0.3) ? rint_(c, 24, 80) : rint_(c, 3, 24);
     }
     if (c->big) {
         sp = 1;
@@ -604,7 +615,15 @@ static void gen_conv(dcase *c)
     static const char *in[] = {"x", "w", "b"};
     node(c, in, bias ? 3 : 2, 1, 0);
     if (group != 1 || rp(c, 0.3)) a_int(c, "group", rp(c, 0.05) ? hostile_int(c) : group);
-    spatial_attrs(c, sp, kernel, true, rp(c, 0.4));
+    if (dw_stride != 0) {
+        int64_t strides[2] = {dw_stride, dw_stride}, half = kernel[0] / 2;
+        int64_t pads[4] = {half, half, rp(c, 0.7) ? half : rint_(c, 0, half), rp(c, 0.7) ? half : rint_(c, 0, half)};
+        a_ints(c, "kernel_shape", kernel, 2);
+        a_ints(c, "strides", strides, 2);
+        a_ints(c, "pads", pads, 4);
+    } else {
+        spatial_attrs(c, sp, kernel, true, rp(c, 0.4));
+    }
     if (transpose) {
         int64_t v[3];
         if (rp(c, 0.2)) {

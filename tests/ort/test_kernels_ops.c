@@ -989,5 +989,23 @@ int main(int argc, char **argv)
         attr_int(node(&c, "Softmax", 1, in), "axis", 1);
         run_case(&app, device, &c);
     }
+    /* The depthwise shader on images of 32 tiles or more (workgroups of one channel): 16x4 tiles read and stored as
+     * vec4, read and stored one value at a time, the general form (dilations), and a kernel row of 70000 taps. */
+    {
+        int64_t x[4] = {1, 3, 40, 72}, w[4] = {3, 1, 3, 3}, p[4] = {1, 1, 1, 1};
+        conv(&app, device, "Conv depthwise 3x3 s1 p1, 40x72", x, w, 3, NULL, NULL, p, NULL, true);
+    }
+    {
+        int64_t x[4] = {1, 2, 130, 90}, w[4] = {2, 1, 5, 5}, s[2] = {2, 2}, p[4] = {2, 2, 1, 2};
+        conv(&app, device, "Conv depthwise 5x5 s2 p2, 130x90", x, w, 2, s, NULL, p, NULL, false);
+    }
+    {
+        int64_t x[4] = {2, 3, 40, 41}, w[4] = {3, 1, 3, 3}, d[2] = {2, 2}, p[4] = {2, 2, 2, 2};
+        conv(&app, device, "Conv depthwise 3x3 dilation 2, 40x41", x, w, 3, NULL, d, p, NULL, true);
+    }
+    {
+        int64_t x[4] = {1, 2, 1, 70002}, w[4] = {2, 1, 1, 70000};
+        conv(&app, device, "Conv depthwise of 70000 taps", x, w, 2, NULL, NULL, NULL, NULL, true);
+    }
     return test_finish(&app, half_mode ? "test_kernels_ops --float16" : "test_kernels_ops");
 }

@@ -218,8 +218,8 @@ OrtStatus *ortvk_kgemm_record(ortvk_krun *run, const ortvk_kgemm_plan *g, VkDevi
     }
     if (g->K == 0) push.a = push.b = push.y; /* sums of nothing: never read */
     uint32_t fn = gemm_fast(g, push.a, push.b, push.y);
-    /* Wide outputs (FAST 3): each workgroup's 64 invocations take 64 column blocks of one row block, where at most a
-     * quarter of the last workgroup of a row block idles. Else tall ones (FAST 2): 64 row blocks of one column block. */
+    /* Wide outputs (FAST 3): each workgroup's 64 invocations take 64 column blocks of one row block, where at most
+     * a quarter of a row block's last workgroup idles. Else tall ones (FAST 2): 64 row blocks of one column block. */
     int64_t wide_blocks = (g->N + GEMM_WIDE_N - 1) / GEMM_WIDE_N, wide_groups = (wide_blocks + 63) / 64;
     bool wide = fn != 0 && g->M >= GEMM_WIDE_M && 4 * wide_blocks >= 3 * 64 * wide_groups;
     bool rows = fn != 0 && !wide && g->M >= GEMM_ROWS_MIN;

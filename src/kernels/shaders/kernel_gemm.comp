@@ -3,9 +3,9 @@
 // computes a TM x TN block of one batch's output; every sum runs over k in ascending order. A fused element-wise
 // chain (common.glsl's ortvk_chain) applies to each stored result (a pointwise Conv's activation).
 // Specialization constant FAST (the host's choice where A's rows and B's rows are contiguous, K and N multiples
-// of 4, the tensors 16-byte aligned): blocks of 8 x 16 (16 x 8 for FAST 3) read as vec4 (A along k, B along n), 4 k a loop iteration,
-// no bounds checks inside the loop (edge rows and columns read clamped indices and are not stored); A along m
-// instead where its columns are contiguous, or B along k (LAYOUT). The generic
+// of 4, the tensors 16-byte aligned): blocks of 8 x 16 (16 x 8 for FAST 3) read as vec4 (A along k, B along n),
+// 4 k a loop iteration, no bounds checks inside the loop (edge rows and columns read clamped indices and are not
+// stored); A along m instead where its columns are contiguous, or B along k (LAYOUT). The generic
 // form's per-element checks and scalar loads became per-lane branches and gathers on lavapipe: 0.8 GFLOP/s.
 #version 460
 #include "common.glsl"
@@ -33,7 +33,7 @@ const bool B_COLUMNS = LAYOUT == 2u;
 #define TN 4u // and its columns: each loaded value of A serves TN outputs, each of B TM
 
 // The fast form's rows and column groups of 4. FAST 3, where a workgroup's invocations share their rows (A's loads
-// uniform), takes 16 x 8 blocks: fewer of B's per-lane loads per sum (Conv 1x1 64->64 160x160, K = 64: 1.4x).
+// uniform), takes 16 x 8 blocks: half the per-lane loads of B per sum (a pointwise Conv's K = 64: 1.17x).
 const uint FM = FAST == 3u ? 16u : 8u;
 const uint FG = FAST == 3u ? 2u : 4u;
 

@@ -182,6 +182,8 @@ static OrtStatus *gemm_shape(const ortvk_kparams *params, ortvk_krun *run)
 #define GEMM_FAST_M 8
 #define GEMM_FAST_N 16
 #define GEMM_ROWS_MIN 256
+#define GEMM_WIDE_M 16 /* FAST 3's block */
+#define GEMM_WIDE_N 8
 
 typedef struct push_gemm {
     uint64_t a, b, c, y;
@@ -245,14 +247,18 @@ OrtStatus *ortvk_kgemm_record(ortvk_krun *run, const ortvk_kgemm_plan *g, VkDevi
     }
     if (g->K == 0) push.a = push.b = push.y; /* sums of nothing: never read */
     uint32_t fn = gemm_fast(g, push.a, push.b, push.y);
-    /* Tall outputs (FAST 2): each workgroup's 64 invocations take 64 row blocks of one column block. */
-    bool rows = fn != 0 && g->M >= GEMM_ROWS_MIN;
-    if (rows) fn += 1;
-    int64_t bm = rows ? 64 * GEMM_FAST_M : fn != 0 ? GEMM_FAST_M : GEMM_BLOCK, bn = fn != 0 ? GEMM_FAST_N : GEMM_BLOCK;
+    /* Wide outputs (FAST 3): each workgroup's 64 invocations take 64 column blocks of one row block, where at most
+     * a quarter of a row block's last workgroup idles. Else tall ones (FAST 2): 64 row blocks of one column block. */
+    int64_t wide_blocks = (g->N + GEMM_WIDE_N - 1) / GEMM_WIDE_N, wide_groups = (wide_blocks + 63) / 64;
+    bool wide = fn != 0 && g->M >= GEMM_WIDE_M && 4 * wide_blocks >= 3 * 64 * wide_groups;
+    bool rows = fn != 0 && !wide && g->M >= GEMM_ROWS_MIN;
+    fn += wide ? 2 : rows ? 1 : 0;
+    int64_t bm = rows ? 64 * GEMM_FAST_M : wide ? GEMM_WIDE_M : fn != 0 ? GEMM_FAST_M : GEMM_BLOCK;
+    int64_t bn = wide ? 64 * GEMM_WIDE_N : fn != 0 ? GEMM_FAST_N : GEMM_BLOCK;
     /* One invocation per bm x bn block of each batch's output (the shader's TM and TN, or FM and 4 FG). */
     uint64_t blocks = (uint64_t)((g->M + bm - 1) / bm) * (uint64_t)((g->N + bn - 1) / bn);
     for (int i = 0; i < g->batch_rank; i++) blocks *= (uint64_t)g->batch[i];
-    if (rows) blocks *= 64;
+    if (rows || wide) blocks *= 64;
     return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_GEMM, fn, spec, &push, sizeof(push), blocks);
 }
 

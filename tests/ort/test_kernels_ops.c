@@ -1007,5 +1007,32 @@ int main(int argc, char **argv)
         int64_t x[4] = {1, 2, 1, 70002}, w[4] = {2, 1, 1, 70000};
         conv(&app, device, "Conv depthwise of 70000 taps", x, w, 2, NULL, NULL, NULL, NULL, true);
     }
+    /* The GEMM's wide form (workgroups sharing A's rows, 16 x 8 blocks), where N >= 384: partial blocks at both edges
+     * (M = 20, N = 126 * 8 + 4), batched; B along k (transB); A along m (transA); a pointwise Conv of 512 pixels. */
+    {
+        int64_t wa[3] = {2, 20, 36}, wb[2] = {36, 1012};
+        binary(&app, device, "MatMul [2,20,36] x [36,1012] (wide)", "MatMul", 3, wa, 2, wb, false);
+    }
+    for (int trans_a = 0; trans_a < 2; trans_a++) {
+        op_case c;
+        int64_t a[2] = {trans_a ? 36 : 20, trans_a ? 20 : 36}, b[2] = {trans_a ? 36 : 1012, trans_a ? 1012 : 36};
+        int64_t cc[1] = {1012};
+        start(&c, trans_a ? "Gemm [36,20]^T x [36,1012] alpha beta C[1012] (wide, A along m)"
+                          : "Gemm [20,36] x [1012,36]^T C[1012] (wide, B along k)", 13, 2, a);
+        constant(&c, "b", 2, b);
+        constant(&c, "c", 1, cc);
+        const char *in[] = {"x", "b", "c"};
+        node2 n = node(&c, "Gemm", 3, in);
+        attr_int(n, trans_a ? "transA" : "transB", 1);
+        if (trans_a) {
+            attr_float(n, "alpha", 0.5f);
+            attr_float(n, "beta", 2.0f);
+        }
+        run_case(&app, device, &c);
+    }
+    {
+        int64_t x[4] = {2, 16, 16, 32}, w[4] = {24, 16, 1, 1};
+        conv(&app, device, "Conv pointwise 1x1 +bias, 512 pixels (wide GEMM)", x, w, 1, NULL, NULL, NULL, NULL, true);
+    }
     return test_finish(&app, half_mode ? "test_kernels_ops --float16" : "test_kernels_ops");
 }

@@ -3,9 +3,9 @@
 // computes a TM x TN block of one batch's output; every sum runs over k in ascending order. A fused element-wise
 // chain (common.glsl's ortvk_chain) applies to each stored result (a pointwise Conv's activation).
 // Specialization constant FAST (the host's choice where A's rows and B's rows are contiguous, K and N multiples
-// of 4, the tensors 16-byte aligned): blocks of 8 x 16 read as vec4 (A along k, B along n), 4 k a loop iteration,
-// no bounds checks inside the loop (edge rows and columns read clamped indices and are not stored); A along m
-// instead where its columns are contiguous, or B along k (LAYOUT). The generic
+// of 4, the tensors 16-byte aligned): blocks of 8 x 16 (16 x 8 for FAST 3) read as vec4 (A along k, B along n),
+// 4 k a loop iteration, no bounds checks inside the loop (edge rows and columns read clamped indices and are not
+// stored); A along m instead where its columns are contiguous, or B along k (LAYOUT). The generic
 // form's per-element checks and scalar loads became per-lane branches and gathers on lavapipe: 0.8 GFLOP/s.
 #version 460
 #include "common.glsl"
@@ -32,8 +32,10 @@ const bool B_COLUMNS = LAYOUT == 2u;
 #define TM 4u // rows of the output block an invocation computes
 #define TN 4u // and its columns: each loaded value of A serves TN outputs, each of B TM
 
-#define FM 8u  // the fast form's rows
-#define FG 4u  // and its column groups of 4
+// The fast form's rows and column groups of 4. FAST 3, where a workgroup's invocations share their rows (A's loads
+// uniform), takes 16 x 8 blocks: half the per-lane loads of B per sum (a pointwise Conv's K = 64: 1.17x).
+const uint FM = FAST == 3u ? 16u : 8u;
+const uint FG = FAST == 3u ? 2u : 4u;
 
 // The output block at rows m0.., columns n0.. of one batch.
 void gemm_block(uint m0, uint n0, uint batch)
@@ -72,18 +74,18 @@ void gemm_block(uint m0, uint n0, uint batch)
             }
         }
     } else if (A_COLUMNS) {
-        // A read along m (a transposed A, or Conv's packed weights): rows m0..m0+7 as two vec4 per k.
-        uint a_sk = uint(p.a_sk);
-        uint a_lo = ao + min(m0, p.M - 4u), a_hi = ao + min(m0 + 4u, p.M - 4u);
+        // A read along m (a transposed A, or Conv's packed weights): rows m0..m0+FM-1 as FM / 4 vec4 per k.
+        uint a_sk = uint(p.a_sk), acol[FM / 4u];
+        [[unroll]] for (uint q = 0u; q < FM / 4u; q++) acol[q] = ao + min(m0 + 4u * q, p.M - 4u);
         for (uint k = 0u; k < p.K; k += 4u) {
             [[unroll]] for (uint t = 0u; t < 4u; t++) {
-                vec4 lo = ORTVK_TEXEL4(0, p.a, a_lo + (k + t) * a_sk);
-                vec4 hi = ORTVK_TEXEL4(0, p.a, a_hi + (k + t) * a_sk);
+                vec4 av[FM / 4u];
+                [[unroll]] for (uint q = 0u; q < FM / 4u; q++) av[q] = ORTVK_TEXEL4(0, p.a, acol[q] + (k + t) * a_sk);
                 uint row = (k + t) * b_sk;
                 vec4 bv[FG];
                 [[unroll]] for (uint g = 0u; g < FG; g++) bv[g] = ORTVK_TEXEL4(1, p.b, bc[g] + row);
                 [[unroll]] for (uint j = 0u; j < FM; j++) {
-                    float a = j < 4u ? lo[j] : hi[j - 4u];
+                    float a = av[j / 4u][j % 4u];
                     [[unroll]] for (uint g = 0u; g < FG; g++) acc[j][g] += a * bv[g];
                 }
             }
@@ -137,6 +139,14 @@ void main()
             uint m_blocks = (p.M + FM - 1u) / FM;
             if (i >= batches * m_blocks * n_blocks) return;
             gemm_block(((i / n_blocks) % m_blocks) * FM, (i % n_blocks) * (FG * 4u), i / (m_blocks * n_blocks));
+        } else if (FAST == 3u) {
+            // A workgroup takes one row block and 64 column blocks: A's loads are the same for all its invocations.
+            uint wg = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+            uint m_blocks = (p.M + FM - 1u) / FM, n_groups = (n_blocks + 63u) / 64u;
+            if (wg >= batches * m_blocks * n_groups) return;
+            uint nb = (wg % n_groups) * 64u + gl_LocalInvocationID.x;
+            if (nb >= n_blocks) return;
+            gemm_block(((wg / n_groups) % m_blocks) * FM, nb * (FG * 4u), wg / (m_blocks * n_groups));
         } else {
             // A workgroup takes one column block and 64 row blocks: B's loads are the same for all its invocations,
             // which lavapipe then reads once (uniform) rather than lane by lane.

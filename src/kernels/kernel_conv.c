@@ -375,12 +375,14 @@ static OrtStatus *packed_record(ortvk_krun *run, push_conv *push, const conv_geo
         ORTVK_TRY(conv_as_gemm(run, push, true, spec, &done));
         if (done) return NULL;
         if (push->W % 4 == 0 && run->in[0].address % 16 == 0) fn |= 4;
-    } else if (push->KH == 3 && push->KW == 3 && push->SW == 1 && push->DW == 1 && push->PW == 1 &&
-               push->W % 4 == 0 && run->in[0].address % 16 == 0) {
-        fn |= 8;
+    } else if (push->KH == 3 && push->KW == 3 && push->SW == push->SH && push->SW <= 2 && push->DW == 1 &&
+               push->DH == 1 && push->PW == 1 && push->W % 4 == 0 && run->in[0].address % 16 == 0) {
+        /* Rows as vec4, two output rows an invocation (each weight fetched serves both); stride 2: bit 4. */
+        fn |= 8 | 16 | (push->SW == 2 ? 4 : 0);
     }
+    uint32_t rows = fn & 16 ? 2 : 1;
     /* Workgroups of 64 column blocks that share their output channels (shaders/kernel_conv.comp). */
-    uint64_t pixel_blocks = (uint64_t)push->OH * ((push->OW + CONV_COLUMNS - 1) / CONV_COLUMNS);
+    uint64_t pixel_blocks = (uint64_t)((push->OH + rows - 1) / rows) * ((push->OW + CONV_COLUMNS - 1) / CONV_COLUMNS);
     uint64_t groups = (uint64_t)push->N * (push->M / push->TM) * ((pixel_blocks + 63) / 64);
     return conv_dispatch(run, fn, spec, push, groups * 64);
 }

@@ -1034,5 +1034,18 @@ int main(int argc, char **argv)
         int64_t x[4] = {2, 16, 16, 32}, w[4] = {24, 16, 1, 1};
         conv(&app, device, "Conv pointwise 1x1 +bias, 512 pixels (wide GEMM)", x, w, 1, NULL, NULL, NULL, NULL, true);
     }
+    /* The 3x3 form of rows read as vec4 and two output rows an invocation (stride 1 or 2): odd output heights, pads
+     * of 0 in H, 4 and 8 channels a vector, and 2 ranges of input channels (1300 of them). Last, so that the cases
+     * above keep their random values. */
+    {
+        int64_t x[4] = {1, 6, 13, 16}, w[4] = {8, 6, 3, 3}, s2[2] = {2, 2}, p[4] = {1, 1, 1, 1};
+        conv(&app, device, "Conv 3x3 s2 p1 rows of 16, packed", x, w, 1, s2, NULL, p, NULL, true);
+        int64_t w4[4] = {4, 6, 3, 3}, p0[4] = {1, 1, 0, 0};
+        conv(&app, device, "Conv 3x3 s2 p1/0 rows of 16, 4 channels", x, w4, 1, s2, NULL, p0, NULL, false);
+        int64_t x7[4] = {2, 5, 7, 12}, w7[4] = {4, 5, 3, 3}, ph[4] = {0, 1, 0, 1};
+        conv(&app, device, "Conv 3x3 s1 pads 0 in H, 1 in W", x7, w7, 1, NULL, NULL, ph, NULL, true);
+        int64_t xc[4] = {1, 1300, 3, 4}, wc[4] = {8, 1300, 3, 3};
+        conv(&app, device, "Conv 3x3 s1 p1 of 1300 input channels, packed", xc, wc, 1, NULL, NULL, p, NULL, true);
+    }
     return test_finish(&app, half_mode ? "test_kernels_ops --float16" : "test_kernels_ops");
 }

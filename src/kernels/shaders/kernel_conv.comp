@@ -4,8 +4,8 @@
 // reference. Specialization constant FN: 0 weights as ONNX lays them out; else packed at Compile as
 // [g][c][kh][kw][m of the group] (kernel_conv.c), read 4 channels per vec4: bit 0 TM = 4, bit 1 TM = 8, bit 2 the
 // input rows read as vec4 (a 1x1 convolution of stride 1 without pads, run as one row of H * W columns), bit 3 the
-// same for 3x3 windows of stride 1, pad 1 (the "same" convolutions). A fused element-wise chain (common.glsl's
-// ortvk_chain) applies to each stored result.
+// same for 3x3 windows of stride 1 or 2, pad 1 (main_row3; there bit 2 is stride 2, bit 4 two output rows).
+// A fused element-wise chain (common.glsl's ortvk_chain) applies to each stored result.
 #version 460
 #include "common.glsl"
 
@@ -33,11 +33,117 @@ layout(constant_id = 0) const uint FN = 0u;
 #define WEIGHTS4(i) ORTVK_TEXEL4(1, p.w, i)
 #define INPUT4(i) ORTVK_TEXEL4(0, p.x, i)
 
+// 3x3 windows of pad 1 in W, stride 1 (the "same" convolutions) or 2 in both dims (FN bit 2 with bit 3), dilation 1,
+// rows of a multiple of 4 (FN bit 3): R3_ROWS output rows (FN bit 4: two) by TW columns by R3_TM channels an
+// invocation. An input row, columns S ow0 - 4 .. as aligned vec4 (zero outside the image), serves every output row
+// whose window holds it, and each weight fetched every row; each output still sums its taps in the order of the other
+// forms (channel, then kh, then kw).
+const uint R3_ROWS = (FN & 16u) != 0u ? 2u : 1u;
+const uint R3_TM = (FN & 2u) != 0u ? 8u : 4u;
+const uint R3_ACC = R3_ROWS * R3_TM / 4u;
+const uint R3_S = (FN & 4u) != 0u ? 2u : 1u;
+const uint R3_NV = R3_S == 1u ? 4u : 6u; // vec4 of an input row: columns S ow0 - 4 .. S ow0 + 4 NV - 5
+
+void main_row3()
+{
+    uint col_blocks = (p.OW + TW - 1u) / TW;
+    uint pixel_blocks = (p.OH + R3_ROWS - 1u) / R3_ROWS * col_blocks;
+    uint groups_per_m = (pixel_blocks + 63u) / 64u;
+    uint wg = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint pb = (wg % groups_per_m) * 64u + gl_LocalInvocationID.x;
+    uint m_blocks = p.M / R3_TM;
+    uint mt = wg / groups_per_m;
+    if (pb >= pixel_blocks || mt >= p.N * m_blocks) return;
+    uint ow0 = (pb % col_blocks) * TW;
+    uint oh0 = (pb / col_blocks) * R3_ROWS;
+    uint m0 = (mt % m_blocks) * R3_TM;
+    uint n = mt / m_blocks;
+    uint cg = p.C / p.G, mg = p.M / p.G;
+    uint g = m0 / mg, ml0 = m0 - g * mg;
+    bool row_out[R3_ROWS], col_in[TW];
+    vec4 acc[R3_ACC][TW];
+    [[unroll]] for (uint q = 0u; q < TW; q++) col_in[q] = ow0 + q < p.OW;
+    [[unroll]] for (uint r = 0u; r < R3_ROWS; r++) row_out[r] = oh0 + r < p.OH;
+    [[unroll]] for (uint a = 0u; a < R3_ACC; a++) {
+        [[unroll]] for (uint q = 0u; q < TW; q++) acc[a][q] = vec4(0.0);
+    }
+    if (p.c_begin > 0u) {
+        [[unroll]] for (uint a = 0u; a < R3_ACC; a++) {
+            uint r = a / (R3_TM / 4u);
+            if (!row_out[r]) continue;
+            [[unroll]] for (uint j = 0u; j < 4u; j++) {
+                uint row = ((n * p.M + m0 + (a % (R3_TM / 4u)) * 4u + j) * p.OH + oh0 + r) * p.OW + ow0;
+                [[unroll]] for (uint q = 0u; q < TW; q++) {
+                    if (col_in[q])
+                        acc[a][q][j] = p.partial != uvec2(0u) ? ORTVK_FLOAT(5, p.partial, row + q)
+                                                              : ORTVK_GET(3, p.y, row + q);
+                }
+            }
+        }
+    }
+    for (uint c = p.c_begin; c < p.c_end; c++) {
+        uint xc = (n * p.C + g * cg + c) * p.H;
+        uint wc = (g * cg + c) * 9u * mg + ml0;
+        // The channel's 9 taps' weights, fetched once for all the rows.
+        vec4 wv[9u * R3_TM / 4u];
+        [[unroll]] for (uint k = 0u; k < 9u; k++) {
+            [[unroll]] for (uint j4 = 0u; j4 < R3_TM / 4u; j4++)
+                wv[k * (R3_TM / 4u) + j4] = WEIGHTS4(wc + k * mg + j4 * 4u);
+        }
+        [[unroll]] for (uint ir = 0u; ir < (R3_ROWS - 1u) * R3_S + 3u; ir++) {
+            int ih = int(oh0 * R3_S) - p.PH + int(ir);
+            if (ih < 0 || ih >= int(p.H)) continue;
+            uint xrow = (xc + uint(ih)) * p.W;
+            float xr[R3_NV * 4u];
+            [[unroll]] for (uint q = 0u; q < R3_NV; q++) {
+                int col = int(ow0 * R3_S) - 4 + int(q * 4u);
+                vec4 v = col >= 0 && col < int(p.W) ? INPUT4(xrow + uint(col)) : vec4(0.0);
+                xr[q * 4u] = v.x, xr[q * 4u + 1u] = v.y, xr[q * 4u + 2u] = v.z, xr[q * 4u + 3u] = v.w;
+            }
+            [[unroll]] for (uint r = 0u; r < R3_ROWS; r++) {
+                if (ir < r * R3_S || ir - r * R3_S >= 3u) continue;
+                [[unroll]] for (uint kw = 0u; kw < 3u; kw++) {
+                    [[unroll]] for (uint j4 = 0u; j4 < R3_TM / 4u; j4++) {
+                        vec4 w = wv[((ir - r * R3_S) * 3u + kw) * (R3_TM / 4u) + j4];
+                        [[unroll]] for (uint q = 0u; q < TW; q++)
+                            acc[r * (R3_TM / 4u) + j4][q] += xr[q * R3_S + kw + 3u] * w;
+                    }
+                }
+            }
+        }
+    }
+    bool last = p.c_end == cg;
+    [[unroll]] for (uint a = 0u; a < R3_ACC; a++) {
+        uint r = a / (R3_TM / 4u);
+        if (!row_out[r]) continue;
+        [[unroll]] for (uint j = 0u; j < 4u; j++) {
+            uint m = m0 + (a % (R3_TM / 4u)) * 4u + j;
+            float bias = p.b != uvec2(0u) && last ? ORTVK_GET(2, p.b, m) : 0.0;
+            uint row = ((n * p.M + m) * p.OH + oh0 + r) * p.OW + ow0;
+            [[unroll]] for (uint q = 0u; q < TW; q++) {
+                if (!col_in[q]) continue;
+                float sum = acc[a][q][j];
+                if (!last) {
+                    if (p.partial != uvec2(0u)) ORTVK_FLOAT(5, p.partial, row + q) = sum;
+                    else ORTVK_SET(3, p.y, row + q, sum);
+                    continue;
+                }
+                if (p.b != uvec2(0u)) sum += bias;
+                ORTVK_SET(3, p.y, row + q, ortvk_chain(sum)); // a fused element-wise chain, after the last range
+            }
+        }
+    }
+}
+
 void main_packed()
 {
     const uint TM8 = (FN & 2u) != 0u ? 8u : 4u;
     const bool XVEC = (FN & 4u) != 0u;
     const bool ROW3 = (FN & 8u) != 0u;
+    if (ROW3) {
+        main_row3();
+        return;
+    }
     // A workgroup's 64 invocations share their output channels: the weights' index is uniform across them (one
     // load serves the workgroup where a driver sees that), the inputs' differs by column block.
     uint col_blocks = (p.OW + TW - 1u) / TW;
@@ -90,34 +196,6 @@ void main_packed()
             if (TM8 == 8u) {
                 vec4 w1 = WEIGHTS4(wi + 4u);
                 [[unroll]] for (uint q = 0u; q < TW; q++) acc[1][q] += xv[q] * w1;
-            }
-        }
-    } else if (ROW3) {
-        // 3x3, stride 1, pad 1, rows of a multiple of 4: the window's rows unrolled (loop iterations cost lavapipe
-        // more than loads); columns ow0 - 4 .. ow0 + 11 as 4 aligned vec4 (zero outside the row), 8 for each tap.
-        for (uint c = p.c_begin; c < p.c_end; c++) {
-            uint xc = (n * p.C + g * cg + c) * p.H;
-            uint wc = (g * cg + c) * 3u;
-            [[unroll]] for (uint kh = 0u; kh < 3u; kh++) {
-                int ih = ih0 + int(kh * p.DH);
-                if (ih < 0 || ih >= int(p.H)) continue;
-                uint xrow = (xc + uint(ih)) * p.W;
-                uint wrow = (wc + kh) * 3u;
-                float xr[16];
-                [[unroll]] for (uint q = 0u; q < 4u; q++) {
-                    int col = int(ow0) - 4 + int(q * 4u);
-                    vec4 v = col >= 0 && col < int(p.W) ? INPUT4(xrow + uint(col)) : vec4(0.0);
-                    xr[q * 4u] = v.x, xr[q * 4u + 1u] = v.y, xr[q * 4u + 2u] = v.z, xr[q * 4u + 3u] = v.w;
-                }
-                [[unroll]] for (uint kw = 0u; kw < 3u; kw++) {
-                    uint wi = (wrow + kw) * mg + ml0;
-                    vec4 w0 = WEIGHTS4(wi);
-                    [[unroll]] for (uint q = 0u; q < TW; q++) acc[0][q] += xr[q + kw + 3u] * w0;
-                    if (TM8 == 8u) {
-                        vec4 w1 = WEIGHTS4(wi + 4u);
-                        [[unroll]] for (uint q = 0u; q < TW; q++) acc[1][q] += xr[q + kw + 3u] * w1;
-                    }
-                }
             }
         }
     } else {

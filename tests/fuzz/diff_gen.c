@@ -582,12 +582,28 @@ static void gen_conv(dcase *c)
             cout = cin;
         }
     }
+    /* The detector's dense convolutions: output channels in fours (packed weights), 3x3 of stride 1 or 2 with pads
+     * of 1 (0 in H now and then) over rows a multiple of 4 long (two output rows an invocation), or 1x1 over up to
+     * 960 pixels (the GEMM's wide form from 384). */
+    int64_t dense_stride = 0;
+    bool pointwise = false;
+    if (dw_stride == 0 && group == 1 && sp == 2 && !c->big && rp(c, 0.2)) {
+        cout = 4 * rint_(c, 1, 4);
+        cin = rint_(c, 1, 8);
+        pointwise = rp(c, 0.3);
+        dense_stride = pointwise ? 1 : rint_(c, 1, 2);
+    }
     int64_t x[DC_MAX_RANK], w[DC_MAX_RANK], kernel[3];
     x[0] = rint_(c, 1, 2);
     x[1] = cin;
     for (int i = 0; i < sp; i++) {
         kernel[i] = rint_(c, 1, 3);
         x[2 + i] = rint_(c, 1, 8) + (rp(c, 0.03) ? -1 : 0);
+    }
+    if (dense_stride != 0) {
+        kernel[0] = kernel[1] = pointwise ? 1 : 3;
+        x[2] = rint_(c, 3, 24);
+        x[3] = 4 * rint_(c, 1, 10);
     }
     if (dw_stride != 0) {
         kernel[0] = kernel[1] = rp(c, 0.5) ? 3 : 5;
@@ -615,7 +631,13 @@ static void gen_conv(dcase *c)
     static const char *in[] = {"x", "w", "b"};
     node(c, in, bias ? 3 : 2, 1, 0);
     if (group != 1 || rp(c, 0.3)) a_int(c, "group", rp(c, 0.05) ? hostile_int(c) : group);
-    if (dw_stride != 0) {
+    if (dense_stride != 0) {
+        int64_t strides[2] = {dense_stride, dense_stride}, pad_h = pointwise || rp(c, 0.2) ? 0 : 1;
+        int64_t pads[4] = {pad_h, pointwise ? 0 : 1, pad_h, pointwise ? 0 : 1};
+        a_ints(c, "kernel_shape", kernel, 2);
+        a_ints(c, "strides", strides, 2);
+        a_ints(c, "pads", pads, 4);
+    } else if (dw_stride != 0) {
         int64_t strides[2] = {dw_stride, dw_stride}, half = kernel[0] / 2;
         int64_t pads[4] = {half, half, rp(c, 0.7) ? half : rint_(c, 0, half), rp(c, 0.7) ? half : rint_(c, 0, half)};
         a_ints(c, "kernel_shape", kernel, 2);

@@ -295,10 +295,10 @@ static onnx_model *host_scales(bool variant)
 }
 
 /* Conv of x [1, C, 12, 12] to `out` channels, kernel k, `group`, pads k / 2, then `chain` on its result "t". */
-static onnx_model *conv_then(bool variant, int64_t c, int64_t out, int64_t k, int64_t group,
+static onnx_model *conv_then(bool variant, int64_t c, int64_t out, int64_t k, int64_t group, int64_t h, int64_t w_,
                              void (*chain)(onnx_model *, const char *))
 {
-    int64_t dims[4] = {1, c, 12, 12}, wd[4] = {out, c / group, k, k}, bd[1] = {out};
+    int64_t dims[4] = {1, c, h, w_}, wd[4] = {out, c / group, k, k}, bd[1] = {out};
     onnx_model *m = model_of(13, 4, dims);
     size_t n = (size_t)(out * (c / group) * k * k);
     float *w = malloc(n * sizeof(float)), b[64];
@@ -362,10 +362,11 @@ static onnx_model *gemm_then(bool variant, bool matmul, void (*chain)(onnx_model
 
 static onnx_model *gemm_relu(bool variant) { return gemm_then(variant, false, relu_of); }
 static onnx_model *matmul_swish(bool variant) { return gemm_then(variant, true, hard_swish); }
-static onnx_model *conv3x3_affine_swish(bool variant) { return conv_then(variant, 8, 16, 3, 1, affine_swish); }
-static onnx_model *conv3x3_swish(bool variant) { return conv_then(variant, 8, 16, 3, 1, hard_swish); }
-static onnx_model *conv1x1_relu(bool variant) { return conv_then(variant, 16, 8, 1, 1, relu_of); }
-static onnx_model *depthwise_clip(bool variant) { return conv_then(variant, 16, 16, 3, 16, clip_affine); }
+static onnx_model *conv3x3_affine_swish(bool variant) { return conv_then(variant, 8, 16, 3, 1, 12, 12, affine_swish); }
+static onnx_model *conv3x3_swish(bool variant) { return conv_then(variant, 8, 16, 3, 1, 12, 12, hard_swish); }
+static onnx_model *conv1x1_relu(bool variant) { return conv_then(variant, 16, 8, 1, 1, 12, 12, relu_of); }
+static onnx_model *conv1x1_wide_swish(bool variant) { return conv_then(variant, 16, 24, 1, 1, 16, 32, hard_swish); }
+static onnx_model *depthwise_clip(bool variant) { return conv_then(variant, 16, 16, 3, 16, 12, 12, clip_affine); }
 
 int main(void)
 {
@@ -388,6 +389,9 @@ int main(void)
     conv_case(&app, device, "Conv 3x3, then an affine and hard swish of it", conv3x3_affine_swish, c8,
               "Conv+Add+Mul+Add+Clip+Div+Mul");
     conv_case(&app, device, "Conv 1x1 (the GEMM), then Relu in its stores", conv1x1_relu, c16, "Conv+Relu");
+    const int64_t wide[4] = {1, 16, 16, 32}; /* 512 pixels: the GEMM's wide form */
+    conv_case(&app, device, "Conv 1x1 over 512 pixels (the wide GEMM), then hard swish", conv1x1_wide_swish, wide,
+              "Conv+Add+Clip+Div+Mul");
     conv_case(&app, device, "depthwise Conv, then Clip, Mul, Add in its stores", depthwise_clip, c16,
               "Conv+Clip+Mul+Add");
     const int64_t rows[3] = {3, 12, 16};

@@ -57,7 +57,8 @@ vec4 apply4(vec4 a, vec4 b)
 // whole workgroups of its own, so the row, and where an operand is broadcast along the last dim its value (a
 // per-channel scale or bias), are the same for the whole workgroup: found once from the workgroup's index (groups 0:
 // shorter rows, found from the invocation's index). 64 elements an invocation rather than 16: a third less time in
-// the shader on lavapipe (docs/benchmarks.md, run L).
+// the shader on lavapipe (docs/benchmarks.md, run L). The loops stay loops ([[dont_unroll]]): unrolled, the driver's
+// copies of the function made pipelines 3-10x slower to build (Pow: 4 s) for no measurable speed.
 layout(constant_id = 1) const uint VEC = 0u;
 const uint RUN = 64u;
 
@@ -91,19 +92,19 @@ void main_vec()
     if (col + RUN <= len) { // no test per vec4 (lavapipe masks every load and store behind one)
         if (!va) {
             vec4 a = vec4(ORTVK_TEXEL(0, p.a, ia));
-            [[unroll]] for (uint j = 0u; j < RUN; j += 4u)
+            [[dont_unroll]] for (uint j = 0u; j < RUN; j += 4u)
                 ORTVK_SET4(2, p.c, e + j, apply4(a, ORTVK_TEXEL4(1, p.b, ib + j)));
         } else if (!vb) {
             vec4 b = vec4(ORTVK_TEXEL(1, p.b, ib));
-            [[unroll]] for (uint j = 0u; j < RUN; j += 4u)
+            [[dont_unroll]] for (uint j = 0u; j < RUN; j += 4u)
                 ORTVK_SET4(2, p.c, e + j, apply4(ORTVK_TEXEL4(0, p.a, ia + j), b));
         } else {
-            [[unroll]] for (uint j = 0u; j < RUN; j += 4u)
+            [[dont_unroll]] for (uint j = 0u; j < RUN; j += 4u)
                 ORTVK_SET4(2, p.c, e + j, apply4(ORTVK_TEXEL4(0, p.a, ia + j), ORTVK_TEXEL4(1, p.b, ib + j)));
         }
         return;
     }
-    for (uint j = 0u; j < RUN && col + j < len; j += 4u) {
+    [[dont_unroll]] for (uint j = 0u; j < RUN && col + j < len; j += 4u) {
         vec4 a = va ? ORTVK_TEXEL4(0, p.a, ia + j) : vec4(ORTVK_TEXEL(0, p.a, ia));
         vec4 b = vb ? ORTVK_TEXEL4(1, p.b, ib + j) : vec4(ORTVK_TEXEL(1, p.b, ib));
         ORTVK_SET4(2, p.c, e + j, apply4(a, b));

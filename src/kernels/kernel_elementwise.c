@@ -209,10 +209,10 @@ static OrtStatus *unary_record(const ortvk_kparams *params, ortvk_krun *run)
         if (k == 1) push.lo = b->address;
         else push.hi = b->address;
     }
-    /* Vectorised: 16 elements an invocation, as vec4 (shaders/kernel_unary.comp). */
+    /* Vectorised: 64 elements an invocation, as vec4 (shaders/kernel_unary.comp). */
     if (push.n % 4 == 0 && push.x % 16 == 0 && push.y % 16 == 0 && push.lo == 0 && push.hi == 0)
         return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_UNARY, (uint32_t)p->fn + ORTVK_KVARIANT, &push, sizeof(push),
-                                      (run->out[0].count + 15) / 16);
+                                      (run->out[0].count + 63) / 64);
     return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_UNARY, (uint32_t)p->fn, &push, sizeof(push), run->out[0].count);
 }
 
@@ -290,6 +290,7 @@ typedef struct push_binary {
     uint64_t a, b, c;
     uint32_t n, rank;
     uint32_t dims[6], sa[6], sb[6];
+    uint32_t groups; /* the vectorised binary form: workgroups per row of the last dim */
 } push_binary;
 
 /* c = a fn b, both broadcast into c's shape, by `shader` (kernel_binary or kernel_compare: the same push constants). */
@@ -315,12 +316,17 @@ static OrtStatus *broadcast_dispatch(ortvk_krun *run, ortvk_shader shader, uint3
         push.sa[k] = (uint32_t)s.stride[0][k];
         push.sb[k] = (uint32_t)s.stride[1][k];
     }
-    /* Vectorised (the binary shader): 16 elements an invocation, runs of 4 along the last dim read as vec4 where an
-     * operand steps along it, or one value where it is broadcast (shaders/kernel_binary.comp). */
+    /* Vectorised (the binary shader): 64 elements an invocation, runs of 4 along the last dim read as vec4 where an
+     * operand steps along it, or one value where it is broadcast; each row of the last dim of 4,096 elements or more
+     * gets whole workgroups of 64 invocations (shaders/kernel_binary.comp). */
     int last = s.rank - 1;
-    if (shader == ORTVK_SHADER_BINARY && s.dims[last] % 4 == 0 && s.stride[0][last] <= 1 && s.stride[1][last] <= 1 &&
-        s.stride[2][last] == 1 && push.a % 16 == 0 && push.b % 16 == 0 && push.c % 16 == 0)
-        return ortvk_krun_dispatch_fn(run, shader, fn + ORTVK_KVARIANT, &push, sizeof(push), (c->count + 15) / 16);
+    if (shader == ORTVK_SHADER_BINARY && c->count > 0 && s.dims[last] % 4 == 0 && s.stride[0][last] <= 1 &&
+        s.stride[1][last] <= 1 && s.stride[2][last] == 1 && push.a % 16 == 0 && push.b % 16 == 0 && push.c % 16 == 0) {
+        uint64_t len = (uint64_t)s.dims[last], rows = c->count / len, runs = (len + 63) / 64;
+        if (len >= 64 * 64) push.groups = (uint32_t)((runs + 63) / 64);
+        uint64_t invocations = push.groups != 0 ? rows * push.groups * 64 : rows * runs;
+        return ortvk_krun_dispatch_fn(run, shader, fn + ORTVK_KVARIANT, &push, sizeof(push), invocations);
+    }
     return ortvk_krun_dispatch_fn(run, shader, fn, &push, sizeof(push), c->count);
 }
 

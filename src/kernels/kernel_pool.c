@@ -241,6 +241,9 @@ static OrtStatus *pool_record(const ortvk_kparams *params, ortvk_krun *run)
         push.t0 = (uint32_t)(pass * POOL_PASS_TAPS);
         push.t1 = (uint32_t)((pass + 1) * POOL_PASS_TAPS);
         push.flags = (pass == 0 ? 1u : 0u) | (pass + 1 >= passes ? 2u : 0u) | kind << 2 | (p->spatial == 3 ? 16u : 0u);
+        /* The global kernel's planes of a multiple of 4 taps at a 16-byte offset: read as vec4, the same order. */
+        if (kind == POOL_GLOBAL && taps % 4 == 0 && push.x % 16 == 0 && !run->float16)
+            push.flags |= 32u;
         ORTVK_TRY(ortvk_krun_dispatch(run, ORTVK_SHADER_POOL, &push, sizeof(push), y->count));
     }
     return NULL;

@@ -32,6 +32,8 @@ static const op_spec specs[] = {
     /* A squeeze-excitation scale: each channel's plane times that channel's constant ([1, C, 1, 1]). */
     {"mulch", "Mul 96x160x160 by [1,96,1,1]", 4, {1, 96, 160, 160}, 96.0 * 160 * 160, true},
     {"sigmoid", "Sigmoid 16M", 1, {16 << 20}, 16 << 20, true},
+    /* A node here is a pair, the squeeze-excitation's pool and scale without its 1x1 convs: x * GlobalAveragePool(x). */
+    {"se", "GlobalAveragePool + Mul 96x80x80", 4, {1, 96, 80, 80}, 96.0 * 80 * 80, true},
     /* A node here is a pair, 80x80 -> 40x40 -> 80x80 (the detector's FPN upsampling is 40x40 -> 80x80 nearest):
      * per element of both outputs. */
     {"resize", "Resize nearest 96x80x80 down+up", 4, {1, 96, 80, 80}, 96.0 * (80 * 80 + 40 * 40), true},
@@ -104,6 +106,12 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
             onnx_model_add_node(m, "Add", ins, 2, outs, 1);
         } else if (strncmp(s->name, "mul", 3) == 0) {
             onnx_model_add_node(m, "Mul", ins, 2, outs, 1);
+        } else if (strcmp(s->name, "se") == 0) {
+            char pooled[20];
+            snprintf(pooled, sizeof(pooled), "p%d", k);
+            const char *pool_out[1] = {pooled}, *mul_in[2] = {in, pooled};
+            onnx_model_add_node(m, "GlobalAveragePool", ins, 1, pool_out, 1);
+            onnx_model_add_node(m, "Mul", mul_in, 2, outs, 1);
         } else if (strncmp(s->name, "resize", 6) == 0) {
             char half[20];
             snprintf(half, sizeof(half), "h%d", k);

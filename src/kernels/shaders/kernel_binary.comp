@@ -10,6 +10,7 @@ layout(push_constant) uniform Push {
     uint dims[6];
     uint sa[6];
     uint sb[6];
+    uint groups; // the vectorised form: workgroups a row of the last dim (0: rows share workgroups)
 } p;
 
 layout(constant_id = 0) const uint FN = 0u;
@@ -50,58 +51,63 @@ vec4 apply4(vec4 a, vec4 b)
     return r;
 }
 
-// Constant 1: 1 for the vectorised form, where each invocation maps 16 elements as 4 runs of 4 along the last
-// (coalesced) dim, a multiple of 4 long; a and b step 0 or 1 along it (kernel_elementwise.c checks, and the offsets).
+// Constant 1: 1 for the vectorised form, where the last (coalesced) dim, a multiple of 4 long, is cut into runs of
+// RUN elements, one an invocation, as vec4; a and b step 0 or 1 along it (kernel_elementwise.c checks, and the
+// offsets). Each row of the last dim (the product of the other dims) of a workgroup's 64 runs or more has `groups`
+// whole workgroups of its own, so the row, and where an operand is broadcast along the last dim its value (a
+// per-channel scale or bias), are the same for the whole workgroup: found once from the workgroup's index (groups 0:
+// shorter rows, found from the invocation's index). 64 elements an invocation rather than 16: a third less time in
+// the shader on lavapipe (docs/benchmarks.md, run L). The loops stay loops ([[dont_unroll]]): unrolled, the driver's
+// copies of the function made pipelines 3-10x slower to build (Pow: 4 s) for no measurable speed.
 layout(constant_id = 1) const uint VEC = 0u;
+const uint RUN = 64u;
 
 void main_vec()
 {
-    uint e0 = ortvk_index() * 16u;
-    uint last = p.rank - 1u;
-    if (p.rank == 1u && e0 + 16u <= p.n) {
-        // Same shapes or a scalar operand: no index arithmetic, no test per vec4 (lavapipe masks every load and
-        // store behind one).
-        [[unroll]] for (uint j = 0u; j < 16u; j += 4u) {
-            uint e = e0 + j;
-            vec4 a = p.sa[0] != 0u ? ORTVK_TEXEL4(0, p.a, e) : vec4(ORTVK_TEXEL(0, p.a, 0u));
-            vec4 b = p.sb[0] != 0u ? ORTVK_TEXEL4(1, p.b, e) : vec4(ORTVK_TEXEL(1, p.b, 0u));
-            ORTVK_SET4(2, p.c, e, apply4(a, b));
+    uint last = p.rank - 1u, len = p.dims[last];
+    uint row, col;
+    if (p.groups != 0u) {
+        uint g = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+        row = g / p.groups;
+        col = ((g - row * p.groups) * 64u + gl_LocalInvocationID.x) * RUN;
+    } else { // rows shorter than a workgroup's 64 runs: ceil(len / RUN) invocations a row
+        uint i = ortvk_index(), runs = (len + RUN - 1u) / RUN;
+        row = i / runs;
+        col = (i - row * runs) * RUN;
+    }
+    if (row >= p.n / len || col >= len) return;
+    uint ia = 0u, ib = 0u, r = row;
+    for (int k = int(last) - 1; k >= 0; k--) {
+        uint d = p.dims[k];
+        uint q = r / d;
+        uint c = r - q * d;
+        r = q;
+        ia += c * p.sa[k];
+        ib += c * p.sb[k];
+    }
+    uint e = row * len + col;
+    bool va = p.sa[last] != 0u, vb = p.sb[last] != 0u;
+    ia += va ? col : 0u;
+    ib += vb ? col : 0u;
+    if (col + RUN <= len) { // no test per vec4 (lavapipe masks every load and store behind one)
+        if (!va) {
+            vec4 a = vec4(ORTVK_TEXEL(0, p.a, ia));
+            [[dont_unroll]] for (uint j = 0u; j < RUN; j += 4u)
+                ORTVK_SET4(2, p.c, e + j, apply4(a, ORTVK_TEXEL4(1, p.b, ib + j)));
+        } else if (!vb) {
+            vec4 b = vec4(ORTVK_TEXEL(1, p.b, ib));
+            [[dont_unroll]] for (uint j = 0u; j < RUN; j += 4u)
+                ORTVK_SET4(2, p.c, e + j, apply4(ORTVK_TEXEL4(0, p.a, ia + j), b));
+        } else {
+            [[dont_unroll]] for (uint j = 0u; j < RUN; j += 4u)
+                ORTVK_SET4(2, p.c, e + j, apply4(ORTVK_TEXEL4(0, p.a, ia + j), ORTVK_TEXEL4(1, p.b, ib + j)));
         }
         return;
     }
-    if (p.dims[last] % 16u == 0u && e0 + 16u <= p.n) {
-        // The 16 elements lie in one run of the last dim (a per-channel scale or bias, say): indices found once.
-        uint ia = 0u, ib = 0u, r = e0;
-        for (int k = int(last); k >= 0; k--) {
-            uint d = p.dims[k];
-            uint q = r / d;
-            uint c = r - q * d;
-            r = q;
-            ia += c * p.sa[k];
-            ib += c * p.sb[k];
-        }
-        [[unroll]] for (uint j = 0u; j < 16u; j += 4u) {
-            vec4 a = p.sa[last] != 0u ? ORTVK_TEXEL4(0, p.a, ia + j) : vec4(ORTVK_TEXEL(0, p.a, ia));
-            vec4 b = p.sb[last] != 0u ? ORTVK_TEXEL4(1, p.b, ib + j) : vec4(ORTVK_TEXEL(1, p.b, ib));
-            ORTVK_SET4(2, p.c, e0 + j, apply4(a, b));
-        }
-        return;
-    }
-    [[unroll]] for (uint j = 0u; j < 16u; j += 4u) {
-        uint e = e0 + j;
-        if (e >= p.n) return;
-        uint ia = 0u, ib = 0u, r = e;
-        for (int k = int(last); k >= 0; k--) {
-            uint d = p.dims[k];
-            uint q = r / d;
-            uint c = r - q * d;
-            r = q;
-            ia += c * p.sa[k];
-            ib += c * p.sb[k];
-        }
-        vec4 a = p.sa[last] != 0u ? ORTVK_TEXEL4(0, p.a, ia) : vec4(ORTVK_TEXEL(0, p.a, ia));
-        vec4 b = p.sb[last] != 0u ? ORTVK_TEXEL4(1, p.b, ib) : vec4(ORTVK_TEXEL(1, p.b, ib));
-        ORTVK_SET4(2, p.c, e, apply4(a, b));
+    [[dont_unroll]] for (uint j = 0u; j < RUN && col + j < len; j += 4u) {
+        vec4 a = va ? ORTVK_TEXEL4(0, p.a, ia + j) : vec4(ORTVK_TEXEL(0, p.a, ia));
+        vec4 b = vb ? ORTVK_TEXEL4(1, p.b, ib + j) : vec4(ORTVK_TEXEL(1, p.b, ib));
+        ORTVK_SET4(2, p.c, e + j, apply4(a, b));
     }
 }
 

@@ -19,7 +19,8 @@ layout(push_constant) uniform Push {
     uint mode;     // 0 max, 1 average (padding excluded), 2 average (padding included)
     uint t0, t1;   // this pass's share of each output's taps
     uint flags;    // 1: the first pass (else it continues from partial), 2: the last (average: divide; store y),
-                   // bits 2-3: which of the CPU EP's kernels to follow (KIND_*), 16: MLAS's is its 3-D one
+                   // bits 2-3: which of the CPU EP's kernels to follow (KIND_*), 16: MLAS's is its 3-D one,
+                   // 32: KIND_GLOBAL over planes that start 16-byte aligned (vec4 loads)
     float divisor; // mode 2: the kernel's size
 } p;
 
@@ -88,10 +89,14 @@ float pool_global(uint i, uint base, uint n)
                                               ORTVK_FLOAT(2, p.partial, 4u * i + 2u),
                                               ORTVK_FLOAT(2, p.partial, 4u * i + 3u));
     uint groups = n / 4u, g1 = min(p.t1 / 4u, groups);
-    ORTVK_FOR(g, p.t0 / 4u, g1) {
-        uint at = base + 4u * g;
-        lanes = global_step(lanes, vec4(ORTVK_GET(0, p.x, at), ORTVK_GET(0, p.x, at + 1u), ORTVK_GET(0, p.x, at + 2u),
-                                        ORTVK_GET(0, p.x, at + 3u)));
+    if ((p.flags & 32u) != 0u) { // planes that start 16-byte aligned: vec4 loads
+        ORTVK_FOR(g, p.t0 / 4u, g1) lanes = global_step(lanes, ORTVK_GET4(0, p.x, base + 4u * g));
+    } else {
+        ORTVK_FOR(g, p.t0 / 4u, g1) {
+            uint at = base + 4u * g;
+            lanes = global_step(lanes, vec4(ORTVK_GET(0, p.x, at), ORTVK_GET(0, p.x, at + 1u),
+                                            ORTVK_GET(0, p.x, at + 2u), ORTVK_GET(0, p.x, at + 3u)));
+        }
     }
     if ((p.flags & 2u) == 0u) {
         for (uint l = 0u; l < 4u; l++) ORTVK_FLOAT(2, p.partial, 4u * i + l) = lanes[l];

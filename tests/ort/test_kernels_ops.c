@@ -991,21 +991,21 @@ int main(int argc, char **argv)
     }
     /* The depthwise shader on images of 32 tiles or more (workgroups of one channel): 16x4 tiles read and stored as
      * vec4, read and stored one value at a time, the general form (dilations), and a kernel row of 70000 taps. */
-    {
-        int64_t x[4] = {1, 3, 40, 72}, w[4] = {3, 1, 3, 3}, p[4] = {1, 1, 1, 1};
-        conv(&app, device, "Conv depthwise 3x3 s1 p1, 40x72", x, w, 3, NULL, NULL, p, NULL, true);
-    }
-    {
-        int64_t x[4] = {1, 2, 130, 90}, w[4] = {2, 1, 5, 5}, s[2] = {2, 2}, p[4] = {2, 2, 1, 2};
-        conv(&app, device, "Conv depthwise 5x5 s2 p2, 130x90", x, w, 2, s, NULL, p, NULL, false);
-    }
-    {
-        int64_t x[4] = {2, 3, 40, 41}, w[4] = {3, 1, 3, 3}, d[2] = {2, 2}, p[4] = {2, 2, 2, 2};
-        conv(&app, device, "Conv depthwise 3x3 dilation 2, 40x41", x, w, 3, NULL, d, p, NULL, true);
-    }
-    {
-        int64_t x[4] = {1, 2, 1, 70002}, w[4] = {2, 1, 1, 70000};
-        conv(&app, device, "Conv depthwise of 70000 taps", x, w, 2, NULL, NULL, NULL, NULL, true);
+    static const struct {
+        const char *name;
+        int64_t x[4], w[4], stride, dilation, pads[4];
+        bool bias;
+    } depthwise[] = {
+        {"Conv depthwise 3x3 s1 p1, 40x72", {1, 3, 40, 72}, {3, 1, 3, 3}, 1, 1, {1, 1, 1, 1}, true},
+        {"Conv depthwise 5x5 s2 p2, 130x90", {1, 2, 130, 90}, {2, 1, 5, 5}, 2, 1, {2, 2, 1, 2}, false},
+        {"Conv depthwise 3x3 dilation 2, 40x41", {2, 3, 40, 41}, {3, 1, 3, 3}, 1, 2, {2, 2, 2, 2}, true},
+        {"Conv depthwise of 70000 taps", {1, 2, 1, 70002}, {2, 1, 1, 70000}, 1, 1, {0, 0, 0, 0}, true},
+    };
+    for (size_t k = 0; k < sizeof(depthwise) / sizeof(depthwise[0]); k++) {
+        int64_t s[2] = {depthwise[k].stride, depthwise[k].stride};
+        int64_t d[2] = {depthwise[k].dilation, depthwise[k].dilation};
+        conv(&app, device, depthwise[k].name, depthwise[k].x, depthwise[k].w, depthwise[k].x[1], s, d,
+             depthwise[k].pads, NULL, depthwise[k].bias);
     }
     /* The GEMM's wide form (workgroups sharing A's rows, 16 x 8 blocks), where N >= 384: partial blocks at both edges
      * (M = 20, N = 126 * 8 + 4), batched; B along k (transB); A along m (transA); a pointwise Conv of 512 pixels. */

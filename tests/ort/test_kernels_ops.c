@@ -349,6 +349,26 @@ static void binary(ortapp *app, const OrtEpDevice *device, const char *name, con
     run_case(app, device, &c);
 }
 
+/* Gemm of x (`a`) by constant B (`b`) plus constant C of [n], with transA/transB set where asked and, with
+ * `scaled`, alpha 0.5 and beta 2. */
+static void gemm(ortapp *app, const OrtEpDevice *device, const char *name, const int64_t *a, const int64_t *b,
+                 int64_t n, bool trans_a, bool trans_b, bool scaled)
+{
+    op_case c;
+    start(&c, name, 13, 2, a);
+    constant(&c, "b", 2, b);
+    constant(&c, "c", 1, &n);
+    const char *in[] = {"x", "b", "c"};
+    node2 g = node(&c, "Gemm", 3, in);
+    if (trans_a) attr_int(g, "transA", 1);
+    if (trans_b) attr_int(g, "transB", 1);
+    if (scaled) {
+        attr_float(g, "alpha", 0.5f);
+        attr_float(g, "beta", 2.0f);
+    }
+    run_case(app, device, &c);
+}
+
 static void unary(ortapp *app, const OrtEpDevice *device, const char *op, float alpha, float beta)
 {
     op_case c;
@@ -580,45 +600,15 @@ int main(int argc, char **argv)
         int64_t ta[2] = {300, 64}, tb[2] = {64, 40};
         binary(&app, device, "MatMul [300,64] x [64,40]", "MatMul", 2, ta, 2, tb, false);
     }
-    {
-        op_case c;
-        int64_t a[2] = {260, 12}, b[2] = {12, 20}, cc[1] = {20};
-        start(&c, "Gemm [260,12] x [12,20] alpha beta C[20] (vec4 form)", 13, 2, a);
-        constant(&c, "b", 2, b);
-        constant(&c, "c", 1, cc);
-        const char *in[] = {"x", "b", "c"};
-        node2 n = node(&c, "Gemm", 3, in);
-        attr_float(n, "alpha", 0.5f);
-        attr_float(n, "beta", 2.0f);
-        run_case(&app, device, &c);
-    }
+    gemm(&app, device, "Gemm [260,12] x [12,20] alpha beta C[20] (vec4 form)", (const int64_t[]){260, 12},
+         (const int64_t[]){12, 20}, 20, false, false, true);
     /* transB = 1 (how exporters write fully connected layers): the vec4 form reads B along k, tall and short. */
-    for (int tall = 0; tall < 2; tall++) {
-        op_case c;
-        int64_t a[2] = {tall ? 260 : 3, 64}, b[2] = {20, 64}, cc[1] = {20};
-        start(&c, tall ? "Gemm [260,64] x [20,64]^T C[20] (vec4 form, B along k, tall)"
-                       : "Gemm [3,64] x [20,64]^T C[20] (vec4 form, B along k)", 13, 2, a);
-        constant(&c, "b", 2, b);
-        constant(&c, "c", 1, cc);
-        const char *in[] = {"x", "b", "c"};
-        node2 n = node(&c, "Gemm", 3, in);
-        attr_int(n, "transB", 1);
-        run_case(&app, device, &c);
-    }
-    {
-        op_case c;
-        int64_t a[2] = {6, 4}, b[2] = {5, 6}, cc[1] = {5};
-        start(&c, "Gemm transA transB alpha beta C[5]", 13, 2, a);
-        constant(&c, "b", 2, b);
-        constant(&c, "c", 1, cc);
-        const char *in[] = {"x", "b", "c"};
-        node2 n = node(&c, "Gemm", 3, in);
-        attr_int(n, "transA", 1);
-        attr_int(n, "transB", 1);
-        attr_float(n, "alpha", 0.5f);
-        attr_float(n, "beta", 2.0f);
-        run_case(&app, device, &c);
-    }
+    gemm(&app, device, "Gemm [3,64] x [20,64]^T C[20] (vec4 form, B along k)", (const int64_t[]){3, 64},
+         (const int64_t[]){20, 64}, 20, false, true, false);
+    gemm(&app, device, "Gemm [260,64] x [20,64]^T C[20] (vec4 form, B along k, tall)", (const int64_t[]){260, 64},
+         (const int64_t[]){20, 64}, 20, false, true, false);
+    gemm(&app, device, "Gemm transA transB alpha beta C[5]", (const int64_t[]){6, 4}, (const int64_t[]){5, 6}, 5,
+         true, true, true);
 
     /* Layout ops and reductions. */
     {
@@ -1013,23 +1003,10 @@ int main(int argc, char **argv)
         int64_t wa[3] = {2, 20, 36}, wb[2] = {36, 1012};
         binary(&app, device, "MatMul [2,20,36] x [36,1012] (wide)", "MatMul", 3, wa, 2, wb, false);
     }
-    for (int trans_a = 0; trans_a < 2; trans_a++) {
-        op_case c;
-        int64_t a[2] = {trans_a ? 36 : 20, trans_a ? 20 : 36}, b[2] = {trans_a ? 36 : 1012, trans_a ? 1012 : 36};
-        int64_t cc[1] = {1012};
-        start(&c, trans_a ? "Gemm [36,20]^T x [36,1012] alpha beta C[1012] (wide, A along m)"
-                          : "Gemm [20,36] x [1012,36]^T C[1012] (wide, B along k)", 13, 2, a);
-        constant(&c, "b", 2, b);
-        constant(&c, "c", 1, cc);
-        const char *in[] = {"x", "b", "c"};
-        node2 n = node(&c, "Gemm", 3, in);
-        attr_int(n, trans_a ? "transA" : "transB", 1);
-        if (trans_a) {
-            attr_float(n, "alpha", 0.5f);
-            attr_float(n, "beta", 2.0f);
-        }
-        run_case(&app, device, &c);
-    }
+    gemm(&app, device, "Gemm [20,36] x [1012,36]^T C[1012] (wide, B along k)", (const int64_t[]){20, 36},
+         (const int64_t[]){1012, 36}, 1012, false, true, false);
+    gemm(&app, device, "Gemm [36,20]^T x [36,1012] alpha beta C[1012] (wide, A along m)", (const int64_t[]){36, 20},
+         (const int64_t[]){36, 1012}, 1012, true, false, true);
     {
         int64_t x[4] = {2, 16, 16, 32}, w[4] = {24, 16, 1, 1};
         conv(&app, device, "Conv pointwise 1x1 +bias, 512 pixels (wide GEMM)", x, w, 1, NULL, NULL, NULL, NULL, true);

@@ -329,6 +329,17 @@ static onnx_model *activations(bool variant)
     return m;
 }
 
+/* Two transcendental steps: a chain holds one (each is an exponential, a division and branches at every value an
+ * invocation stores; two made pipelines lavapipe took seconds to build). */
+static onnx_model *sigmoid_tanh(bool variant)
+{
+    (void)variant;
+    onnx_model *m = model_of(14, 1, flat);
+    activation(m, "Sigmoid", "x", "s", NULL, 0, NULL, 0, false);
+    activation(m, "Tanh", "s", "y", NULL, 0, NULL, 0, false);
+    return m;
+}
+
 /* Conv of x [1, C, 12, 12] to `out` channels, kernel k, `group`, pads k / 2, then `chain` on its result "t". */
 static onnx_model *conv_then(bool variant, int64_t c, int64_t out, int64_t k, int64_t group, int64_t h, int64_t w_,
                              void (*chain)(onnx_model *, const char *))
@@ -441,6 +452,8 @@ int main(void)
     head_case(&app, device, "Sigmoid, then Mul by x (swish)", sigmoid_swish, 1, flat, "Sigmoid+Mul");
     head_case(&app, device, "Mul, LeakyRelu, HardSwish, Tanh, Add, HardSigmoid", activations, 1, flat,
               "Mul+LeakyRelu+HardSwish+Tanh+A"); /* the kernel names its first 31 characters */
+    compare(&app, device, "Sigmoid then Tanh: one transcendental step a chain", sigmoid_tanh(false), sigmoid_tanh(false),
+            false, false, 1, flat, NULL, "Sigmoid+Tanh");
     const int64_t c8[4] = {1, 8, 12, 12}, c16[4] = {1, 16, 12, 12}, small[4] = {1, 3, 4, 4};
     compare(&app, device, "float shape math for Resize stays on the host", host_scales(false), host_scales(false),
             false, true, 4, small, NULL, "Mul+Add");

@@ -1,6 +1,7 @@
 /* Element-wise chains: which nodes can be a step (Add/Sub/Mul/Div with a constant scalar or with the chain's input,
- * Clip with constant bounds, Relu), and the fused op that runs a chain in one dispatch (shaders/kernel_chain.comp).
- * The partition compiler (kernel_fuse.c) finds the chains; each step computes what its node's own kernel computes. */
+ * Clip with constant bounds, Relu, Sigmoid, HardSigmoid, HardSwish, LeakyRelu, Tanh), and the fused op that runs a
+ * chain in one dispatch (shaders/kernel_chain.comp). The partition compiler (kernel_fuse.c) finds the chains; each
+ * step computes what its node's own kernel computes. */
 #include <string.h>
 
 #include "kernels/kernel_internal.h"
@@ -28,6 +29,22 @@ static bool scalar_step(const ortvk_knode *node, ortvk_binary_fn fn, size_t scal
     return true;
 }
 
+/* Activations that are a step of their own, computed by the same shader function as their unary op's. */
+static const struct {
+    const char *op_type;
+    ortvk_chain_kind kind;
+} activations[] = {
+    {"Sigmoid", ORTVK_CHAIN_SIGMOID},       {"HardSigmoid", ORTVK_CHAIN_HARD_SIGMOID},
+    {"HardSwish", ORTVK_CHAIN_HARD_SWISH},  {"LeakyRelu", ORTVK_CHAIN_LEAKY_RELU},
+    {"Tanh", ORTVK_CHAIN_TANH},
+};
+
+/* Six kinds of 5 bits in each of the two specialization words (common.glsl's ortvk_chain4 unpacks them). */
+#define CHAIN_PER_WORD 6
+_Static_assert(ORTVK_CHAIN_KIND_BITS * CHAIN_PER_WORD <= 32 && 2 * CHAIN_PER_WORD >= ORTVK_KMAX_CHAIN,
+               "a chain's kinds fit the two specialization words");
+_Static_assert(ORTVK_CHAIN_TANH < (1u << ORTVK_CHAIN_KIND_BITS), "every chain kind fits its bits");
+
 bool ortvk_kchain_step(const ortvk_knode *node, const ortvk_kop *op, const ortvk_kparams *params,
                        ortvk_chain_step *step, int *input)
 {
@@ -35,6 +52,13 @@ bool ortvk_kchain_step(const ortvk_knode *node, const ortvk_kop *op, const ortvk
     *input = -1;
     if (node->n_out != 1 || node->out[0].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) return false;
     const char *type = op->op_type;
+    for (size_t i = 0; i < sizeof(activations) / sizeof(activations[0]); i++) {
+        if (strcmp(type, activations[i].op_type) != 0) continue;
+        if (node->n_in != 1 || node->in[0].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) return false;
+        *step = (ortvk_chain_step){activations[i].kind, params->unary.alpha, params->unary.beta};
+        *input = 0;
+        return true;
+    }
     if (strcmp(type, "Relu") == 0 || strcmp(type, "Clip") == 0) {
         for (size_t i = 1; i < node->n_in; i++) {
             if (node->in[i].present && node->in[i].constant == NULL) return false; /* a bound known at run time */
@@ -60,7 +84,8 @@ bool ortvk_kchain_step(const ortvk_knode *node, const ortvk_kop *op, const ortvk
 void ortvk_kchain_spec(const ortvk_kparams_chain *chain, ortvk_kspec *out)
 {
     memset(out, 0, sizeof(*out));
-    for (int k = 0; k < chain->count; k++) out->words[k / 8] |= (uint32_t)chain->steps[k].kind << (4 * (k % 8));
+    for (int k = 0; k < chain->count; k++)
+        out->words[k / CHAIN_PER_WORD] |= chain->steps[k].kind << (ORTVK_CHAIN_KIND_BITS * (k % CHAIN_PER_WORD));
     out->words[2] = (uint32_t)chain->count;
 }
 

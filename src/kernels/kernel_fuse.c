@@ -35,7 +35,15 @@ typedef struct chain_plan {
     size_t members[ORTVK_KMAX_CHAIN + 1];
     bool mark[ORTVK_KMAX_CHAIN + 1];
     int count, steps;
+    bool transcendental; /* a Sigmoid or Tanh is in it */
 } chain_plan;
+
+/* Sigmoid and Tanh are an exponential, a division and branches: inlined at each value a head's invocation stores,
+ * two of them in one chain made pipelines that took lavapipe 15 s of CPU to build. One a chain. */
+static bool is_transcendental(const ortvk_kernel *k)
+{
+    return k->step.kind == ORTVK_CHAIN_SIGMOID || k->step.kind == ORTVK_CHAIN_TANH;
+}
 
 /* Extends `c` with the kernels that continue it, its x being value `x` (for a Conv head: its result). */
 static void extend_chain(const ortvk_partition *p, const int *readers, int x, chain_plan *c)
@@ -50,6 +58,8 @@ static void extend_chain(const ortvk_partition *p, const int *readers, int x, ch
         bool mark = readers[t] != 1 && t != x;
         if (mark && (c->steps + 2 > ORTVK_KMAX_CHAIN || p->kernels[next]->chain_input < 0)) break;
         if (!continues_chain(p->kernels[next], input, mark ? t : x)) break;
+        if (is_transcendental(p->kernels[next]) && c->transcendental) break;
+        c->transcendental |= is_transcendental(p->kernels[next]);
         if (mark) x = t;
         c->mark[c->count] = mark;
         c->members[c->count++] = (size_t)next;
@@ -124,7 +134,7 @@ OrtStatus *ortvk_partition_fuse(ortvk_partition *p, ortvk_stream *stream)
     for (size_t j = 0; j < p->n_kernels && status == NULL; j++) {
         ortvk_kernel *head = p->kernels[j];
         if (head == NULL) continue;
-        chain_plan c = {.members = {j}, .count = 1};
+        chain_plan c = {.members = {j}, .count = 1, .transcendental = head->chainable && is_transcendental(head)};
         char type[sizeof(head->op_type)] = "";
         ortvk_kparams_chain *epilogue = epilogue_of(head);
         if (epilogue != NULL) {

@@ -1475,6 +1475,132 @@ static void gen_qlinear_matmul(dcase *c)
 #define R(name, hi) {name, 7, hi, gen_reduce, true}
 /* Opsets start at 7 (ORT's CPU EP has no kernels older than that for most ops) and end at 21 (known to both
  * runtimes); ranges otherwise follow src/kernels' tables. */
+/* ---- fusion: a head and a chain after it ------------------------------------------------------------------ */
+
+/* A float scalar constant `name` (rank 0 or [1]) for a chain step. */
+static void chain_scalar(dcase *c, const char *name)
+{
+    static const float values[] = {0.0f, 3.0f, 6.0f, -1.5f, 0.5f, 2.0f, -0.25f, 1e30f, 1e-30f};
+    float v = rp(c, 0.1) ? special_float(c) : PICK(c, values);
+    int64_t one = 1;
+    onnx_model_add_initializer(c->model, name, c->ft, rp(c, 0.5) ? 0 : 1, &one, &v, sizeof(v));
+    desc(c, " %s=%g", name, (double)v);
+}
+
+/* The head of a fused chain (ortvk runs the chain in its stores): none (the chain alone on x), a pointwise, 3x3 or
+ * depthwise Conv, a Gemm or a MatMul with constant weights. Returns the head's output rank and dims in `out`. */
+static int fusion_head(dcase *c, int head, int64_t *out)
+{
+    static const char *const names[] = {"none", "Conv1x1", "Conv3x3", "depthwise", "Gemm", "MatMul"};
+    desc(c, " head=%s", names[head]);
+    int kind = head == 0 ? c->values : rp(c, 0.5) ? DC_VALUES_NORMAL : DC_VALUES_INTS; /* sums: no specials */
+    if (head == 0) {
+        int rank = random_shape(c, 1, 4, out);
+        input_of(c, "x", 0, rank, out, kind);
+        return rank;
+    }
+    if (head == 4 || head == 5) {
+        int64_t m = small_dim(c), k = rint_(c, 1, 40), n = rint_(c, 1, 24), x[2] = {m, k}, w[2] = {k, n};
+        input_of(c, "x", 0, 2, x, kind);
+        const_float_tensor(c, "w", 2, w, DC_VALUES_NORMAL);
+        const char *in[3] = {"x", "w", "b"}, *outs[1] = {"t0"};
+        if (head == 4) const_float_tensor(c, "b", 1, &n, DC_VALUES_NORMAL);
+        onnx_model_add_node(c->model, head == 4 ? "Gemm" : "MatMul", in, head == 4 ? 3 : 2, outs, 1);
+        out[0] = m, out[1] = n;
+        c->atol = 1e-5 * (1 + (double)k / 16);
+        return 2;
+    }
+    int64_t n = rint_(c, 1, 2), cin = rint_(c, 1, 12), h = rint_(c, 1, 20), wd = rint_(c, 1, 40);
+    int64_t cout = rp(c, 0.7) ? 4 * rint_(c, 1, 4) : rint_(c, 1, 9), k = head == 1 ? 1 : 3;
+    int64_t stride = head == 2 && rp(c, 0.4) ? 2 : 1, group = 1;
+    if (head == 3) group = cout = cin;
+    int64_t x[4] = {n, cin, h, wd}, w[4] = {cout, cin / group, k, k};
+    input_of(c, "x", 0, 4, x, kind);
+    const_float_tensor(c, "w", 4, w, DC_VALUES_NORMAL);
+    const_float_tensor(c, "b", 1, &cout, DC_VALUES_NORMAL);
+    const char *in[3] = {"x", "w", "b"}, *outs[1] = {"t0"};
+    onnx_node *conv = onnx_model_add_node(c->model, "Conv", in, 3, outs, 1);
+    int64_t pads[4] = {k / 2, k / 2, k / 2, k / 2}, strides[2] = {stride, stride};
+    onnx_node_attr_ints(conv, "pads", pads, 4);
+    onnx_node_attr_ints(conv, "strides", strides, 2);
+    onnx_node_attr_int(conv, "group", group);
+    desc(c, " stride=%lld", (long long)stride);
+    out[0] = n, out[1] = cout;
+    out[2] = (h + 2 * (k / 2) - k) / stride + 1, out[3] = (wd + 2 * (k / 2) - k) / stride + 1;
+    c->atol = 1e-5 * (1 + (double)(cin / group * k * k) / 16);
+    return 4;
+}
+
+/* A model of a head and up to 7 element-wise steps after it, the kinds ortvk fuses (scalar arithmetic either side,
+ * Relu, Clip, the activations, t + x and t * x of the head's result, a residual Add of another input of the same
+ * shape) and sometimes a value in the middle that is also an output (which must stop the fusion). */
+static void gen_fusion(dcase *c)
+{
+    int64_t dims[DC_MAX_RANK];
+    int head = (int)rint_(c, 0, 5), rank = fusion_head(c, head, dims);
+    const char *first = head == 0 ? "x" : "t0"; /* the chain's x */
+    int steps = (int)rint_(c, 1, 7), middle = steps > 1 && rp(c, 0.15) ? (int)rint_(c, 0, steps - 2) : -1;
+    bool residual = false;
+    char prev[8];
+    snprintf(prev, sizeof(prev), "%s", first);
+    for (int i = 0; i < steps; i++) {
+        char out[8], k[8];
+        snprintf(out, sizeof(out), i == steps - 1 ? "y" : "s%d", i);
+        snprintf(k, sizeof(k), "k%d", i);
+        const char *outs[1] = {out};
+        int kind = (int)rint_(c, 0, 9);
+        if (kind == 9 && (residual || c->n_in >= DC_MAX_IN)) kind = 0;
+        if (kind == 0) { /* arithmetic with a scalar, either side */
+            static const char *const ops[] = {"Add", "Sub", "Mul", "Div"};
+            const char *op = PICK(c, ops);
+            chain_scalar(c, k);
+            bool left = rp(c, 0.3);
+            const char *in[2] = {left ? k : prev, left ? prev : k};
+            onnx_model_add_node(c->model, op, in, 2, outs, 1);
+            desc(c, " %s%s", op, left ? "(k,t)" : "");
+        } else if (kind == 8 || kind == 9) { /* t + x / t * x, or a residual input */
+            if (kind == 9) {
+                input_of(c, "r", 0, rank, dims, c->values == DC_VALUES_SPECIAL ? DC_VALUES_NORMAL : c->values);
+                residual = true;
+            }
+            const char *other = kind == 9 ? "r" : first, *op = kind == 9 || rp(c, 0.5) ? "Add" : "Mul";
+            bool left = rp(c, 0.5);
+            const char *in[2] = {left ? other : prev, left ? prev : other};
+            onnx_model_add_node(c->model, op, in, 2, outs, 1);
+            desc(c, " %s(%s)", op, other);
+        } else if (kind == 1) {
+            float lo = (float)(-2 * runi(c)), hi = (float)(6 * runi(c));
+            int64_t none = 0;
+            char kl[8], kh[8];
+            snprintf(kl, sizeof(kl), "l%d", i), snprintf(kh, sizeof(kh), "h%d", i);
+            onnx_model_add_initializer(c->model, kl, c->ft, 0, &none, &lo, sizeof(lo));
+            onnx_model_add_initializer(c->model, kh, c->ft, 0, &none, &hi, sizeof(hi));
+            const char *in[3] = {prev, kl, kh};
+            onnx_model_add_node(c->model, "Clip", in, 3, outs, 1);
+            desc(c, " Clip(%g,%g)", (double)lo, (double)hi);
+        } else {
+            static const char *const acts[] = {"Relu", "Sigmoid", "HardSigmoid", "HardSwish", "LeakyRelu", "Tanh"};
+            const char *op = acts[kind - 2], *in[1] = {prev};
+            onnx_node *n = onnx_model_add_node(c->model, op, in, 1, outs, 1);
+            if (!strcmp(op, "HardSigmoid") && rp(c, 0.5)) {
+                onnx_node_attr_float(n, "alpha", (float)runi(c));
+                onnx_node_attr_float(n, "beta", (float)runi(c));
+            }
+            if (!strcmp(op, "LeakyRelu") && rp(c, 0.5)) onnx_node_attr_float(n, "alpha", (float)(2 * runi(c) - 1));
+            desc(c, " %s", op);
+        }
+        if (i == middle && c->n_out < DC_MAX_OUT) { /* a value the model returns: no chain runs through it */
+            snprintf(c->out[c->n_out], sizeof(c->out[0]), "%s", out);
+            c->out_type[c->n_out++] = c->ft;
+            onnx_model_add_output(c->model, out, c->ft, -1, NULL);
+        }
+        snprintf(prev, sizeof(prev), "%s", out);
+    }
+    snprintf(c->out[c->n_out], sizeof(c->out[0]), "y");
+    c->out_type[c->n_out++] = c->ft;
+    onnx_model_add_output(c->model, "y", c->ft, -1, NULL);
+}
+
 static const dc_op ops[] = {
     U("Relu", 7, 14), U("LeakyRelu", 7, 16), U("Sigmoid", 7, 13), U("HardSigmoid", 7, 21), U("HardSwish", 14, 21),
     U("Tanh", 7, 13), U("Exp", 7, 13), U("Log", 7, 13), U("Abs", 7, 13), U("Neg", 7, 13), U("Sqrt", 7, 13),
@@ -1514,6 +1640,7 @@ static const dc_op ops[] = {
     {"DynamicQuantizeLinear", 11, 11, gen_dynamic_quantize, false},
     {"MatMulInteger", 10, 10, gen_matmul_integer, false}, {"ConvInteger", 10, 10, gen_conv_integer, false},
     {"QLinearMatMul", 10, 10, gen_qlinear_matmul, false},
+    {"Fusion", 14, 14, gen_fusion, false}, /* not an op: a head and a chain, fused by ortvk's partition compiler */
 };
 #undef U
 #undef B

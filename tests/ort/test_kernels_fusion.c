@@ -294,12 +294,58 @@ static onnx_model *host_scales(bool variant)
     return m;
 }
 
+/* The activations as steps: a node of `op` on `a` giving `out`, with its float attributes (NULL: defaults). When
+ * `keep`, `out` is also an output of the model, so that no chain runs through it (the unfused reference). */
+static void activation(onnx_model *m, const char *op, const char *a, const char *out, const char *attr1, float v1,
+                       const char *attr2, float v2, bool keep)
+{
+    const char *in[] = {a}, *outs[] = {out};
+    onnx_node *node = onnx_model_add_node(m, op, in, 1, outs, 1);
+    if (attr1) onnx_node_attr_float(node, attr1, v1);
+    if (attr2) onnx_node_attr_float(node, attr2, v2);
+    if (keep) onnx_model_add_output(m, out, ONNX_FLOAT, -1, NULL);
+}
+
+/* Swish as models write it: x * Sigmoid(x), x read twice inside the chain. */
+static onnx_model *sigmoid_swish(bool variant)
+{
+    onnx_model *m = model_of(14, 1, flat);
+    activation(m, "Sigmoid", "x", "s", NULL, 0, NULL, 0, variant);
+    add(m, "Mul", "s", "x", "y");
+    return m;
+}
+
+/* Every activation step in one chain, with attributes off their defaults. */
+static onnx_model *activations(bool variant)
+{
+    onnx_model *m = model_of(14, 1, flat);
+    scalar(m, "half", 0.5f), scalar(m, "two", 2.0f);
+    add(m, "Mul", "x", "two", "a");
+    activation(m, "LeakyRelu", "a", "l", "alpha", 0.2f, NULL, 0, variant);
+    activation(m, "HardSwish", "l", "h", NULL, 0, NULL, 0, variant);
+    activation(m, "Tanh", "h", "t", NULL, 0, NULL, 0, variant);
+    add(m, "Add", "t", "half", "u");
+    activation(m, "HardSigmoid", "u", "y", "alpha", 0.3f, "beta", 0.4f, false);
+    return m;
+}
+
+/* Two transcendental steps: a chain holds one (each is an exponential, a division and branches at every value an
+ * invocation stores; two made pipelines lavapipe took seconds to build). */
+static onnx_model *sigmoid_tanh(bool variant)
+{
+    (void)variant;
+    onnx_model *m = model_of(14, 1, flat);
+    activation(m, "Sigmoid", "x", "s", NULL, 0, NULL, 0, false);
+    activation(m, "Tanh", "s", "y", NULL, 0, NULL, 0, false);
+    return m;
+}
+
 /* Conv of x [1, C, 12, 12] to `out` channels, kernel k, `group`, pads k / 2, then `chain` on its result "t". */
 static onnx_model *conv_then(bool variant, int64_t c, int64_t out, int64_t k, int64_t group, int64_t h, int64_t w_,
                              void (*chain)(onnx_model *, const char *))
 {
     int64_t dims[4] = {1, c, h, w_}, wd[4] = {out, c / group, k, k}, bd[1] = {out};
-    onnx_model *m = model_of(13, 4, dims);
+    onnx_model *m = model_of(14, 4, dims);
     size_t n = (size_t)(out * (c / group) * k * k);
     float *w = malloc(n * sizeof(float)), b[64];
     for (size_t i = 0; i < n; i++) w[i] = (float)((int)(i * 37 % 17) - 8) * 0.05f;
@@ -347,7 +393,7 @@ static void affine_swish(onnx_model *m, const char *t)
 static onnx_model *gemm_then(bool variant, bool matmul, void (*chain)(onnx_model *, const char *))
 {
     int64_t xd[3] = {3, 12, 16}, n = matmul ? 6 : 8, wd[2] = {16, n}, bd[1] = {n};
-    onnx_model *m = model_of(13, matmul ? 3 : 2, matmul ? xd : xd + 1);
+    onnx_model *m = model_of(14, matmul ? 3 : 2, matmul ? xd : xd + 1);
     float w[16 * 8], b[8];
     for (int i = 0; i < 16 * n; i++) w[i] = (float)((i * 37 % 17) - 8) * 0.05f;
     for (int i = 0; i < n; i++) b[i] = (float)(i % 5) * 0.25f - 0.5f;
@@ -360,6 +406,15 @@ static onnx_model *gemm_then(bool variant, bool matmul, void (*chain)(onnx_model
     return m;
 }
 
+static void hard_sigmoid_of(onnx_model *m, const char *t) { activation(m, "HardSigmoid", t, "y", NULL, 0, NULL, 0, 0); }
+static void sigmoid_of(onnx_model *m, const char *t) { activation(m, "Sigmoid", t, "y", NULL, 0, NULL, 0, false); }
+static void tanh_of(onnx_model *m, const char *t) { activation(m, "Tanh", t, "y", NULL, 0, NULL, 0, false); }
+static void hard_swish_op(onnx_model *m, const char *t) { activation(m, "HardSwish", t, "y", NULL, 0, NULL, 0, 0); }
+static void leaky_relu_of(onnx_model *m, const char *t)
+{
+    activation(m, "LeakyRelu", t, "y", "alpha", 0.125f, NULL, 0, false);
+}
+
 static onnx_model *gemm_relu(bool variant) { return gemm_then(variant, false, relu_of); }
 static onnx_model *matmul_swish(bool variant) { return gemm_then(variant, true, hard_swish); }
 static onnx_model *conv3x3_affine_swish(bool variant) { return conv_then(variant, 8, 16, 3, 1, 12, 12, affine_swish); }
@@ -367,6 +422,17 @@ static onnx_model *conv3x3_swish(bool variant) { return conv_then(variant, 8, 16
 static onnx_model *conv1x1_relu(bool variant) { return conv_then(variant, 16, 8, 1, 1, 12, 12, relu_of); }
 static onnx_model *conv1x1_wide_swish(bool variant) { return conv_then(variant, 16, 24, 1, 1, 16, 32, hard_swish); }
 static onnx_model *depthwise_clip(bool variant) { return conv_then(variant, 16, 16, 3, 16, 12, 12, clip_affine); }
+static onnx_model *conv1x1_hard_sigmoid(bool variant)
+{
+    return conv_then(variant, 16, 8, 1, 1, 12, 12, hard_sigmoid_of);
+}
+static onnx_model *conv1x1_wide_hard_swish(bool variant)
+{
+    return conv_then(variant, 16, 24, 1, 1, 16, 32, hard_swish_op);
+}
+static onnx_model *conv3x3_tanh(bool variant) { return conv_then(variant, 8, 16, 3, 1, 12, 12, tanh_of); }
+static onnx_model *depthwise_leaky(bool variant) { return conv_then(variant, 16, 16, 3, 16, 12, 12, leaky_relu_of); }
+static onnx_model *gemm_sigmoid(bool variant) { return gemm_then(variant, false, sigmoid_of); }
 
 int main(void)
 {
@@ -382,6 +448,12 @@ int main(void)
     chain_case(&app, device, "a value read twice inside the chain is kept", kept_value, "Mul+Relu+Mul", NULL);
     chain_case(&app, device, "a chain value that is a model output is not fused", middle_output, NULL, "Mul+Sub");
     chain_case(&app, device, "a constant of higher rank broadcasts: not fused", higher_rank, NULL, "Add+Relu");
+    /* ortvk's activations are its own functions: fused against unfused to the bit, then against the CPU EP. */
+    head_case(&app, device, "Sigmoid, then Mul by x (swish)", sigmoid_swish, 1, flat, "Sigmoid+Mul");
+    head_case(&app, device, "Mul, LeakyRelu, HardSwish, Tanh, Add, HardSigmoid", activations, 1, flat,
+              "Mul+LeakyRelu+HardSwish+Tanh+A"); /* the kernel names its first 31 characters */
+    compare(&app, device, "Sigmoid then Tanh: one transcendental step a chain", sigmoid_tanh(false), sigmoid_tanh(false),
+            false, false, 1, flat, NULL, "Sigmoid+Tanh");
     const int64_t c8[4] = {1, 8, 12, 12}, c16[4] = {1, 16, 12, 12}, small[4] = {1, 3, 4, 4};
     compare(&app, device, "float shape math for Resize stays on the host", host_scales(false), host_scales(false),
             false, true, 4, small, NULL, "Mul+Add");
@@ -394,9 +466,15 @@ int main(void)
               "Conv+Add+Clip+Div+Mul");
     conv_case(&app, device, "depthwise Conv, then Clip, Mul, Add in its stores", depthwise_clip, c16,
               "Conv+Clip+Mul+Add");
+    conv_case(&app, device, "Conv 1x1, then HardSigmoid in its stores", conv1x1_hard_sigmoid, c16, "Conv+HardSigmoid");
+    conv_case(&app, device, "Conv 1x1 over 512 pixels, then HardSwish", conv1x1_wide_hard_swish, wide,
+              "Conv+HardSwish");
+    conv_case(&app, device, "Conv 3x3, then Tanh in its stores", conv3x3_tanh, c8, "Conv+Tanh");
+    conv_case(&app, device, "depthwise Conv, then LeakyRelu in its stores", depthwise_leaky, c16, "Conv+LeakyRelu");
     const int64_t rows[3] = {3, 12, 16};
     head_case(&app, device, "Gemm, then Relu in its stores", gemm_relu, 2, rows + 1, "Gemm+Relu");
     head_case(&app, device, "batched MatMul (N of 6), then hard swish in its stores", matmul_swish, 3, rows,
               "MatMul+Add+Clip+Div+Mul");
+    head_case(&app, device, "Gemm, then Sigmoid in its stores", gemm_sigmoid, 2, rows + 1, "Gemm+Sigmoid");
     return test_finish(&app, "test_kernels_fusion");
 }

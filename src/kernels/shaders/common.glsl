@@ -121,7 +121,7 @@ layout(set = 0, binding = 0, std430) restrict buffer OrtvkElems { uint16_t v[]; 
                 [[unroll]] for (uint k = k##_b + k##_j, k##_once = 0u; k##_once < 1u; k##_once++)
 
 // A chain of element-wise steps fused after an op's result, or run on its own (kernel_chain.c): specialization
-// constants 3 and 4 hold the steps' kinds (ortvk_chain_kind, 4 bits each: steps 0-7, then 8-11), 5 their count, so
+// constants 3 and 4 hold the steps' kinds (ortvk_chain_kind, 5 bits each: steps 0-5, then 6-11), 5 their count, so
 // that a pipeline holds only its chain's operations. Their operands are not constants (a pipeline per set of values
 // would be one per chain of a model): a buffer of 24 floats, step k's a at k and its b at 12 + k, is an operand of
 // the shader, which reads it once with ORTVK_CHAIN_LOAD(n, ref) before it applies the chain. No steps by default:
@@ -136,6 +136,12 @@ float ortvk_chain_a[12], ortvk_chain_b[12];
         ortvk_chain_b[k_] = ORTVK_FLOAT(n, ref, 12u + k_); \
     }
 
+// The activations a chain can end with, defined below with the other functions.
+float ortvk_sigmoid(float x);
+float ortvk_tanh(float x);
+float ortvk_hard_sigmoid(float v, float alpha, float beta);
+float ortvk_hard_swish(float v);
+
 // Each step as its own op computes it: `precise` keeps steps from fusing into multiply-adds; NaN stays NaN through
 // Clip and Relu (and -0 through Relu). t + x and t * x use x, the chain's input or the value a MARK step kept.
 vec4 ortvk_chain4(vec4 x)
@@ -144,7 +150,7 @@ vec4 ortvk_chain4(vec4 x)
     vec4 kept = x;
     [[unroll]] for (uint k = 0u; k < 12u; k++) {
         if (k >= ORTVK_CHAIN_COUNT) break;
-        uint kind = ((k < 8u ? ORTVK_CHAIN_KINDS0 : ORTVK_CHAIN_KINDS1) >> (4u * (k % 8u))) & 15u;
+        uint kind = ((k < 6u ? ORTVK_CHAIN_KINDS0 : ORTVK_CHAIN_KINDS1) >> (ORTVK_CHAIN_KIND_BITS * (k % 6u))) & 31u;
         float a = ortvk_chain_a[k];
         switch (kind) {
         case ORTVK_CHAIN_ADD: t = t + a; break;
@@ -162,6 +168,20 @@ vec4 ortvk_chain4(vec4 x)
         case ORTVK_CHAIN_ADD_X: t = t + kept; break;
         case ORTVK_CHAIN_MUL_X: t = t * kept; break;
         case ORTVK_CHAIN_MARK: kept = t; break;
+        case ORTVK_CHAIN_SIGMOID:
+            t = vec4(ortvk_sigmoid(t.x), ortvk_sigmoid(t.y), ortvk_sigmoid(t.z), ortvk_sigmoid(t.w));
+            break;
+        case ORTVK_CHAIN_HARD_SIGMOID: {
+            float b = ortvk_chain_b[k];
+            t = vec4(ortvk_hard_sigmoid(t.x, a, b), ortvk_hard_sigmoid(t.y, a, b), ortvk_hard_sigmoid(t.z, a, b),
+                     ortvk_hard_sigmoid(t.w, a, b));
+            break;
+        }
+        case ORTVK_CHAIN_HARD_SWISH:
+            t = vec4(ortvk_hard_swish(t.x), ortvk_hard_swish(t.y), ortvk_hard_swish(t.z), ortvk_hard_swish(t.w));
+            break;
+        case ORTVK_CHAIN_LEAKY_RELU: t = mix(t, t * a, lessThan(t, vec4(0.0))); break;
+        case ORTVK_CHAIN_TANH: t = vec4(ortvk_tanh(t.x), ortvk_tanh(t.y), ortvk_tanh(t.z), ortvk_tanh(t.w)); break;
         }
     }
     return t;
@@ -296,6 +316,18 @@ float ortvk_sigmoid(float x)
     if (x >= 0.0) return 1.0 / (1.0 + ortvk_exp(-x));
     float e = ortvk_exp(x);
     return e / (1.0 + e);
+}
+
+// HardSigmoid: NaN stays NaN, and so does alpha * x + beta when it is NaN (0 * inf), as on the CPU EP.
+float ortvk_hard_sigmoid(float v, float alpha, float beta)
+{
+    float t = alpha * v + beta;
+    return ortvk_isnan(t) ? t : max(0.0, min(1.0, t));
+}
+
+float ortvk_hard_swish(float v)
+{
+    return v * max(0.0, min(1.0, v * (1.0 / 6.0) + 0.5));
 }
 
 // erf: its Maclaurin series for |x| < 2 (every term is accurate; the largest partial sum is 2.4 at x = 2),

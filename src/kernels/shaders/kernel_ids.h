@@ -82,6 +82,12 @@
 #define ORTVK_CHAIN_ADD_X 8u             /* t + x */
 #define ORTVK_CHAIN_MUL_X 9u             /* t * x */
 #define ORTVK_CHAIN_MARK 10u             /* x = t: later ADD_X and MUL_X steps use this value (read twice) */
+#define ORTVK_CHAIN_SIGMOID 16u          /* activations, each as its unary op computes it */
+#define ORTVK_CHAIN_HARD_SIGMOID 17u     /* max(0, min(1, a t + b)), NaN kept */
+#define ORTVK_CHAIN_HARD_SWISH 18u
+#define ORTVK_CHAIN_LEAKY_RELU 19u       /* t < 0 ? t a : t */
+#define ORTVK_CHAIN_TANH 20u
+#define ORTVK_CHAIN_KIND_BITS 5u         /* a step's kind in the specialization words: 6 steps a word */
 
 /* recurrent cells (shaders/kernel_rnn.comp): FN, and the RNN's activation */
 #define ORTVK_RNN_LSTM 0u

@@ -20,13 +20,6 @@ float softplus(float v)
     return ortvk_log1p(ortvk_exp(v));
 }
 
-// NaN stays NaN, and so does alpha * x + beta when it is NaN (0 * inf), as on the CPU EP.
-float hard_sigmoid(float v)
-{
-    float t = p.alpha * v + p.beta;
-    return ortvk_isnan(t) ? t : max(0.0, min(1.0, t));
-}
-
 float trig(float v, uint which)
 {
     switch (which) {
@@ -49,8 +42,8 @@ float apply(float v)
     case ORTVK_UNARY_RELU: return v < 0.0 ? 0.0 : v;  // NaN stays NaN
     case ORTVK_UNARY_LEAKY_RELU: return v < 0.0 ? v * p.alpha : v;
     case ORTVK_UNARY_SIGMOID: return ortvk_sigmoid(v);
-    case ORTVK_UNARY_HARD_SIGMOID: return hard_sigmoid(v);
-    case ORTVK_UNARY_HARD_SWISH: return v * max(0.0, min(1.0, v * (1.0 / 6.0) + 0.5));
+    case ORTVK_UNARY_HARD_SIGMOID: return ortvk_hard_sigmoid(v, p.alpha, p.beta);
+    case ORTVK_UNARY_HARD_SWISH: return ortvk_hard_swish(v);
     case ORTVK_UNARY_TANH: return ortvk_tanh(v);
     case ORTVK_UNARY_EXP: return ortvk_exp(v);
     case ORTVK_UNARY_LOG: return ortvk_log(v);

@@ -247,6 +247,8 @@ OrtStatus *ortvk_kgemm_record(ortvk_krun *run, const ortvk_kgemm_plan *g, VkDevi
     }
     if (g->K == 0) push.a = push.b = push.y; /* sums of nothing: never read */
     uint32_t fn = gemm_fast(g, push.a, push.b, push.y);
+    /* C's form (the shader's LAYOUT / 3): none, one value a row (a bias), or any other. */
+    if (fn != 0 && g->has_c) fn += ORTVK_KVARIANT * 3 * (g->c_sn == 0 ? 1 : 2);
     /* Wide outputs (FAST 3): each workgroup's 64 invocations take 64 column blocks of one row block, where at most
      * a quarter of a row block's last workgroup idles. Else tall ones (FAST 2): 64 row blocks of one column block. */
     int64_t wide_blocks = (g->N + GEMM_WIDE_N - 1) / GEMM_WIDE_N, wide_groups = (wide_blocks + 63) / 64;

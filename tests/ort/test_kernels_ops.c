@@ -369,6 +369,22 @@ static void gemm(ortapp *app, const OrtEpDevice *device, const char *name, const
     run_case(app, device, &c);
 }
 
+/* Gemm of x (`a`) by constant B (`b`) plus constant C of rank `c_rank` (one value a row: [M, 1]; or [M, N]), alpha
+ * 0.5 and beta 2: each of the vec4 form's C forms. */
+static void gemm_c(ortapp *app, const OrtEpDevice *device, const char *name, const int64_t *a, const int64_t *b,
+                   const int64_t *c_dims)
+{
+    op_case c;
+    start(&c, name, 13, 2, a);
+    constant(&c, "b", 2, b);
+    constant(&c, "c", 2, c_dims);
+    const char *in[] = {"x", "b", "c"};
+    node2 g = node(&c, "Gemm", 3, in);
+    attr_float(g, "alpha", 0.5f);
+    attr_float(g, "beta", 2.0f);
+    run_case(app, device, &c);
+}
+
 static void unary(ortapp *app, const OrtEpDevice *device, const char *op, float alpha, float beta)
 {
     op_case c;
@@ -1023,6 +1039,19 @@ int main(int argc, char **argv)
         conv(&app, device, "Conv 3x3 s1 pads 0 in H, 1 in W", x7, w7, 1, NULL, NULL, ph, NULL, true);
         int64_t xc[4] = {1, 1300, 3, 4}, wc[4] = {8, 1300, 3, 3};
         conv(&app, device, "Conv 3x3 s1 p1 of 1300 input channels, packed", xc, wc, 1, NULL, NULL, p, NULL, true);
+    }
+    /* The vec4 form's C forms, chosen by a constant (none, one value a row, any other): C of [M, 1] and [M, N],
+     * tall and wide, N not a multiple of the block; a pointwise Conv without bias, wide, of 652 input channels. */
+    gemm_c(&app, device, "Gemm [20,36] x [36,1012] C[20,1] (wide, C a row's)", (const int64_t[]){20, 36},
+           (const int64_t[]){36, 1012}, (const int64_t[]){20, 1});
+    gemm_c(&app, device, "Gemm [20,36] x [36,1012] C[20,1012] (wide)", (const int64_t[]){20, 36},
+           (const int64_t[]){36, 1012}, (const int64_t[]){20, 1012});
+    gemm_c(&app, device, "Gemm [260,12] x [12,20] C[260,1] (vec4 form)", (const int64_t[]){260, 12},
+           (const int64_t[]){12, 20}, (const int64_t[]){260, 1});
+    {
+        int64_t x[4] = {1, 652, 4, 100}, w[4] = {20, 652, 1, 1};
+        conv(&app, device, "Conv pointwise 1x1, 652 channels, 400 pixels (wide GEMM, no bias)", x, w, 1, NULL,
+             NULL, NULL, NULL, false);
     }
     return test_finish(&app, half_mode ? "test_kernels_ops --float16" : "test_kernels_ops");
 }

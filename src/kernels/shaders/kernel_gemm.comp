@@ -25,9 +25,13 @@ layout(push_constant) uniform Push {
 layout(constant_id = 0) const uint FAST = 0u;
 // Constant 1, with FAST: the layout. 1: A's columns (along m) are contiguous rather than its rows (along k), M a
 // multiple of 4; 2: B's columns (along k) rather than its rows (Gemm's transB = 1).
+// Plus 3 times C's form: 0 none, 1 one value a row (a bias per output channel: one read a row), 2 any other. Constants
+// rather than tests of p.c: lavapipe runs both sides of a branch under a mask, so the per-element reads of C (4 a
+// stored vec4) cost a pointwise Conv with a bias about 15% of its shader time (K = 64) though none of them ran.
 layout(constant_id = 1) const uint LAYOUT = 0u;
-const bool A_COLUMNS = LAYOUT == 1u;
-const bool B_COLUMNS = LAYOUT == 2u;
+const bool A_COLUMNS = LAYOUT % 3u == 1u;
+const bool B_COLUMNS = LAYOUT % 3u == 2u;
+const uint C_FORM = LAYOUT / 3u;
 
 #define TM 4u // rows of the output block an invocation computes
 #define TN 4u // and its columns: each loaded value of A serves TN outputs, each of B TM
@@ -109,15 +113,15 @@ void gemm_block(uint m0, uint n0, uint batch)
         uint m = m0 + j;
         if (m >= p.M) continue;
         // C constant along a row (a bias per output channel): one read a row.
-        float c_row = p.c != uvec2(0u) && p.c_sn == 0 ? p.beta * ORTVK_GET(2, p.c, int(m) * p.c_sm) : 0.0;
+        float c_row = C_FORM == 1u ? p.beta * ORTVK_GET(2, p.c, int(m) * p.c_sm) : 0.0;
         [[unroll]] for (uint g = 0u; g < FG; g++) {
             uint n = n0 + 4u * g;
             if (n >= p.N) continue;
             vec4 sum = acc[j][g];
             if (p.alpha != 1.0) sum = p.alpha * sum;
-            if (p.c != uvec2(0u) && p.c_sn == 0) {
+            if (C_FORM == 1u) {
                 sum += c_row;
-            } else if (p.c != uvec2(0u)) {
+            } else if (C_FORM == 2u) {
                 [[unroll]] for (uint e = 0u; e < 4u; e++)
                     sum[e] += p.beta * ORTVK_GET(2, p.c, int(m) * p.c_sm + int(n + e) * p.c_sn);
             }

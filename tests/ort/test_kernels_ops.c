@@ -544,6 +544,26 @@ int main(int argc, char **argv)
         resize(&app, device, "Resize cubic align_corners down", x, down, NULL, "cubic", "align_corners", NULL);
         resize(&app, device, "Resize cubic asymmetric sizes", x, NULL, sizes, "cubic", "asymmetric", NULL);
     }
+    /* Nearest upsampling by whole factors (the shader's whole-factor form): input rows not a multiple of 4 long,
+     * factors of 2, 3, 4, 8 (one that shares a vec4 of outputs, ones that do not), a batch of 2, output rows shorter
+     * than and not a multiple of the form's 16 columns. */
+    {
+        int64_t x2[4] = {2, 3, 5, 10}, x8[4] = {1, 3, 10, 10}, x3[4] = {1, 2, 3, 6}, x5[4] = {2, 1, 7, 5};
+        int64_t x4[4] = {1, 2, 3, 4}, sizes8[4] = {1, 3, 80, 80};
+        float up2[4] = {1, 1, 2, 2}, up32[4] = {1, 1, 3, 2}, up14[4] = {1, 1, 1, 4}, up23[4] = {1, 1, 2, 3};
+        float up44[4] = {1, 1, 4, 4};
+        resize(&app, device, "Resize nearest x2 of rows of 10, batch 2", x2, up2, NULL, "nearest", "asymmetric",
+               "floor");
+        resize(&app, device, "Resize nearest to 80x80 (x8) half_pixel", x8, NULL, sizes8, "nearest", "half_pixel",
+               "round_prefer_floor");
+        resize(&app, device, "Resize nearest x3 x2 half_pixel round_prefer_ceil", x3, up32, NULL, "nearest",
+               "half_pixel", "round_prefer_ceil");
+        resize(&app, device, "Resize nearest x1 x4 of rows of 5, batch 2", x5, up14, NULL, "nearest", "asymmetric",
+               "floor");
+        resize(&app, device, "Resize nearest x2 x3 of rows of 4", x4, up23, NULL, "nearest", "asymmetric", "floor");
+        resize(&app, device, "Resize nearest x4 of rows of 5, batch 2", x5, up44, NULL, "nearest", "half_pixel",
+               NULL);
+    }
 
     /* Broadcasts. */
     {

@@ -574,6 +574,21 @@ int main(int argc, char **argv)
         binary(&app, device, "Sub [2,1,4,1] - [2,3,4,5]", "Sub", 4, c4, 4, a, false);
         binary(&app, device, "Pow |x| ^ [5]", "Pow", 4, a, 1, b1, true);
     }
+    /* A value a channel (the flat form: 64 elements of the output an invocation, across the ends of planes):
+     * planes of 64, 80, 100 and 108, batch 2, the broadcast operand first or second, a scalar; planes of 63 (not a
+     * multiple of 4) take the other forms. */
+    {
+        int64_t x108[4] = {2, 6, 9, 12}, c6[4] = {1, 6, 1, 1}, x100[4] = {1, 5, 10, 10}, c5[3] = {5, 1, 1};
+        int64_t c4[4] = {1, 4, 1, 1}, x80[4] = {2, 4, 8, 10}, x64[4] = {2, 3, 8, 8}, c3[3] = {3, 1, 1};
+        int64_t x63[4] = {1, 3, 7, 9}, c31[4] = {1, 3, 1, 1}, x280[2] = {7, 40}, s[1] = {1};
+        binary(&app, device, "Mul [2,6,9,12] * [1,6,1,1], batch 2", "Mul", 4, x108, 4, c6, false);
+        binary(&app, device, "Add [1,5,10,10] + constant [5,1,1]", "Add", 4, x100, 3, c5, true);
+        binary(&app, device, "Sub [1,4,1,1] - [2,4,8,10]", "Sub", 4, c4, 4, x80, false);
+        binary(&app, device, "Div [2,3,8,8] / [3,1,1]", "Div", 4, x64, 3, c3, false);
+        binary(&app, device, "PRelu [2,3,8,8] slope [3,1,1]", "PRelu", 4, x64, 3, c3, true);
+        binary(&app, device, "Mul [1,3,7,9] * [1,3,1,1]", "Mul", 4, x63, 4, c31, false);
+        binary(&app, device, "Mul [7,40] * a scalar [1]", "Mul", 2, x280, 1, s, false);
+    }
     {
         /* float16 Mean, and Sum of more than 2, would store rounded partial sums: ortvk leaves them to the CPU EP. */
         op_case c;

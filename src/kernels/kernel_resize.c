@@ -338,11 +338,11 @@ static OrtStatus *resize_record_cubic(const ortvk_kparams_resize *p, ortvk_krun 
 }
 
 /* Whether the tables of the padded dims 2 and 3 map output index o to o / k for a whole factor k each (nearest, dims 0
- * and 1 unchanged), with output rows of a multiple of 4. */
-static bool resize_whole_factors(const push_resize *push, const entry *table, uint32_t interp, uint32_t same)
+ * and 1 unchanged), with output rows of a multiple of 4. Dims below `pad` are the padding: no table. */
+static bool resize_whole_factors(const push_resize *push, const entry *table, uint32_t interp, uint32_t same, int pad)
 {
     if (interp != 0 || same < 2 || push->out_dims[3] % 4 != 0) return false;
-    for (int pd = 2; pd < RESIZE_MAX_RANK; pd++) {
+    for (int pd = pad > 2 ? pad : 2; pd < RESIZE_MAX_RANK; pd++) {
         uint32_t in = push->in_dims[pd], out = push->out_dims[pd];
         if (in == 0 || out % in != 0) return false;
         for (uint32_t o = 0; o < out; o++) {
@@ -420,7 +420,7 @@ static OrtStatus *resize_record(const ortvk_kparams *params, ortvk_krun *run)
     }
     /* Nearest upsampling of the last two dims by whole factors, the others unchanged, output rows of a multiple of 4:
      * the shader's SAME = 7, no table (the factors in offset[2], offset[3]). */
-    if (resize_whole_factors(&push, table, interp, same > same0 ? same : same0) && y->address % 16 == 0) {
+    if (resize_whole_factors(&push, table, interp, same > same0 ? same : same0, pad) && y->address % 16 == 0) {
         free(table);
         push.offset[2] = push.out_dims[2] / push.in_dims[2];
         push.offset[3] = push.out_dims[3] / push.in_dims[3];

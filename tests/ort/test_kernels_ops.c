@@ -564,6 +564,17 @@ int main(int argc, char **argv)
         resize(&app, device, "Resize nearest x4 of rows of 5, batch 2", x5, up44, NULL, "nearest", "half_pixel",
                NULL);
     }
+    for (int rank = 1; rank <= 2; rank++) { /* the padded dims, which have no table */
+        op_case c;
+        int64_t x[2] = {3, 6};
+        float scales[2] = {2, 4};
+        start(&c, rank == 1 ? "Resize nearest x4 of rank 1" : "Resize nearest x2 x4 of rank 2", 13, rank,
+              rank == 1 ? &x[1] : x);
+        const_scales(&c, "scales", rank, rank == 1 ? &scales[1] : scales);
+        const char *in[] = {"x", "", "scales"};
+        attr_string(node(&c, "Resize", 3, in), "mode", "nearest");
+        run_case(&app, device, &c);
+    }
 
     /* Broadcasts. */
     {

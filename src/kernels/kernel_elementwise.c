@@ -293,6 +293,18 @@ typedef struct push_binary {
     uint32_t groups; /* the vectorised binary form: workgroups per row of the last dim */
 } push_binary;
 
+/* 2 where b is one value a row of the last dim and a steps as c does in every dim, 3 the other way round, else 0. */
+static int broadcast_flat(const ortvk_kstrides *s)
+{
+    int last = s->rank - 1;
+    for (int x = 0; x < 2; x++) {
+        bool steps = true;
+        for (int k = 0; k < s->rank; k++) steps = steps && s->stride[x][k] == s->stride[2][k];
+        if (steps && s->stride[1 - x][last] == 0) return x == 0 ? 2 : 3;
+    }
+    return 0;
+}
+
 /* c = a fn b, both broadcast into c's shape, by `shader` (kernel_binary or kernel_compare: the same push constants). */
 static OrtStatus *broadcast_dispatch(ortvk_krun *run, ortvk_shader shader, uint32_t fn, const ortvk_ktensor *a,
                                      const ortvk_ktensor *b, const ortvk_ktensor *c)
@@ -323,6 +335,11 @@ static OrtStatus *broadcast_dispatch(ortvk_krun *run, ortvk_shader shader, uint3
     if (shader == ORTVK_SHADER_BINARY && c->count > 0 && s.dims[last] % 4 == 0 && s.stride[0][last] <= 1 &&
         s.stride[1][last] <= 1 && s.stride[2][last] == 1 && push.a % 16 == 0 && push.b % 16 == 0 && push.c % 16 == 0) {
         uint64_t len = (uint64_t)s.dims[last], rows = c->count / len, runs = (len + 63) / 64;
+        /* One operand a value a row, the other contiguous as c, rows of 64 or more: 64 elements of c an invocation in
+         * flat order (the shader's constant 1 = 2 where b is the row's value, 3 where a is). */
+        int flat = len >= 64 ? broadcast_flat(&s) : 0;
+        if (flat != 0) return ortvk_krun_dispatch_fn(run, shader, fn + (uint32_t)flat * ORTVK_KVARIANT, &push,
+                                                     sizeof(push), (c->count + 63) / 64);
         if (len >= 64 * 64) push.groups = (uint32_t)((runs + 63) / 64);
         uint64_t invocations = push.groups != 0 ? rows * push.groups * 64 : rows * runs;
         return ortvk_krun_dispatch_fn(run, shader, fn + ORTVK_KVARIANT, &push, sizeof(push), invocations);

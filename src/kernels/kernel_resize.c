@@ -337,6 +337,21 @@ static OrtStatus *resize_record_cubic(const ortvk_kparams_resize *p, ortvk_krun 
     return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_RESIZE, 6 * ORTVK_KVARIANT, push, sizeof(*push), push->n);
 }
 
+/* Whether the tables of the padded dims 2 and 3 map output index o to o / k for a whole factor k each (nearest, dims 0
+ * and 1 unchanged), with output rows of a multiple of 4. Dims below `pad` are the padding: no table. */
+static bool resize_whole_factors(const push_resize *push, const entry *table, uint32_t interp, uint32_t same, int pad)
+{
+    if (interp != 0 || same < 2 || push->out_dims[3] % 4 != 0) return false;
+    for (int pd = pad > 2 ? pad : 2; pd < RESIZE_MAX_RANK; pd++) {
+        uint32_t in = push->in_dims[pd], out = push->out_dims[pd];
+        if (in == 0 || out % in != 0) return false;
+        for (uint32_t o = 0; o < out; o++) {
+            if (table[push->offset[pd] + o].i0 != o / (out / in)) return false;
+        }
+    }
+    return true;
+}
+
 static OrtStatus *resize_record(const ortvk_kparams *params, ortvk_krun *run)
 {
     const ortvk_kparams_resize *p = &params->resize;
@@ -402,6 +417,16 @@ static OrtStatus *resize_record(const ortvk_kparams *params, ortvk_krun *run)
         free(table);
         uint64_t blocks = (uint64_t)push.in_dims[0] * push.in_dims[1] * push.in_dims[2] * (push.in_dims[3] / 4);
         return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_RESIZE, 5 * ORTVK_KVARIANT, &push, sizeof(push), blocks);
+    }
+    /* Nearest upsampling of the last two dims by whole factors, the others unchanged, output rows of a multiple of 4:
+     * the shader's SAME = 7, no table (the factors in offset[2], offset[3]). */
+    if (resize_whole_factors(&push, table, interp, same > same0 ? same : same0, pad) && y->address % 16 == 0) {
+        free(table);
+        push.offset[2] = push.out_dims[2] / push.in_dims[2];
+        push.offset[3] = push.out_dims[3] / push.in_dims[3];
+        uint64_t rows = (uint64_t)push.in_dims[0] * push.in_dims[1] * push.in_dims[2];
+        return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_RESIZE, 7 * ORTVK_KVARIANT, &push, sizeof(push),
+                                      rows * ((push.out_dims[3] + 15) / 16));
     }
     OrtStatus *status = ortvk_krun_upload(run, table, entries * sizeof(*table), &push.table);
     free(table);

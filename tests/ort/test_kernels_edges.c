@@ -558,6 +558,21 @@ static void unary_specials(ortapp *app, const OrtEpDevice *device)
         node(&c, ops[k], 1, (const char *[]){"x"});
         run_case(app, device, &c);
     }
+    /* The same values four times over (156 values, a multiple of 4; 39 is 3 modulo 4, so each value comes in each
+     * lane of a vec4): the vectorised form, which has its own code for Sigmoid. */
+    static float repeated[4 * N_SPECIALS];
+    for (size_t i = 0; i < 4 * N_SPECIALS; i++) repeated[i] = specials[i % N_SPECIALS];
+    static const char *const vectorised[] = {"Sigmoid", "Exp"};
+    for (size_t k = 0; k < sizeof(vectorised) / sizeof(vectorised[0]); k++) {
+        edge_case c;
+        int64_t x[1] = {4 * N_SPECIALS};
+        snprintf(name, sizeof(name), "%s of the same, vectorised form", vectorised[k]);
+        start(&c, name, 14, 1, x);
+        c.on_ortvk = true;
+        c.data[0] = repeated;
+        node(&c, vectorised[k], 1, (const char *[]){"x"});
+        run_case(app, device, &c);
+    }
 }
 
 /* Unary ops with NaN, infinite, subnormal or absurd (1e19+) float attributes: left to the CPU EP, whose products

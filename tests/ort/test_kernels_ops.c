@@ -560,6 +560,37 @@ int main(int argc, char **argv)
         resize(&app, device, "Resize cubic align_corners down", x, down, NULL, "cubic", "align_corners", NULL);
         resize(&app, device, "Resize cubic asymmetric sizes", x, NULL, sizes, "cubic", "asymmetric", NULL);
     }
+    /* Nearest upsampling by whole factors (the shader's whole-factor form): input rows not a multiple of 4 long,
+     * factors of 2, 3, 4, 8 (one that shares a vec4 of outputs, ones that do not), a batch of 2, output rows shorter
+     * than and not a multiple of the form's 16 columns. */
+    {
+        int64_t x2[4] = {2, 3, 5, 10}, x8[4] = {1, 3, 10, 10}, x3[4] = {1, 2, 3, 6}, x5[4] = {2, 1, 7, 5};
+        int64_t x4[4] = {1, 2, 3, 4}, sizes8[4] = {1, 3, 80, 80};
+        float up2[4] = {1, 1, 2, 2}, up32[4] = {1, 1, 3, 2}, up14[4] = {1, 1, 1, 4}, up23[4] = {1, 1, 2, 3};
+        float up44[4] = {1, 1, 4, 4};
+        resize(&app, device, "Resize nearest x2 of rows of 10, batch 2", x2, up2, NULL, "nearest", "asymmetric",
+               "floor");
+        resize(&app, device, "Resize nearest to 80x80 (x8) half_pixel", x8, NULL, sizes8, "nearest", "half_pixel",
+               "round_prefer_floor");
+        resize(&app, device, "Resize nearest x3 x2 half_pixel round_prefer_ceil", x3, up32, NULL, "nearest",
+               "half_pixel", "round_prefer_ceil");
+        resize(&app, device, "Resize nearest x1 x4 of rows of 5, batch 2", x5, up14, NULL, "nearest", "asymmetric",
+               "floor");
+        resize(&app, device, "Resize nearest x2 x3 of rows of 4", x4, up23, NULL, "nearest", "asymmetric", "floor");
+        resize(&app, device, "Resize nearest x4 of rows of 5, batch 2", x5, up44, NULL, "nearest", "half_pixel",
+               NULL);
+    }
+    for (int rank = 1; rank <= 2; rank++) { /* the padded dims, which have no table */
+        op_case c;
+        int64_t x[2] = {3, 6};
+        float scales[2] = {2, 4};
+        start(&c, rank == 1 ? "Resize nearest x4 of rank 1" : "Resize nearest x2 x4 of rank 2", 13, rank,
+              rank == 1 ? &x[1] : x);
+        const_scales(&c, "scales", rank, rank == 1 ? &scales[1] : scales);
+        const char *in[] = {"x", "", "scales"};
+        attr_string(node(&c, "Resize", 3, in), "mode", "nearest");
+        run_case(&app, device, &c);
+    }
 
     /* Broadcasts. */
     {
@@ -569,6 +600,21 @@ int main(int argc, char **argv)
         binary(&app, device, "Div [2,3,4,5] / constant [1]", "Div", 4, a, 1, s, true);
         binary(&app, device, "Sub [2,1,4,1] - [2,3,4,5]", "Sub", 4, c4, 4, a, false);
         binary(&app, device, "Pow |x| ^ [5]", "Pow", 4, a, 1, b1, true);
+    }
+    /* A value a channel (the flat form: 64 elements of the output an invocation, across the ends of planes):
+     * planes of 64, 80, 100 and 108, batch 2, the broadcast operand first or second, a scalar; planes of 63 (not a
+     * multiple of 4) take the other forms. */
+    {
+        int64_t x108[4] = {2, 6, 9, 12}, c6[4] = {1, 6, 1, 1}, x100[4] = {1, 5, 10, 10}, c5[3] = {5, 1, 1};
+        int64_t c4[4] = {1, 4, 1, 1}, x80[4] = {2, 4, 8, 10}, x64[4] = {2, 3, 8, 8}, c3[3] = {3, 1, 1};
+        int64_t x63[4] = {1, 3, 7, 9}, c31[4] = {1, 3, 1, 1}, x280[2] = {7, 40}, s[1] = {1};
+        binary(&app, device, "Mul [2,6,9,12] * [1,6,1,1], batch 2", "Mul", 4, x108, 4, c6, false);
+        binary(&app, device, "Add [1,5,10,10] + constant [5,1,1]", "Add", 4, x100, 3, c5, true);
+        binary(&app, device, "Sub [1,4,1,1] - [2,4,8,10]", "Sub", 4, c4, 4, x80, false);
+        binary(&app, device, "Div [2,3,8,8] / [3,1,1]", "Div", 4, x64, 3, c3, false);
+        binary(&app, device, "PRelu [2,3,8,8] slope [3,1,1]", "PRelu", 4, x64, 3, c3, true);
+        binary(&app, device, "Mul [1,3,7,9] * [1,3,1,1]", "Mul", 4, x63, 4, c31, false);
+        binary(&app, device, "Mul [7,40] * a scalar [1]", "Mul", 2, x280, 1, s, false);
     }
     {
         /* float16 Mean, and Sum of more than 2, would store rounded partial sums: ortvk leaves them to the CPU EP. */

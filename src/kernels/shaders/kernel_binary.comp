@@ -111,8 +111,52 @@ void main_vec()
     }
 }
 
+// Constant 1 = 2 (b) or 3 (a): one operand is one value a row of the last dim (a per-channel scale or bias: stride 0
+// along it), the other, and c, contiguous; rows of 64 elements or more, a multiple of 4 (kernel_elementwise.c
+// checks). An invocation takes 64 elements of c in flat order, so no invocation idles at a row's end; they span at
+// most two rows, whose two values it loads first and picks per vec4 (a select, not a branch).
+uint row_index(uint row, bool of_a)
+{
+    uint idx = 0u, r = row;
+    for (int k = int(p.rank) - 2; k >= 0; k--) {
+        uint d = p.dims[k];
+        uint q = r / d;
+        uint c = r - q * d;
+        r = q;
+        idx += c * (of_a ? p.sa[k] : p.sb[k]);
+    }
+    return idx;
+}
+
+void main_flat()
+{
+    uint e = ortvk_index() * RUN;
+    if (e >= p.n) return;
+    uint len = p.dims[p.rank - 1u];
+    uint row = e / len, next = (row + 1u) * len, row1 = min(row + 1u, p.n / len - 1u);
+    bool of_a = VEC == 3u;
+    float s0 = of_a ? ORTVK_TEXEL(0, p.a, row_index(row, true)) : ORTVK_TEXEL(1, p.b, row_index(row, false));
+    float s1 = of_a ? ORTVK_TEXEL(0, p.a, row_index(row1, true)) : ORTVK_TEXEL(1, p.b, row_index(row1, false));
+    uint end = min(e + RUN, p.n);
+    if (end == e + RUN) { // no test per vec4 (lavapipe masks every load and store behind one)
+        [[dont_unroll]] for (uint j = e; j < e + RUN; j += 4u) {
+            vec4 s = vec4(j < next ? s0 : s1);
+            ORTVK_SET4(2, p.c, j, of_a ? apply4(s, ORTVK_TEXEL4(1, p.b, j)) : apply4(ORTVK_TEXEL4(0, p.a, j), s));
+        }
+        return;
+    }
+    [[dont_unroll]] for (uint j = e; j < end; j += 4u) {
+        vec4 s = vec4(j < next ? s0 : s1);
+        ORTVK_SET4(2, p.c, j, of_a ? apply4(s, ORTVK_TEXEL4(1, p.b, j)) : apply4(ORTVK_TEXEL4(0, p.a, j), s));
+    }
+}
+
 void main()
 {
+    if (VEC >= 2u) {
+        main_flat();
+        return;
+    }
     if (VEC != 0u) {
         main_vec();
         return;

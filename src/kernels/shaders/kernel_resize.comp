@@ -56,6 +56,61 @@ void main_up2()
     ORTVK_SET4(1, p.y, o + OW + 4u, hi);
 }
 
+// SAME = 7: nearest upsampling of the last two dims by whole factors kh, kw (the host checked its tables: input
+// index = output index / factor; it passes the factors in offset[2], offset[3]), the others unchanged, output rows a
+// multiple of 4 long. An invocation takes 16 columns of one input row's output row, finds their input columns by
+// counting (one division an invocation), and stores them as vec4s into each of the kh output rows the input row makes.
+vec4 upk_value(uint src, inout uint ix, inout uint rem, uint kw)
+{
+    vec4 v;
+    if (kw % 4u == 0u) { // the four share one input pixel
+        v = vec4(ORTVK_TEXEL(0, p.x, src + ix));
+        rem += 4u;
+        if (rem == kw) {
+            rem = 0u;
+            ix++;
+        }
+        return v;
+    }
+    [[unroll]] for (uint c = 0u; c < 4u; c++) {
+        v[c] = ORTVK_TEXEL(0, p.x, src + ix);
+        rem++;
+        if (rem == kw) {
+            rem = 0u;
+            ix++;
+        }
+    }
+    return v;
+}
+
+void main_upk()
+{
+    uint i = ortvk_index();
+    uint H = p.in_dims[2], W = p.in_dims[3], OW = p.out_dims[3], kh = p.offset[2], kw = p.offset[3];
+    uint segs = (OW + 15u) / 16u;
+    uint row = i / segs, ox = (i - row * segs) * 16u; // row: (n, c, ih)
+    if (row >= p.in_dims[0] * p.in_dims[1] * H) return;
+    uint ix = ox / kw, rem = ox - ix * kw, src = row * W;
+    uint nc = row / H, ih = row - nc * H;
+    uint o = (nc * p.out_dims[2] + ih * kh) * OW + ox;
+    if (ox + 16u <= OW) { // no test per vec4 (lavapipe masks every load and store behind one)
+        vec4 v0 = upk_value(src, ix, rem, kw), v1 = upk_value(src, ix, rem, kw);
+        vec4 v2 = upk_value(src, ix, rem, kw), v3 = upk_value(src, ix, rem, kw);
+        [[dont_unroll]] for (uint r = 0u; r < kh; r++, o += OW) {
+            ORTVK_SET4(1, p.y, o, v0);
+            ORTVK_SET4(1, p.y, o + 4u, v1);
+            ORTVK_SET4(1, p.y, o + 8u, v2);
+            ORTVK_SET4(1, p.y, o + 12u, v3);
+        }
+        return;
+    }
+    [[unroll]] for (uint j = 0u; j < 16u; j += 4u) {
+        if (ox + j >= OW) return;
+        vec4 v = upk_value(src, ix, rem, kw);
+        [[dont_unroll]] for (uint r = 0u; r < kh; r++) ORTVK_SET4(1, p.y, o + r * OW + j, v);
+    }
+}
+
 // SAME = 6: bicubic over dims 2 and 3 in ORT's order: per output, four rows each interpolated along the last dim
 // (its weights already divided by their sum), then those four along dim 2, each times its weight, divided by the sum.
 // Table entries of 9 words: 4 input indices (clamped), 4 weights, the sum (kernel_resize.c, cubic_entry).
@@ -92,6 +147,10 @@ void main()
     }
     if (SAME == 6u) {
         main_cubic();
+        return;
+    }
+    if (SAME == 7u) {
+        main_upk();
         return;
     }
     uint i = ortvk_index();

@@ -389,7 +389,7 @@ static OrtStatus *packed_record(ortvk_krun *run, push_conv *push, const conv_geo
 
 /* The 2x2 upsampling as register tiles (the shader's main_tiles): 1 << tm_log output channels by 4 << q_log input
  * pixels of a row an invocation, 8 channel-quads at most (128 accumulators: on lavapipe 4 channels by 8 pixels took
- * about 25% less time than 4 by 4; 8 by 4 and 2 by 8 no less than 4 by 4). */
+ * about 25% less time than 4 by 4; 8 by 4 and 2 by 8 were not told apart from 4 by 4 at the machine's load). */
 static OrtStatus *transpose_tiles(ortvk_krun *run, const push_conv *push)
 {
     uint32_t mg = push->M / push->G, tm_log = mg % 4 == 0 ? 2 : mg % 2 == 0 ? 1 : 0;

@@ -609,6 +609,15 @@ static void gen_conv(dcase *c)
         kernel[0] = kernel[1] = rp(c, 0.5) ? 3 : 5;
         for (int i = 0; i < 2; i++) x[2 + i] = rp(c, 0.3) ? rint_(c, 24, 80) : rint_(c, 3, 24);
     }
+    /* ConvTranspose's upsampling by 2 (the detector's head): 2x2 of stride 2 without pads, rows a multiple of 4 long
+     * most of the time (ortvk's register tiles), up to 8 output channels a group. */
+    bool upsample = transpose && sp == 2 && !c->big && rp(c, 0.3);
+    if (upsample) {
+        kernel[0] = kernel[1] = 2;
+        cout = group * rint_(c, 1, 8);
+        x[2] = rint_(c, 1, 12);
+        x[3] = rp(c, 0.7) ? 4 * rint_(c, 1, 8) : rint_(c, 1, 12);
+    }
     if (c->big) {
         sp = 1;
         group = 1;
@@ -643,6 +652,10 @@ static void gen_conv(dcase *c)
         a_ints(c, "kernel_shape", kernel, 2);
         a_ints(c, "strides", strides, 2);
         a_ints(c, "pads", pads, 4);
+    } else if (upsample) {
+        int64_t strides[2] = {2, 2};
+        a_ints(c, "kernel_shape", kernel, 2);
+        a_ints(c, "strides", strides, 2);
     } else {
         spatial_attrs(c, sp, kernel, true, rp(c, 0.4));
     }

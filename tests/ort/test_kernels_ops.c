@@ -1099,5 +1099,29 @@ int main(int argc, char **argv)
         conv(&app, device, "Conv pointwise 1x1, 652 channels, 400 pixels (wide GEMM, no bias)", x, w, 1, NULL,
              NULL, NULL, NULL, false);
     }
+    {
+        /* Last, so that the cases above keep their random values. The 2x2 upsampling's register tiles (rows a
+         * multiple of 4): 4 channels by 4 pixels, 4 by 8, 1 channel by 16, 2 by 16, 2 by 8 in groups, 1 by 4 (3
+         * channels a group), and 2x2 forms the tiles must leave to the others: pads, output_padding, rows of 10. */
+        int64_t s[2] = {2, 2}, p[4] = {0, 1, 1, 0}, op[2] = {1, 0};
+        conv_transpose(&app, device, "ConvTranspose 2x2 s2 tiles 4 ch x 4 px, N 2", (const int64_t[]){2, 8, 5, 12},
+                       (const int64_t[]){8, 8, 2, 2}, 1, s, NULL, NULL);
+        conv_transpose(&app, device, "ConvTranspose 2x2 s2 tiles 4 ch x 8 px", (const int64_t[]){1, 8, 3, 16},
+                       (const int64_t[]){8, 4, 2, 2}, 1, s, NULL, NULL);
+        conv_transpose(&app, device, "ConvTranspose 2x2 s2 tiles 1 ch x 16 px", (const int64_t[]){1, 7, 3, 32},
+                       (const int64_t[]){7, 1, 2, 2}, 1, s, NULL, NULL);
+        conv_transpose(&app, device, "ConvTranspose 2x2 s2 tiles 2 ch x 16 px", (const int64_t[]){1, 3, 2, 16},
+                       (const int64_t[]){3, 2, 2, 2}, 1, s, NULL, NULL);
+        conv_transpose(&app, device, "ConvTranspose 2x2 s2 tiles group 2, 2 ch x 8 px", (const int64_t[]){1, 6, 3, 8},
+                       (const int64_t[]){6, 2, 2, 2}, 2, s, NULL, NULL);
+        conv_transpose(&app, device, "ConvTranspose 2x2 s2 tiles group 2, 1 ch x 4 px", (const int64_t[]){1, 4, 1, 4},
+                       (const int64_t[]){4, 3, 2, 2}, 2, s, NULL, NULL);
+        conv_transpose(&app, device, "ConvTranspose 2x2 s2 pads (not tiles)", (const int64_t[]){1, 4, 3, 8},
+                       (const int64_t[]){4, 4, 2, 2}, 1, s, p, NULL);
+        conv_transpose(&app, device, "ConvTranspose 2x2 s2 output_padding (not tiles)", (const int64_t[]){1, 4, 3, 8},
+                       (const int64_t[]){4, 4, 2, 2}, 1, s, NULL, op);
+        conv_transpose(&app, device, "ConvTranspose 2x2 s2 rows of 10 (not tiles)", (const int64_t[]){1, 4, 3, 10},
+                       (const int64_t[]){4, 4, 2, 2}, 1, s, NULL, NULL);
+    }
     return test_finish(&app, half_mode ? "test_kernels_ops --float16" : "test_kernels_ops");
 }

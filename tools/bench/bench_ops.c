@@ -38,6 +38,10 @@ static const op_spec specs[] = {
      * per element of both outputs. */
     {"resize", "Resize nearest 96x80x80 down+up", 4, {1, 96, 80, 80}, 96.0 * (80 * 80 + 40 * 40), true},
     {"resizelin", "Resize linear 96x80x80 down+up", 4, {1, 96, 80, 80}, 96.0 * (80 * 80 + 40 * 40), true},
+    /* A node here is a pair, the detector's DB-head upsampling (ConvTranspose 2x2 stride 2, 24 -> 24 channels,
+     * 80x80 -> 160x160) then a Resize nearest back to 80x80; the rate counts the ConvTranspose's FLOPs. */
+    {"convt2x2", "ConvTranspose 2x2/2 24->24 80x80 + Resize down", 4, {1, 24, 80, 80}, 2.0 * 24 * 24 * 4 * 80 * 80,
+     false},
 };
 
 static float frand(uint32_t *seed)
@@ -73,6 +77,12 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
         int64_t wd[4] = {c, 1, 3, 3}, bd[1] = {c};
         add_random(m, "w", 4, wd, 0.3f, &seed);
         add_random(m, "b", 1, bd, 0.1f, &seed);
+    } else if (strcmp(s->name, "convt2x2") == 0) {
+        int64_t wd[4] = {c, c, 2, 2}, bd[1] = {c}, sd[1] = {4};
+        float down[4] = {1, 1, 0.5f, 0.5f};
+        add_random(m, "w", 4, wd, 1.0f / sqrtf((float)c), &seed);
+        add_random(m, "b", 1, bd, 0.1f, &seed);
+        onnx_model_add_initializer(m, "down", ONNX_FLOAT, 1, sd, down, sizeof(down));
     } else if (strcmp(s->name, "matmul") == 0) {
         add_random(m, "w", 2, s->dims, 1.0f / 32.0f, &seed);
     } else if (strcmp(s->name, "add") == 0) {
@@ -94,7 +104,16 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
         snprintf(outn, sizeof(outn), k == length - 1 ? "y" : "v%d", k + 1);
         const char *ins[3] = {in, "w", "b"};
         const char *outs[1] = {outn};
-        if (s->name[0] == 'c' || s->name[0] == 'd') {
+        if (strcmp(s->name, "convt2x2") == 0) {
+            char up[20];
+            snprintf(up, sizeof(up), "u%d", k);
+            const char *up_out[1] = {up}, *down_in[3] = {up, "", "down"};
+            onnx_node *n = onnx_model_add_node(m, "ConvTranspose", ins, 3, up_out, 1);
+            int64_t two[2] = {2, 2};
+            onnx_node_attr_ints(n, "kernel_shape", two, 2);
+            onnx_node_attr_ints(n, "strides", two, 2);
+            onnx_model_add_node(m, "Resize", down_in, 3, outs, 1);
+        } else if (s->name[0] == 'c' || s->name[0] == 'd') {
             onnx_node *n = onnx_model_add_node(m, "Conv", ins, 3, outs, 1);
             int pad = strcmp(s->name, "conv1x1") == 0 ? 0 : 1;
             int64_t pads[4] = {pad, pad, pad, pad};

@@ -114,8 +114,68 @@ void main_blocks()
     }
 }
 
+// Constant 0 = 3 + log2(TM): the 2x2 form as register tiles. An invocation takes 4 << constant 1 input pixels of a
+// row (vec4 reads) and 1 << (constant 0 - 3) output channels, 16 outputs a pixel-quad and channel in vec4
+// accumulators: per input channel one x fetch per quad and one weight vec4 per output channel serve them all. The
+// host asks for W a multiple of the pixels, x, w and y 16-byte aligned (vec4 reads and stores).
+layout(constant_id = 1) const uint PIX_LOG = 0u;
+#define TILE_TM (1u << ((DIRECT - 3u) & 3u))
+#define TILE_Q (1u << PIX_LOG)
+
+void main_tiles()
+{
+    uint i = ortvk_index();
+    uint m_blocks = p.M / TILE_TM, quads = p.W / (4u * TILE_Q);
+    if (i >= p.N * m_blocks * p.H * quads) return;
+    uint iw = (i % quads) * 4u * TILE_Q;
+    uint t = i / quads;
+    uint ih = t % p.H;
+    t /= p.H;
+    uint m0 = (t % m_blocks) * TILE_TM;
+    uint n = t / m_blocks;
+    uint cg = p.C / p.G, mg = p.M / p.G;
+    uint g = m0 / mg, ml0 = m0 % mg;
+    uint hw = p.H * p.W;
+    uint xi = ((n * p.C + g * cg) * p.H + ih) * p.W + iw;
+    uint wi = ((g * cg) * mg + ml0) * 4u;
+    // acc[(j Q + q) 4 + r]: channel j, quad q; r = 0, 1 the output row 2 ih (columns 8q.. and 8q + 4..), 2, 3 the next
+    vec4 acc[TILE_TM * TILE_Q * 4u];
+    [[unroll]] for (uint k = 0u; k < TILE_TM * TILE_Q * 4u; k++) acc[k] = vec4(0.0);
+    // cg iterations: the host keeps them under lavapipe's loop cap.
+    for (uint c = 0u; c < cg; c++, xi += hw, wi += mg * 4u) {
+        vec4 xv[TILE_Q];
+        [[unroll]] for (uint q = 0u; q < TILE_Q; q++) xv[q] = ORTVK_TEXEL4(0, p.x, xi + 4u * q);
+        [[unroll]] for (uint j = 0u; j < TILE_TM; j++) {
+            vec4 wv = ORTVK_TEXEL4(1, p.w, wi + 4u * j); // taps (0,0), (0,1), (1,0), (1,1)
+            [[unroll]] for (uint q = 0u; q < TILE_Q; q++) {
+                uint k = (j * TILE_Q + q) * 4u;
+                acc[k] += xv[q].xxyy * wv.xyxy;
+                acc[k + 1u] += xv[q].zzww * wv.xyxy;
+                acc[k + 2u] += xv[q].xxyy * wv.zwzw;
+                acc[k + 3u] += xv[q].zzww * wv.zwzw;
+            }
+        }
+    }
+    [[unroll]] for (uint j = 0u; j < TILE_TM; j++) {
+        uint m = m0 + j;
+        float bias = p.b != uvec2(0u) ? ORTVK_GET(2, p.b, m) : 0.0;
+        uint o = ((n * p.M + m) * p.OH + 2u * ih) * p.OW + 2u * iw;
+        [[unroll]] for (uint q = 0u; q < TILE_Q; q++) {
+            uint k = (j * TILE_Q + q) * 4u, oq = o + 8u * q;
+            ORTVK_SET4(3, p.y, oq, acc[k] + bias);
+            ORTVK_SET4(3, p.y, oq + 4u, acc[k + 1u] + bias);
+            ORTVK_SET4(3, p.y, oq + p.OW, acc[k + 2u] + bias);
+            ORTVK_SET4(3, p.y, oq + p.OW + 4u, acc[k + 3u] + bias);
+        }
+    }
+}
+
 void main()
 {
+    if (DIRECT >= 3u) {
+        main_tiles();
+        return;
+    }
     if (DIRECT == 2u) {
         main_blocks();
         return;

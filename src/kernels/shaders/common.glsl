@@ -136,9 +136,14 @@ float ortvk_chain_a[12], ortvk_chain_b[12];
         ortvk_chain_b[k_] = ORTVK_FLOAT(n, ref, 12u + k_); \
     }
 
+// Whether the chain reads a residual r (ADD_R, MUL_R steps): a tensor of the output's shape, an operand of the shader
+// read at the index of the element being stored (ortvk_chain4r). Known when the pipeline is made.
+const bool ORTVK_CHAIN_R = (ORTVK_CHAIN_KINDS1 & ORTVK_CHAIN_RESIDUAL) != 0u;
+
 // Each step as its own op computes it: `precise` keeps steps from fusing into multiply-adds; NaN stays NaN through
-// Clip and Relu (and -0 through Relu). t + x and t * x use x, the chain's input or the value a MARK step kept.
-vec4 ortvk_chain4(vec4 x)
+// Clip and Relu (and -0 through Relu). t + x and t * x use x, the chain's input or the value a MARK step kept;
+// t + r and t * r the residual r.
+vec4 ortvk_chain4r(vec4 x, vec4 r)
 {
     precise vec4 t = x;
     vec4 kept = x;
@@ -162,14 +167,26 @@ vec4 ortvk_chain4(vec4 x)
         case ORTVK_CHAIN_ADD_X: t = t + kept; break;
         case ORTVK_CHAIN_MUL_X: t = t * kept; break;
         case ORTVK_CHAIN_MARK: kept = t; break;
+        case ORTVK_CHAIN_ADD_R: t = t + r; break;
+        case ORTVK_CHAIN_MUL_R: t = t * r; break;
         }
     }
     return t;
 }
 
+vec4 ortvk_chain4(vec4 x)
+{
+    return ortvk_chain4r(x, vec4(0.0));
+}
+
+float ortvk_chainr(float x, float r)
+{
+    return ORTVK_CHAIN_COUNT == 0u ? x : ortvk_chain4r(vec4(x), vec4(r)).x;
+}
+
 float ortvk_chain(float x)
 {
-    return ORTVK_CHAIN_COUNT == 0u ? x : ortvk_chain4(vec4(x)).x;
+    return ortvk_chainr(x, 0.0);
 }
 
 // Matches ortvk_krun_dispatch: workgroups of 64 over x, then y.

@@ -82,6 +82,9 @@
 #define ORTVK_CHAIN_ADD_X 8u             /* t + x */
 #define ORTVK_CHAIN_MUL_X 9u             /* t * x */
 #define ORTVK_CHAIN_MARK 10u             /* x = t: later ADD_X and MUL_X steps use this value (read twice) */
+#define ORTVK_CHAIN_ADD_R 11u            /* t + r: r the chain's residual, a tensor of the output's shape, at t's index */
+#define ORTVK_CHAIN_MUL_R 12u            /* t * r */
+#define ORTVK_CHAIN_RESIDUAL 0x80000000u /* in the kinds' second word: the chain has ADD_R or MUL_R steps */
 
 /* recurrent cells (shaders/kernel_rnn.comp): FN, and the RNN's activation */
 #define ORTVK_RNN_LSTM 0u

@@ -644,7 +644,7 @@ static void gen_conv(dcase *c)
     static const char *in[] = {"x", "w", "b"};
     /* The detector's forms with known pads are followed by a residual Add or Mul now and then (fused into the Conv's
      * stores where ortvk can): the Conv's output is then t, the Add's y. */
-    bool residual = !transpose && !c->big && (dense_stride != 0 || dw_stride != 0) && rp(c, 0.4);
+    bool residual = !transpose && !c->big && !c->half && (dense_stride != 0 || dw_stride != 0) && rp(c, 0.4);
     if (residual) { /* node()'s output y, made by the Add */
         static const char *t_out[] = {"t"};
         c->n_out = 1;

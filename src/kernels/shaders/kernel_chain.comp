@@ -20,12 +20,12 @@ void main()
         uint e0 = ortvk_index() * 16u;
         [[unroll]] for (uint j = 0u; j < 16u; j += 4u) {
             if (e0 + j >= p.n) return;
-            vec4 r = ORTVK_CHAIN_R ? ORTVK_GET4(3, p.r, e0 + j) : vec4(0.0);
+            vec4 r = ORTVK_CHAIN_R ? ORTVK_TEXEL4(3, p.r, e0 + j) : vec4(0.0);
             ORTVK_SET4(1, p.y, e0 + j, ortvk_chain4r(ORTVK_TEXEL4(0, p.x, e0 + j), r));
         }
         return;
     }
     uint i = ortvk_index();
     if (i >= p.n) return;
-    ORTVK_SET(1, p.y, i, ortvk_chainr(ORTVK_TEXEL(0, p.x, i), ORTVK_CHAIN_R ? ORTVK_GET(3, p.r, i) : 0.0));
+    ORTVK_SET(1, p.y, i, ortvk_chainr(ORTVK_TEXEL(0, p.x, i), ORTVK_CHAIN_R ? ORTVK_TEXEL(3, p.r, i) : 0.0));
 }

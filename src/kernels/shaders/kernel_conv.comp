@@ -52,7 +52,7 @@ void conv_store(uint i, float sum, float bias, bool last)
         return;
     }
     if (p.b != uvec2(0u)) sum += bias;
-    ORTVK_SET(3, p.y, i, ortvk_chainr(sum, ORTVK_CHAIN_R ? ORTVK_FLOAT(5, p.partial, i) : 0.0));
+    ORTVK_SET(3, p.y, i, ortvk_chainr(sum, ORTVK_CHAIN_R ? ORTVK_TEXEL(5, p.partial, i) : 0.0));
 }
 
 // 3x3 windows of pad 1 in W, stride 1 (the "same" convolutions) or 2 in both dims (FN bit 2 with bit 3), dilation 1,

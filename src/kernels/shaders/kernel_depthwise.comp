@@ -62,9 +62,9 @@ void depthwise_store4(uint o, vec4 v, uint left, float bias)
 {
     if (p.b != uvec2(0u)) v += bias;
     vec4 r = vec4(0.0); // the residual, read at the outputs' indices (aligned as y where STORE4)
-    if (ORTVK_CHAIN_R && STORE4 && left >= 4u) r = ORTVK_GET4(5, p.r, o);
+    if (ORTVK_CHAIN_R && STORE4 && left >= 4u) r = ORTVK_TEXEL4(5, p.r, o);
     else if (ORTVK_CHAIN_R) {
-        [[unroll]] for (uint q = 0u; q < 4u; q++) r[q] = q < left ? ORTVK_GET(5, p.r, o + q) : 0.0;
+        [[unroll]] for (uint q = 0u; q < 4u; q++) r[q] = q < left ? ORTVK_TEXEL(5, p.r, o + q) : 0.0;
     }
     v = ORTVK_CHAIN_COUNT == 0u ? v : ortvk_chain4r(v, r);
     if (STORE4) {

@@ -41,8 +41,8 @@ static const struct {
 
 /* Six kinds of 5 bits in each of the two specialization words (common.glsl's ortvk_chain4 unpacks them). */
 #define CHAIN_PER_WORD 6
-_Static_assert(ORTVK_CHAIN_KIND_BITS * CHAIN_PER_WORD <= 32 && 2 * CHAIN_PER_WORD >= ORTVK_KMAX_CHAIN,
-               "a chain's kinds fit the two specialization words");
+_Static_assert(ORTVK_CHAIN_KIND_BITS * CHAIN_PER_WORD < 32 && 2 * CHAIN_PER_WORD >= ORTVK_KMAX_CHAIN,
+               "a chain's kinds fit the two specialization words, the second's top bit left to ORTVK_CHAIN_RESIDUAL");
 _Static_assert(ORTVK_CHAIN_TANH < (1u << ORTVK_CHAIN_KIND_BITS), "every chain kind fits its bits");
 
 bool ortvk_kchain_step(const ortvk_knode *node, const ortvk_kop *op, const ortvk_kparams *params,
@@ -81,11 +81,35 @@ bool ortvk_kchain_step(const ortvk_knode *node, const ortvk_kop *op, const ortvk
            node->in[1].type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
 }
 
+bool ortvk_kchain_residual_shapes(const ortvk_knode *node)
+{
+    if (node->n_in != 2 || node->in[0].rank < 0 || node->in[0].rank != node->in[1].rank) return false;
+    for (int d = 0; d < node->in[0].rank; d++) {
+        if (node->in[0].dims[d] < 0 || node->in[0].dims[d] != node->in[1].dims[d]) return false;
+    }
+    return true;
+}
+
+OrtStatus *ortvk_kchain_residual(const ortvk_kparams_chain *chain, const ortvk_krun *run, VkDeviceAddress *out)
+{
+    *out = 0;
+    if (chain->residual <= 0) return NULL;
+    const ortvk_ktensor *r = &run->in[chain->residual], *y = &run->out[0];
+    bool same = r->present && r->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT && r->rank == y->rank;
+    for (size_t d = 0; same && d < y->rank; d++) same = r->dims[d] == y->dims[d];
+    if (!same)
+        return ortvk_status(ORT_EP_FAIL, "a fused residual of rank %zu and %zu elements does not match the output of "
+                            "rank %zu and %zu elements", r->rank, r->count, y->rank, y->count);
+    *out = r->address;
+    return NULL;
+}
+
 void ortvk_kchain_spec(const ortvk_kparams_chain *chain, ortvk_kspec *out)
 {
     memset(out, 0, sizeof(*out));
     for (int k = 0; k < chain->count; k++)
         out->words[k / CHAIN_PER_WORD] |= chain->steps[k].kind << (ORTVK_CHAIN_KIND_BITS * (k % CHAIN_PER_WORD));
+    if (chain->residual > 0) out->words[1] |= ORTVK_CHAIN_RESIDUAL;
     out->words[2] = (uint32_t)chain->count;
 }
 
@@ -102,16 +126,18 @@ typedef struct push_chain {
     uint64_t x, y;
     uint32_t n;
     uint64_t constants; /* the steps' operands (ortvk_kchain_constants) */
+    uint64_t r;         /* the residual (ORTVK_CHAIN_ADD_R, MUL_R), or 0 */
 } push_chain;
 
 static OrtStatus *chain_record(const ortvk_kparams *params, ortvk_krun *run)
 {
     push_chain push = {.x = run->in[0].address, .y = run->out[0].address, .n = (uint32_t)run->out[0].count,
                        .constants = run->chain};
+    ORTVK_TRY(ortvk_kchain_residual(&params->chain, run, &push.r));
     ortvk_kspec spec;
     ortvk_kchain_spec(&params->chain, &spec);
     /* Vectorised: 16 elements an invocation, as vec4. */
-    if (push.n % 4 == 0 && push.x % 16 == 0 && push.y % 16 == 0)
+    if (push.n % 4 == 0 && push.x % 16 == 0 && push.y % 16 == 0 && push.r % 16 == 0)
         return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CHAIN, 1, &spec, &push, sizeof(push), (push.n + 15) / 16);
     return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CHAIN, 0, &spec, &push, sizeof(push), push.n);
 }

@@ -236,7 +236,8 @@ typedef struct push_conv {
         };
         uint64_t chain;            /* Conv: its fused chain's step operands (ortvk_krun's chain), or 0 */
     };
-    uint64_t partial;              /* Conv of float16 tensors over several ranges: float32 partial sums */
+    uint64_t partial;              /* Conv of float16 tensors over several ranges: float32 partial sums; of float32
+                                      tensors with a chain that reads a residual: the residual */
 } push_conv;
 _Static_assert(offsetof(push_conv, chain) == 112 && sizeof(push_conv) == 128,
                "push_conv: the shader's operands `chain` and `partial` are its last two 8-byte words");
@@ -285,7 +286,7 @@ static OrtStatus *conv_as_gemm(ortvk_krun *run, const push_conv *push, bool pack
                                bool *done)
 {
     *done = false;
-    if (push->G != 1) return NULL;
+    if (push->G != 1 || (spec->words[1] & ORTVK_CHAIN_RESIDUAL)) return NULL; /* the GEMM reads no residual */
     int64_t M = push->M, C = push->C, HW = push->W;
     ortvk_kgemm_plan g = {
         .M = M, .N = HW, .K = C, .batch_rank = 1, .batch = {push->N}, .a_batch = {0}, .b_batch = {C * HW},
@@ -348,7 +349,8 @@ static push_conv conv_push(const ortvk_kparams_conv *p, const conv_geometry *g, 
 static OrtStatus *depthwise_record(ortvk_krun *run, const push_conv *push, const ortvk_kspec *spec)
 {
     ortvk_kdepthwise d = {
-        .x = push->x, .w = push->w, .b = push->b, .y = push->y, .N = push->N, .C = push->C, .H = push->H,
+        .x = push->x, .w = push->w, .b = push->b, .y = push->y, .r = push->partial, .N = push->N, .C = push->C,
+        .H = push->H,
         .W = push->W, .OH = push->OH, .OW = push->OW, .KH = push->KH, .KW = push->KW, .SH = push->SH,
         .SW = push->SW, .DH = push->DH, .DW = push->DW, .PH = push->PH, .PW = push->PW,
     };
@@ -429,6 +431,7 @@ static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *ru
     ORTVK_TRY(geometry(p, transpose, run, &g));
     push_conv push = conv_push(p, &g, run, transpose);
     if (transpose) return transpose_record(run, &push);
+    if (p->epilogue.residual > 0) ORTVK_TRY(ortvk_kchain_residual(&p->epilogue, run, &push.partial)); /* float32 */
     ortvk_kspec spec; /* a fused element-wise chain after the convolution, or none */
     ortvk_kchain_spec(&p->epilogue, &spec);
     if (push.C > 0 && push.G == push.C && push.M == push.C) return depthwise_record(run, &push, &spec);

@@ -10,9 +10,10 @@ typedef struct push_depthwise {
     uint32_t OH, OW, KH, KW;
     uint32_t SH, SW, DH, DW;
     int32_t PH, PW;
+    uint64_t r; /* the fused chain's residual, or 0 */
 } push_depthwise;
-_Static_assert(offsetof(push_depthwise, NC) == 40 && sizeof(push_depthwise) == 96,
-               "push_depthwise: the shader's five operands, then its scalars");
+_Static_assert(offsetof(push_depthwise, NC) == 40 && offsetof(push_depthwise, r) == 96 && sizeof(push_depthwise) == 104,
+               "push_depthwise: the shader's five operands, then its scalars, then its sixth operand");
 
 /* The shader's form (its constant 0): square 3x3 or 5x5 windows of stride 1 or 2 without dilation whose column pad
  * is half the kernel (1-4), rows read one value at a time where they do not start 16-byte aligned (8), results
@@ -25,7 +26,7 @@ static uint32_t depthwise_form(const push_depthwise *p)
         if (p->KW == 5) form = p->SW == 1 ? 3 : p->SW == 2 ? 4 : 0;
     }
     if (form != 0 && (p->W % 4 != 0 || p->x % 16 != 0)) form |= 8;
-    if (p->OW % 4 == 0 && p->y % 16 == 0) form |= 16;
+    if (p->OW % 4 == 0 && p->y % 16 == 0 && p->r % 16 == 0) form |= 16;
     return form;
 }
 
@@ -34,7 +35,7 @@ OrtStatus *ortvk_kdepthwise_record(ortvk_krun *run, const ortvk_kdepthwise *d, c
     push_depthwise push = {
         .x = d->x, .w = d->w, .b = d->b, .y = d->y, .chain = run->chain,
         .NC = d->N * d->C, .C = d->C, .H = d->H, .W = d->W, .OH = d->OH, .OW = d->OW, .KH = d->KH, .KW = d->KW,
-        .SH = d->SH, .SW = d->SW, .DH = d->DH, .DW = d->DW, .PH = d->PH, .PW = d->PW,
+        .SH = d->SH, .SW = d->SW, .DH = d->DH, .DW = d->DW, .PH = d->PH, .PW = d->PW, .r = d->r,
     };
     /* lavapipe ends a shader's loops after about 65535 iterations in all (shaders/common.glsl): the general form
      * runs KH times (1 + the blocks of 16 of KW). */

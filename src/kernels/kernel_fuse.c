@@ -30,12 +30,18 @@ static bool continues_chain(const ortvk_kernel *k, size_t input, int x)
 }
 
 /* A chain being found: its kernels (the first is its head: the Conv it follows, or its first step), and where the
- * value entering a kernel becomes the chain's x (a MARK step: that value is read again by later t + x or t * x). */
+ * value entering a kernel becomes the chain's x (a MARK step: that value is read again by later t + x or t * x).
+ * At most one residual: a value of the output's shape, read by t + r and t * r steps (resid) at the chained value's
+ * index; the head must take one (takes_residual). Made after the head, it moves the fused kernel to the place of
+ * the chain's last kernel (`late`): no kernel in between reads the chain's values, and the head's inputs are made
+ * before it. */
 typedef struct chain_plan {
     size_t members[ORTVK_KMAX_CHAIN + 1];
-    bool mark[ORTVK_KMAX_CHAIN + 1];
+    bool mark[ORTVK_KMAX_CHAIN + 1], resid[ORTVK_KMAX_CHAIN + 1];
     int count, steps;
     bool transcendental; /* a Sigmoid or Tanh is in it */
+    bool takes_residual, late;
+    int residual; /* its value, or -1 */
 } chain_plan;
 
 /* Sigmoid and Tanh are an exponential, a division and branches: inlined at each value a head's invocation stores,
@@ -43,6 +49,34 @@ typedef struct chain_plan {
 static bool is_transcendental(const ortvk_kernel *k)
 {
     return k->step.kind == ORTVK_CHAIN_SIGMOID || k->step.kind == ORTVK_CHAIN_TANH;
+}
+
+/* Whether value `v` is ready before kernel `head` runs: an input of the partition, or made by an earlier kernel. */
+static bool ready_before(const ortvk_partition *p, int v, size_t head)
+{
+    if (!p->values[v].produced) return p->values[v].fused_in >= 0;
+    for (size_t j = 0; j < head; j++) {
+        const ortvk_kernel *k = p->kernels[j];
+        for (size_t o = 0; k != NULL && o < k->n_out; o++) {
+            if (k->out_slot[o] == v) return true;
+        }
+    }
+    return false;
+}
+
+/* Whether kernel `next`, reading the chain's value as input `input`, continues chain `c` as a t + r or t * r step:
+ * r made before it, by no kernel of the chain (whose values are never stored). */
+static bool residual_step(const ortvk_partition *p, size_t next, size_t input, const chain_plan *c)
+{
+    const ortvk_kernel *k = p->kernels[next];
+    if (!c->takes_residual || !k->residual_ok || !k->chainable || k->n_out != 1 || k->n_in != 2) return false;
+    int r = k->in_slot[1 - input];
+    if (r < 0 || r == k->in_slot[input]) return false;
+    if (c->residual >= 0) return r == c->residual;
+    for (int m = 0; m < c->count; m++) {
+        if (p->kernels[c->members[m]]->out_slot[0] == r) return false;
+    }
+    return ready_before(p, r, next);
 }
 
 /* Extends `c` with the kernels that continue it, its x being value `x` (for a Conv head: its result). */
@@ -57,11 +91,15 @@ static void extend_chain(const ortvk_partition *p, const int *readers, int x, ch
         /* A value read more than once must be read by the chain only: it becomes x (checked by check_marks). */
         bool mark = readers[t] != 1 && t != x;
         if (mark && (c->steps + 2 > ORTVK_KMAX_CHAIN || p->kernels[next]->chain_input < 0)) break;
-        if (!continues_chain(p->kernels[next], input, mark ? t : x)) break;
+        bool resid = !continues_chain(p->kernels[next], input, mark ? t : x);
+        if (resid && !residual_step(p, (size_t)next, input, c)) break;
         if (is_transcendental(p->kernels[next]) && c->transcendental) break;
         c->transcendental |= is_transcendental(p->kernels[next]);
+        if (resid && c->residual < 0) c->late = !ready_before(p, p->kernels[next]->in_slot[1 - input], c->members[0]);
+        if (resid) c->residual = p->kernels[next]->in_slot[1 - input];
         if (mark) x = t;
         c->mark[c->count] = mark;
+        c->resid[c->count] = resid;
         c->members[c->count++] = (size_t)next;
         c->steps += mark ? 2 : 1;
     }
@@ -75,14 +113,18 @@ static void check_marks(const ortvk_partition *p, const int *readers, bool head_
     for (int m = 1; m < c->count; m++) {
         if (!c->mark[m] && !(m == 1 && head_x)) continue;
         int value = p->kernels[c->members[m - 1]]->out_slot[0], reads = 1;
-        for (int k = m + 1; k < c->count && !c->mark[k]; k++) reads += p->kernels[c->members[k]]->chain_input < 0;
+        for (int k = m + 1; k < c->count && !c->mark[k]; k++)
+            reads += p->kernels[c->members[k]]->chain_input < 0 && !c->resid[k];
         reads += p->kernels[c->members[m]]->chain_input < 0 && p->kernels[c->members[m]]->in_slot[0] == value &&
                  p->kernels[c->members[m]]->in_slot[1] == value; /* t * t */
         if (readers[value] != reads) {
             c->count = m;
-            return;
+            break;
         }
     }
+    bool any = false; /* the residual, if steps still read it */
+    for (int m = 0; m < c->count; m++) any = any || c->resid[m];
+    if (!any) c->residual = -1;
 }
 
 /* Collects the steps of the chain's kernels from index `keep` on into `chain` (keep = 1: the head is the Conv the
@@ -94,7 +136,10 @@ static int take_steps(ortvk_partition *p, const chain_plan *c, int keep, ortvk_k
     for (int m = 0; m < c->count; m++) {
         ortvk_kernel *k = p->kernels[c->members[m]];
         if (m >= keep && c->mark[m]) chain->steps[chain->count++] = (ortvk_chain_step){.kind = ORTVK_CHAIN_MARK};
-        if (m >= keep) chain->steps[chain->count++] = k->step;
+        if (m >= keep) chain->steps[chain->count] = k->step;
+        if (m >= keep && c->resid[m])
+            chain->steps[chain->count].kind = k->step.kind == ORTVK_CHAIN_ADD_X ? ORTVK_CHAIN_ADD_R : ORTVK_CHAIN_MUL_R;
+        if (m >= keep) chain->count++;
         size_t used = strlen(type); /* the names as far as they fit */
         if (snprintf(type + used, type_len - used, "%s%s", m ? "+" : "", k->op_type) < 0) type[used] = '\0';
     }
@@ -102,6 +147,10 @@ static int take_steps(ortvk_partition *p, const chain_plan *c, int keep, ortvk_k
     for (int m = 1; m < c->count; m++) {
         ortvk_kernel_destroy(p->kernels[c->members[m]]);
         p->kernels[c->members[m]] = NULL;
+    }
+    if (c->late && c->residual >= 0) { /* the fused kernel runs where the last did */
+        p->kernels[c->members[c->count - 1]] = p->kernels[c->members[0]];
+        p->kernels[c->members[0]] = NULL;
     }
     return out;
 }
@@ -114,6 +163,25 @@ static ortvk_kparams_chain *epilogue_of(ortvk_kernel *head)
     if (strcmp(head->op->op_type, "MatMul") == 0 || strcmp(head->op->op_type, "Gemm") == 0)
         return &head->params.gemm.epilogue;
     return NULL;
+}
+
+/* Whether a Conv head's stores read a residual: all its forms but the GEMM a pointwise convolution (1x1, stride 1,
+ * one group) runs as, which has no operand left for one (taking it there would cost the GEMM's speed). */
+static bool conv_takes_residual(const ortvk_kernel *head)
+{
+    const ortvk_kparams_conv *p = &head->params.conv;
+    const ortvk_ktensor *w = head->consts[1] != NULL ? &head->consts[1]->view : NULL;
+    if (w == NULL || (w->rank != 3 && w->rank != 4)) return false;
+    bool one = w->dims[2] == 1 && (w->rank == 3 || w->dims[3] == 1);
+    return p->group != 1 || !one || p->strides[0] != 1 || (p->spatial == 2 && p->strides[1] != 1);
+}
+
+/* Makes value `r` input `index` of `head` (the inputs before it that it lacks omitted): the residual its chain reads. */
+static void add_residual(ortvk_kernel *head, int r, size_t index)
+{
+    for (size_t i = head->n_in; i < index; i++) head->in_slot[i] = -1;
+    head->in_slot[index] = r;
+    head->n_in = index + 1;
 }
 
 /* Runs of element-wise nodes, each the only reader of the one before (whose output stays inside the partition),
@@ -134,20 +202,31 @@ OrtStatus *ortvk_partition_fuse(ortvk_partition *p, ortvk_stream *stream)
     for (size_t j = 0; j < p->n_kernels && status == NULL; j++) {
         ortvk_kernel *head = p->kernels[j];
         if (head == NULL) continue;
-        chain_plan c = {.members = {j}, .count = 1, .transcendental = head->chainable && is_transcendental(head)};
+        chain_plan c = {
+            .members = {j}, .count = 1, .transcendental = head->chainable && is_transcendental(head), .residual = -1};
         char type[sizeof(head->op_type)] = "";
         ortvk_kparams_chain *epilogue = epilogue_of(head);
         if (epilogue != NULL) {
+            if (epilogue->count > 0) continue; /* a head fused already, moved here (late) */
+            c.takes_residual = epilogue == &head->params.conv.epilogue && conv_takes_residual(head);
             extend_chain(p, readers, head->out_slot[0], &c);
             check_marks(p, readers, true, &c);
             if (c.count == 1) continue;
             head->out_slot[0] = take_steps(p, &c, 1, epilogue, type, sizeof(type));
+            if (c.residual >= 0) add_residual(head, c.residual, 3); /* after x, w and the bias */
+            epilogue->residual = c.residual >= 0 ? 3 : 0;
             snprintf(head->op_type, sizeof(head->op_type), "%s", type);
             status = ortvk_kernel_upload_chain(head, stream, epilogue);
             continue;
         }
-        if (!head->chainable || head->chain_input < 0) continue;
-        int x = head->in_slot[head->chain_input];
+        /* A chain starts at a step on its input, or at t + r or t * r on two tensors (its x the first). */
+        bool resid = head->chainable && head->chain_input < 0 && head->residual_ok && head->in_slot[0] >= 0 &&
+                     head->in_slot[1] >= 0 && head->in_slot[0] != head->in_slot[1];
+        if (!head->chainable || (head->chain_input < 0 && !resid)) continue;
+        int x = head->in_slot[resid ? 0 : head->chain_input];
+        c.takes_residual = true;
+        c.resid[0] = resid;
+        c.residual = resid ? head->in_slot[1] : -1;
         c.steps = 1;
         extend_chain(p, readers, x, &c);
         check_marks(p, readers, false, &c);
@@ -159,6 +238,8 @@ OrtStatus *ortvk_partition_fuse(ortvk_partition *p, ortvk_stream *stream)
         head->params.chain = chain;
         head->n_in = head->n_out = 1;
         head->in_slot[0] = x;
+        if (c.residual >= 0) add_residual(head, c.residual, 1);
+        head->params.chain.residual = c.residual >= 0 ? 1 : 0;
         head->out_slot[0] = out;
         head->chainable = false;
         snprintf(head->op_type, sizeof(head->op_type), "%s", type);

@@ -288,7 +288,13 @@ typedef struct ortvk_kop {
  * fusion checks that one of them is the chain's input x). */
 bool ortvk_kchain_step(const ortvk_knode *node, const ortvk_kop *op, const ortvk_kparams *params,
                        ortvk_chain_step *step, int *input);
-/* The op of a fused chain: one input (x), one output; never matched to a node. */
+/* Compile: whether a two-tensor Add or Mul's inputs have the same shape, known (every dim) at Compile: the other
+ * input can then be a chain's residual (ORTVK_CHAIN_ADD_R, MUL_R), read at the chained value's own index. */
+bool ortvk_kchain_residual_shapes(const ortvk_knode *node);
+/* Run: the address of `chain`'s residual (run->in[chain->residual]), 0 without one; fails where its shape is not the
+ * output's (run->out[0]). */
+OrtStatus *ortvk_kchain_residual(const ortvk_kparams_chain *chain, const ortvk_krun *run, VkDeviceAddress *out);
+/* The op of a fused chain: one input (x) and its residual where it has one, one output; never matched to a node. */
 extern const ortvk_kop ortvk_kop_chain;
 /* A chain's specialization constants (shaders/common.glsl's ortvk_chain4): the kinds (4 bits each, in two words) and
  * the count. Its steps' operands are not: a pipeline per set of values would be one per chain of a model (each
@@ -325,6 +331,7 @@ typedef struct ortvk_kdepthwise {
     VkDeviceAddress x, w, b, y;
     uint32_t N, C, H, W, OH, OW, KH, KW, SH, SW, DH, DW;
     int32_t PH, PW;
+    VkDeviceAddress r; /* the fused chain's residual (ORTVK_CHAIN_ADD_R, MUL_R), or 0 */
 } ortvk_kdepthwise;
 OrtStatus *ortvk_kdepthwise_record(ortvk_krun *run, const ortvk_kdepthwise *d, const ortvk_kspec *spec);
 

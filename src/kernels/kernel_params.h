@@ -45,6 +45,7 @@ typedef struct ortvk_chain_step {
 typedef struct ortvk_kparams_chain {
     int count;
     ortvk_chain_step steps[ORTVK_KMAX_CHAIN];
+    int residual; /* the kernel's input its ADD_R and MUL_R steps read (a tensor of the output's shape), 0: none */
 } ortvk_kparams_chain;
 
 /* Conv and ConvTranspose, 1-D and 2-D (1-D runs as H = 1). */

@@ -26,6 +26,7 @@ typedef struct ortvk_kernel {
     bool chainable;                    /* can be a step of an element-wise chain (fuse_chains) */
     ortvk_chain_step step;
     int chain_input;                   /* the input carrying the chained value; -1: either (t + x, t * x) */
+    bool residual_ok;                  /* chain_input -1, inputs of one shape known at Compile: t + r, t * r */
     char op_type[32];
     char *name;                        /* the node's name (the profile, run-time errors) */
 } ortvk_kernel;

@@ -565,6 +565,19 @@ static void gen_pool(dcase *c)
     if (!strcmp(name, "MaxPool") && rp(c, 0.15)) a_int(c, "storage_order", rp(c, 0.3) ? hostile_int(c) : 1);
 }
 
+/* A residual shortcut after the detector-like Conv of output dims `y`: y = t + r, r + t or t * r for a graph input r
+ * of t's shape (a broadcasting [N, C, 1, 1] now and then, which must not fuse), t the Conv's output. */
+static void conv_residual(dcase *c, const int64_t *y)
+{
+    int64_t r[4] = {y[0], y[1], y[2], y[3]};
+    if (rp(c, 0.15)) r[2] = r[3] = 1;
+    input(c, "r", 4, r);
+    int kind = (int)rint_(c, 0, 2);
+    const char *in[2] = {kind == 1 ? "r" : "t", kind == 1 ? "t" : "r"}, *out[1] = {"y"};
+    onnx_model_add_node(c->model, kind == 2 ? "Mul" : "Add", in, 2, out, 1);
+    desc(c, " then %s(%s, %s)", kind == 2 ? "Mul" : "Add", in[0], in[1]);
+}
+
 static void gen_conv(dcase *c)
 {
     bool transpose = !strcmp(c->op->name, "ConvTranspose");
@@ -638,7 +651,19 @@ static void gen_conv(dcase *c)
     int64_t b[1] = {cout + (rp(c, 0.03) ? 1 : 0)};
     if (bias) const_float_tensor(c, "b", 1, b, DC_VALUES_NORMAL);
     static const char *in[] = {"x", "w", "b"};
-    node(c, in, bias ? 3 : 2, 1, 0);
+    /* The detector's forms with known pads are followed by a residual Add or Mul now and then (fused into the Conv's
+     * stores where ortvk can): the Conv's output is then t, the Add's y. */
+    bool residual = !transpose && !c->big && !c->half && (dense_stride != 0 || dw_stride != 0) && rp(c, 0.4);
+    if (residual) { /* node()'s output y, made by the Add */
+        static const char *t_out[] = {"t"};
+        c->n_out = 1;
+        snprintf(c->out[0], sizeof(c->out[0]), "y");
+        c->out_type[0] = c->ft;
+        onnx_model_add_output(c->model, "y", c->ft, -1, NULL);
+        c->node = onnx_model_add_node(c->model, c->op->name, in, bias ? 3 : 2, t_out, 1);
+    } else {
+        node(c, in, bias ? 3 : 2, 1, 0);
+    }
     if (group != 1 || rp(c, 0.3)) a_int(c, "group", rp(c, 0.05) ? hostile_int(c) : group);
     if (dense_stride != 0) {
         int64_t strides[2] = {dense_stride, dense_stride}, pad_h = pointwise || rp(c, 0.2) ? 0 : 1;
@@ -646,12 +671,18 @@ static void gen_conv(dcase *c)
         a_ints(c, "kernel_shape", kernel, 2);
         a_ints(c, "strides", strides, 2);
         a_ints(c, "pads", pads, 4);
+        int64_t y[4] = {x[0], cout, (x[2] + 2 * pad_h - kernel[0]) / dense_stride + 1,
+                        (x[3] + 2 * pads[1] - kernel[1]) / dense_stride + 1};
+        if (residual) conv_residual(c, y);
     } else if (dw_stride != 0) {
         int64_t strides[2] = {dw_stride, dw_stride}, half = kernel[0] / 2;
         int64_t pads[4] = {half, half, rp(c, 0.7) ? half : rint_(c, 0, half), rp(c, 0.7) ? half : rint_(c, 0, half)};
         a_ints(c, "kernel_shape", kernel, 2);
         a_ints(c, "strides", strides, 2);
         a_ints(c, "pads", pads, 4);
+        int64_t y[4] = {x[0], cout, (x[2] + pads[0] + pads[2] - kernel[0]) / dw_stride + 1,
+                        (x[3] + pads[1] + pads[3] - kernel[1]) / dw_stride + 1};
+        if (residual) conv_residual(c, y);
     } else if (upsample) {
         int64_t strides[2] = {2, 2};
         a_ints(c, "kernel_shape", kernel, 2);

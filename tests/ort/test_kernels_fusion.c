@@ -340,12 +340,14 @@ static onnx_model *sigmoid_tanh(bool variant)
     return m;
 }
 
-/* Conv of x [1, C, 12, 12] to `out` channels, kernel k, `group`, pads k / 2, then `chain` on its result "t". */
-static onnx_model *conv_then(bool variant, int64_t c, int64_t out, int64_t k, int64_t group, int64_t h, int64_t w_,
-                             void (*chain)(onnx_model *, const char *))
+/* Conv of x [1, C, 12, 12] to `out` channels, kernel k, `group`, pads k / 2, then `chain` on its result "t";
+ * `before` (or NULL) adds nodes ahead of the Conv. */
+static onnx_model *conv_after(bool variant, int64_t c, int64_t out, int64_t k, int64_t group, int64_t h, int64_t w_,
+                              void (*before)(onnx_model *), void (*chain)(onnx_model *, const char *))
 {
     int64_t dims[4] = {1, c, h, w_}, wd[4] = {out, c / group, k, k}, bd[1] = {out};
     onnx_model *m = model_of(14, 4, dims);
+    if (before) before(m);
     size_t n = (size_t)(out * (c / group) * k * k);
     float *w = malloc(n * sizeof(float)), b[64];
     for (size_t i = 0; i < n; i++) w[i] = (float)((int)(i * 37 % 17) - 8) * 0.05f;
@@ -353,7 +355,7 @@ static onnx_model *conv_then(bool variant, int64_t c, int64_t out, int64_t k, in
     onnx_model_add_initializer(m, "w", ONNX_FLOAT, 4, wd, w, n * sizeof(float));
     onnx_model_add_initializer(m, "b", ONNX_FLOAT, 1, bd, b, (size_t)out * sizeof(float));
     free(w);
-    const char *in[] = {"x", "w", "b"}, *outs[] = {"t"};
+    const char *in[] = {before ? "r" : "x", "w", "b"}, *outs[] = {"t"}; /* `before` makes r */
     onnx_node *conv = onnx_model_add_node(m, "Conv", in, 3, outs, 1);
     int64_t pads[4] = {k / 2, k / 2, k / 2, k / 2};
     onnx_node_attr_ints(conv, "pads", pads, 4);
@@ -361,6 +363,12 @@ static onnx_model *conv_then(bool variant, int64_t c, int64_t out, int64_t k, in
     if (variant) onnx_model_add_output(m, "t", ONNX_FLOAT, -1, NULL);
     chain(m, "t");
     return m;
+}
+
+static onnx_model *conv_then(bool variant, int64_t c, int64_t out, int64_t k, int64_t group, int64_t h, int64_t w_,
+                             void (*chain)(onnx_model *, const char *))
+{
+    return conv_after(variant, c, out, k, group, h, w_, NULL, chain);
 }
 
 static void relu_of(onnx_model *m, const char *t)
@@ -413,6 +421,60 @@ static void hard_swish_op(onnx_model *m, const char *t) { activation(m, "HardSwi
 static void leaky_relu_of(onnx_model *m, const char *t)
 {
     activation(m, "LeakyRelu", t, "y", "alpha", 0.125f, NULL, 0, false);
+}
+
+/* Residual shortcuts: the model's input x (of the Conv's output shape), or r = |x| made in the partition (the Conv's
+ * input then), added to or multiplied by the Conv's result, either way round; a pooled x that broadcasts. */
+static void plus_x(onnx_model *m, const char *t) { add(m, "Add", t, "x", "y"); }
+static void x_plus(onnx_model *m, const char *t) { add(m, "Add", "x", t, "y"); }
+static void times_x(onnx_model *m, const char *t) { add(m, "Mul", t, "x", "y"); }
+static void plus_x_relu(onnx_model *m, const char *t)
+{
+    add(m, "Add", "x", t, "s");
+    add(m, "Relu", "s", NULL, "y");
+}
+static void abs_x(onnx_model *m) { add(m, "Abs", "x", NULL, "r"); }
+static void plus_r_clip(onnx_model *m, const char *t)
+{
+    add(m, "Add", t, "r", "s");
+    clip_affine(m, "s");
+}
+static void pooled_x(onnx_model *m, const char *t)
+{
+    add(m, "GlobalAveragePool", "x", NULL, "p");
+    add(m, "Add", t, "p", "y");
+}
+static onnx_model *conv3x3_res(bool variant) { return conv_then(variant, 8, 8, 3, 1, 12, 12, plus_x); }
+static onnx_model *conv3x3_res_first(bool variant) { return conv_then(variant, 8, 8, 3, 1, 12, 12, x_plus); }
+static onnx_model *conv3x3_res_relu(bool variant) { return conv_then(variant, 8, 8, 3, 1, 12, 12, plus_x_relu); }
+static onnx_model *conv5x5_res_mul(bool variant) { return conv_then(variant, 8, 8, 5, 1, 12, 12, times_x); }
+static onnx_model *conv_general_res(bool variant) { return conv_then(variant, 6, 6, 3, 1, 12, 12, plus_x_relu); }
+static onnx_model *conv_computed_res(bool variant)
+{
+    return conv_after(variant, 8, 8, 3, 1, 12, 12, abs_x, plus_r_clip);
+}
+/* r = |x| added after the Conv (ORT orders the Conv first): the fused kernel runs where the Add did. */
+static void abs_late(onnx_model *m, const char *t)
+{
+    add(m, "Abs", "x", NULL, "r");
+    add(m, "Add", "r", t, "y");
+}
+static onnx_model *conv_late_res(bool variant) { return conv_then(variant, 8, 8, 3, 1, 12, 12, abs_late); }
+static onnx_model *conv_broadcast_res(bool variant) { return conv_then(variant, 8, 8, 3, 1, 12, 12, pooled_x); }
+static onnx_model *depthwise_res_relu(bool variant) { return conv_then(variant, 16, 16, 3, 16, 12, 12, plus_x_relu); }
+static onnx_model *depthwise_odd_res(bool variant) { return conv_then(variant, 16, 16, 3, 16, 10, 10, x_plus); }
+static onnx_model *conv1x1_res_relu(bool variant) { return conv_then(variant, 16, 16, 1, 1, 12, 12, plus_x_relu); }
+
+/* A chain that starts at t + r on two tensors made in the partition: |x| + (-x), then Relu. */
+static onnx_model *sum_relu(bool variant)
+{
+    (void)variant;
+    onnx_model *m = model_of(13, 1, flat);
+    add(m, "Abs", "x", NULL, "a");
+    add(m, "Neg", "x", NULL, "b");
+    add(m, "Add", "a", "b", "s");
+    add(m, "Relu", "s", NULL, "y");
+    return m;
 }
 
 static onnx_model *gemm_relu(bool variant) { return gemm_then(variant, false, relu_of); }
@@ -471,6 +533,25 @@ int main(void)
               "Conv+HardSwish");
     conv_case(&app, device, "Conv 3x3, then Tanh in its stores", conv3x3_tanh, c8, "Conv+Tanh");
     conv_case(&app, device, "depthwise Conv, then LeakyRelu in its stores", depthwise_leaky, c16, "Conv+LeakyRelu");
+    conv_case(&app, device, "Conv 3x3 + x (a residual), in its stores", conv3x3_res, c8, "Conv+Add\"");
+    conv_case(&app, device, "x + Conv 3x3 (the residual first)", conv3x3_res_first, c8, "Conv+Add\"");
+    conv_case(&app, device, "Conv 3x3 + x, then Relu", conv3x3_res_relu, c8, "Conv+Add+Relu");
+    conv_case(&app, device, "Conv 5x5 * x (packed, not 3x3)", conv5x5_res_mul, c8, "Conv+Mul\"");
+    const int64_t c6[4] = {1, 6, 12, 12};
+    conv_case(&app, device, "Conv of 6 channels (unpacked) + x, then Relu", conv_general_res, c6, "Conv+Add+Relu");
+    conv_case(&app, device, "Conv + |x| (made in the partition), then Clip", conv_computed_res, c8,
+              "Conv+Add+Clip+Mul+Add");
+    conv_case(&app, device, "|x| made after the Conv + Conv: fused where the Add ran", conv_late_res, c8,
+              "Conv+Add\"");
+    compare(&app, device, "Conv + a residual that broadcasts: not fused", conv_broadcast_res(false),
+            conv_broadcast_res(false), false, false, 4, c8, NULL, "Conv+Add");
+    conv_case(&app, device, "depthwise Conv + x, then Relu (vec4 stores)", depthwise_res_relu, c16, "Conv+Add+Relu");
+    const int64_t c16_10[4] = {1, 16, 10, 10};
+    conv_case(&app, device, "depthwise Conv of 10 columns + x (scalar stores)", depthwise_odd_res, c16_10,
+              "Conv+Add\"");
+    conv_case(&app, device, "Conv 1x1 (the GEMM) + x, then Relu: Add and Relu fused apart", conv1x1_res_relu, c16,
+              "Add+Relu");
+    chain_case(&app, device, "|x| + (-x), then Relu: a chain from two tensors", sum_relu, "Add+Relu", NULL);
     const int64_t rows[3] = {3, 12, 16};
     head_case(&app, device, "Gemm, then Relu in its stores", gemm_relu, 2, rows + 1, "Gemm+Relu");
     head_case(&app, device, "batched MatMul (N of 6), then hard swish in its stores", matmul_swish, 3, rows,

@@ -42,6 +42,8 @@ static const op_spec specs[] = {
      * 80x80 -> 160x160) then a Resize nearest back to 80x80; the rate counts the ConvTranspose's FLOPs. */
     {"convt2x2", "ConvTranspose 2x2/2 24->24 80x80 + Resize down", 4, {1, 24, 80, 80}, 2.0 * 24 * 24 * 4 * 80 * 80,
      false},
+    /* A node here is a pair, a depthwise Conv and a residual Add of its input (fused into the Conv's stores). */
+    {"dwres", "Conv depthwise 3x3 128 ch 160x160 + x", 4, {1, 128, 160, 160}, 2.0 * 128 * 9 * 160 * 160, false},
 };
 
 static float frand(uint32_t *seed)
@@ -73,7 +75,7 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
         int64_t wd[4] = {c, c, k, k}, bd[1] = {c};
         add_random(m, "w", 4, wd, 1.0f / sqrtf((float)(c * k * k)), &seed);
         add_random(m, "b", 1, bd, 0.1f, &seed);
-    } else if (strcmp(s->name, "dw3x3") == 0) {
+    } else if (strcmp(s->name, "dw3x3") == 0 || strcmp(s->name, "dwres") == 0) {
         int64_t wd[4] = {c, 1, 3, 3}, bd[1] = {c};
         add_random(m, "w", 4, wd, 0.3f, &seed);
         add_random(m, "b", 1, bd, 0.1f, &seed);
@@ -104,6 +106,10 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
         snprintf(outn, sizeof(outn), k == length - 1 ? "y" : "v%d", k + 1);
         const char *ins[3] = {in, "w", "b"};
         const char *outs[1] = {outn};
+        char conv_out[20];
+        snprintf(conv_out, sizeof(conv_out), "c%d", k);
+        const char *res_in[2] = {conv_out, in}, *res_out[1] = {conv_out};
+        bool res = strcmp(s->name, "dwres") == 0;
         if (strcmp(s->name, "convt2x2") == 0) {
             char up[20];
             snprintf(up, sizeof(up), "u%d", k);
@@ -114,7 +120,8 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
             onnx_node_attr_ints(n, "strides", two, 2);
             onnx_model_add_node(m, "Resize", down_in, 3, outs, 1);
         } else if (s->name[0] == 'c' || s->name[0] == 'd') {
-            onnx_node *n = onnx_model_add_node(m, "Conv", ins, 3, outs, 1);
+            onnx_node *n = onnx_model_add_node(m, "Conv", ins, 3, res ? res_out : outs, 1);
+            if (res) onnx_model_add_node(m, "Add", res_in, 2, outs, 1);
             int pad = strcmp(s->name, "conv1x1") == 0 ? 0 : 1;
             int64_t pads[4] = {pad, pad, pad, pad};
             onnx_node_attr_ints(n, "pads", pads, 4);

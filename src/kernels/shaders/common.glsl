@@ -141,10 +141,14 @@ float ortvk_sigmoid(float x);
 float ortvk_tanh(float x);
 float ortvk_hard_sigmoid(float v, float alpha, float beta);
 float ortvk_hard_swish(float v);
+// Whether the chain reads a residual r (ADD_R, MUL_R steps): a tensor of the output's shape, an operand of the shader
+// read at the index of the element being stored (ortvk_chain4r). Known when the pipeline is made.
+const bool ORTVK_CHAIN_R = (ORTVK_CHAIN_KINDS1 & ORTVK_CHAIN_RESIDUAL) != 0u;
 
 // Each step as its own op computes it: `precise` keeps steps from fusing into multiply-adds; NaN stays NaN through
-// Clip and Relu (and -0 through Relu). t + x and t * x use x, the chain's input or the value a MARK step kept.
-vec4 ortvk_chain4(vec4 x)
+// Clip and Relu (and -0 through Relu). t + x and t * x use x, the chain's input or the value a MARK step kept;
+// t + r and t * r the residual r.
+vec4 ortvk_chain4r(vec4 x, vec4 r)
 {
     precise vec4 t = x;
     vec4 kept = x;
@@ -182,14 +186,26 @@ vec4 ortvk_chain4(vec4 x)
             break;
         case ORTVK_CHAIN_LEAKY_RELU: t = mix(t, t * a, lessThan(t, vec4(0.0))); break;
         case ORTVK_CHAIN_TANH: t = vec4(ortvk_tanh(t.x), ortvk_tanh(t.y), ortvk_tanh(t.z), ortvk_tanh(t.w)); break;
+        case ORTVK_CHAIN_ADD_R: t = t + r; break;
+        case ORTVK_CHAIN_MUL_R: t = t * r; break;
         }
     }
     return t;
 }
 
+vec4 ortvk_chain4(vec4 x)
+{
+    return ortvk_chain4r(x, vec4(0.0));
+}
+
+float ortvk_chainr(float x, float r)
+{
+    return ORTVK_CHAIN_COUNT == 0u ? x : ortvk_chain4r(vec4(x), vec4(r)).x;
+}
+
 float ortvk_chain(float x)
 {
-    return ORTVK_CHAIN_COUNT == 0u ? x : ortvk_chain4(vec4(x)).x;
+    return ortvk_chainr(x, 0.0);
 }
 
 // Matches ortvk_krun_dispatch: workgroups of 64 over x, then y.

@@ -5,7 +5,7 @@
 // [g][c][kh][kw][m of the group] (kernel_conv.c), read 4 channels per vec4: bit 0 TM = 4, bit 1 TM = 8, bit 2 the
 // input rows read as vec4 (a 1x1 convolution of stride 1 without pads, run as one row of H * W columns), bit 3 the
 // same for 3x3 windows of stride 1 or 2, pad 1 (main_row3; there bit 2 is stride 2, bit 4 two output rows).
-// A fused element-wise chain (common.glsl's ortvk_chain) applies to each stored result.
+// A fused element-wise chain (common.glsl's ortvk_chain) applies to each stored result (conv_store).
 #version 460
 #include "common.glsl"
 
@@ -22,7 +22,9 @@ layout(push_constant) uniform Push {
     uint c_begin, c_end;
     int unused_;
     uvec2 chain;   // a fused chain's step operands (common.glsl's ORTVK_CHAIN_LOAD)
-    uvec2 partial; // float16 tensors over several ranges: the partial sums in float32 (y's element count)
+    // float16 tensors over several ranges: the partial sums in float32 (y's element count); float32 tensors with a
+    // chain that reads a residual (ORTVK_CHAIN_R): the residual, a tensor of y's shape
+    uvec2 partial;
 } p;
 
 #define TW 8u // output columns per invocation
@@ -32,6 +34,26 @@ layout(constant_id = 0) const uint FN = 0u;
 // X and W are texel operands (kernel_device.c): read as texels where the dispatch could bind them.
 #define WEIGHTS4(i) ORTVK_TEXEL4(1, p.w, i)
 #define INPUT4(i) ORTVK_TEXEL4(0, p.x, i)
+
+// The partial sums of the ranges before this dispatch's (p.c_begin > 0): float32 in `partial`, or y itself.
+#define PARTIAL (!ORTVK_CHAIN_R && p.partial != uvec2(0u))
+float conv_partial(uint i)
+{
+    return PARTIAL ? ORTVK_FLOAT(5, p.partial, i) : ORTVK_GET(3, p.y, i);
+}
+
+// Stores output element i's sum: a partial sum before the last range; after it, with the bias `bias` (read where
+// there is one) and the fused element-wise chain, its residual read at i.
+void conv_store(uint i, float sum, float bias, bool last)
+{
+    if (!last) {
+        if (PARTIAL) ORTVK_FLOAT(5, p.partial, i) = sum;
+        else ORTVK_SET(3, p.y, i, sum);
+        return;
+    }
+    if (p.b != uvec2(0u)) sum += bias;
+    ORTVK_SET(3, p.y, i, ortvk_chainr(sum, ORTVK_CHAIN_R ? ORTVK_TEXEL(5, p.partial, i) : 0.0));
+}
 
 // 3x3 windows of pad 1 in W, stride 1 (the "same" convolutions) or 2 in both dims (FN bit 2 with bit 3), dilation 1,
 // rows of a multiple of 4 (FN bit 3): R3_ROWS output rows (FN bit 4: two) by TW columns by R3_TM channels an
@@ -74,9 +96,7 @@ void main_row3()
             [[unroll]] for (uint j = 0u; j < 4u; j++) {
                 uint row = ((n * p.M + m0 + (a % (R3_TM / 4u)) * 4u + j) * p.OH + oh0 + r) * p.OW + ow0;
                 [[unroll]] for (uint q = 0u; q < TW; q++) {
-                    if (col_in[q])
-                        acc[a][q][j] = p.partial != uvec2(0u) ? ORTVK_FLOAT(5, p.partial, row + q)
-                                                              : ORTVK_GET(3, p.y, row + q);
+                    if (col_in[q]) acc[a][q][j] = conv_partial(row + q);
                 }
             }
         }
@@ -121,15 +141,7 @@ void main_row3()
             float bias = p.b != uvec2(0u) && last ? ORTVK_GET(2, p.b, m) : 0.0;
             uint row = ((n * p.M + m) * p.OH + oh0 + r) * p.OW + ow0;
             [[unroll]] for (uint q = 0u; q < TW; q++) {
-                if (!col_in[q]) continue;
-                float sum = acc[a][q][j];
-                if (!last) {
-                    if (p.partial != uvec2(0u)) ORTVK_FLOAT(5, p.partial, row + q) = sum;
-                    else ORTVK_SET(3, p.y, row + q, sum);
-                    continue;
-                }
-                if (p.b != uvec2(0u)) sum += bias;
-                ORTVK_SET(3, p.y, row + q, ortvk_chain(sum)); // a fused element-wise chain, after the last range
+                if (col_in[q]) conv_store(row + q, acc[a][q][j], bias, last);
             }
         }
     }
@@ -176,8 +188,7 @@ void main_packed()
             uint row = ((n * p.M + m0 + j) * p.OH + oh) * p.OW;
             [[unroll]] for (uint c = 0u; c < TW; c++) {
                 if (!col_in[c]) continue;
-                acc[j / 4u][c][j % 4u] = p.partial != uvec2(0u) ? ORTVK_FLOAT(5, p.partial, row + ow0 + c)
-                                                                : ORTVK_GET(3, p.y, row + ow0 + c);
+                acc[j / 4u][c][j % 4u] = conv_partial(row + ow0 + c);
             }
         }
     }
@@ -238,12 +249,7 @@ void main_packed()
         float bias = p.b != uvec2(0u) ? ORTVK_GET(2, p.b, m) : 0.0;
         uint row = ((n * p.M + m) * p.OH + oh) * p.OW;
         [[unroll]] for (uint c = 0u; c < TW; c++) {
-            if (!col_in[c]) continue;
-            float sum = acc[j / 4u][c][j % 4u];
-            if (p.b != uvec2(0u) && p.c_end == cg) sum += bias;
-            if (p.c_end == cg) sum = ortvk_chain(sum); // a fused element-wise chain, after the last range
-            if (p.partial != uvec2(0u) && p.c_end != cg) ORTVK_FLOAT(5, p.partial, row + ow0 + c) = sum;
-            else ORTVK_SET(3, p.y, row + ow0 + c, sum);
+            if (col_in[c]) conv_store(row + ow0 + c, acc[j / 4u][c][j % 4u], bias, p.c_end == cg);
         }
     }
 }
@@ -282,8 +288,7 @@ void main()
             uint row = ((n * p.M + m0 + j) * p.OH + oh) * p.OW;
             [[unroll]] for (uint c = 0u; c < TW; c++) {
                 if (!col_in[c]) continue;
-                acc[j][c] = p.partial != uvec2(0u) ? ORTVK_FLOAT(5, p.partial, row + ow0 + c)
-                                                   : ORTVK_GET(3, p.y, row + ow0 + c);
+                acc[j][c] = conv_partial(row + ow0 + c);
             }
         }
     }
@@ -322,12 +327,7 @@ void main()
         float bias = p.b != uvec2(0u) ? ORTVK_GET(2, p.b, m) : 0.0;
         uint row = ((n * p.M + m) * p.OH + oh) * p.OW;
         [[unroll]] for (uint c = 0u; c < TW; c++) {
-            if (!col_in[c]) continue;
-            float sum = acc[j][c];
-            if (p.b != uvec2(0u) && p.c_end == cg) sum += bias;
-            if (p.c_end == cg) sum = ortvk_chain(sum); // a fused element-wise chain, after the last range
-            if (p.partial != uvec2(0u) && p.c_end != cg) ORTVK_FLOAT(5, p.partial, row + ow0 + c) = sum;
-            else ORTVK_SET(3, p.y, row + ow0 + c, sum);
+            if (col_in[c]) conv_store(row + ow0 + c, acc[j][c], bias, p.c_end == cg);
         }
     }
 }

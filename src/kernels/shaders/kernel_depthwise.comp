@@ -11,6 +11,7 @@ layout(push_constant) uniform Push {
     uint OH, OW, KH, KW;
     uint SH, SW, DH, DW;
     int PH, PW;
+    uvec2 r;          // a fused chain's residual (common.glsl's ORTVK_CHAIN_R), a tensor of y's shape, or 0
 } p;
 
 // Constant 0, the form: 0 the general one (any kernel, strides, dilations and pads; 8 columns of one row an
@@ -60,7 +61,12 @@ bool depthwise_tile(out uint nc, out uint oh0, out uint ow0)
 void depthwise_store4(uint o, vec4 v, uint left, float bias)
 {
     if (p.b != uvec2(0u)) v += bias;
-    v = ORTVK_CHAIN_COUNT == 0u ? v : ortvk_chain4(v);
+    vec4 r = vec4(0.0); // the residual, read at the outputs' indices (aligned as y where STORE4)
+    if (ORTVK_CHAIN_R && STORE4 && left >= 4u) r = ORTVK_TEXEL4(5, p.r, o);
+    else if (ORTVK_CHAIN_R) {
+        [[unroll]] for (uint q = 0u; q < 4u; q++) r[q] = q < left ? ORTVK_TEXEL(5, p.r, o + q) : 0.0;
+    }
+    v = ORTVK_CHAIN_COUNT == 0u ? v : ortvk_chain4r(v, r);
     if (STORE4) {
         if (left >= 4u) ORTVK_SET4(3, p.y, o, v);
         return;

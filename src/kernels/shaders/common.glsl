@@ -137,7 +137,7 @@ float ortvk_chain_a[12], ortvk_chain_b[12];
     }
 
 // The activations a chain can end with, defined below with the other functions.
-float ortvk_sigmoid(float x);
+vec4 ortvk_sigmoid4(vec4 v);
 float ortvk_tanh(float x);
 float ortvk_hard_sigmoid(float v, float alpha, float beta);
 float ortvk_hard_swish(float v);
@@ -172,9 +172,7 @@ vec4 ortvk_chain4r(vec4 x, vec4 r)
         case ORTVK_CHAIN_ADD_X: t = t + kept; break;
         case ORTVK_CHAIN_MUL_X: t = t * kept; break;
         case ORTVK_CHAIN_MARK: kept = t; break;
-        case ORTVK_CHAIN_SIGMOID:
-            t = vec4(ortvk_sigmoid(t.x), ortvk_sigmoid(t.y), ortvk_sigmoid(t.z), ortvk_sigmoid(t.w));
-            break;
+        case ORTVK_CHAIN_SIGMOID: t = ortvk_sigmoid4(t); break;
         case ORTVK_CHAIN_HARD_SIGMOID: {
             float b = ortvk_chain_b[k];
             t = vec4(ortvk_hard_sigmoid(t.x, a, b), ortvk_hard_sigmoid(t.y, a, b), ortvk_hard_sigmoid(t.z, a, b),
@@ -332,6 +330,29 @@ float ortvk_sigmoid(float x)
     if (x >= 0.0) return 1.0 / (1.0 + ortvk_exp(-x));
     float e = ortvk_exp(x);
     return e / (1.0 + e);
+}
+
+// Sigmoid on four lanes with one exp, of -|v| (<= 0: no overflow guard), as vector operations: lavapipe runs both
+// sides of ortvk_sigmoid's branch (two exps, each with its guards) under a mask. The same numerator (1, or e^v below
+// 0) over the same 1 + e^-|v| as ortvk_sigmoid, the same polynomial and reduction as ortvk_exp; NaN stays NaN.
+vec4 ortvk_sigmoid4(vec4 v)
+{
+    vec4 t = -abs(v);
+    vec4 n = floor(t * 1.44269504088896341 + 0.5);
+    precise vec4 r = t - n * 0.693359375;
+    r = r - n * -2.12194440e-4;
+    vec4 z = r * r;
+    vec4 q = vec4(1.9875691500e-4);
+    q = q * r + 1.3981999507e-3;
+    q = q * r + 8.3334519073e-3;
+    q = q * r + 4.1665795894e-2;
+    q = q * r + 1.6666665459e-1;
+    q = q * r + 5.0000001201e-1;
+    q = q * z + r + 1.0;
+    vec4 e = ldexp(q, ivec4(max(n, vec4(-126.0))));
+    e = mix(e, vec4(0.0), lessThan(t, vec4(-87.33654475))); // below FLT_MIN, as ortvk_exp
+    vec4 s = mix(vec4(1.0), e, lessThan(v, vec4(0.0))) / (1.0 + e);
+    return mix(s, v, notEqual(v, v));
 }
 
 // HardSigmoid: NaN stays NaN, and so does alpha * x + beta when it is NaN (0 * inf), as on the CPU EP.

@@ -78,32 +78,9 @@ float apply(float v)
 // would inline the function 64 times, and pipelines take that much longer to build.
 layout(constant_id = 1) const uint VEC = 0u;
 
-// Sigmoid on four lanes with one exp, of -|v| (<= 0: no overflow guard), as vector operations: lavapipe runs both
-// sides of ortvk_sigmoid's branch (two exps, each with its guards) under a mask. The same numerator (1, or e^v below
-// 0) over the same 1 + e^-|v| as ortvk_sigmoid, the same polynomial and reduction as ortvk_exp; NaN stays NaN.
-vec4 sigmoid4(vec4 v)
-{
-    vec4 t = -abs(v);
-    vec4 n = floor(t * 1.44269504088896341 + 0.5);
-    precise vec4 r = t - n * 0.693359375;
-    r = r - n * -2.12194440e-4;
-    vec4 z = r * r;
-    vec4 q = vec4(1.9875691500e-4);
-    q = q * r + 1.3981999507e-3;
-    q = q * r + 8.3334519073e-3;
-    q = q * r + 4.1665795894e-2;
-    q = q * r + 1.6666665459e-1;
-    q = q * r + 5.0000001201e-1;
-    q = q * z + r + 1.0;
-    vec4 e = ldexp(q, ivec4(max(n, vec4(-126.0))));
-    e = mix(e, vec4(0.0), lessThan(t, vec4(-87.33654475))); // below FLT_MIN, as ortvk_exp
-    vec4 s = mix(vec4(1.0), e, lessThan(v, vec4(0.0))) / (1.0 + e);
-    return mix(s, v, notEqual(v, v));
-}
-
 vec4 apply4(vec4 v)
 {
-    if (FN == ORTVK_UNARY_SIGMOID) return sigmoid4(v);
+    if (FN == ORTVK_UNARY_SIGMOID) return ortvk_sigmoid4(v);
     vec4 r;
     for (int c = 0; c < 4; c++) r[c] = apply(v[c]);
     return r;

@@ -176,7 +176,8 @@ static bool conv_takes_residual(const ortvk_kernel *head)
     return p->group != 1 || !one || p->strides[0] != 1 || (p->spatial == 2 && p->strides[1] != 1);
 }
 
-/* Makes value `r` input `index` of `head` (the inputs before it that it lacks omitted): the residual its chain reads. */
+/* Makes value `r` input `index` of `head` (the inputs before it that it lacks omitted): the residual its chain
+ * reads. */
 static void add_residual(ortvk_kernel *head, int r, size_t index)
 {
     for (size_t i = head->n_in; i < index; i++) head->in_slot[i] = -1;

@@ -297,8 +297,9 @@ OrtStatus *ortvk_kchain_residual(const ortvk_kparams_chain *chain, const ortvk_k
 /* The op of a fused chain: one input (x) and its residual where it has one, one output; never matched to a node. */
 extern const ortvk_kop ortvk_kop_chain;
 /* A chain's specialization constants (shaders/common.glsl's ortvk_chain4r): the kinds (5 bits each, six in each of
- * two words; the second's top bit says a residual is read) and the count. Its steps' operands are not: a pipeline per set of values would be one per chain of a model (each
- * layer's own scale, say). They are a buffer the shader reads, made at Compile: each step's a, then each one's b. */
+ * two words; the second's top bit says a residual is read) and the count. Its steps' operands are not: a pipeline
+ * per set of values would be one per chain of a model (each layer's own scale, say). They are a buffer the shader
+ * reads, made at Compile: each step's a, then each one's b. */
 void ortvk_kchain_spec(const ortvk_kparams_chain *chain, ortvk_kspec *out);
 #define ORTVK_KCHAIN_FLOATS (2 * ORTVK_KMAX_CHAIN)
 void ortvk_kchain_constants(const ortvk_kparams_chain *chain, float out[ORTVK_KCHAIN_FLOATS]);

@@ -514,8 +514,8 @@ int main(void)
     head_case(&app, device, "Sigmoid, then Mul by x (swish)", sigmoid_swish, 1, flat, "Sigmoid+Mul");
     head_case(&app, device, "Mul, LeakyRelu, HardSwish, Tanh, Add, HardSigmoid", activations, 1, flat,
               "Mul+LeakyRelu+HardSwish+Tanh+A"); /* the kernel names its first 31 characters */
-    compare(&app, device, "Sigmoid then Tanh: one transcendental step a chain", sigmoid_tanh(false), sigmoid_tanh(false),
-            false, false, 1, flat, NULL, "Sigmoid+Tanh");
+    compare(&app, device, "Sigmoid then Tanh: one transcendental step a chain", sigmoid_tanh(false),
+            sigmoid_tanh(false), false, false, 1, flat, NULL, "Sigmoid+Tanh");
     const int64_t c8[4] = {1, 8, 12, 12}, c16[4] = {1, 16, 12, 12}, small[4] = {1, 3, 4, 4};
     compare(&app, device, "float shape math for Resize stays on the host", host_scales(false), host_scales(false),
             false, true, 4, small, NULL, "Mul+Add");

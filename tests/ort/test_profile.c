@@ -1,9 +1,9 @@
-/* The per-op device profiler (ep.ortvk.profile, ORTVK_PROFILE): a four-node model (Conv, LeakyRelu, Add, Sigmoid;
- * none of them fused with another: test_kernels_fusion covers fused kernels) in one partition, run three times with
- * profiling on, writes a Chrome-trace JSON with one event per node run (names, op
- * types, non-negative device durations, the Conv's FLOPs) and a per-op summary; the environment variable does the
- * same; a path that cannot be written fails session creation naming the option; without either nothing is
- * written. With ORT >= 1.30, ORT's own profile (enable_profiling) gets the same node runs as "Kernel" events of
+/* The per-op device profiler (ep.ortvk.profile, ORTVK_PROFILE): a four-node model (Conv, Elu, Add, Softplus; none
+ * of them a step ortvk fuses with another: test_kernels_fusion covers fused kernels) in one partition, run three
+ * times with profiling on, writes a Chrome-trace JSON with one event per node run (names, op types, non-negative
+ * device durations, the Conv's FLOPs) and a per-op summary; the environment variable does the same; a path that
+ * cannot be written fails session creation naming the option; without either nothing is written. With ORT >= 1.30,
+ * ORT's own profile (enable_profiling) gets the same node runs as "Kernel" events of
  * provider ortvk. The validation layer is on (ctest fails on any VALIDATION: line). */
 #include <dirent.h>
 #include <errno.h>
@@ -16,7 +16,7 @@
 #define NODES 4
 static const int64_t x_shape[4] = {1, 3, 8, 8}, y_shape[4] = {1, 4, 8, 8}, w_shape[4] = {4, 3, 3, 3};
 static const char *const node_names[NODES] = {"n0", "n1", "n2", "n3"};
-static const char *const node_ops[NODES] = {"Conv", "LeakyRelu", "Add", "Sigmoid"};
+static const char *const node_ops[NODES] = {"Conv", "Elu", "Add", "Softplus"};
 
 static int build_model(uint8_t **model, size_t *len)
 {
@@ -32,9 +32,9 @@ static int build_model(uint8_t **model, size_t *len)
     onnx_node *conv = onnx_model_add_node(m, "Conv", conv_in, 2, conv_out, 1);
     const int64_t pads[4] = {1, 1, 1, 1};
     onnx_node_attr_ints(conv, "pads", pads, 4);
-    onnx_model_add_node(m, "LeakyRelu", conv_out, 1, relu_out, 1);
+    onnx_model_add_node(m, "Elu", conv_out, 1, relu_out, 1);
     onnx_model_add_node(m, "Add", add_in, 2, add_out, 1);
-    onnx_model_add_node(m, "Sigmoid", add_out, 1, sig_out, 1);
+    onnx_model_add_node(m, "Softplus", add_out, 1, sig_out, 1);
     int rc = onnx_model_serialize(m, model, len);
     onnx_model_free(m);
     return rc;

@@ -88,7 +88,7 @@
 #define ORTVK_CHAIN_LEAKY_RELU 19u       /* t < 0 ? t a : t */
 #define ORTVK_CHAIN_TANH 20u
 #define ORTVK_CHAIN_KIND_BITS 5u         /* a step's kind in the specialization words: 6 steps a word */
-#define ORTVK_CHAIN_ADD_R 11u            /* t + r: r the chain's residual, a tensor of the output's shape, at t's index */
+#define ORTVK_CHAIN_ADD_R 11u            /* t + r: r the residual, of the output's shape, at t's index */
 #define ORTVK_CHAIN_MUL_R 12u            /* t * r */
 #define ORTVK_CHAIN_RESIDUAL 0x80000000u /* in the kinds' second word: the chain has ADD_R or MUL_R steps */
 

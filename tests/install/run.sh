@@ -50,7 +50,8 @@ cp "$examples/quickstart.c" "$prefix/quickstart.c"
    -lonnxruntime && ./a.out "$(pkg-config --variable=plugin ortvk)" "$model") | tee "$prefix/out.txt"
 grep -q "relu ok" "$prefix/out.txt" || fail "the pkg-config-built quickstart"
 
-# The installed ortvk-info registers the installed plugin, whatever the build tree holds.
-"$prefix/bin/ortvk-info" --ort "$ort_library" | tee "$prefix/out.txt"
+# The installed ortvk-info registers the installed plugin, whatever the build tree holds (and whatever plugin the
+# caller's environment names: ORTVK_EP_LIBRARY would override the installed one by design).
+env -u ORTVK_EP_LIBRARY "$prefix/bin/ortvk-info" --ort "$ort_library" | tee "$prefix/out.txt"
 grep -q "^ortvk plugin: $prefix/lib/libortvk.so.0\$" "$prefix/out.txt" || fail "the installed ortvk-info's plugin"
 echo "install_consumer: PASS"

@@ -1588,8 +1588,8 @@ static void gen_fusion(dcase *c)
     char prev[8];
     snprintf(prev, sizeof(prev), "%s", first);
     for (int i = 0; i < steps; i++) {
-        char out[8], k[8];
-        snprintf(out, sizeof(out), i == steps - 1 ? "y" : "s%d", i);
+        char out[8], k[16];
+        snprintf(out, sizeof(out), i == steps - 1 ? "y" : "s%d", i % 10); /* steps <= 7 */
         snprintf(k, sizeof(k), "k%d", i);
         const char *outs[1] = {out};
         int kind = (int)rint_(c, 0, 9);
@@ -1615,7 +1615,7 @@ static void gen_fusion(dcase *c)
         } else if (kind == 1) {
             float lo = (float)(-2 * runi(c)), hi = (float)(6 * runi(c));
             int64_t none = 0;
-            char kl[8], kh[8];
+            char kl[16], kh[16];
             snprintf(kl, sizeof(kl), "l%d", i), snprintf(kh, sizeof(kh), "h%d", i);
             onnx_model_add_initializer(c->model, kl, c->ft, 0, &none, &lo, sizeof(lo));
             onnx_model_add_initializer(c->model, kh, c->ft, 0, &none, &hi, sizeof(hi));

@@ -217,24 +217,35 @@ uint ortvk_index()
 
 bool ortvk_isnan(float x) { return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u; }
 
-// e^x: x = n ln2 + r with ln2 split in two parts (Cody-Waite), a degree-6 polynomial for e^r on |r| <= ln2/2.
+// e^x = p * 2^n: x = n ln2 + r with ln2 split in two parts (Cody-Waite), a degree-6 polynomial p for e^r on
+// |r| <= ln2/2. One body for float and vec4 (ortvk_exp and ortvk_sigmoid4 must agree bit for bit: fused and unfused
+// Sigmoids are compared at 0 ULP). precise: the reduction only works evaluated as written (no reassociation, no
+// n * (C1 + C2)).
+#define ORTVK_DEFINE_EXP_CORE(T)                                                                                   \
+    T ortvk_exp_core(T x, out T n)                                                                                 \
+    {                                                                                                              \
+        n = floor(x * 1.44269504088896341 + 0.5);                                                                  \
+        precise T r = x - n * 0.693359375;                                                                         \
+        r = r - n * -2.12194440e-4;                                                                                \
+        T z = r * r;                                                                                               \
+        T p = T(1.9875691500e-4);                                                                                  \
+        p = p * r + 1.3981999507e-3;                                                                               \
+        p = p * r + 8.3334519073e-3;                                                                               \
+        p = p * r + 4.1665795894e-2;                                                                               \
+        p = p * r + 1.6666665459e-1;                                                                               \
+        p = p * r + 5.0000001201e-1;                                                                               \
+        return p * z + r + 1.0;                                                                                    \
+    }
+ORTVK_DEFINE_EXP_CORE(float)
+ORTVK_DEFINE_EXP_CORE(vec4)
+
 float ortvk_exp(float x)
 {
     if (ortvk_isnan(x)) return x;
     if (x > 88.72283935546875) return ORTVK_INF;
     if (x < -87.33654475) return 0.0; // below FLT_MIN: devices may flush denormals anyway
-    float n = floor(x * 1.44269504088896341 + 0.5);
-    // precise: the reduction only works evaluated as written (no reassociation, no n * (C1 + C2)).
-    precise float r = x - n * 0.693359375;
-    r = r - n * -2.12194440e-4;
-    float z = r * r;
-    float p = 1.9875691500e-4;
-    p = p * r + 1.3981999507e-3;
-    p = p * r + 8.3334519073e-3;
-    p = p * r + 4.1665795894e-2;
-    p = p * r + 1.6666665459e-1;
-    p = p * r + 5.0000001201e-1;
-    p = p * z + r + 1.0;
+    float n;
+    float p = ortvk_exp_core(x, n);
     int e = int(n);
     // 2^128 does not exist: scale in two steps so that e^88.7 (just below FLT_MAX) survives.
     if (e > 127) return ldexp(p * 2.0, e - 1);
@@ -334,21 +345,12 @@ float ortvk_sigmoid(float x)
 
 // Sigmoid on four lanes with one exp, of -|v| (<= 0: no overflow guard), as vector operations: lavapipe runs both
 // sides of ortvk_sigmoid's branch (two exps, each with its guards) under a mask. The same numerator (1, or e^v below
-// 0) over the same 1 + e^-|v| as ortvk_sigmoid, the same polynomial and reduction as ortvk_exp; NaN stays NaN.
+// 0) over the same 1 + e^-|v| as ortvk_sigmoid, through ortvk_exp's core; NaN stays NaN.
 vec4 ortvk_sigmoid4(vec4 v)
 {
     vec4 t = -abs(v);
-    vec4 n = floor(t * 1.44269504088896341 + 0.5);
-    precise vec4 r = t - n * 0.693359375;
-    r = r - n * -2.12194440e-4;
-    vec4 z = r * r;
-    vec4 q = vec4(1.9875691500e-4);
-    q = q * r + 1.3981999507e-3;
-    q = q * r + 8.3334519073e-3;
-    q = q * r + 4.1665795894e-2;
-    q = q * r + 1.6666665459e-1;
-    q = q * r + 5.0000001201e-1;
-    q = q * z + r + 1.0;
+    vec4 n;
+    vec4 q = ortvk_exp_core(t, n);
     vec4 e = ldexp(q, ivec4(max(n, vec4(-126.0))));
     e = mix(e, vec4(0.0), lessThan(t, vec4(-87.33654475))); // below FLT_MIN, as ortvk_exp
     vec4 s = mix(vec4(1.0), e, lessThan(v, vec4(0.0))) / (1.0 + e);

@@ -37,7 +37,7 @@ static void usage(FILE *to)
             "                   --compare-frames N (default 3); ORT's WebGPU EP runs too where Dawn finds an\n"
             "                   adapter; --profile adds ortvk's per-op device profile of each size\n"
             "  --ops LIST       instead: single ops on ortvk and the CPU EP (all, or some of conv3x3,conv1x1,\n"
-            "                   dw3x3,matmul,add,mul,mulch,sigmoid,se,resize,resizelin,convt2x2,dwres, small: a\n"
+            "                   dw3x3,matmul,add,mul,mulch,sigmoid,se,neck,resize,resizelin,convt2x2,dwres, small: a\n"
             "                   7-node model of three small Gemms, whole Runs; or model: the --model PATH at\n"
             "                   --compare-sizes);\n"
             "                   --compare-frames N runs each\n"

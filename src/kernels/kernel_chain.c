@@ -41,8 +41,9 @@ static const struct {
 
 /* Six kinds of 5 bits in each of the two specialization words (common.glsl's ortvk_chain4 unpacks them). */
 #define CHAIN_PER_WORD 6
-_Static_assert(ORTVK_CHAIN_KIND_BITS * CHAIN_PER_WORD < 32 && 2 * CHAIN_PER_WORD >= ORTVK_KMAX_CHAIN,
-               "a chain's kinds fit the two specialization words, the second's top bit left to ORTVK_CHAIN_RESIDUAL");
+_Static_assert(ORTVK_CHAIN_KIND_BITS * CHAIN_PER_WORD <= 30 && 2 * CHAIN_PER_WORD >= ORTVK_KMAX_CHAIN,
+               "a chain's kinds fit the two specialization words, the second's top bits left to ORTVK_CHAIN_RESIDUAL "
+               "and ORTVK_CHAIN_SECOND");
 _Static_assert(ORTVK_CHAIN_TANH < (1u << ORTVK_CHAIN_KIND_BITS), "every chain kind fits its bits");
 
 bool ortvk_kchain_step(const ortvk_knode *node, const ortvk_kop *op, const ortvk_kparams *params,
@@ -90,6 +91,19 @@ bool ortvk_kchain_residual_shapes(const ortvk_knode *node)
     return true;
 }
 
+bool ortvk_kchain_operand_shapes(const ortvk_knode *node, int *x)
+{
+    *x = 0;
+    if (node->n_in != 2 || node->in[0].rank < 0 || node->in[1].rank < 0) return false;
+    /* x is the input that is not known to be broadcast up into the other: the other is then r or q. */
+    const ortvk_kvalue *a = &node->in[0], *b = &node->in[1];
+    bool smaller = a->rank < b->rank;
+    for (int d = 1; d <= a->rank && d <= b->rank && !smaller; d++)
+        smaller = a->dims[a->rank - d] == 1 && b->dims[b->rank - d] != 1;
+    *x = smaller ? 1 : 0;
+    return true;
+}
+
 OrtStatus *ortvk_kchain_residual(const ortvk_kparams_chain *chain, const ortvk_krun *run, VkDeviceAddress *out)
 {
     *out = 0;
@@ -110,6 +124,7 @@ void ortvk_kchain_spec(const ortvk_kparams_chain *chain, ortvk_kspec *out)
     for (int k = 0; k < chain->count; k++)
         out->words[k / CHAIN_PER_WORD] |= chain->steps[k].kind << (ORTVK_CHAIN_KIND_BITS * (k % CHAIN_PER_WORD));
     if (chain->residual > 0) out->words[1] |= ORTVK_CHAIN_RESIDUAL;
+    if (chain->second > 0) out->words[1] |= ORTVK_CHAIN_SECOND;
     out->words[2] = (uint32_t)chain->count;
 }
 
@@ -125,21 +140,99 @@ void ortvk_kchain_constants(const ortvk_kparams_chain *chain, float out[ORTVK_KC
 typedef struct push_chain {
     uint64_t x, y;
     uint32_t n;
+    uint32_t groups;    /* the vectorised broadcast form: workgroups a row of the last dim, or 0 */
     uint64_t constants; /* the steps' operands (ortvk_kchain_constants) */
     uint64_t r;         /* the residual (ORTVK_CHAIN_ADD_R, MUL_R), or 0 */
+    uint64_t q;         /* the second operand (ORTVK_CHAIN_ADD_Q, MUL_Q), or 0 */
+    uint64_t table;     /* the broadcast form's dims and strides (shaders/kernel_chain.comp), or 0 */
 } push_chain;
+
+/* x, the residual and the second operand: their broadcast is the output's shape (each step's output is the
+ * broadcast of its inputs, and broadcasting composes). NULL for those the chain lacks. */
+static void chain_operands(const ortvk_kparams_chain *chain, const ortvk_krun *run, const ortvk_ktensor *out[3])
+{
+    out[0] = &run->in[0];
+    out[1] = chain->residual > 0 ? &run->in[chain->residual] : NULL;
+    out[2] = chain->second > 0 ? &run->in[chain->second] : NULL;
+}
+
+static OrtStatus *chain_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    const ortvk_ktensor *in[3];
+    chain_operands(&params->chain, run, in);
+    ortvk_ktensor *y = &run->out[0];
+    y->type = in[0]->type;
+    y->rank = in[0]->rank;
+    memcpy(y->dims, in[0]->dims, sizeof(y->dims));
+    for (int k = 1; k < 3; k++) {
+        if (in[k] == NULL) continue;
+        int64_t dims[ORTVK_KMAX_RANK];
+        size_t rank = 0;
+        if (!in[k]->present || in[k]->type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT ||
+            !ortvk_kbroadcast(y->dims, y->rank, in[k]->dims, in[k]->rank, dims, &rank))
+            return ortvk_status(ORT_INVALID_ARGUMENT, "a fused chain's operand %d of rank %zu does not broadcast with "
+                                "its value of rank %zu", k, in[k]->rank, y->rank);
+        memcpy(y->dims, dims, sizeof(dims));
+        y->rank = rank;
+    }
+    return NULL;
+}
+
+/* The broadcast form's table (shaders/kernel_chain.comp): the output's dims coalesced with x's, r's and q's strides;
+ * *vec whether its vectorised form applies (the last dim a multiple of 16, each operand stepping 0 or 1 along it). */
+static OrtStatus *broadcast_table(ortvk_krun *run, const ortvk_ktensor *in[3], const ortvk_ktensor *y,
+                                  VkDeviceAddress *table, bool *vec, uint64_t *len)
+{
+    ortvk_kstrides s = {.rank = (int)y->rank};
+    memcpy(s.dims, y->dims, sizeof(y->dims));
+    for (int k = 0; k < 3; k++) {
+        if (in[k] != NULL) ortvk_kbroadcast_strides(in[k]->dims, in[k]->rank, y->rank, y->dims, s.stride[k]);
+    }
+    ortvk_kbroadcast_strides(y->dims, y->rank, y->rank, y->dims, s.stride[3]);
+    ortvk_kcoalesce(&s, 4);
+    if (s.rank > ORTVK_KMAX_SHADER_RANK)
+        return ortvk_status(ORT_EP_FAIL, "a fused chain's operands broadcast over %d dims (at most %d)", s.rank,
+                            ORTVK_KMAX_SHADER_RANK);
+    uint32_t words[1 + 4 * ORTVK_KMAX_SHADER_RANK] = {(uint32_t)s.rank};
+    int last = s.rank - 1;
+    *len = (uint64_t)s.dims[last];
+    *vec = s.dims[last] % 16 == 0;
+    for (int d = 0; d < s.rank; d++) {
+        words[1 + d] = (uint32_t)s.dims[d];
+        for (int k = 0; k < 3; k++) words[1 + (k + 1) * ORTVK_KMAX_SHADER_RANK + d] = (uint32_t)s.stride[k][d];
+    }
+    for (int k = 0; k < 3; k++) *vec = *vec && s.stride[k][last] <= 1;
+    return ortvk_krun_upload(run, words, sizeof(words), table);
+}
 
 static OrtStatus *chain_record(const ortvk_kparams *params, ortvk_krun *run)
 {
-    push_chain push = {.x = run->in[0].address, .y = run->out[0].address, .n = (uint32_t)run->out[0].count,
-                       .constants = run->chain};
-    ORTVK_TRY(ortvk_kchain_residual(&params->chain, run, &push.r));
+    const ortvk_ktensor *in[3], *y = &run->out[0];
+    chain_operands(&params->chain, run, in);
+    push_chain push = {.x = in[0]->address, .y = y->address, .n = (uint32_t)y->count, .constants = run->chain,
+                       .r = in[1] != NULL ? in[1]->address : 0, .q = in[2] != NULL ? in[2]->address : 0};
     ortvk_kspec spec;
     ortvk_kchain_spec(&params->chain, &spec);
+    bool same = true, aligned = push.x % 16 == 0 && push.y % 16 == 0 && push.r % 16 == 0 && push.q % 16 == 0;
+    for (int k = 0; k < 3; k++) {
+        if (in[k] == NULL) continue;
+        same = same && in[k]->rank == y->rank && memcmp(in[k]->dims, y->dims, y->rank * sizeof(int64_t)) == 0;
+    }
+    if (!same) { /* operands read at each element's broadcast index */
+        bool vec = false;
+        uint64_t len = 0, invocations = push.n / 16;
+        ORTVK_TRY(broadcast_table(run, in, y, &push.table, &vec, &len));
+        /* Rows of the last dim of 1,024 elements or more: whole workgroups of 64 invocations a row. */
+        if (len >= 1024) push.groups = (uint32_t)((len / 16 + 63) / 64);
+        if (push.groups != 0) invocations = push.n / len * push.groups * 64;
+        if (vec && aligned)
+            return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CHAIN, 3, &spec, &push, sizeof(push), invocations);
+        return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CHAIN, 2, &spec, &push, sizeof(push), push.n);
+    }
     /* Vectorised: 16 elements an invocation, as vec4. */
-    if (push.n % 4 == 0 && push.x % 16 == 0 && push.y % 16 == 0 && push.r % 16 == 0)
+    if (push.n % 4 == 0 && aligned)
         return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CHAIN, 1, &spec, &push, sizeof(push), (push.n + 15) / 16);
     return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CHAIN, 0, &spec, &push, sizeof(push), push.n);
 }
 
-const ortvk_kop ortvk_kop_chain = {"Chain", 0, 0, "", 0, NULL, ortvk_kshape_same, chain_record};
+const ortvk_kop ortvk_kop_chain = {"Chain", 0, 0, "", 0, NULL, chain_shape, chain_record};

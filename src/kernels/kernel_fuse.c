@@ -31,17 +31,20 @@ static bool continues_chain(const ortvk_kernel *k, size_t input, int x)
 
 /* A chain being found: its kernels (the first is its head: the Conv it follows, or its first step), and where the
  * value entering a kernel becomes the chain's x (a MARK step: that value is read again by later t + x or t * x).
- * At most one residual: a value of the output's shape, read by t + r and t * r steps (resid) at the chained value's
- * index; the head must take one (takes_residual). Made after the head, it moves the fused kernel to the place of
- * the chain's last kernel (`late`): no kernel in between reads the chain's values, and the head's inputs are made
- * before it. */
+ * Operands: tensors other than x read by t + r and t * r steps (resid; `operand` says which): at most one after a
+ * Conv head, of the output's shape known at Compile, read at the chained value's index (`strict`); at most two in
+ * the stand-alone chain kernel, which reads them (and x) broadcast into the output. One made after the head moves
+ * the fused kernel to the place of the chain's last kernel (`late`): no kernel in between reads the chain's values,
+ * and the head's inputs are made before it. */
 typedef struct chain_plan {
     size_t members[ORTVK_KMAX_CHAIN + 1];
     bool mark[ORTVK_KMAX_CHAIN + 1], resid[ORTVK_KMAX_CHAIN + 1];
+    int operand[ORTVK_KMAX_CHAIN + 1];
     int count, steps;
     bool transcendental; /* a Sigmoid or Tanh is in it */
-    bool takes_residual, late;
-    int residual; /* its value, or -1 */
+    bool strict, late;
+    int max_operands, n_operands;
+    int operands[2]; /* their values */
 } chain_plan;
 
 /* Sigmoid and Tanh are an exponential, a division and branches: inlined at each value a head's invocation stores,
@@ -64,19 +67,23 @@ static bool ready_before(const ortvk_partition *p, int v, size_t head)
     return false;
 }
 
-/* Whether kernel `next`, reading the chain's value as input `input`, continues chain `c` as a t + r or t * r step:
- * r made before it, by no kernel of the chain (whose values are never stored). */
-static bool residual_step(const ortvk_partition *p, size_t next, size_t input, const chain_plan *c)
+/* Whether kernel `next`, reading the chain's value as input `input`, continues chain `c` as a t + r or t * r step,
+ * and with which of its operands (one it has, or the next): r made before it, by no kernel of the chain (whose
+ * values are never stored). -1 where it does not. */
+static int operand_step(const ortvk_partition *p, size_t next, size_t input, const chain_plan *c)
 {
     const ortvk_kernel *k = p->kernels[next];
-    if (!c->takes_residual || !k->residual_ok || !k->chainable || k->n_out != 1 || k->n_in != 2) return false;
+    if (!(c->strict ? k->residual_ok : k->operand_ok) || !k->chainable || k->n_out != 1 || k->n_in != 2) return -1;
     int r = k->in_slot[1 - input];
-    if (r < 0 || r == k->in_slot[input]) return false;
-    if (c->residual >= 0) return r == c->residual;
-    for (int m = 0; m < c->count; m++) {
-        if (p->kernels[c->members[m]]->out_slot[0] == r) return false;
+    if (r < 0 || r == k->in_slot[input]) return -1;
+    for (int o = 0; o < c->n_operands; o++) {
+        if (c->operands[o] == r) return o;
     }
-    return ready_before(p, r, next);
+    if (c->n_operands == c->max_operands) return -1;
+    for (int m = 0; m < c->count; m++) {
+        if (p->kernels[c->members[m]]->out_slot[0] == r) return -1;
+    }
+    return ready_before(p, r, next) ? c->n_operands : -1;
 }
 
 /* Extends `c` with the kernels that continue it, its x being value `x` (for a Conv head: its result). */
@@ -92,14 +99,15 @@ static void extend_chain(const ortvk_partition *p, const int *readers, int x, ch
         bool mark = readers[t] != 1 && t != x;
         if (mark && (c->steps + 2 > ORTVK_KMAX_CHAIN || p->kernels[next]->chain_input < 0)) break;
         bool resid = !continues_chain(p->kernels[next], input, mark ? t : x);
-        if (resid && !residual_step(p, (size_t)next, input, c)) break;
+        int operand = resid ? operand_step(p, (size_t)next, input, c) : -1;
+        if (resid && operand < 0) break;
         if (is_transcendental(p->kernels[next]) && c->transcendental) break;
         c->transcendental |= is_transcendental(p->kernels[next]);
-        if (resid && c->residual < 0) c->late = !ready_before(p, p->kernels[next]->in_slot[1 - input], c->members[0]);
-        if (resid) c->residual = p->kernels[next]->in_slot[1 - input];
+        if (operand == c->n_operands) c->operands[c->n_operands++] = p->kernels[next]->in_slot[1 - input];
         if (mark) x = t;
         c->mark[c->count] = mark;
         c->resid[c->count] = resid;
+        c->operand[c->count] = operand;
         c->members[c->count++] = (size_t)next;
         c->steps += mark ? 2 : 1;
     }
@@ -122,9 +130,14 @@ static void check_marks(const ortvk_partition *p, const int *readers, bool head_
             break;
         }
     }
-    bool any = false; /* the residual, if steps still read it */
-    for (int m = 0; m < c->count; m++) any = any || c->resid[m];
-    if (!any) c->residual = -1;
+    /* The operands steps still read (taken in order: the first ones), and whether one is made after the head. */
+    int used = 0;
+    for (int m = 0; m < c->count; m++) {
+        if (c->resid[m] && c->operand[m] + 1 > used) used = c->operand[m] + 1;
+    }
+    c->n_operands = used;
+    c->late = false;
+    for (int o = 0; o < used; o++) c->late = c->late || !ready_before(p, c->operands[o], c->members[0]);
 }
 
 /* Collects the steps of the chain's kernels from index `keep` on into `chain` (keep = 1: the head is the Conv the
@@ -137,8 +150,11 @@ static int take_steps(ortvk_partition *p, const chain_plan *c, int keep, ortvk_k
         ortvk_kernel *k = p->kernels[c->members[m]];
         if (m >= keep && c->mark[m]) chain->steps[chain->count++] = (ortvk_chain_step){.kind = ORTVK_CHAIN_MARK};
         if (m >= keep) chain->steps[chain->count] = k->step;
-        if (m >= keep && c->resid[m])
-            chain->steps[chain->count].kind = k->step.kind == ORTVK_CHAIN_ADD_X ? ORTVK_CHAIN_ADD_R : ORTVK_CHAIN_MUL_R;
+        if (m >= keep && c->resid[m]) {
+            bool add = k->step.kind == ORTVK_CHAIN_ADD_X;
+            chain->steps[chain->count].kind = c->operand[m] == 0 ? (add ? ORTVK_CHAIN_ADD_R : ORTVK_CHAIN_MUL_R)
+                                                                 : (add ? ORTVK_CHAIN_ADD_Q : ORTVK_CHAIN_MUL_Q);
+        }
         if (m >= keep) chain->count++;
         size_t used = strlen(type); /* the names as far as they fit */
         if (snprintf(type + used, type_len - used, "%s%s", m ? "+" : "", k->op_type) < 0) type[used] = '\0';
@@ -148,7 +164,7 @@ static int take_steps(ortvk_partition *p, const chain_plan *c, int keep, ortvk_k
         ortvk_kernel_destroy(p->kernels[c->members[m]]);
         p->kernels[c->members[m]] = NULL;
     }
-    if (c->late && c->residual >= 0) { /* the fused kernel runs where the last did */
+    if (c->late) { /* the fused kernel runs where the last did */
         p->kernels[c->members[c->count - 1]] = p->kernels[c->members[0]];
         p->kernels[c->members[0]] = NULL;
     }
@@ -203,31 +219,33 @@ OrtStatus *ortvk_partition_fuse(ortvk_partition *p, ortvk_stream *stream)
     for (size_t j = 0; j < p->n_kernels && status == NULL; j++) {
         ortvk_kernel *head = p->kernels[j];
         if (head == NULL) continue;
-        chain_plan c = {
-            .members = {j}, .count = 1, .transcendental = head->chainable && is_transcendental(head), .residual = -1};
+        chain_plan c = {.members = {j}, .count = 1, .transcendental = head->chainable && is_transcendental(head)};
         char type[sizeof(head->op_type)] = "";
         ortvk_kparams_chain *epilogue = epilogue_of(head);
         if (epilogue != NULL) {
             if (epilogue->count > 0) continue; /* a head fused already, moved here (late) */
-            c.takes_residual = epilogue == &head->params.conv.epilogue && conv_takes_residual(head);
+            c.strict = true; /* the Conv's stores read a residual at the element's own index */
+            c.max_operands = epilogue == &head->params.conv.epilogue && conv_takes_residual(head) ? 1 : 0;
             extend_chain(p, readers, head->out_slot[0], &c);
             check_marks(p, readers, true, &c);
             if (c.count == 1) continue;
             head->out_slot[0] = take_steps(p, &c, 1, epilogue, type, sizeof(type));
-            if (c.residual >= 0) add_residual(head, c.residual, 3); /* after x, w and the bias */
-            epilogue->residual = c.residual >= 0 ? 3 : 0;
+            if (c.n_operands > 0) add_residual(head, c.operands[0], 3); /* after x, w and the bias */
+            epilogue->residual = c.n_operands > 0 ? 3 : 0;
             snprintf(head->op_type, sizeof(head->op_type), "%s", type);
             status = ortvk_kernel_upload_chain(head, stream, epilogue);
             continue;
         }
-        /* A chain starts at a step on its input, or at t + r or t * r on two tensors (its x the first). */
-        bool resid = head->chainable && head->chain_input < 0 && head->residual_ok && head->in_slot[0] >= 0 &&
+        /* A chain starts at a step on its input, or at t + r or t * r on two tensors (its x the one not known to be
+         * broadcast up into the other: a per-channel scale's Mul takes the scale as r). */
+        bool resid = head->chainable && head->chain_input < 0 && head->operand_ok && head->in_slot[0] >= 0 &&
                      head->in_slot[1] >= 0 && head->in_slot[0] != head->in_slot[1];
         if (!head->chainable || (head->chain_input < 0 && !resid)) continue;
-        int x = head->in_slot[resid ? 0 : head->chain_input];
-        c.takes_residual = true;
+        int xi = resid ? head->operand_x : head->chain_input;
+        int x = head->in_slot[xi];
+        c.max_operands = 2;
         c.resid[0] = resid;
-        c.residual = resid ? head->in_slot[1] : -1;
+        if (resid) c.operands[c.n_operands++] = head->in_slot[1 - xi];
         c.steps = 1;
         extend_chain(p, readers, x, &c);
         check_marks(p, readers, false, &c);
@@ -239,8 +257,9 @@ OrtStatus *ortvk_partition_fuse(ortvk_partition *p, ortvk_stream *stream)
         head->params.chain = chain;
         head->n_in = head->n_out = 1;
         head->in_slot[0] = x;
-        if (c.residual >= 0) add_residual(head, c.residual, 1);
-        head->params.chain.residual = c.residual >= 0 ? 1 : 0;
+        for (int o = 0; o < c.n_operands; o++) add_residual(head, c.operands[o], 1 + (size_t)o);
+        head->params.chain.residual = c.n_operands > 0 ? 1 : 0;
+        head->params.chain.second = c.n_operands > 1 ? 2 : 0;
         head->out_slot[0] = out;
         head->chainable = false;
         snprintf(head->op_type, sizeof(head->op_type), "%s", type);

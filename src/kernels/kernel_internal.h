@@ -291,6 +291,10 @@ bool ortvk_kchain_step(const ortvk_knode *node, const ortvk_kop *op, const ortvk
 /* Compile: whether a two-tensor Add or Mul's inputs have the same shape, known (every dim) at Compile: the other
  * input can then be a chain's residual (ORTVK_CHAIN_ADD_R, MUL_R), read at the chained value's own index. */
 bool ortvk_kchain_residual_shapes(const ortvk_knode *node);
+/* Compile: whether the Add or Mul `node` of two tensors can be a step of a stand-alone chain reading the other tensor
+ * as an operand broadcast into the output (ORTVK_CHAIN_ADD_R, MUL_R, ADD_Q, MUL_Q): both ranks known. *x gets the
+ * input a chain starting at it takes as x: the one not known to be broadcast up into the other. */
+bool ortvk_kchain_operand_shapes(const ortvk_knode *node, int *x);
 /* Run: the address of `chain`'s residual (run->in[chain->residual]), 0 without one; fails where its shape is not the
  * output's (run->out[0]). */
 OrtStatus *ortvk_kchain_residual(const ortvk_kparams_chain *chain, const ortvk_krun *run, VkDeviceAddress *out);

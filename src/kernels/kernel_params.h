@@ -46,6 +46,8 @@ typedef struct ortvk_kparams_chain {
     int count;
     ortvk_chain_step steps[ORTVK_KMAX_CHAIN];
     int residual; /* the kernel's input its ADD_R and MUL_R steps read (a tensor of the output's shape), 0: none */
+    int second;   /* the stand-alone chain kernel's: the input its ADD_Q and MUL_Q steps read, 0: none (its residual
+                     and second operand, and x, broadcast into the output's shape: kernel_chain.c) */
 } ortvk_kparams_chain;
 
 /* Conv and ConvTranspose, 1-D and 2-D (1-D runs as H = 1). */

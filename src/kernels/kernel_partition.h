@@ -27,6 +27,9 @@ typedef struct ortvk_kernel {
     ortvk_chain_step step;
     int chain_input;                   /* the input carrying the chained value; -1: either (t + x, t * x) */
     bool residual_ok;                  /* chain_input -1, inputs of one shape known at Compile: t + r, t * r */
+    bool operand_ok;                   /* chain_input -1, ranks known: t + r, t * r, t + q, t * q broadcast in the
+                                          stand-alone chain kernel (ortvk_kchain_operand_shapes) */
+    int operand_x;                     /* ... and the input a chain starting at it takes as x */
     char op_type[32];
     char *name;                        /* the node's name (the profile, run-time errors) */
 } ortvk_kernel;

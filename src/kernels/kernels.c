@@ -189,6 +189,8 @@ static OrtStatus *kernel_create(ortvk_partition *p, ortvk_stream *stream, const 
     kernel->chainable = !kernel->float16 && !ortvk_kop_on_host(kernel->op) &&
                         ortvk_kchain_step(k, kernel->op, &kernel->params, &kernel->step, &kernel->chain_input);
     kernel->residual_ok = kernel->chainable && kernel->chain_input < 0 && ortvk_kchain_residual_shapes(k);
+    kernel->operand_ok = kernel->chainable && kernel->chain_input < 0 &&
+                         ortvk_kchain_operand_shapes(k, &kernel->operand_x);
     int index = (int)p->n_kernels;
     for (size_t i = 0; i < k->n_in && status == NULL; i++) {
         kernel->in_slot[i] = -1;

@@ -1575,17 +1575,35 @@ static int fusion_head(dcase *c, int head, int64_t *out)
     return 4;
 }
 
+/* The shape of an operand a chain reads besides its x, for a chained value of `rank` and `dims`: the same, or
+ * broadcast into it (per channel as the detector's squeeze-excitation scale, each dim 1 or the value's, fewer
+ * dims), or broadcasting the value up (a dim of 1 there of 3 here). */
+static int operand_shape(dcase *c, int rank, const int64_t *dims, int64_t *out)
+{
+    double form = runi(c);
+    int r = form > 0.9 && rank > 1 ? (int)rint_(c, 1, rank - 1) : rank, skip = rank - r;
+    for (int d = 0; d < r; d++) {
+        int64_t full = dims[skip + d];
+        if (form < 0.4) out[d] = full;
+        else if (form < 0.6) out[d] = rank >= 2 && skip + d == 1 ? full : 1; /* per channel */
+        else if (full == 1 && rp(c, 0.3)) out[d] = 3;
+        else out[d] = rp(c, 0.4) ? 1 : full;
+    }
+    return r;
+}
+
 /* A model of a head and up to 7 element-wise steps after it, the kinds ortvk fuses (scalar arithmetic either side,
- * Relu, Clip, the activations, t + x and t * x of the head's result, a residual Add of another input of the same
- * shape) and sometimes a value in the middle that is also an output (which must stop the fusion). */
+ * Relu, Clip, the activations, t + x and t * x of the head's result, Adds and Muls of up to three other inputs of
+ * the same shape or broadcast either way) and sometimes a value in the middle that is also an output (which must
+ * stop the fusion). */
 static void gen_fusion(dcase *c)
 {
     int64_t dims[DC_MAX_RANK];
     int head = (int)rint_(c, 0, 5), rank = fusion_head(c, head, dims);
     const char *first = head == 0 ? "x" : "t0"; /* the chain's x */
     int steps = (int)rint_(c, 1, 7), middle = steps > 1 && rp(c, 0.15) ? (int)rint_(c, 0, steps - 2) : -1;
-    bool residual = false;
-    char prev[8];
+    int operands = 0;
+    char prev[8], other[8] = "";
     snprintf(prev, sizeof(prev), "%s", first);
     for (int i = 0; i < steps; i++) {
         char out[8], k[16];
@@ -1593,7 +1611,8 @@ static void gen_fusion(dcase *c)
         snprintf(k, sizeof(k), "k%d", i);
         const char *outs[1] = {out};
         int kind = (int)rint_(c, 0, 9);
-        if (kind == 9 && (residual || c->n_in >= DC_MAX_IN)) kind = 0;
+        if (kind == 9 && operands > 0 && rp(c, 0.3)) kind = 10; /* the same operand again */
+        if (kind == 9 && (operands >= 3 || c->n_in >= DC_MAX_IN)) kind = 0;
         if (kind == 0) { /* arithmetic with a scalar, either side */
             static const char *const ops[] = {"Add", "Sub", "Mul", "Div"};
             const char *op = PICK(c, ops);
@@ -1602,16 +1621,18 @@ static void gen_fusion(dcase *c)
             const char *in[2] = {left ? k : prev, left ? prev : k};
             onnx_model_add_node(c->model, op, in, 2, outs, 1);
             desc(c, " %s%s", op, left ? "(k,t)" : "");
-        } else if (kind == 8 || kind == 9) { /* t + x / t * x, or a residual input */
+        } else if (kind >= 8) { /* t + x / t * x, or of another input (a residual, a per-channel scale) */
             if (kind == 9) {
-                input_of(c, "r", 0, rank, dims, c->values == DC_VALUES_SPECIAL ? DC_VALUES_NORMAL : c->values);
-                residual = true;
+                int64_t od[DC_MAX_RANK];
+                int orank = operand_shape(c, rank, dims, od);
+                snprintf(other, sizeof(other), "r%d", operands++ % 10); /* operands <= 3 */
+                input_of(c, other, 0, orank, od, c->values == DC_VALUES_SPECIAL ? DC_VALUES_NORMAL : c->values);
             }
-            const char *other = kind == 9 ? "r" : first, *op = kind == 9 || rp(c, 0.5) ? "Add" : "Mul";
+            const char *with = kind == 8 ? first : other, *op = rp(c, 0.5) ? "Add" : "Mul";
             bool left = rp(c, 0.5);
-            const char *in[2] = {left ? other : prev, left ? prev : other};
+            const char *in[2] = {left ? with : prev, left ? prev : with};
             onnx_model_add_node(c->model, op, in, 2, outs, 1);
-            desc(c, " %s(%s)", op, other);
+            desc(c, " %s(%s)", op, with);
         } else if (kind == 1) {
             float lo = (float)(-2 * runi(c)), hi = (float)(6 * runi(c));
             int64_t none = 0;

@@ -477,6 +477,77 @@ static onnx_model *sum_relu(bool variant)
     return m;
 }
 
+/* The detector's RSE-FPN neck: y = |x| (x of [1, 8, H, W], H and W symbolic as there) read by GlobalAveragePool, a
+ * Mul and an Add; s = HardSigmoid(GAP(y)), [1, 8, 1, 1]; y * s (or s * y), y + that, then + r (Neg(x), of y's
+ * shape; or an upper level made by Resize of a MaxPool of x): one stand-alone chain reading y as x, s broadcast per
+ * channel and r. `variant`: the Mul's and the first Add's results are model outputs too (nothing fuses). */
+static onnx_model *neck_of(bool variant, bool scale_first, bool resized)
+{
+    int64_t dims[4] = {1, 8, -1, -1};
+    onnx_model *m = model_of(13, 4, dims);
+    add(m, "Abs", "x", NULL, "t");
+    add(m, "GlobalAveragePool", "t", NULL, "p");
+    activation(m, "HardSigmoid", "p", "s", NULL, 0, NULL, 0, false);
+    add(m, "Mul", scale_first ? "s" : "t", scale_first ? "t" : "s", "m");
+    add(m, "Add", "t", "m", "a");
+    if (resized) {
+        const char *pool_in[] = {"x"}, *pool_out[] = {"h"};
+        onnx_node *pool = onnx_model_add_node(m, "MaxPool", pool_in, 1, pool_out, 1);
+        int64_t k[2] = {2, 2};
+        onnx_node_attr_ints(pool, "kernel_shape", k, 2);
+        onnx_node_attr_ints(pool, "strides", k, 2);
+        float scales[4] = {1.0f, 1.0f, 2.0f, 2.0f};
+        int64_t four[1] = {4};
+        onnx_model_add_initializer(m, "scales", ONNX_FLOAT, 1, four, scales, sizeof(scales));
+        const char *resize_in[] = {"h", "", "scales"}, *resize_out[] = {"r"};
+        onnx_node *resize = onnx_model_add_node(m, "Resize", resize_in, 3, resize_out, 1);
+        onnx_node_attr_string(resize, "mode", "nearest");
+    } else {
+        add(m, "Neg", "x", NULL, "r");
+    }
+    add(m, "Add", "a", "r", "y");
+    if (variant) onnx_model_add_output(m, "m", ONNX_FLOAT, -1, NULL), onnx_model_add_output(m, "a", ONNX_FLOAT, -1, NULL);
+    return m;
+}
+static onnx_model *neck(bool variant) { return neck_of(variant, false, false); }
+static onnx_model *neck_scale_first(bool variant) { return neck_of(variant, true, false); }
+static onnx_model *neck_resized(bool variant) { return neck_of(variant, false, true); }
+
+/* Per-channel operands the chain reads through its broadcast table: x of [2, 4, H, W] plus GAP(x) ([2, 4, 1, 1])
+ * times a per-batch max ([2, 1, 1, 1], a ReduceMax), then Relu: two operands that broadcast differently. */
+static onnx_model *two_broadcasts(bool variant)
+{
+    int64_t dims[4] = {2, 4, -1, -1};
+    onnx_model *m = model_of(13, 4, dims);
+    add(m, "GlobalAveragePool", "x", NULL, "p");
+    int64_t axes[3] = {1, 2, 3};
+    onnx_node *max = onnx_model_add_node(m, "ReduceMax", (const char *[]){"x"}, 1, (const char *[]){"b"}, 1);
+    onnx_node_attr_ints(max, "axes", axes, 3);
+    add(m, "Add", "x", "p", "a");
+    add(m, "Mul", "a", "b", "c");
+    add(m, "Relu", "c", NULL, "y");
+    if (variant) onnx_model_add_output(m, "a", ONNX_FLOAT, -1, NULL);
+    return m;
+}
+
+/* A third operand does not fit: (x + p) * b + |x|, then Relu; the chain stops before the last Add. */
+static onnx_model *three_operands(bool variant)
+{
+    int64_t dims[4] = {2, 4, -1, -1};
+    onnx_model *m = model_of(13, 4, dims);
+    add(m, "GlobalAveragePool", "x", NULL, "p");
+    int64_t axes[3] = {1, 2, 3};
+    onnx_node *max = onnx_model_add_node(m, "ReduceMax", (const char *[]){"x"}, 1, (const char *[]){"b"}, 1);
+    onnx_node_attr_ints(max, "axes", axes, 3);
+    add(m, "Abs", "x", NULL, "r");
+    add(m, "Add", "x", "p", "a");
+    add(m, "Mul", "a", "b", "c");
+    add(m, "Add", "c", "r", "d");
+    add(m, "Relu", "d", NULL, "y");
+    if (variant) onnx_model_add_output(m, "a", ONNX_FLOAT, -1, NULL);
+    return m;
+}
+
 static onnx_model *gemm_relu(bool variant) { return gemm_then(variant, false, relu_of); }
 static onnx_model *matmul_swish(bool variant) { return gemm_then(variant, true, hard_swish); }
 static onnx_model *conv3x3_affine_swish(bool variant) { return conv_then(variant, 8, 16, 3, 1, 12, 12, affine_swish); }
@@ -552,6 +623,21 @@ int main(void)
     conv_case(&app, device, "Conv 1x1 (the GEMM) + x, then Relu: Add and Relu fused apart", conv1x1_res_relu, c16,
               "Add+Relu");
     chain_case(&app, device, "|x| + (-x), then Relu: a chain from two tensors", sum_relu, "Add+Relu", NULL);
+    /* Chains reading two operands broadcast into the output (the stand-alone chain kernel). */
+    const int64_t level[4] = {1, 8, 16, 20}, odd[4] = {1, 8, 6, 5};
+    head_case(&app, device, "neck: y * s[c], y + that, + r: one chain (vec4)", neck, 4, level, "Mul+Add+Add\"");
+    head_case(&app, device, "neck of 5 columns (per element)", neck, 4, odd, "Mul+Add+Add\"");
+    const int64_t wide_level[4] = {1, 8, 32, 40}; /* planes of 1,280: whole workgroups a plane, the last idle */
+    head_case(&app, device, "neck of 1280-element planes (workgroups a plane)", neck, 4, wide_level,
+              "Mul+Add+Add\"");
+    head_case(&app, device, "neck with s * y (the scale first)", neck_scale_first, 4, level, "Mul+Add+Add\"");
+    head_case(&app, device, "neck with r = Resize(MaxPool(x)) (nearest 2x)", neck_resized, 4, level,
+              "Mul+Add+Add\"");
+    const int64_t batch2[4] = {2, 4, 4, 8}, batch2_odd[4] = {2, 4, 3, 5};
+    head_case(&app, device, "x + p[n, c], * b[n], Relu: two broadcasts (vec4)", two_broadcasts, 4, batch2,
+              "Add+Mul+Relu");
+    head_case(&app, device, "x + p[n, c], * b[n], Relu: per element", two_broadcasts, 4, batch2_odd, "Add+Mul+Relu");
+    head_case(&app, device, "a third operand ends the chain", three_operands, 4, batch2, "Add+Mul\"");
     const int64_t rows[3] = {3, 12, 16};
     head_case(&app, device, "Gemm, then Relu in its stores", gemm_relu, 2, rows + 1, "Gemm+Relu");
     head_case(&app, device, "batched MatMul (N of 6), then hard swish in its stores", matmul_swish, 3, rows,

@@ -34,6 +34,10 @@ static const op_spec specs[] = {
     {"sigmoid", "Sigmoid 16M", 1, {16 << 20}, 16 << 20, true},
     /* A node here is a pair, the squeeze-excitation's pool and scale without its 1x1 convs: x * GlobalAveragePool(x). */
     {"se", "GlobalAveragePool + Mul 96x80x80", 4, {1, 96, 80, 80}, 96.0 * 80 * 80, true},
+    /* A node here is the detector's neck (RSE-FPN) on one level: s = GlobalAveragePool(v) (the squeeze-excitation's
+     * scale without its 1x1 convs), v + v * s, + the model's input x (the upper level, a full-size tensor): a
+     * chain of two broadcast operands (GAP, then Mul+Add+Add) where fused, four kernels apart. */
+    {"neck", "GAP, Mul, Add, Add (+x) 96x160x160", 4, {1, 96, 160, 160}, 96.0 * 160 * 160, true},
     /* A node here is a pair, 80x80 -> 40x40 -> 80x80 (the detector's FPN upsampling is 40x40 -> 80x80 nearest):
      * per element of both outputs. */
     {"resize", "Resize nearest 96x80x80 down+up", 4, {1, 96, 80, 80}, 96.0 * (80 * 80 + 40 * 40), true},
@@ -138,6 +142,17 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
             const char *pool_out[1] = {pooled}, *mul_in[2] = {in, pooled};
             onnx_model_add_node(m, "GlobalAveragePool", ins, 1, pool_out, 1);
             onnx_model_add_node(m, "Mul", mul_in, 2, outs, 1);
+        } else if (strcmp(s->name, "neck") == 0) {
+            char pooled[20], scaled[20], sum[20];
+            snprintf(pooled, sizeof(pooled), "p%d", k);
+            snprintf(scaled, sizeof(scaled), "m%d", k);
+            snprintf(sum, sizeof(sum), "a%d", k);
+            const char *pool_out[1] = {pooled}, *mul_in[2] = {in, pooled}, *mul_out[1] = {scaled};
+            const char *add_in[2] = {in, scaled}, *add_out[1] = {sum}, *up_in[2] = {sum, "x"};
+            onnx_model_add_node(m, "GlobalAveragePool", ins, 1, pool_out, 1);
+            onnx_model_add_node(m, "Mul", mul_in, 2, mul_out, 1);
+            onnx_model_add_node(m, "Add", add_in, 2, add_out, 1);
+            onnx_model_add_node(m, "Add", up_in, 2, outs, 1);
         } else if (strncmp(s->name, "resize", 6) == 0) {
             char half[20];
             snprintf(half, sizeof(half), "h%d", k);

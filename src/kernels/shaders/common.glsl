@@ -144,11 +144,13 @@ float ortvk_hard_swish(float v);
 // Whether the chain reads a residual r (ADD_R, MUL_R steps): a tensor of the output's shape, an operand of the shader
 // read at the index of the element being stored (ortvk_chain4r). Known when the pipeline is made.
 const bool ORTVK_CHAIN_R = (ORTVK_CHAIN_KINDS1 & ORTVK_CHAIN_RESIDUAL) != 0u;
+// Whether it also reads a second operand q (ADD_Q, MUL_Q): only the stand-alone chain kernel (kernel_chain.comp).
+const bool ORTVK_CHAIN_Q = (ORTVK_CHAIN_KINDS1 & ORTVK_CHAIN_SECOND) != 0u;
 
 // Each step as its own op computes it: `precise` keeps steps from fusing into multiply-adds; NaN stays NaN through
 // Clip and Relu (and -0 through Relu). t + x and t * x use x, the chain's input or the value a MARK step kept;
-// t + r and t * r the residual r.
-vec4 ortvk_chain4r(vec4 x, vec4 r)
+// t + r and t * r the residual r, t + q and t * q the second operand q.
+vec4 ortvk_chain4rq(vec4 x, vec4 r, vec4 q)
 {
     precise vec4 t = x;
     vec4 kept = x;
@@ -186,9 +188,16 @@ vec4 ortvk_chain4r(vec4 x, vec4 r)
         case ORTVK_CHAIN_TANH: t = vec4(ortvk_tanh(t.x), ortvk_tanh(t.y), ortvk_tanh(t.z), ortvk_tanh(t.w)); break;
         case ORTVK_CHAIN_ADD_R: t = t + r; break;
         case ORTVK_CHAIN_MUL_R: t = t * r; break;
+        case ORTVK_CHAIN_ADD_Q: t = t + q; break;
+        case ORTVK_CHAIN_MUL_Q: t = t * q; break;
         }
     }
     return t;
+}
+
+vec4 ortvk_chain4r(vec4 x, vec4 r)
+{
+    return ortvk_chain4rq(x, r, vec4(0.0));
 }
 
 vec4 ortvk_chain4(vec4 x)

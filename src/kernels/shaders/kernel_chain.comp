@@ -1,31 +1,88 @@
 // A chain of element-wise steps fused at Compile (kernel_chain.c): y[i] = ortvk_chain(x[i]), the steps (common.glsl)
-// applied in order with the same float operations the unfused ops use; r[i] where the chain reads a residual r.
+// applied in order with the same float operations the unfused ops use; r[i] and q[i] where the chain reads a residual
+// r and a second operand q. Where x, r and q all have y's shape each is read at i; otherwise each is read at i's
+// broadcast index (ONNX multidirectional broadcasting, as the unfused Add and Mul read them) from a table of the
+// coalesced dims and each operand's strides.
 #version 460
 #include "common.glsl"
 
 layout(push_constant) uniform Push {
     uvec2 x, y;
     uint n;
+    uint groups;     // the vectorised broadcast form: workgroups a row of the last dim (0: rows share workgroups)
     uvec2 constants; // the steps' operands (common.glsl's ORTVK_CHAIN_LOAD)
-    uvec2 r;         // the residual (common.glsl's ORTVK_CHAIN_R), a tensor of y's shape, or 0
+    uvec2 r;         // the residual (common.glsl's ORTVK_CHAIN_R), or 0
+    uvec2 q;         // the second operand (ORTVK_CHAIN_Q), or 0
+    uvec2 t;         // the broadcast form's table: rank, dims[6], then x's, r's and q's strides[6] (0: broadcast)
 } p;
 
-// Constant 0: 1 for the vectorised form (16 elements an invocation as vec4; n and the offsets multiples of 4).
-layout(constant_id = 0) const uint VEC = 0u;
+// Constant 0: bit 0 for the vectorised form (16 elements an invocation as vec4; n and the offsets multiples of 4,
+// and in the broadcast form the last dim a multiple of 16 that each operand steps along by 0 or 1), bit 1 for the
+// broadcast form (operands read through the table).
+layout(constant_id = 0) const uint MODE = 0u;
+const bool VEC = (MODE & 1u) != 0u, BROADCAST = (MODE & 2u) != 0u;
+
+// The index in x, r and q of element e, or with `first` 1 (the vectorised form) of row e of the last dim's first
+// element.
+uvec3 operand_indices(uint e, uint first)
+{
+    uint rank = ORTVK_WORD(5, p.t, 0u);
+    uvec3 at = uvec3(0u);
+    for (uint k = rank - first; k > 0u; k--) {
+        uint d = ORTVK_WORD(5, p.t, k), c = e % d;
+        e /= d;
+        at += c * uvec3(ORTVK_WORD(5, p.t, 6u + k), ORTVK_WORD(5, p.t, 12u + k), ORTVK_WORD(5, p.t, 18u + k));
+    }
+    return at;
+}
+
+// Four elements from `at` of operand n: a vec4 where it steps along the last dim, its one value where it does not.
+#define OPERAND4(n, ref, at, step) ((step) != 0u ? ORTVK_TEXEL4(n, ref, at) : vec4(ORTVK_TEXEL(n, ref, at)))
 
 void main()
 {
     ORTVK_CHAIN_LOAD(2, p.constants);
-    if (VEC != 0u) {
+    if (VEC && BROADCAST) {
+        // Each row of the last dim of 1,024 elements or more has `groups` whole workgroups of its own: the row, and
+        // each operand's index of its first element (a per-channel value's), found once from the workgroup's index
+        // (a division per workgroup rather than per invocation); shorter rows from the invocation's index.
+        uint rank = ORTVK_WORD(5, p.t, 0u), len = ORTVK_WORD(5, p.t, rank), row, col;
+        if (p.groups != 0u) {
+            uint g = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+            row = g / p.groups;
+            col = ((g - row * p.groups) * 64u + gl_LocalInvocationID.x) * 16u;
+        } else {
+            uint e = ortvk_index() * 16u;
+            row = e / len;
+            col = e - row * len;
+        }
+        uint e0 = row * len + col;
+        if (col >= len || e0 >= p.n) return;
+        uvec3 step = uvec3(ORTVK_WORD(5, p.t, 6u + rank), ORTVK_WORD(5, p.t, 12u + rank),
+                           ORTVK_WORD(5, p.t, 18u + rank));
+        uvec3 at = operand_indices(row, 1u) + step * col;
+        [[unroll]] for (uint j = 0u; j < 16u; j += 4u) {
+            uvec3 o = at + step * j;
+            vec4 r = ORTVK_CHAIN_R ? OPERAND4(3, p.r, o.y, step.y) : vec4(0.0);
+            vec4 q = ORTVK_CHAIN_Q ? OPERAND4(4, p.q, o.z, step.z) : vec4(0.0);
+            ORTVK_SET4(1, p.y, e0 + j, ortvk_chain4rq(OPERAND4(0, p.x, o.x, step.x), r, q));
+        }
+        return;
+    }
+    if (VEC) {
         uint e0 = ortvk_index() * 16u;
         [[unroll]] for (uint j = 0u; j < 16u; j += 4u) {
             if (e0 + j >= p.n) return;
             vec4 r = ORTVK_CHAIN_R ? ORTVK_TEXEL4(3, p.r, e0 + j) : vec4(0.0);
-            ORTVK_SET4(1, p.y, e0 + j, ortvk_chain4r(ORTVK_TEXEL4(0, p.x, e0 + j), r));
+            vec4 q = ORTVK_CHAIN_Q ? ORTVK_TEXEL4(4, p.q, e0 + j) : vec4(0.0);
+            ORTVK_SET4(1, p.y, e0 + j, ortvk_chain4rq(ORTVK_TEXEL4(0, p.x, e0 + j), r, q));
         }
         return;
     }
     uint i = ortvk_index();
     if (i >= p.n) return;
-    ORTVK_SET(1, p.y, i, ortvk_chainr(ORTVK_TEXEL(0, p.x, i), ORTVK_CHAIN_R ? ORTVK_TEXEL(3, p.r, i) : 0.0));
+    uvec3 o = BROADCAST ? operand_indices(i, 0u) : uvec3(i);
+    float r = ORTVK_CHAIN_R ? ORTVK_TEXEL(3, p.r, o.y) : 0.0, q = ORTVK_CHAIN_Q ? ORTVK_TEXEL(4, p.q, o.z) : 0.0;
+    ORTVK_SET(1, p.y, i, ORTVK_CHAIN_COUNT == 0u ? ORTVK_TEXEL(0, p.x, o.x) :
+                         ortvk_chain4rq(vec4(ORTVK_TEXEL(0, p.x, o.x)), vec4(r), vec4(q)).x);
 }

@@ -90,7 +90,10 @@
 #define ORTVK_CHAIN_KIND_BITS 5u         /* a step's kind in the specialization words: 6 steps a word */
 #define ORTVK_CHAIN_ADD_R 11u            /* t + r: r the residual, of the output's shape, at t's index */
 #define ORTVK_CHAIN_MUL_R 12u            /* t * r */
+#define ORTVK_CHAIN_ADD_Q 13u            /* t + q: q the chain kernel's second operand, broadcast into the output */
+#define ORTVK_CHAIN_MUL_Q 14u            /* t * q */
 #define ORTVK_CHAIN_RESIDUAL 0x80000000u /* in the kinds' second word: the chain has ADD_R or MUL_R steps */
+#define ORTVK_CHAIN_SECOND 0x40000000u   /* ... and ADD_Q or MUL_Q steps (the stand-alone chain kernel only) */
 
 /* recurrent cells (shaders/kernel_rnn.comp): FN, and the RNN's activation */
 #define ORTVK_RNN_LSTM 0u

@@ -255,6 +255,14 @@ static uint32_t gcd(uint32_t a, uint32_t b)
     return a;
 }
 
+/* The input channels of one of conv_dispatch's ranges at most. */
+static uint32_t conv_chunk(const push_conv *push)
+{
+    uint32_t per_channel = 1 + push->KH + push->KH * push->KW; /* iterations of its loops per input channel */
+    uint32_t chunk = 16000 / per_channel;
+    return chunk == 0 ? 1 : chunk;
+}
+
 /* Records Conv's dispatches: one, or one per range of input channels where a loop over all of them would pass
  * lavapipe's cap of 65535 loop iterations an invocation (shaders/common.glsl); ranges after the first add to the
  * partial sums in y, in the same order. */
@@ -262,9 +270,7 @@ static OrtStatus *conv_dispatch(ortvk_krun *run, uint32_t fn, const ortvk_kspec 
                                 uint64_t invocations)
 {
     uint32_t cg = push->G > 0 ? push->C / push->G : 0;
-    uint32_t per_channel = 1 + push->KH + push->KH * push->KW; /* iterations of its loops per input channel */
-    uint32_t chunk = 16000 / per_channel;
-    if (chunk == 0) chunk = 1;
+    uint32_t chunk = conv_chunk(push);
     push->step_h = 0;
     push->step_w = cg;
     if (cg <= chunk)
@@ -364,6 +370,10 @@ static bool pointwise(const push_conv *push, const conv_geometry *g)
            g->pad[0] == 0 && g->pad[1] == 0 && push->OH == push->H && push->OW == push->W;
 }
 
+/* Input channels a group at most for the 3x3 row form's 16 output channels an invocation (measured on the
+ * detector's 3 -> 16 first Conv only; with many channels the weights' fetches dominate, and 8 were measured best). */
+#define ROW3_FEW_CHANNELS 4
+
 /* Packed weights (conv_pack): 8 or 4 channels a vec4 at a time. A pointwise convolution runs as the GEMM where it
  * can, else as one row of H * W columns, read as vec4 where the rows start 16-byte aligned. */
 static OrtStatus *packed_record(ortvk_krun *run, push_conv *push, const conv_geometry *g, const ortvk_kspec *spec)
@@ -381,8 +391,18 @@ static OrtStatus *packed_record(ortvk_krun *run, push_conv *push, const conv_geo
                push->DH == 1 && push->PW == 1 && push->W % 4 == 0 && run->in[0].address % 16 == 0) {
         /* Rows as vec4, two output rows an invocation (each weight fetched serves both); stride 2: bit 4. */
         fn |= 8 | 16 | (push->SW == 2 ? 4 : 0);
+        /* Results stored 4 columns at a time (the shader's constant 1, bit 0) where output rows and y (and a
+         * residual) allow it and one dispatch sums all the channels (no partial sums between ranges). */
+        if (push->OW % 4 == 0 && push->y % 16 == 0 && push->partial % 16 == 0 && push->C / push->G <= conv_chunk(push))
+            fn += ORTVK_KVARIANT;
+        /* Few input channels (a network's first Conv, 3 -> 16): 16 output channels an invocation (bit 1), so that
+         * each input row fetched serves 16 channels' sums; the weights' fetches per sum stay the same. */
+        if (push->C / push->G <= ROW3_FEW_CHANNELS && (push->M / push->G) % 16 == 0) {
+            push->TM = 16;
+            fn += 2 * ORTVK_KVARIANT;
+        }
     }
-    uint32_t rows = fn & 16 ? 2 : 1;
+    uint32_t rows = (fn % ORTVK_KVARIANT) & 16 ? 2 : 1;
     /* Workgroups of 64 column blocks that share their output channels (shaders/kernel_conv.comp). */
     uint64_t pixel_blocks = (uint64_t)((push->OH + rows - 1) / rows) * ((push->OW + CONV_COLUMNS - 1) / CONV_COLUMNS);
     uint64_t groups = (uint64_t)push->N * (push->M / push->TM) * ((pixel_blocks + 63) / 64);

@@ -564,6 +564,10 @@ static onnx_model *conv1x1_wide_hard_swish(bool variant)
     return conv_then(variant, 16, 24, 1, 1, 16, 32, hard_swish_op);
 }
 static onnx_model *conv3x3_tanh(bool variant) { return conv_then(variant, 8, 16, 3, 1, 12, 12, tanh_of); }
+/* The 3x3 row form of few input channels (16 outputs an invocation) and its vec4 stores: rows of 12 and 20 columns
+ * (a half column block), an odd height. */
+static onnx_model *conv3_16_swish(bool variant) { return conv_then(variant, 3, 16, 3, 1, 12, 12, hard_swish_op); }
+static onnx_model *conv3_16_odd_swish(bool variant) { return conv_then(variant, 3, 16, 3, 1, 9, 20, hard_swish_op); }
 static onnx_model *depthwise_leaky(bool variant) { return conv_then(variant, 16, 16, 3, 16, 12, 12, leaky_relu_of); }
 static onnx_model *gemm_sigmoid(bool variant) { return gemm_then(variant, false, sigmoid_of); }
 
@@ -603,6 +607,10 @@ int main(void)
     conv_case(&app, device, "Conv 1x1 over 512 pixels, then HardSwish", conv1x1_wide_hard_swish, wide,
               "Conv+HardSwish");
     conv_case(&app, device, "Conv 3x3, then Tanh in its stores", conv3x3_tanh, c8, "Conv+Tanh");
+    conv_case(&app, device, "Conv 3x3 of 3 channels to 16, then HardSwish (vec4 stores)", conv3_16_swish,
+              (const int64_t[]){1, 3, 12, 12}, "Conv+HardSwish");
+    conv_case(&app, device, "Conv 3x3 of 3 channels to 16, 9x20, then HardSwish", conv3_16_odd_swish,
+              (const int64_t[]){1, 3, 9, 20}, "Conv+HardSwish");
     conv_case(&app, device, "depthwise Conv, then LeakyRelu in its stores", depthwise_leaky, c16, "Conv+LeakyRelu");
     conv_case(&app, device, "Conv 3x3 + x (a residual), in its stores", conv3x3_res, c8, "Conv+Add\"");
     conv_case(&app, device, "x + Conv 3x3 (the residual first)", conv3x3_res_first, c8, "Conv+Add\"");

@@ -1123,5 +1123,29 @@ int main(int argc, char **argv)
         conv_transpose(&app, device, "ConvTranspose 2x2 s2 rows of 10 (not tiles)", (const int64_t[]){1, 4, 3, 10},
                        (const int64_t[]){4, 4, 2, 2}, 1, s, NULL, NULL);
     }
+    {
+        /* Last, so that the cases above keep their random values. The 3x3 row form with few input channels (16
+         * output channels an invocation where a group's come in 16s and it has 4 input channels at most) and its
+         * vec4 stores (output rows of a multiple of 4 columns): 1, 2, 3 and 5 input channels, strides 1 and 2,
+         * half column blocks (12 and 20 columns), odd heights, pads 0 in H or at the row's end, batches, groups,
+         * 32 outputs (two blocks of 16), and 10 columns (scalar stores). */
+        int64_t s2[2] = {2, 2}, p[4] = {1, 1, 1, 1}, p_h0[4] = {0, 1, 1, 0};
+        conv(&app, device, "Conv 3x3 s2 p1 3->16, 13x24 (the stem form, vec4 stores)",
+             (const int64_t[]){1, 3, 13, 24}, (const int64_t[]){16, 3, 3, 3}, 1, s2, NULL, p, NULL, true);
+        conv(&app, device, "Conv 3x3 s2 p1 1->16, N 2, 9x24", (const int64_t[]){2, 1, 9, 24},
+             (const int64_t[]){16, 1, 3, 3}, 1, s2, NULL, p, NULL, true);
+        conv(&app, device, "Conv 3x3 s2 pads 0,1,1,0 2->32, 11x24, no bias", (const int64_t[]){1, 2, 11, 24},
+             (const int64_t[]){32, 2, 3, 3}, 1, s2, NULL, p_h0, NULL, false);
+        conv(&app, device, "Conv 3x3 s1 p1 3->16, 7x20 (stride 1)", (const int64_t[]){1, 3, 7, 20},
+             (const int64_t[]){16, 3, 3, 3}, 1, NULL, NULL, p, NULL, true);
+        conv(&app, device, "Conv 3x3 s2 p1 3->16, 5x20 (10 columns: scalar stores)", (const int64_t[]){1, 3, 5, 20},
+             (const int64_t[]){16, 3, 3, 3}, 1, s2, NULL, p, NULL, true);
+        conv(&app, device, "Conv 3x3 s2 p1 group 2 of 3->16, 9x24", (const int64_t[]){1, 6, 9, 24},
+             (const int64_t[]){32, 3, 3, 3}, 2, s2, NULL, p, NULL, true);
+        conv(&app, device, "Conv 3x3 s2 p1 5->16, 9x24 (8 channels an invocation)", (const int64_t[]){1, 5, 9, 24},
+             (const int64_t[]){16, 5, 3, 3}, 1, s2, NULL, p, NULL, true);
+        conv(&app, device, "Conv 3x3 s1 p1 3->8, 6x12 (vec4 stores, 8 channels)", (const int64_t[]){1, 3, 6, 12},
+             (const int64_t[]){8, 3, 3, 3}, 1, NULL, NULL, p, NULL, true);
+    }
     return test_finish(&app, half_mode ? "test_kernels_ops --float16" : "test_kernels_ops");
 }

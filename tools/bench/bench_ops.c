@@ -48,6 +48,9 @@ static const op_spec specs[] = {
      false},
     /* A node here is a pair, a depthwise Conv and a residual Add of its input (fused into the Conv's stores). */
     {"dwres", "Conv depthwise 3x3 128 ch 160x160 + x", 4, {1, 128, 160, 160}, 2.0 * 128 * 9 * 160 * 160, false},
+    /* A node here is a pair, the detector's first Conv (3 -> 16 channels, 3x3, stride 2, pads 1, 640x640 ->
+     * 320x320) then a ConvTranspose 2x2 stride 2 back to 3 x 640x640; the rate counts the Conv's FLOPs. */
+    {"stem", "Conv 3->16 3x3/2 640x640 + ConvT back", 4, {1, 3, 640, 640}, 2.0 * 16 * 3 * 9 * 320 * 320, false},
 };
 
 static float frand(uint32_t *seed)
@@ -89,6 +92,12 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
         add_random(m, "w", 4, wd, 1.0f / sqrtf((float)c), &seed);
         add_random(m, "b", 1, bd, 0.1f, &seed);
         onnx_model_add_initializer(m, "down", ONNX_FLOAT, 1, sd, down, sizeof(down));
+    } else if (strcmp(s->name, "stem") == 0) {
+        int64_t wd[4] = {16, c, 3, 3}, bd[1] = {16}, td[4] = {16, c, 2, 2}, tbd[1] = {c};
+        add_random(m, "w", 4, wd, 1.0f / sqrtf((float)(c * 9)), &seed);
+        add_random(m, "b", 1, bd, 0.1f, &seed);
+        add_random(m, "wt", 4, td, 0.25f, &seed);
+        add_random(m, "bt", 1, tbd, 0.1f, &seed);
     } else if (strcmp(s->name, "matmul") == 0) {
         add_random(m, "w", 2, s->dims, 1.0f / 32.0f, &seed);
     } else if (strcmp(s->name, "add") == 0) {
@@ -114,7 +123,16 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
         snprintf(conv_out, sizeof(conv_out), "c%d", k);
         const char *res_in[2] = {conv_out, in}, *res_out[1] = {conv_out};
         bool res = strcmp(s->name, "dwres") == 0;
-        if (strcmp(s->name, "convt2x2") == 0) {
+        if (strcmp(s->name, "stem") == 0) {
+            const char *conv_outs[1] = {conv_out}, *t_in[3] = {conv_out, "wt", "bt"};
+            onnx_node *n = onnx_model_add_node(m, "Conv", ins, 3, conv_outs, 1);
+            int64_t pads[4] = {1, 1, 1, 1}, two[2] = {2, 2};
+            onnx_node_attr_ints(n, "pads", pads, 4);
+            onnx_node_attr_ints(n, "strides", two, 2);
+            onnx_node *t = onnx_model_add_node(m, "ConvTranspose", t_in, 3, outs, 1);
+            onnx_node_attr_ints(t, "kernel_shape", two, 2);
+            onnx_node_attr_ints(t, "strides", two, 2);
+        } else if (strcmp(s->name, "convt2x2") == 0) {
             char up[20];
             snprintf(up, sizeof(up), "u%d", k);
             const char *up_out[1] = {up}, *down_in[3] = {up, "", "down"};

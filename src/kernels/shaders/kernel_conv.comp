@@ -30,6 +30,11 @@ layout(push_constant) uniform Push {
 #define TW 8u // output columns per invocation
 
 layout(constant_id = 0) const uint FN = 0u;
+// Specialization constant 1, more of the row3 form (main_row3): bit 0 the results stored as vec4, 4 columns at a
+// time (output rows of a multiple of 4 columns, y and a residual 16-byte aligned, one range of channels); bit 1 16
+// output channels an invocation (few input channels: each input row read serves twice the sums).
+layout(constant_id = 1) const uint FN_ROW3 = 0u;
+const bool STORE4 = (FN_ROW3 & 1u) != 0u;
 
 // X and W are texel operands (kernel_device.c): read as texels where the dispatch could bind them.
 #define WEIGHTS4(i) ORTVK_TEXEL4(1, p.w, i)
@@ -55,13 +60,23 @@ void conv_store(uint i, float sum, float bias, bool last)
     ORTVK_SET(3, p.y, i, ortvk_chainr(sum, ORTVK_CHAIN_R ? ORTVK_TEXEL(5, p.partial, i) : 0.0));
 }
 
+// The same for outputs i .. i + 3 of a row (i a multiple of 4, y and the residual 16-byte aligned), after the last
+// range: bias, then the chain on the 4 values (the same steps as conv_store's, value by value).
+void conv_store4(uint i, vec4 sum, float bias)
+{
+    if (p.b != uvec2(0u)) sum += bias;
+    vec4 r = ORTVK_CHAIN_R ? ORTVK_TEXEL4(5, p.partial, i) : vec4(0.0);
+    ORTVK_SET4(3, p.y, i, ORTVK_CHAIN_COUNT == 0u ? sum : ortvk_chain4r(sum, r));
+}
+
 // 3x3 windows of pad 1 in W, stride 1 (the "same" convolutions) or 2 in both dims (FN bit 2 with bit 3), dilation 1,
-// rows of a multiple of 4 (FN bit 3): R3_ROWS output rows (FN bit 4: two) by TW columns by R3_TM channels an
+// rows of a multiple of 4 (FN bit 3): R3_ROWS output rows (FN bit 4: two) by TW columns by R3_TM channels (4, 8 or
+// 16) an
 // invocation. An input row, columns S ow0 - 4 .. as aligned vec4 (zero outside the image), serves every output row
 // whose window holds it, and each weight fetched every row; each output still sums its taps in the order of the other
 // forms (channel, then kh, then kw).
 const uint R3_ROWS = (FN & 16u) != 0u ? 2u : 1u;
-const uint R3_TM = (FN & 2u) != 0u ? 8u : 4u;
+const uint R3_TM = (FN_ROW3 & 2u) != 0u ? 16u : (FN & 2u) != 0u ? 8u : 4u;
 const uint R3_ACC = R3_ROWS * R3_TM / 4u;
 const uint R3_S = (FN & 4u) != 0u ? 2u : 1u;
 const uint R3_NV = R3_S == 1u ? 4u : 6u; // vec4 of an input row: columns S ow0 - 4 .. S ow0 + 4 NV - 5
@@ -140,6 +155,14 @@ void main_row3()
             uint m = m0 + (a % (R3_TM / 4u)) * 4u + j;
             float bias = p.b != uvec2(0u) && last ? ORTVK_GET(2, p.b, m) : 0.0;
             uint row = ((n * p.M + m) * p.OH + oh0 + r) * p.OW + ow0;
+            if (STORE4) {
+                [[unroll]] for (uint q = 0u; q < TW; q += 4u) {
+                    if (col_in[q])
+                        conv_store4(row + q, vec4(acc[a][q][j], acc[a][q + 1u][j], acc[a][q + 2u][j],
+                                                  acc[a][q + 3u][j]), bias);
+                }
+                continue;
+            }
             [[unroll]] for (uint q = 0u; q < TW; q++) {
                 if (col_in[q]) conv_store(row + q, acc[a][q][j], bias, last);
             }

@@ -84,6 +84,59 @@ static void frames(ortapp *app, const char *what, OrtSession *session, OrtExtern
     app->api->ReleaseValue(output);
 }
 
+/* Runs whose input is one of three views of the same import, at offsets 0, OUTPUT_OFFSET and 2 * OUTPUT_OFFSET,
+ * each holding other values, in turn and twice over (output at 3 * OUTPUT_OFFSET): the import keeps the texel views
+ * of two ranges for later runs (ortvk_buffer_keep_views) and the third range's go with their run, so a view reused
+ * for the wrong range, or one kept past its range, reads another view's values. */
+static void input_offsets(ortapp *app, OrtSession *session, OrtExternalResourceImporter *importer,
+                          OrtRunOptions *run_options)
+{
+    enum { VIEWS = 3 };
+    size_t size = 0;
+    char *pages = test_page_alloc((VIEWS + 1) * OUTPUT_OFFSET, &size);
+    OrtExternalMemoryDescriptor host = {.version = app->api_version,
+                                        .handle_type = ORT_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION,
+                                        .native_handle = pages, .size_bytes = size};
+    OrtExternalMemoryHandle *memory = NULL;
+    bool can = false;
+    ORT_OK(app, app->interop->CanImportMemory(importer, ORT_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION, &can));
+    if (!can || !ORT_OK(app, app->interop->ImportMemory(importer, &host, &memory))) {
+        free(pages);
+        return;
+    }
+    OrtValue *inputs[VIEWS], *output = view(app, importer, memory, VIEWS * OUTPUT_OFFSET);
+    for (int v = 0; v < VIEWS; v++) {
+        inputs[v] = view(app, importer, memory, (size_t)v * OUTPUT_OFFSET);
+        float *x = (float *)(pages + (size_t)v * OUTPUT_OFFSET);
+        for (int i = 0; i < COUNT; i++) x[i] = (float)((i * 13 + v * 101) % 211) - 100.0f;
+    }
+    const char *in_names[] = {"x"}, *out_names[] = {"y"};
+    const float *y = (const float *)(pages + VIEWS * OUTPUT_OFFSET);
+    int wrong_runs = 0;
+    for (int k = 0; k < 2 * VIEWS && output; k++) {
+        int v = k % VIEWS;
+        if (inputs[v] == NULL ||
+            !ORT_OK(app, app->api->Run(session, run_options, in_names, (const OrtValue *const *)&inputs[v], 1,
+                                       out_names, 1, &output)))
+            break;
+        const float *x = (const float *)(pages + (size_t)v * OUTPUT_OFFSET);
+        int wrong = 0;
+        for (int i = 0; i < COUNT; i++) {
+            float want = x[i] * 2.0f + 1.0f;
+            wrong += y[i] != (want > 0.0f ? want : 0.0f);
+        }
+        wrong_runs += wrong != 0;
+        CHECK(wrong == 0, "run %d, input at byte %d of the import: %d of %d outputs wrong", k, v * OUTPUT_OFFSET,
+              wrong, COUNT);
+    }
+    printf("input views at %d offsets of one import, %d runs: %s\n", VIEWS, 2 * VIEWS,
+           wrong_runs ? "wrong" : "exact");
+    for (int v = 0; v < VIEWS; v++) app->api->ReleaseValue(inputs[v]);
+    app->api->ReleaseValue(output);
+    app->interop->ReleaseExternalMemoryHandle(memory);
+    free(pages);
+}
+
 static void host_write(void *ctx, const float *in)
 {
     memcpy(ctx, in, COUNT * sizeof(float));
@@ -133,6 +186,8 @@ int main(void)
         frames(&app, "host allocation", session, importer, memory, stream, run_options, host_write, host_read, pages);
         app.interop->ReleaseExternalMemoryHandle(memory);
     }
+
+    input_offsets(&app, session, importer, run_options);
 
     ORT_OK(&app, app.interop->CanImportMemory(importer, ORT_EXTERNAL_MEMORY_HANDLE_TYPE_MEMORY_OPAQUE_FD, &can));
     vk_producer *producer = NULL;

@@ -1522,13 +1522,14 @@ static void gen_qlinear_matmul(dcase *c)
 /* ---- fusion: a head and a chain after it ------------------------------------------------------------------ */
 
 /* A float scalar constant `name` (rank 0 or [1]) for a chain step. */
-static void chain_scalar(dcase *c, const char *name)
+static float chain_scalar(dcase *c, const char *name)
 {
     static const float values[] = {0.0f, 3.0f, 6.0f, -1.5f, 0.5f, 2.0f, -0.25f, 1e30f, 1e-30f};
     float v = rp(c, 0.1) ? special_float(c) : PICK(c, values);
     int64_t one = 1;
     onnx_model_add_initializer(c->model, name, c->ft, rp(c, 0.5) ? 0 : 1, &one, &v, sizeof(v));
     desc(c, " %s=%g", name, (double)v);
+    return v;
 }
 
 /* The head of a fused chain (ortvk runs the chain in its stores): none (the chain alone on x), a pointwise, 3x3 or
@@ -1603,6 +1604,11 @@ static void gen_fusion(dcase *c)
     const char *first = head == 0 ? "x" : "t0"; /* the chain's x */
     int steps = (int)rint_(c, 1, 7), middle = steps > 1 && rp(c, 0.15) ? (int)rint_(c, 0, steps - 2) : -1;
     int operands = 0;
+    /* How much the steps can multiply an absolute difference the head leaves (its sums in another order, a
+     * transcendental's last bits): Mul by a scalar k or an operand (|r| <= 4.5), Div by a small k. The tolerance
+     * grows by it, so that a value cancelled to near 0 before a Mul by 1e20 is judged at the scale of its terms
+     * (as ONNX's atol would be), while values that do not cancel keep the relative check. */
+    double gain = 1;
     char prev[8], other[8] = "";
     snprintf(prev, sizeof(prev), "%s", first);
     for (int i = 0; i < steps; i++) {
@@ -1616,8 +1622,13 @@ static void gen_fusion(dcase *c)
         if (kind == 0) { /* arithmetic with a scalar, either side */
             static const char *const ops[] = {"Add", "Sub", "Mul", "Div"};
             const char *op = PICK(c, ops);
-            chain_scalar(c, k);
+            float v = chain_scalar(c, k);
             bool left = rp(c, 0.3);
+            double m = fabs((double)v);
+            if (isfinite(m) && m > 0) {
+                if (!strcmp(op, "Mul") || (!strcmp(op, "Div") && left)) gain *= fmax(1, m);
+                if (!strcmp(op, "Div") && !left) gain *= fmax(1, 1 / m);
+            }
             const char *in[2] = {left ? k : prev, left ? prev : k};
             onnx_model_add_node(c->model, op, in, 2, outs, 1);
             desc(c, " %s%s", op, left ? "(k,t)" : "");
@@ -1630,6 +1641,7 @@ static void gen_fusion(dcase *c)
             }
             const char *with = kind == 8 ? first : other, *op = rp(c, 0.5) ? "Add" : "Mul";
             bool left = rp(c, 0.5);
+            if (kind != 8 && !strcmp(op, "Mul")) gain *= 4.5;
             const char *in[2] = {left ? with : prev, left ? prev : with};
             onnx_model_add_node(c->model, op, in, 2, outs, 1);
             desc(c, " %s(%s)", op, with);
@@ -1664,6 +1676,7 @@ static void gen_fusion(dcase *c)
     snprintf(c->out[c->n_out], sizeof(c->out[0]), "y");
     c->out_type[c->n_out++] = c->ft;
     onnx_model_add_output(c->model, "y", c->ft, -1, NULL);
+    c->atol *= fmin(gain, 1e30);
 }
 
 static const dc_op ops[] = {

@@ -1123,5 +1123,31 @@ int main(int argc, char **argv)
         conv_transpose(&app, device, "ConvTranspose 2x2 s2 rows of 10 (not tiles)", (const int64_t[]){1, 4, 3, 10},
                        (const int64_t[]){4, 4, 2, 2}, 1, s, NULL, NULL);
     }
+    {
+        /* Last again (the cases above keep their values). The GEMM's forms for channel counts that are not
+         * multiples of 4: packed weights (A along m) of K = 18, 42 and 7 input channels, whose last K % 4 run one
+         * k at a time (wide, batched, a partial 16-row block, the 8 x 16 form of M = 4), Gemm with transA and
+         * K = 7 or 5; 8-row wide blocks (FAST 4) for M = 18, 20 and 8, where 16-row ones would compute mostly
+         * clamped rows. ("Conv 1x1 batch 2, 60 pixels as one row" above, K = 7, now runs as the GEMM too.) */
+        int64_t x18[4] = {2, 18, 16, 32}, w18[4] = {96, 18, 1, 1};
+        conv(&app, device, "Conv pointwise 18->96, 512 pixels, N 2 (wide GEMM, K % 4 = 2)", x18, w18, 1, NULL, NULL,
+             NULL, NULL, true);
+        int64_t x42[4] = {1, 42, 20, 20}, w42[4] = {36, 42, 1, 1};
+        conv(&app, device, "Conv pointwise 42->36, 400 pixels (wide GEMM, K % 4 = 2)", x42, w42, 1, NULL, NULL, NULL,
+             NULL, false);
+        int64_t x7[4] = {1, 7, 4, 12}, w7[4] = {4, 7, 1, 1};
+        conv(&app, device, "Conv pointwise 7->4, 48 pixels (8 x 16 GEMM, K % 4 = 3)", x7, w7, 1, NULL, NULL, NULL,
+             NULL, true);
+        gemm(&app, device, "Gemm [7,20]^T x [7,1012] C[1012] (wide, A along m, K = 7)", (const int64_t[]){7, 20},
+             (const int64_t[]){7, 1012}, 1012, true, false, true);
+        gemm(&app, device, "Gemm [5,8]^T x [5,12] C[12] (A along m, K = 5)", (const int64_t[]){5, 8},
+             (const int64_t[]){5, 12}, 12, true, false, false);
+        int64_t x96[4] = {2, 96, 16, 32}, w96[4] = {18, 96, 1, 1};
+        conv(&app, device, "Conv pointwise 96->18, 512 pixels, N 2 (8-row wide GEMM)", x96, w96, 1, NULL, NULL,
+             NULL, NULL, true);
+        int64_t x8[4] = {1, 12, 20, 20}, w8[4] = {8, 12, 1, 1};
+        conv(&app, device, "Conv pointwise 12->8, 400 pixels (8-row wide GEMM)", x8, w8, 1, NULL, NULL, NULL, NULL,
+             false);
+    }
     return test_finish(&app, half_mode ? "test_kernels_ops --float16" : "test_kernels_ops");
 }

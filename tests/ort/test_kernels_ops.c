@@ -1148,6 +1148,19 @@ int main(int argc, char **argv)
         int64_t x8[4] = {1, 12, 20, 20}, w8[4] = {8, 12, 1, 1};
         conv(&app, device, "Conv pointwise 12->8, 400 pixels (8-row wide GEMM)", x8, w8, 1, NULL, NULL, NULL, NULL,
              false);
+        /* K past the GEMM's loop cap (K / 4 >= 60000): the packed Conv shader's vec4 one-row 1x1 form, which the
+         * pointwise Convs of K % 4 != 0 took before (and which runs the channels in ranges). The sums' rounding
+         * (240004 terms of |x w| about 0.25, summed in other orders) is ~1e-7 of their 6e4: atol 1e-2 (a broken
+         * form is off by the sums themselves, ~100). */
+        int64_t xk[4] = {1, 240004, 1, 4}, wk[4] = {4, 240004, 1, 1}, bk[1] = {4};
+        op_case c;
+        start(&c, "Conv 1x1 of 240004 channels, 4 pixels (packed, one vec4 row)", 13, 4, xk);
+        constant(&c, "w", 4, wk);
+        constant(&c, "b", 1, bk);
+        const char *in[] = {"x", "w", "b"};
+        attr_int(node(&c, "Conv", 3, in), "group", 1);
+        c.atol = 1e-2;
+        run_case(&app, device, &c);
     }
     return test_finish(&app, half_mode ? "test_kernels_ops --float16" : "test_kernels_ops");
 }

@@ -198,16 +198,18 @@ _Static_assert(sizeof(push_gemm) == 128, "push_gemm: `chain` is the last of the 
 
 /* The fast form (the shader's FAST): 8 x 16 blocks read as vec4, which needs A's rows (along k) or columns (along m,
  * with M a multiple of 4), B's rows (along n) or, with A's rows, its columns (along k: Gemm's transB), 4-element
- * multiples for every stride and 16-byte aligned tensors; its K / 4 loop iterations stay under lavapipe's loop cap.
- * 0 where it does not apply, else the shader's function: 1 + ORTVK_KVARIANT * its LAYOUT. */
+ * multiples for every stride, K a multiple of 4 unless A is read along m (the shader then takes the last K % 4 one
+ * k at a time: a pointwise Conv's packed weights of 18 or 42 input channels) and 16-byte aligned tensors; its
+ * K / 4 + 3 loop iterations stay under lavapipe's loop cap. 0 where it does not apply, else the shader's function:
+ * 1 + ORTVK_KVARIANT * its LAYOUT. */
 static uint32_t gemm_fast(const gemm_plan *g, VkDeviceAddress a, VkDeviceAddress b, VkDeviceAddress y)
 {
     bool a_rows = g->a_sk == 1 && g->a_sm % 4 == 0;
     bool a_columns = !a_rows && g->a_sm == 1 && g->a_sk % 4 == 0 && g->M % 4 == 0;
     bool b_rows = g->b_sn == 1 && g->b_sk % 4 == 0;
     bool b_columns = !b_rows && a_rows && g->b_sk == 1 && g->b_sn % 4 == 0;
-    bool fast = g->K > 0 && g->K % 4 == 0 && g->N % 4 == 0 && (a_rows || a_columns) && (b_rows || b_columns) &&
-                g->K / 4 < 60000 && a % 16 == 0 && b % 16 == 0 && y % 16 == 0;
+    bool fast = g->K > 0 && (g->K % 4 == 0 || a_columns) && g->N % 4 == 0 && (a_rows || a_columns) &&
+                (b_rows || b_columns) && g->K / 4 < 60000 && a % 16 == 0 && b % 16 == 0 && y % 16 == 0;
     for (int i = 0; i < g->batch_rank; i++)
         fast = fast && (g->batch[i] == 1 || (g->a_batch[i] % 4 == 0 && g->b_batch[i] % 4 == 0));
     return !fast ? 0 : 1 + ORTVK_KVARIANT * (a_columns ? 1 : b_columns ? 2 : 0);
@@ -250,12 +252,17 @@ OrtStatus *ortvk_kgemm_record(ortvk_krun *run, const ortvk_kgemm_plan *g, VkDevi
     /* C's form (the shader's LAYOUT / 3): none, one value a row (a bias), or any other. */
     if (fn != 0 && g->has_c) fn += ORTVK_KVARIANT * 3 * (g->c_sn == 0 ? 1 : 2);
     /* Wide outputs (FAST 3): each workgroup's 64 invocations take 64 column blocks of one row block, where at most
-     * a quarter of a row block's last workgroup idles. Else tall ones (FAST 2): 64 row blocks of one column block. */
+     * a quarter of a row block's last workgroup idles; in 8-row blocks (FAST 4) where 16-row ones would compute
+     * more rows (M of 8, 17-24: an 18-channel pointwise Conv computes 24 rows rather than 32). Else tall ones
+     * (FAST 2): 64 row blocks of one column block. */
     int64_t wide_blocks = (g->N + GEMM_WIDE_N - 1) / GEMM_WIDE_N, wide_groups = (wide_blocks + 63) / 64;
-    bool wide = fn != 0 && g->M >= GEMM_WIDE_M && 4 * wide_blocks >= 3 * 64 * wide_groups;
+    bool wide = fn != 0 && g->M >= GEMM_FAST_M && 4 * wide_blocks >= 3 * 64 * wide_groups;
+    bool narrow = wide && (g->M + GEMM_FAST_M - 1) / GEMM_FAST_M * GEMM_FAST_M <
+                              (g->M + GEMM_WIDE_M - 1) / GEMM_WIDE_M * GEMM_WIDE_M && g->M < 2 * GEMM_WIDE_M;
     bool rows = fn != 0 && !wide && g->M >= GEMM_ROWS_MIN;
-    fn += wide ? 2 : rows ? 1 : 0;
-    int64_t bm = rows ? 64 * GEMM_FAST_M : wide ? GEMM_WIDE_M : fn != 0 ? GEMM_FAST_M : GEMM_BLOCK;
+    fn += narrow ? 3 : wide ? 2 : rows ? 1 : 0;
+    int64_t bm = rows ? 64 * GEMM_FAST_M : narrow ? GEMM_FAST_M : wide ? GEMM_WIDE_M : fn != 0 ? GEMM_FAST_M
+                                                                                              : GEMM_BLOCK;
     int64_t bn = wide ? 64 * GEMM_WIDE_N : fn != 0 ? GEMM_FAST_N : GEMM_BLOCK;
     /* One invocation per bm x bn block of each batch's output (the shader's TM and TN, or FM and 4 FG). */
     uint64_t blocks = (uint64_t)((g->M + bm - 1) / bm) * (uint64_t)((g->N + bn - 1) / bn);

@@ -563,6 +563,13 @@ static onnx_model *conv1x1_wide_hard_swish(bool variant)
 {
     return conv_then(variant, 16, 24, 1, 1, 16, 32, hard_swish_op);
 }
+/* Pointwise convolutions of 18 input channels (not a multiple of 4: the GEMM's last K % 4 one k at a time) over 512
+ * pixels, to 24 channels (8-row wide blocks) and to 48 (16-row blocks). */
+static onnx_model *conv1x1_k18_swish(bool variant) { return conv_then(variant, 18, 24, 1, 1, 16, 32, hard_swish); }
+static onnx_model *conv1x1_k18_hard_swish(bool variant)
+{
+    return conv_then(variant, 18, 48, 1, 1, 16, 32, hard_swish_op);
+}
 static onnx_model *conv3x3_tanh(bool variant) { return conv_then(variant, 8, 16, 3, 1, 12, 12, tanh_of); }
 /* The 3x3 row form of few input channels (16 outputs an invocation) and its vec4 stores: rows of 12 and 20 columns
  * (a half column block), an odd height. */
@@ -651,5 +658,10 @@ int main(void)
     head_case(&app, device, "batched MatMul (N of 6), then hard swish in its stores", matmul_swish, 3, rows,
               "MatMul+Add+Clip+Div+Mul");
     head_case(&app, device, "Gemm, then Sigmoid in its stores", gemm_sigmoid, 2, rows + 1, "Gemm+Sigmoid");
+    const int64_t k18[4] = {1, 18, 16, 32};
+    conv_case(&app, device, "Conv 1x1 of 18 channels to 24 (the GEMM, K % 4 = 2), then hard swish", conv1x1_k18_swish,
+              k18, "Conv+Add+Clip+Div+Mul");
+    conv_case(&app, device, "Conv 1x1 of 18 channels to 48 (the GEMM, K % 4 = 2), then HardSwish",
+              conv1x1_k18_hard_swish, k18, "Conv+HardSwish");
     return test_finish(&app, "test_kernels_fusion");
 }

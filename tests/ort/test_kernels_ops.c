@@ -1147,5 +1147,44 @@ int main(int argc, char **argv)
         conv(&app, device, "Conv 3x3 s1 p1 3->8, 6x12 (vec4 stores, 8 channels)", (const int64_t[]){1, 3, 6, 12},
              (const int64_t[]){8, 3, 3, 3}, 1, NULL, NULL, p, NULL, true);
     }
+    {
+        /* Last again (the cases above keep their values). The GEMM's forms for channel counts that are not
+         * multiples of 4: packed weights (A along m) of K = 18, 42 and 7 input channels, whose last K % 4 run one
+         * k at a time (wide, batched, a partial 16-row block, the 8 x 16 form of M = 4), Gemm with transA and
+         * K = 7 or 5; 8-row wide blocks (FAST 4) for M = 18, 20 and 8, where 16-row ones would compute mostly
+         * clamped rows. ("Conv 1x1 batch 2, 60 pixels as one row" above, K = 7, now runs as the GEMM too.) */
+        int64_t x18[4] = {2, 18, 16, 32}, w18[4] = {96, 18, 1, 1};
+        conv(&app, device, "Conv pointwise 18->96, 512 pixels, N 2 (wide GEMM, K % 4 = 2)", x18, w18, 1, NULL, NULL,
+             NULL, NULL, true);
+        int64_t x42[4] = {1, 42, 20, 20}, w42[4] = {36, 42, 1, 1};
+        conv(&app, device, "Conv pointwise 42->36, 400 pixels (wide GEMM, K % 4 = 2)", x42, w42, 1, NULL, NULL, NULL,
+             NULL, false);
+        int64_t x7[4] = {1, 7, 4, 12}, w7[4] = {4, 7, 1, 1};
+        conv(&app, device, "Conv pointwise 7->4, 48 pixels (8 x 16 GEMM, K % 4 = 3)", x7, w7, 1, NULL, NULL, NULL,
+             NULL, true);
+        gemm(&app, device, "Gemm [7,20]^T x [7,1012] C[1012] (wide, A along m, K = 7)", (const int64_t[]){7, 20},
+             (const int64_t[]){7, 1012}, 1012, true, false, true);
+        gemm(&app, device, "Gemm [5,8]^T x [5,12] C[12] (A along m, K = 5)", (const int64_t[]){5, 8},
+             (const int64_t[]){5, 12}, 12, true, false, false);
+        int64_t x96[4] = {2, 96, 16, 32}, w96[4] = {18, 96, 1, 1};
+        conv(&app, device, "Conv pointwise 96->18, 512 pixels, N 2 (8-row wide GEMM)", x96, w96, 1, NULL, NULL,
+             NULL, NULL, true);
+        int64_t x8[4] = {1, 12, 20, 20}, w8[4] = {8, 12, 1, 1};
+        conv(&app, device, "Conv pointwise 12->8, 400 pixels (8-row wide GEMM)", x8, w8, 1, NULL, NULL, NULL, NULL,
+             false);
+        /* K past the GEMM's loop cap (K / 4 >= 60000): the packed Conv shader's vec4 one-row 1x1 form, which the
+         * pointwise Convs of K % 4 != 0 took before (and which runs the channels in ranges). The sums' rounding
+         * (240004 terms of |x w| about 0.25, summed in other orders) is ~1e-7 of their 6e4: atol 1e-2 (a broken
+         * form is off by the sums themselves, ~100). */
+        int64_t xk[4] = {1, 240004, 1, 4}, wk[4] = {4, 240004, 1, 1}, bk[1] = {4};
+        op_case c;
+        start(&c, "Conv 1x1 of 240004 channels, 4 pixels (packed, one vec4 row)", 13, 4, xk);
+        constant(&c, "w", 4, wk);
+        constant(&c, "b", 1, bk);
+        const char *in[] = {"x", "w", "b"};
+        attr_int(node(&c, "Conv", 3, in), "group", 1);
+        c.atol = 1e-2;
+        run_case(&app, device, &c);
+    }
     return test_finish(&app, half_mode ? "test_kernels_ops --float16" : "test_kernels_ops");
 }

@@ -3,9 +3,10 @@
 // computes a TM x TN block of one batch's output; every sum runs over k in ascending order. A fused element-wise
 // chain (common.glsl's ortvk_chain) applies to each stored result (a pointwise Conv's activation).
 // Specialization constant FAST (the host's choice where A's rows and B's rows are contiguous, K and N multiples
-// of 4, the tensors 16-byte aligned): blocks of 8 x 16 (16 x 8 for FAST 3) read as vec4 (A along k, B along n),
-// 4 k a loop iteration, no bounds checks inside the loop (edge rows and columns read clamped indices and are not
-// stored); A along m instead where its columns are contiguous, or B along k (LAYOUT). The generic
+// of 4, the tensors 16-byte aligned): blocks of 8 x 16 (16 x 8 for FAST 3, 8 x 8 for FAST 4) read as vec4 (A
+// along k, B along n), 4 k a loop iteration, no bounds checks inside the loop (edge rows and columns read clamped
+// indices and are not stored); A along m instead where its columns are contiguous, or B along k (LAYOUT). With A
+// along m, K need not be a multiple of 4: the last K % 4 steps run one k each. The generic
 // form's per-element checks and scalar loads became per-lane branches and gathers on lavapipe: 0.8 GFLOP/s.
 #version 460
 #include "common.glsl"
@@ -37,9 +38,26 @@ const uint C_FORM = LAYOUT / 3u;
 #define TN 4u // and its columns: each loaded value of A serves TN outputs, each of B TM
 
 // The fast form's rows and column groups of 4. FAST 3, where a workgroup's invocations share their rows (A's loads
-// uniform), takes 16 x 8 blocks: half the per-lane loads of B per sum (a pointwise Conv's K = 64: 1.17x).
+// uniform), takes 16 x 8 blocks: half the per-lane loads of B per sum (a pointwise Conv's K = 64: 1.17x). FAST 4
+// is the same with 8 x 8 blocks, for M whose last 16-row block would be mostly clamped rows (M = 18: 24 rows
+// computed rather than 32).
+const bool WIDE = FAST == 3u || FAST == 4u;
 const uint FM = FAST == 3u ? 16u : 8u;
-const uint FG = FAST == 3u ? 2u : 4u;
+const uint FG = WIDE ? 2u : 4u;
+
+// One k of the A-along-m form: FM values of A's column k (FM / 4 vec4), FG vec4 of B's row k, FM x 4 FG sums.
+#define GEMM_COLUMNS_STEP(kk) { \
+    uint k_ = (kk); \
+    vec4 av[FM / 4u]; \
+    [[unroll]] for (uint q = 0u; q < FM / 4u; q++) av[q] = ORTVK_TEXEL4(0, p.a, acol[q] + k_ * a_sk); \
+    uint row = k_ * b_sk; \
+    vec4 bv[FG]; \
+    [[unroll]] for (uint g = 0u; g < FG; g++) bv[g] = ORTVK_TEXEL4(1, p.b, bc[g] + row); \
+    [[unroll]] for (uint j = 0u; j < FM; j++) { \
+        float a = av[j / 4u][j % 4u]; \
+        [[unroll]] for (uint g = 0u; g < FG; g++) acc[j][g] += a * bv[g]; \
+    } \
+}
 
 // The output block at rows m0.., columns n0.. of one batch.
 void gemm_block(uint m0, uint n0, uint batch)
@@ -79,21 +97,14 @@ void gemm_block(uint m0, uint n0, uint batch)
         }
     } else if (A_COLUMNS) {
         // A read along m (a transposed A, or Conv's packed weights): rows m0..m0+FM-1 as FM / 4 vec4 per k.
-        uint a_sk = uint(p.a_sk), acol[FM / 4u];
+        // K % 4 need not be 0 here: the loop takes the whole groups of 4 k, the last K % 4 steps follow one k at a
+        // time (a pointwise Conv of 18 or 42 input channels), so that no row of A or B past K - 1 is read.
+        uint a_sk = uint(p.a_sk), acol[FM / 4u], k4 = p.K & ~3u;
         [[unroll]] for (uint q = 0u; q < FM / 4u; q++) acol[q] = ao + min(m0 + 4u * q, p.M - 4u);
-        for (uint k = 0u; k < p.K; k += 4u) {
-            [[unroll]] for (uint t = 0u; t < 4u; t++) {
-                vec4 av[FM / 4u];
-                [[unroll]] for (uint q = 0u; q < FM / 4u; q++) av[q] = ORTVK_TEXEL4(0, p.a, acol[q] + (k + t) * a_sk);
-                uint row = (k + t) * b_sk;
-                vec4 bv[FG];
-                [[unroll]] for (uint g = 0u; g < FG; g++) bv[g] = ORTVK_TEXEL4(1, p.b, bc[g] + row);
-                [[unroll]] for (uint j = 0u; j < FM; j++) {
-                    float a = av[j / 4u][j % 4u];
-                    [[unroll]] for (uint g = 0u; g < FG; g++) acc[j][g] += a * bv[g];
-                }
-            }
+        for (uint k = 0u; k < k4; k += 4u) {
+            [[unroll]] for (uint t = 0u; t < 4u; t++) GEMM_COLUMNS_STEP(k + t);
         }
+        for (uint k = k4; k < p.K; k++) GEMM_COLUMNS_STEP(k);
     } else {
         for (uint k = 0u; k < p.K; k += 4u) {
             vec4 av[FM];
@@ -143,7 +154,7 @@ void main()
             uint m_blocks = (p.M + FM - 1u) / FM;
             if (i >= batches * m_blocks * n_blocks) return;
             gemm_block(((i / n_blocks) % m_blocks) * FM, (i % n_blocks) * (FG * 4u), i / (m_blocks * n_blocks));
-        } else if (FAST == 3u) {
+        } else if (WIDE) {
             // A workgroup takes one row block and 64 column blocks: A's loads are the same for all its invocations.
             uint wg = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
             uint m_blocks = (p.M + FM - 1u) / FM, n_groups = (n_blocks + 63u) / 64u;

@@ -1,7 +1,7 @@
-/* Element-wise chains: which nodes can be a step (Add/Sub/Mul/Div with a constant scalar or with the chain's input,
- * Clip with constant bounds, Relu, Sigmoid, HardSigmoid, HardSwish, LeakyRelu, Tanh), and the fused op that runs a
- * chain in one dispatch (shaders/kernel_chain.comp). The partition compiler (kernel_fuse.c) finds the chains; each
- * step computes what its node's own kernel computes. */
+/* Element-wise chains: which nodes can be a step (Add/Sub/Mul/Div with a constant scalar, Add/Mul with the chain's
+ * input or another tensor, Clip with constant bounds, Relu, Sigmoid, HardSigmoid, HardSwish, LeakyRelu, Tanh), and
+ * the fused op that runs a chain in one dispatch, its operands broadcast (shaders/kernel_chain.comp). The partition
+ * compiler (kernel_fuse.c) finds the chains; each step computes what its node's own kernel computes. */
 #include <string.h>
 
 #include "kernels/kernel_internal.h"

@@ -1,7 +1,7 @@
-/* Element-wise chains: which nodes can be a step (Add/Sub/Mul/Div with a constant scalar or with the chain's input,
- * Clip with constant bounds, Relu, Sigmoid, HardSigmoid, HardSwish, LeakyRelu, Tanh), and the fused op that runs a
- * chain in one dispatch (shaders/kernel_chain.comp). The partition compiler (kernel_fuse.c) finds the chains; each
- * step computes what its node's own kernel computes. */
+/* Element-wise chains: which nodes can be a step (Add/Sub/Mul/Div with a constant scalar, Add/Mul with the chain's
+ * input or another tensor, Clip with constant bounds, Relu, Sigmoid, HardSigmoid, HardSwish, LeakyRelu, Tanh), and
+ * the fused op that runs a chain in one dispatch, its operands broadcast (shaders/kernel_chain.comp). The partition
+ * compiler (kernel_fuse.c) finds the chains; each step computes what its node's own kernel computes. */
 #include <string.h>
 
 #include "kernels/kernel_internal.h"
@@ -144,8 +144,10 @@ typedef struct push_chain {
     uint64_t constants; /* the steps' operands (ortvk_kchain_constants) */
     uint64_t r;         /* the residual (ORTVK_CHAIN_ADD_R, MUL_R), or 0 */
     uint64_t q;         /* the second operand (ORTVK_CHAIN_ADD_Q, MUL_Q), or 0 */
-    uint64_t table;     /* the broadcast form's dims and strides (shaders/kernel_chain.comp), or 0 */
+    uint64_t table;     /* the broadcast form's dims and strides (shaders/kernel_chain.comp) in a buffer, or 0 */
+    uint32_t words[1 + 4 * 4]; /* ... or here, where they are 4 dims or fewer */
 } push_chain;
+_Static_assert(sizeof(push_chain) <= 128, "push_chain fits the 128 bytes of push constants");
 
 /* x, the residual and the second operand: their broadcast is the output's shape (each step's output is the
  * broadcast of its inputs, and broadcasting composes). NULL for those the chain lacks. */
@@ -178,10 +180,11 @@ static OrtStatus *chain_shape(const ortvk_kparams *params, ortvk_krun *run)
     return NULL;
 }
 
-/* The broadcast form's table (shaders/kernel_chain.comp): the output's dims coalesced with x's, r's and q's strides;
- * *vec whether its vectorised form applies (the last dim a multiple of 16, each operand stepping 0 or 1 along it). */
+/* The broadcast form's table (shaders/kernel_chain.comp): the output's dims coalesced with x's, r's and q's strides,
+ * in push->words where they are 4 dims or fewer (*in_buffer false), else uploaded; *vec whether its vectorised
+ * form applies (the last dim a multiple of 16, each operand stepping 0 or 1 along it); *len the last dim. */
 static OrtStatus *broadcast_table(ortvk_krun *run, const ortvk_ktensor *in[3], const ortvk_ktensor *y,
-                                  VkDeviceAddress *table, bool *vec, uint64_t *len)
+                                  push_chain *push, bool *in_buffer, bool *vec, uint64_t *len)
 {
     ortvk_kstrides s = {.rank = (int)y->rank};
     memcpy(s.dims, y->dims, sizeof(y->dims));
@@ -193,16 +196,19 @@ static OrtStatus *broadcast_table(ortvk_krun *run, const ortvk_ktensor *in[3], c
     if (s.rank > ORTVK_KMAX_SHADER_RANK)
         return ortvk_status(ORT_EP_FAIL, "a fused chain's operands broadcast over %d dims (at most %d)", s.rank,
                             ORTVK_KMAX_SHADER_RANK);
+    *in_buffer = s.rank > 4;
+    int R = *in_buffer ? ORTVK_KMAX_SHADER_RANK : 4, last = s.rank - 1;
     uint32_t words[1 + 4 * ORTVK_KMAX_SHADER_RANK] = {(uint32_t)s.rank};
-    int last = s.rank - 1;
     *len = (uint64_t)s.dims[last];
     *vec = s.dims[last] % 16 == 0;
     for (int d = 0; d < s.rank; d++) {
         words[1 + d] = (uint32_t)s.dims[d];
-        for (int k = 0; k < 3; k++) words[1 + (k + 1) * ORTVK_KMAX_SHADER_RANK + d] = (uint32_t)s.stride[k][d];
+        for (int k = 0; k < 3; k++) words[1 + (k + 1) * R + d] = (uint32_t)s.stride[k][d];
     }
     for (int k = 0; k < 3; k++) *vec = *vec && s.stride[k][last] <= 1;
-    return ortvk_krun_upload(run, words, sizeof(words), table);
+    if (*in_buffer) return ortvk_krun_upload(run, words, sizeof(words), &push->table);
+    memcpy(push->words, words, sizeof(push->words));
+    return NULL;
 }
 
 static OrtStatus *chain_record(const ortvk_kparams *params, ortvk_krun *run)
@@ -219,15 +225,16 @@ static OrtStatus *chain_record(const ortvk_kparams *params, ortvk_krun *run)
         same = same && in[k]->rank == y->rank && memcmp(in[k]->dims, y->dims, y->rank * sizeof(int64_t)) == 0;
     }
     if (!same) { /* operands read at each element's broadcast index */
-        bool vec = false;
+        bool vec = false, in_buffer = false;
         uint64_t len = 0, invocations = push.n / 16;
-        ORTVK_TRY(broadcast_table(run, in, y, &push.table, &vec, &len));
+        ORTVK_TRY(broadcast_table(run, in, y, &push, &in_buffer, &vec, &len));
+        uint32_t mode = 2 + (in_buffer ? 4 : 0);
         /* Rows of the last dim of 1,024 elements or more: whole workgroups of 64 invocations a row. */
         if (len >= 1024) push.groups = (uint32_t)((len / 16 + 63) / 64);
         if (push.groups != 0) invocations = push.n / len * push.groups * 64;
         if (vec && aligned)
-            return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CHAIN, 3, &spec, &push, sizeof(push), invocations);
-        return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CHAIN, 2, &spec, &push, sizeof(push), push.n);
+            return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CHAIN, mode + 1, &spec, &push, sizeof(push), invocations);
+        return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CHAIN, mode, &spec, &push, sizeof(push), push.n);
     }
     /* Vectorised: 16 elements an invocation, as vec4. */
     if (push.n % 4 == 0 && aligned)

@@ -530,6 +530,26 @@ static onnx_model *two_broadcasts(bool variant)
     return m;
 }
 
+/* Operands that keep 5 dims apart after coalescing (the broadcast table in a buffer, not the push constants): x of
+ * rank 5, r its max over dims 1 and 3, q over dims 0, 2 and 4; x + r, * q, then Relu. The ReduceMax nodes run on
+ * the CPU EP, between the Add and the Mul in ORT's order: the Add is a partition of its own, the chain Mul + Relu
+ * reads a (of x's shape) and q over 5 dims. */
+static onnx_model *five_dims(bool variant)
+{
+    int64_t dims[5] = {-1, -1, -1, -1, -1};
+    onnx_model *m = model_of(13, 5, dims);
+    int64_t r_axes[2] = {1, 3}, q_axes[3] = {0, 2, 4};
+    onnx_node *r = onnx_model_add_node(m, "ReduceMax", (const char *[]){"x"}, 1, (const char *[]){"r"}, 1);
+    onnx_node_attr_ints(r, "axes", r_axes, 2);
+    onnx_node *q = onnx_model_add_node(m, "ReduceMax", (const char *[]){"x"}, 1, (const char *[]){"q"}, 1);
+    onnx_node_attr_ints(q, "axes", q_axes, 3);
+    add(m, "Add", "x", "r", "a");
+    add(m, "Mul", "a", "q", "c");
+    add(m, "Relu", "c", NULL, "y");
+    if (variant) onnx_model_add_output(m, "a", ONNX_FLOAT, -1, NULL);
+    return m;
+}
+
 /* A third operand does not fit: (x + p) * b + |x|, then Relu; the chain stops before the last Add. */
 static onnx_model *three_operands(bool variant)
 {
@@ -653,6 +673,9 @@ int main(void)
               "Add+Mul+Relu");
     head_case(&app, device, "x + p[n, c], * b[n], Relu: per element", two_broadcasts, 4, batch2_odd, "Add+Mul+Relu");
     head_case(&app, device, "a third operand ends the chain", three_operands, 4, batch2, "Add+Mul\"");
+    const int64_t five[5] = {2, 3, 4, 5, 6}, five_vec[5] = {2, 3, 2, 3, 16};
+    head_case(&app, device, "operands over 5 dims (the table in a buffer)", five_dims, 5, five, "Mul+Relu");
+    head_case(&app, device, "operands over 5 dims, vec4", five_dims, 5, five_vec, "Mul+Relu");
     const int64_t rows[3] = {3, 12, 16};
     head_case(&app, device, "Gemm, then Relu in its stores", gemm_relu, 2, rows + 1, "Gemm+Relu");
     head_case(&app, device, "batched MatMul (N of 6), then hard swish in its stores", matmul_swish, 3, rows,

@@ -2,7 +2,8 @@
 // applied in order with the same float operations the unfused ops use; r[i] and q[i] where the chain reads a residual
 // r and a second operand q. Where x, r and q all have y's shape each is read at i; otherwise each is read at i's
 // broadcast index (ONNX multidirectional broadcasting, as the unfused Add and Mul read them) from a table of the
-// coalesced dims and each operand's strides.
+// coalesced dims and each operand's strides, in the push constants (a buffer per run would be one more buffer for
+// the device's cache each run).
 #version 460
 #include "common.glsl"
 
@@ -13,25 +14,33 @@ layout(push_constant) uniform Push {
     uvec2 constants; // the steps' operands (common.glsl's ORTVK_CHAIN_LOAD)
     uvec2 r;         // the residual (common.glsl's ORTVK_CHAIN_R), or 0
     uvec2 q;         // the second operand (ORTVK_CHAIN_Q), or 0
-    uvec2 t;         // the broadcast form's table: rank, dims[6], then x's, r's and q's strides[6] (0: broadcast)
+    uvec2 t;         // the broadcast form's table in a buffer (more than 4 dims), or 0
+    uint words[17];  // ... or here (4 dims or fewer)
 } p;
 
 // Constant 0: bit 0 for the vectorised form (16 elements an invocation as vec4; n and the offsets multiples of 4,
 // and in the broadcast form the last dim a multiple of 16 that each operand steps along by 0 or 1), bit 1 for the
-// broadcast form (operands read through the table).
+// broadcast form (operands read through the table), bit 2 where its table is in a buffer (5 or 6 dims).
 layout(constant_id = 0) const uint MODE = 0u;
-const bool VEC = (MODE & 1u) != 0u, BROADCAST = (MODE & 2u) != 0u;
+const bool VEC = (MODE & 1u) != 0u, BROADCAST = (MODE & 2u) != 0u, TABLE_BUFFER = (MODE & 4u) != 0u;
+
+// The table: word 0 the rank, dim d at 1 + d, then x's, r's and q's strides (0: broadcast), R words each.
+const uint R = TABLE_BUFFER ? 6u : 4u;
+uint table(uint k)
+{
+    return TABLE_BUFFER ? ORTVK_WORD(5, p.t, k) : p.words[k];
+}
 
 // The index in x, r and q of element e, or with `first` 1 (the vectorised form) of row e of the last dim's first
 // element.
 uvec3 operand_indices(uint e, uint first)
 {
-    uint rank = ORTVK_WORD(5, p.t, 0u);
+    uint rank = table(0u);
     uvec3 at = uvec3(0u);
     for (uint k = rank - first; k > 0u; k--) {
-        uint d = ORTVK_WORD(5, p.t, k), c = e % d;
+        uint d = table(k), c = e % d;
         e /= d;
-        at += c * uvec3(ORTVK_WORD(5, p.t, 6u + k), ORTVK_WORD(5, p.t, 12u + k), ORTVK_WORD(5, p.t, 18u + k));
+        at += c * uvec3(table(R + k), table(2u * R + k), table(3u * R + k));
     }
     return at;
 }
@@ -46,7 +55,7 @@ void main()
         // Each row of the last dim of 1,024 elements or more has `groups` whole workgroups of its own: the row, and
         // each operand's index of its first element (a per-channel value's), found once from the workgroup's index
         // (a division per workgroup rather than per invocation); shorter rows from the invocation's index.
-        uint rank = ORTVK_WORD(5, p.t, 0u), len = ORTVK_WORD(5, p.t, rank), row, col;
+        uint rank = table(0u), len = table(rank), row, col;
         if (p.groups != 0u) {
             uint g = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
             row = g / p.groups;
@@ -58,8 +67,7 @@ void main()
         }
         uint e0 = row * len + col;
         if (col >= len || e0 >= p.n) return;
-        uvec3 step = uvec3(ORTVK_WORD(5, p.t, 6u + rank), ORTVK_WORD(5, p.t, 12u + rank),
-                           ORTVK_WORD(5, p.t, 18u + rank));
+        uvec3 step = uvec3(table(R + rank), table(2u * R + rank), table(3u * R + rank));
         uvec3 at = operand_indices(row, 1u) + step * col;
         [[unroll]] for (uint j = 0u; j < 16u; j += 4u) {
             uvec3 o = at + step * j;

@@ -396,8 +396,9 @@ static OrtStatus *packed_record(ortvk_krun *run, push_conv *push, const conv_geo
         if (push->OW % 4 == 0 && push->y % 16 == 0 && push->partial % 16 == 0 && push->C / push->G <= conv_chunk(push))
             fn += ORTVK_KVARIANT;
         /* Few input channels (a network's first Conv, 3 -> 16): 16 output channels an invocation (bit 1), so that
-         * each input row fetched serves 16 channels' sums; the weights' fetches per sum stay the same. */
-        if (push->C / push->G <= ROW3_FEW_CHANNELS && (push->M / push->G) % 16 == 0) {
+         * each input row fetched serves 16 channels' sums; the weights' fetches per sum stay the same. float32
+         * only: with float16's conversions inlined at its 256 stores lavapipe took minutes to build the pipeline. */
+        if (!run->float16 && push->C / push->G <= ROW3_FEW_CHANNELS && (push->M / push->G) % 16 == 0) {
             push->TM = 16;
             fn += 2 * ORTVK_KVARIANT;
         }

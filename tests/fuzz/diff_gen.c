@@ -1611,6 +1611,10 @@ static void gen_fusion(dcase *c)
      * grows by it, so that a value cancelled to near 0 before a Mul by 1e20 is judged at the scale of its terms
      * (as ONNX's atol would be), while values that do not cancel keep the relative check. */
     double gain = 1;
+    /* Whether the chained value may differ in its last bits between the two sides: a head's sums (another order),
+     * a Sigmoid or Tanh (MLAS's have absolute accuracy: its Sigmoid is exactly 0 below about -17). A scalar divided
+     * by such a value is ill-conditioned near 0 and at the overflow threshold (k / t: +-inf on one side only). */
+    bool inexact = head != 0;
     char prev[8], other[8] = "";
     snprintf(prev, sizeof(prev), "%s", first);
     for (int i = 0; i < steps; i++) {
@@ -1626,6 +1630,7 @@ static void gen_fusion(dcase *c)
             const char *op = PICK(c, ops);
             float v = chain_scalar(c, k);
             bool left = rp(c, 0.3);
+            if (!strcmp(op, "Div") && left && inexact) c->ill_conditioned = true;
             double m = fabs((double)v);
             if (isfinite(m) && m > 0) {
                 if (!strcmp(op, "Mul") || (!strcmp(op, "Div") && left)) gain *= fmax(1, m);
@@ -1660,6 +1665,7 @@ static void gen_fusion(dcase *c)
         } else {
             static const char *const acts[] = {"Relu", "Sigmoid", "HardSigmoid", "HardSwish", "LeakyRelu", "Tanh"};
             const char *op = acts[kind - 2], *in[1] = {prev};
+            if (!strcmp(op, "Sigmoid") || !strcmp(op, "Tanh")) inexact = true;
             onnx_node *n = onnx_model_add_node(c->model, op, in, 1, outs, 1);
             if (!strcmp(op, "HardSigmoid") && rp(c, 0.5)) {
                 onnx_node_attr_float(n, "alpha", (float)runi(c));

@@ -71,6 +71,8 @@ static bool special_kind(const dcase *c)
 static bool is_near_float_max(float v) { return !isnan(v) && fabsf(v) >= 1e38f; }
 static bool near_float_max_input(const dcase *c) { return any_value(c, is_near_float_max); }
 
+static bool ill_conditioned(const dcase *c) { return c->ill_conditioned; }
+
 /* Keep the reasons to one line each: the summary prints them. */
 const dc_known dc_known_findings[] = {
     /* special values */
@@ -106,6 +108,9 @@ const dc_known dc_known_findings[] = {
      "wrong: as LSTM's"},
     {"DynamicQuantizeLinear", nan_input, "a NaN input",
      "chosen: ortvk's min and max skip NaN; MLAS's keep or drop it by SIMD lane and thread block"},
+    {"Fusion", ill_conditioned, "a scalar divided by a head's sum or a Sigmoid/Tanh (k / t)",
+     "ill-conditioned: near t = 0 or k / t = FLT_MAX, last-bit differences (sums in another order, MLAS's Sigmoid 0 "
+     "below -17) become +-inf or NaN on one side (seed 23 cases 6489, 10559)"},
     {NULL, NULL, NULL, NULL},
 };
 const size_t dc_known_count = sizeof(dc_known_findings) / sizeof(dc_known_findings[0]) - 1;

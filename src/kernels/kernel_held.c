@@ -1,6 +1,5 @@
 /* What a run holds until its submission retires: references on the buffers it reads and writes (scratch ones
- * included), the texel views it made of them that their buffers do not keep, and its profile's timestamps; released
- * by the stream's retire. */
+ * included), the texel views it made of them, and its profile's timestamps; released by the stream's retire. */
 #include <stdlib.h>
 
 #include "kernels/kernel_partition.h"
@@ -62,14 +61,9 @@ OrtStatus *ortvk_krun_hold(ortvk_krun *run, ortvk_buffer *buffer)
     return NULL;
 }
 
-OrtStatus *ortvk_krun_hold_views(ortvk_krun *run, ortvk_buffer *buffer, VkDeviceSize offset, VkDeviceSize range,
-                                 ortvk_ktexels *out)
+OrtStatus *ortvk_krun_hold_views(ortvk_krun *run, const ortvk_buffer *buffer, VkDeviceSize offset,
+                                 VkDeviceSize range, ortvk_ktexels *out)
 {
-    VkBufferView kept[2];
-    if (ortvk_buffer_find_views(buffer, offset, range, kept)) {
-        *out = (ortvk_ktexels){kept[0], kept[1]};
-        return NULL;
-    }
     ORTVK_TRY(held_list(run));
     ortvk_kheld *list = run->held;
     for (size_t i = 0; i < list->n_views; i++) {
@@ -89,10 +83,8 @@ OrtStatus *ortvk_krun_hold_views(ortvk_krun *run, ortvk_buffer *buffer, VkDevice
     held_views *h = &list->views[list->n_views];
     *h = (held_views){.buffer = buffer->vk, .offset = offset, .range = range};
     ORTVK_TRY(ortvk_kernel_device_texels_create(run->device->vk, buffer->vk, offset, range, &h->views));
+    list->n_views++;
     *out = h->views;
-    /* The buffer keeps them for later runs where it has room; else they go with this run's submission. */
-    if (!ortvk_buffer_keep_views(buffer, offset, range, (VkBufferView[2]){h->views.vec4s, h->views.floats}))
-        list->n_views++;
     return NULL;
 }
 

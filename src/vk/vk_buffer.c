@@ -131,7 +131,6 @@ static OrtStatus *buffer_create(ortvk_device *device, VkDeviceSize size, const b
     buffer->kind = source->kind;
     buffer->size = size;
     atomic_init(&buffer->refs, 1);
-    pthread_mutex_init(&buffer->views_lock, NULL);
     OrtStatus *status = NULL;
 
     VkExternalMemoryBufferCreateInfo external = {
@@ -171,7 +170,6 @@ err_bind:
 err_memory:
     vkDestroyBuffer(device->vk, buffer->vk, NULL);
 err_buffer:
-    pthread_mutex_destroy(&buffer->views_lock);
     free(buffer);
     return status;
 }
@@ -347,33 +345,6 @@ OrtStatus *ortvk_buffer_import_host(ortvk_device *device, void *pointer, VkDevic
     (*out)->host_pointer = pointer;
     ortvk_heap_list_host(device->heap, *out);
     return NULL;
-}
-
-bool ortvk_buffer_find_views(ortvk_buffer *buffer, VkDeviceSize offset, VkDeviceSize range, VkBufferView out[2])
-{
-    bool found = false;
-    pthread_mutex_lock(&buffer->views_lock);
-    for (size_t i = 0; i < buffer->view_count && !found; i++) {
-        const ortvk_buffer_views *v = &buffer->views[i];
-        if (v->offset != offset || v->range != range) continue;
-        out[0] = v->views[0];
-        out[1] = v->views[1];
-        found = true;
-    }
-    pthread_mutex_unlock(&buffer->views_lock);
-    return found;
-}
-
-bool ortvk_buffer_keep_views(ortvk_buffer *buffer, VkDeviceSize offset, VkDeviceSize range,
-                             const VkBufferView views[2])
-{
-    pthread_mutex_lock(&buffer->views_lock);
-    bool kept = buffer->view_count < ORTVK_BUFFER_VIEW_RANGES;
-    for (size_t i = 0; i < buffer->view_count && kept; i++)
-        kept = buffer->views[i].offset != offset || buffer->views[i].range != range;
-    if (kept) buffer->views[buffer->view_count++] = (ortvk_buffer_views){offset, range, {views[0], views[1]}};
-    pthread_mutex_unlock(&buffer->views_lock);
-    return kept;
 }
 
 void ortvk_buffer_unref(ortvk_buffer *buffer)

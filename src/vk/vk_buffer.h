@@ -14,16 +14,6 @@ typedef enum ortvk_buffer_kind {
     ORTVK_BUFFER_HOST,          /* imported VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT */
 } ortvk_buffer_kind;
 
-/* Texel views of one range of a buffer: a pair (the kernels read a range as RGBA32F and as R32F). A buffer keeps
- * the views of up to ORTVK_BUFFER_VIEW_RANGES ranges for its life, through its device heap's cache too, so that runs
- * binding the same range again (every run of a model, on the run's recycled internal buffers and on ORT's outputs)
- * neither create nor destroy views. */
-#define ORTVK_BUFFER_VIEW_RANGES 2
-typedef struct ortvk_buffer_views {
-    VkDeviceSize offset, range;
-    VkBufferView views[2];
-} ortvk_buffer_views;
-
 struct ortvk_buffer {
     ortvk_device *device;       /* holds a reference */
     ortvk_buffer_kind kind;
@@ -35,9 +25,6 @@ struct ortvk_buffer {
     void *host_pointer;         /* ORTVK_BUFFER_HOST: the imported address */
     atomic_int refs;            /* the owner's, one per sharing import (ortvk_buffer_import_host), and one per
                                    submission using it (ortvk_device_acquire) */
-    pthread_mutex_t views_lock; /* guards view_count and views */
-    size_t view_count;
-    ortvk_buffer_views views[ORTVK_BUFFER_VIEW_RANGES]; /* destroyed with the VkBuffer (ortvk_heap_free) */
 };
 
 OrtStatus *ortvk_buffer_allocate(ortvk_device *device, VkDeviceSize size, ortvk_buffer **out) ORTVK_MUST_CHECK;
@@ -63,15 +50,6 @@ static inline bool ortvk_buffer_try_ref(ortvk_buffer *buffer)
     }
     return refs > 0;
 }
-
-/* The views `buffer` keeps of [offset, offset + range): true, with out[] set, when it keeps them. */
-bool ortvk_buffer_find_views(ortvk_buffer *buffer, VkDeviceSize offset, VkDeviceSize range, VkBufferView out[2]);
-
-/* Gives `views` of [offset, offset + range) to `buffer`, which destroys them with its VkBuffer: true when it took
- * them; false, and they stay the caller's, when it keeps ORTVK_BUFFER_VIEW_RANGES ranges already or views of this
- * range (made meanwhile by another thread). */
-bool ortvk_buffer_keep_views(ortvk_buffer *buffer, VkDeviceSize offset, VkDeviceSize range,
-                             const VkBufferView views[2]);
 
 /* Drops a reference (NULL: nothing); the last one frees the buffer, or gives it to its device heap's cache while
  * there is room (staging and ortvk-allocated buffers). */

@@ -193,14 +193,8 @@ void ortvk_heap_free(ortvk_heap *heap, ortvk_buffer *buffer)
     VkDevice vk = buffer->device->vk;
     if (buffer->address != 0) remove_range(heap, buffer);
     if (buffer->mapped != NULL) vkUnmapMemory(vk, buffer->memory);
-    for (size_t i = 0; i < buffer->view_count; i++) {
-        for (int k = 0; k < 2; k++) {
-            if (buffer->views[i].views[k] != VK_NULL_HANDLE) vkDestroyBufferView(vk, buffer->views[i].views[k], NULL);
-        }
-    }
     vkDestroyBuffer(vk, buffer->vk, NULL);
     vkFreeMemory(vk, buffer->memory, NULL);
-    pthread_mutex_destroy(&buffer->views_lock);
     free(buffer);
 }
 

@@ -85,9 +85,8 @@ static void frames(ortapp *app, const char *what, OrtSession *session, OrtExtern
 }
 
 /* Runs whose input is one of three views of the same import, at offsets 0, OUTPUT_OFFSET and 2 * OUTPUT_OFFSET,
- * each holding other values, in turn and twice over (output at 3 * OUTPUT_OFFSET): the import keeps the texel views
- * of two ranges for later runs (ortvk_buffer_keep_views) and the third range's go with their run, so a view reused
- * for the wrong range, or one kept past its range, reads another view's values. */
+ * each holding other values, in turn and twice over (output at 3 * OUTPUT_OFFSET): a texel view made or reused for
+ * the wrong range reads another view's values. */
 static void input_offsets(ortapp *app, OrtSession *session, OrtExternalResourceImporter *importer,
                           OrtRunOptions *run_options)
 {

@@ -141,6 +141,8 @@ static OrtStatus *reshape_shape(const ortvk_kparams *params, ortvk_krun *run)
     const ortvk_kparams_reshape *p = &q;
     static const char *const names[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze"};
     ORTVK_TRY(ortvk_klist_at_run(params, run, names[params->reshape.kind & 3], &q));
+    /* Squeeze's axes known at run time with no values: every 1 squeezed, as for a constant [] (reshape_prepare). */
+    if (q.kind == ORTVK_RESHAPE_SQUEEZE && q.count == 0) q.count = -1;
     const ortvk_ktensor *x = &run->in[0];
     ortvk_ktensor *y = &run->out[0];
     y->type = x->type;

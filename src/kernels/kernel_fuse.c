@@ -51,7 +51,7 @@ typedef struct chain_plan {
  * two of them in one chain made pipelines that took lavapipe 15 s of CPU to build. One a chain. */
 static bool is_transcendental(const ortvk_kernel *k)
 {
-    return k->step.kind == ORTVK_CHAIN_SIGMOID || k->step.kind == ORTVK_CHAIN_TANH;
+    return ortvk_kchain_kind_is_exp(k->step.kind);
 }
 
 /* Whether value `v` is ready before kernel `head` runs: an input of the partition, or made by an earlier kernel. */

@@ -513,22 +513,32 @@ static onnx_model *neck(bool variant) { return neck_of(variant, false, false); }
 static onnx_model *neck_scale_first(bool variant) { return neck_of(variant, true, false); }
 static onnx_model *neck_resized(bool variant) { return neck_of(variant, false, true); }
 
+/* y = max of x over `n` axes, as node ReduceMax (the axes an attribute, opset 13). */
+static void reduce_max(onnx_model *m, const char *x, const char *y, const int64_t *axes, int n)
+{
+    onnx_node *max = onnx_model_add_node(m, "ReduceMax", (const char *[]){x}, 1, (const char *[]){y}, 1);
+    onnx_node_attr_ints(max, "axes", axes, n);
+}
+
 /* Per-channel operands the chain reads through its broadcast table: x of [2, 4, H, W] plus GAP(x) ([2, 4, 1, 1])
- * times a per-batch max ([2, 1, 1, 1], a ReduceMax), then Relu: two operands that broadcast differently. */
-static onnx_model *two_broadcasts(bool variant)
+ * times a per-batch max ([2, 1, 1, 1], a ReduceMax), then Relu: two operands that broadcast differently. With
+ * `third`, a third operand does not fit: (x + p) * b + |x|, then Relu; the chain stops before the last Add. */
+static onnx_model *broadcasts_of(bool variant, bool third)
 {
     int64_t dims[4] = {2, 4, -1, -1};
     onnx_model *m = model_of(13, 4, dims);
     add(m, "GlobalAveragePool", "x", NULL, "p");
-    int64_t axes[3] = {1, 2, 3};
-    onnx_node *max = onnx_model_add_node(m, "ReduceMax", (const char *[]){"x"}, 1, (const char *[]){"b"}, 1);
-    onnx_node_attr_ints(max, "axes", axes, 3);
+    reduce_max(m, "x", "b", (const int64_t[]){1, 2, 3}, 3);
+    if (third) add(m, "Abs", "x", NULL, "r");
     add(m, "Add", "x", "p", "a");
     add(m, "Mul", "a", "b", "c");
-    add(m, "Relu", "c", NULL, "y");
+    if (third) add(m, "Add", "c", "r", "d");
+    add(m, "Relu", third ? "d" : "c", NULL, "y");
     if (variant) onnx_model_add_output(m, "a", ONNX_FLOAT, -1, NULL);
     return m;
 }
+static onnx_model *two_broadcasts(bool variant) { return broadcasts_of(variant, false); }
+static onnx_model *three_operands(bool variant) { return broadcasts_of(variant, true); }
 
 /* Operands that keep 5 dims apart after coalescing (the broadcast table in a buffer, not the push constants): x of
  * rank 5, r its max over dims 1 and 3, q over dims 0, 2 and 4; x + r, * q, then Relu. The ReduceMax nodes run on
@@ -538,32 +548,11 @@ static onnx_model *five_dims(bool variant)
 {
     int64_t dims[5] = {-1, -1, -1, -1, -1};
     onnx_model *m = model_of(13, 5, dims);
-    int64_t r_axes[2] = {1, 3}, q_axes[3] = {0, 2, 4};
-    onnx_node *r = onnx_model_add_node(m, "ReduceMax", (const char *[]){"x"}, 1, (const char *[]){"r"}, 1);
-    onnx_node_attr_ints(r, "axes", r_axes, 2);
-    onnx_node *q = onnx_model_add_node(m, "ReduceMax", (const char *[]){"x"}, 1, (const char *[]){"q"}, 1);
-    onnx_node_attr_ints(q, "axes", q_axes, 3);
+    reduce_max(m, "x", "r", (const int64_t[]){1, 3}, 2);
+    reduce_max(m, "x", "q", (const int64_t[]){0, 2, 4}, 3);
     add(m, "Add", "x", "r", "a");
     add(m, "Mul", "a", "q", "c");
     add(m, "Relu", "c", NULL, "y");
-    if (variant) onnx_model_add_output(m, "a", ONNX_FLOAT, -1, NULL);
-    return m;
-}
-
-/* A third operand does not fit: (x + p) * b + |x|, then Relu; the chain stops before the last Add. */
-static onnx_model *three_operands(bool variant)
-{
-    int64_t dims[4] = {2, 4, -1, -1};
-    onnx_model *m = model_of(13, 4, dims);
-    add(m, "GlobalAveragePool", "x", NULL, "p");
-    int64_t axes[3] = {1, 2, 3};
-    onnx_node *max = onnx_model_add_node(m, "ReduceMax", (const char *[]){"x"}, 1, (const char *[]){"b"}, 1);
-    onnx_node_attr_ints(max, "axes", axes, 3);
-    add(m, "Abs", "x", NULL, "r");
-    add(m, "Add", "x", "p", "a");
-    add(m, "Mul", "a", "b", "c");
-    add(m, "Add", "c", "r", "d");
-    add(m, "Relu", "d", NULL, "y");
     if (variant) onnx_model_add_output(m, "a", ONNX_FLOAT, -1, NULL);
     return m;
 }

@@ -61,12 +61,19 @@ static bool conv_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
         p->pads[2 + i] = pads[n + i];
     }
     /* ORT's CPU EP rejects SAME_* with dilations ("Dilation not supported for AutoPadType::SAME_UPPER or
-     * AutoPadType::SAME_LOWER"): left to it. */
-    for (int i = 0; !transpose && i < n; i++) {
-        if (p->dilations[i] > 1 &&
-            (p->auto_pad == ORTVK_AUTO_PAD_SAME_UPPER || p->auto_pad == ORTVK_AUTO_PAD_SAME_LOWER))
+     * AutoPadType::SAME_LOWER"): left to it. A kernel more than 1 below the stride makes its SAME pads negative
+     * (total (ceil(in / stride) - 1) * stride + kernel - in, down to kernel - stride), and its convolution then
+     * places the windows otherwise than either rounding of them: left to it too. One below the stride needs a
+     * total of -1 at most, a head pad of 0 in both EPs (1x1 convolutions of stride 2). */
+    bool same = p->auto_pad == ORTVK_AUTO_PAD_SAME_UPPER || p->auto_pad == ORTVK_AUTO_PAD_SAME_LOWER;
+    for (int i = 0; !transpose && same && i < n; i++) {
+        if (p->dilations[i] > 1)
             return ortvk_krefuse(why, why_len, "auto_pad SAME_* with dilations[%d] = %lld", i,
                                  (long long)p->dilations[i]);
+        int64_t k = p->kernel[i] != 0 ? p->kernel[i] : node->in[1].rank == rank ? node->in[1].dims[2 + i] : -1;
+        if (p->strides[i] > 2 && k < p->strides[i] - 1)
+            return ortvk_krefuse(why, why_len, "auto_pad SAME_* with kernel dim %d of %lld below strides[%d] = %lld "
+                                 "less 1 (negative pads)", i, (long long)k, i, (long long)p->strides[i]);
     }
     if (transpose) {
         if (!ints_n(node, "output_padding", p->output_padding, n, 0))

@@ -873,6 +873,15 @@ static void empty_axes(ortapp *app, const OrtEpDevice *device)
     }
 }
 
+/* A Conv or ConvTranspose case: x of `xd`, weights "b" of `wd` (small integers), no bias. */
+static onnx_node *conv_case(edge_case *c, const char *name, const char *op, int rank, const int64_t *xd,
+                            const int64_t *wd)
+{
+    start(c, name, 13, rank, xd);
+    second_input(c, "b", rank, wd);
+    return node(c, op, 2, (const char *[]){"x", "b"});
+}
+
 /* auto_pad SAME_* where ORT's CPU EP gives other outputs than ONNX: ConvTranspose with a stride (less than
  * input * stride when the kernel is smaller than the stride), MaxPool with a dilation, pools with a kernel below
  * the stride. Left to the CPU EP. */
@@ -908,6 +917,26 @@ static void same_pads(ortapp *app, const OrtEpDevice *device)
         onnx_node_attr_ints(n, "kernel_shape", (const int64_t[]){1, 1}, 2);
         onnx_node_attr_ints(n, "strides", (const int64_t[]){3, 1}, 2);
         onnx_node_attr_string(n, "auto_pad", "SAME_UPPER");
+        run_case(app, device, &c);
+    }
+    /* Conv with a kernel more than 1 below the stride: the CPU EP's SAME pads are negative (8 rows, kernel 1,
+     * stride 4: total -3; 9 columns, kernel 2, stride 5: total -2), and its windows start where neither rounding
+     * of them puts them (SAME_UPPER: row 1, column 0; SAME_LOWER: row 0). Left to it. A kernel one below the stride
+     * (total -1 at most, a head pad of 0) stays on ortvk. */
+    static const char *const same[2] = {"SAME_UPPER", "SAME_LOWER"};
+    for (int i = 0; i < 4; i++) {
+        edge_case c;
+        char name[64];
+        bool below = i < 2;
+        snprintf(name, sizeof(name), "Conv %s kernel %s strides %s over 8x9", same[i % 2], below ? "1x2" : "1x3",
+                 below ? "4x5" : "2x4");
+        onnx_node *n = conv_case(&c, name, "Conv", 4, (const int64_t[]){1, 2, 8, 9},
+                                 (const int64_t[]){3, 2, 1, below ? 2 : 3});
+        c.refused = below;
+        c.on_ortvk = !below;
+        onnx_node_attr_ints(n, "kernel_shape", (const int64_t[]){1, below ? 2 : 3}, 2);
+        onnx_node_attr_ints(n, "strides", below ? (const int64_t[]){4, 5} : (const int64_t[]){2, 4}, 2);
+        onnx_node_attr_string(n, "auto_pad", same[i % 2]);
         run_case(app, device, &c);
     }
 }
@@ -1523,15 +1552,6 @@ static void gemm_edges(ortapp *app, const OrtEpDevice *device)
     run_case(app, device, &c);
     fixed_gemm(&c, "Gemm [3,4] x [4,0] + empty C[5,0]", "Gemm", 3, (const int64_t[][2]){{3, 4}, {4, 0}, {5, 0}});
     run_case(app, device, &c);
-}
-
-/* A Conv or ConvTranspose case: x of `xd`, weights "b" of `wd` (small integers), no bias. */
-static onnx_node *conv_case(edge_case *c, const char *name, const char *op, int rank, const int64_t *xd,
-                            const int64_t *wd)
-{
-    start(c, name, 13, rank, xd);
-    second_input(c, "b", rank, wd);
-    return node(c, op, 2, (const char *[]){"x", "b"});
 }
 
 /* For the checks ORT's CPU EP gained after 1.24 (ConvTranspose's output_shape, Pad's effective extent, Tile's 4 GiB):

@@ -167,10 +167,10 @@ static void input_of(dcase *c, const char *name, int32_t type, int rank, const i
     t->rank = rank;
     memcpy(t->dims, dims, (size_t)rank * sizeof(int64_t));
     fill(c, t, kind);
-    int64_t sym[DC_MAX_RANK];
-    for (int i = 0; i < rank; i++) sym[i] = -1;
+    /* Symbolic dims are named after their sizes: ORT plans its buffers as if dims of one name were equal, and its
+     * CPU EP fails a run where they are not ("Shape mismatch attempting to re-use buffer"). */
     if (c->shapes == 0) onnx_model_add_input(c->model, name, t->type, rank, dims);
-    else if (c->shapes == 1) onnx_model_add_input(c->model, name, t->type, rank, sym);
+    else if (c->shapes == 1) onnx_model_add_input_by_size(c->model, name, t->type, rank, dims);
     else onnx_model_add_input(c->model, name, t->type, -1, NULL);
     desc(c, " %s:%s", name, type_name(t->type == ONNX_FLOAT16 ? ONNX_FLOAT : t->type));
     desc_dims(c, rank, dims);

@@ -133,13 +133,6 @@ bool ortvk_kchain_kind_is_exp(ortvk_chain_kind kind)
     return kind == ORTVK_CHAIN_SIGMOID || kind == ORTVK_CHAIN_TANH;
 }
 
-bool ortvk_kchain_has_exp(const ortvk_kparams_chain *chain)
-{
-    for (int k = 0; k < chain->count; k++) {
-        if (ortvk_kchain_kind_is_exp(chain->steps[k].kind)) return true;
-    }
-    return false;
-}
 
 void ortvk_kchain_constants(const ortvk_kparams_chain *chain, float out[ORTVK_KCHAIN_FLOATS])
 {

@@ -598,7 +598,7 @@ static void gen_conv(dcase *c)
     /* The detector's dense convolutions: output channels in fours (packed weights), 3x3 of stride 1 or 2 with pads
      * of 1 (0 in H now and then) over rows a multiple of 4 long (two output rows an invocation), or 1x1 over up to
      * 960 pixels (the GEMM's wide form from 384); now and then its first Conv's shape, 16 or 32 output channels of
-     * at most 4 input channels (16 channels an invocation). */
+     * at most 4 input channels. */
     int64_t dense_stride = 0;
     bool pointwise = false;
     if (dw_stride == 0 && group == 1 && sp == 2 && !c->big && rp(c, 0.2)) {

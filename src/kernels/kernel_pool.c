@@ -9,6 +9,8 @@
 #define POOL_MAX (INT64_C(1) << 30)
 /* Taps per output and pass: well below lavapipe's cap of about 65,535 iterations per shader loop. */
 #define POOL_PASS_TAPS 16384
+/* The same for the global kernel, whose loop takes 16 groups of 4 taps an iteration: 2^14 iterations a pass. */
+#define POOL_GLOBAL_PASS_TAPS (1 << 20)
 /* Passes per node: 2^12 x 2^14 = 2^26 taps per output at most; a larger window over a larger input is refused at
  * run time rather than keeping the device busy for minutes. */
 #define POOL_MAX_PASSES 4096
@@ -216,7 +218,8 @@ static OrtStatus *pool_record(const ortvk_kparams *params, ortvk_krun *run)
         dl[off + d] = (uint32_t)p->dilations[d];
         pad[off + d] = (int32_t)pb;
     }
-    int64_t passes = (taps + POOL_PASS_TAPS - 1) / POOL_PASS_TAPS;
+    int64_t pass_taps = kind == POOL_GLOBAL ? POOL_GLOBAL_PASS_TAPS : POOL_PASS_TAPS;
+    int64_t passes = (taps + pass_taps - 1) / pass_taps;
     if (kind == POOL_VECTOR) passes = 1; /* at most 32^3 taps, in loops of at most 32 */
     if (passes > POOL_MAX_PASSES)
         return ortvk_status(ORT_EP_FAIL, "%s: windows of %lld taps over the input (at most %d)", op, (long long)taps,
@@ -238,8 +241,8 @@ static OrtStatus *pool_record(const ortvk_kparams *params, ortvk_krun *run)
     size_t partial = kind == POOL_GLOBAL ? 4 * sizeof(float) : sizeof(float); /* the 4 lanes of MLAS's */
     if (passes > 1) ORTVK_TRY(ortvk_krun_scratch(run, y->count * partial, &push.partial));
     for (int64_t pass = 0; pass < (passes > 0 ? passes : 1); pass++) {
-        push.t0 = (uint32_t)(pass * POOL_PASS_TAPS);
-        push.t1 = (uint32_t)((pass + 1) * POOL_PASS_TAPS);
+        push.t0 = (uint32_t)(pass * pass_taps);
+        push.t1 = (uint32_t)((pass + 1) * pass_taps < taps ? (pass + 1) * pass_taps : taps);
         push.flags = (pass == 0 ? 1u : 0u) | (pass + 1 >= passes ? 2u : 0u) | kind << 2 | (p->spatial == 3 ? 16u : 0u);
         /* The global kernel's planes of a multiple of 4 taps at a 16-byte offset: read as vec4, the same order. */
         if (kind == POOL_GLOBAL && taps % 4 == 0 && push.x % 16 == 0 && !run->float16)

@@ -1295,26 +1295,37 @@ static void maxpool_nan(ortapp *app, const OrtEpDevice *device)
 
 /* GlobalAveragePool over terms whose sum overflows in one order and not in another: the CPU EP (MLAS's global
  * kernel) sums 4 lanes of every fourth value, folds them (2 into 0, 3 into 1, then 1 into 0) and adds the last
- * n % 4 in order; so does ortvk ({FLT_MAX, FLT_MAX, -FLT_MAX, -FLT_MAX, ...}: finite there, inf in order). */
+ * n % 4 in order; so does ortvk ({FLT_MAX, FLT_MAX, -FLT_MAX, -FLT_MAX, ...}: finite there, inf in order). The
+ * long planes (groups of 4 alternating {M, M, -M, -M} and {-M, -M, M, M}: each lane's running sum M, 0, M, ...)
+ * take the kernel's blocks of 16 groups, as vec4 texels (120: a multiple of 4) and as single ones (150). */
 static void global_average_huge(ortapp *app, const OrtEpDevice *device)
 {
     static const float data[18] = {FLT_MAX, FLT_MAX, -FLT_MAX, -FLT_MAX, 1e20f, -1e20f, 2, 3, 4,
                                    3e38f, 1, 3e38f, 1, -3e38f, 2, -3e38f, 2, 1e30f};
+    static float alternating[2][300];
+    for (int i = 0; i < 300; i++) {
+        int j = i % 150; /* in a plane of 150 */
+        alternating[0][i] = i < 112 ? ((i / 2 + i / 4) % 2 ? -FLT_MAX : FLT_MAX) : (float)i; /* planes of 120 */
+        alternating[1][i] = j < 144 ? ((j / 2 + j / 4) % 2 ? -FLT_MAX : FLT_MAX) : (float)j;
+    }
     static const struct {
         const char *name;
         int rank;
         int64_t x[5];
+        const float *data;
     } cases[] = {
-        {"GlobalAveragePool 3x3 over FLT_MAX terms", 4, {2, 1, 3, 3, 0}},
-        {"GlobalAveragePool 1-D 9 over FLT_MAX terms", 3, {1, 2, 9, 0, 0}},
-        {"GlobalAveragePool 3-D 1x2x9 over FLT_MAX terms", 5, {1, 1, 1, 2, 9}},
+        {"GlobalAveragePool 3x3 over FLT_MAX terms", 4, {2, 1, 3, 3, 0}, data},
+        {"GlobalAveragePool 1-D 9 over FLT_MAX terms", 3, {1, 2, 9, 0, 0}, data},
+        {"GlobalAveragePool 3-D 1x2x9 over FLT_MAX terms", 5, {1, 1, 1, 2, 9}, data},
+        {"GlobalAveragePool 3x40 over FLT_MAX terms (vec4)", 4, {1, 1, 3, 40, 0}, alternating[0]},
+        {"GlobalAveragePool 2x150 over FLT_MAX terms", 3, {1, 2, 150, 0, 0}, alternating[1]},
     };
     for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
         edge_case c;
         start(&c, cases[k].name, 13, cases[k].rank, cases[k].x);
         c.on_ortvk = true;
         c.exact = true;
-        c.data[0] = data;
+        c.data[0] = cases[k].data;
         node(&c, "GlobalAveragePool", 1, (const char *[]){"x"});
         run_case(app, device, &c);
     }

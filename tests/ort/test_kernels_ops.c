@@ -738,10 +738,32 @@ int main(int argc, char **argv)
         attr_ints(n, "pads", p, 4);
         attr_int(n, "count_include_pad", 1);
         run_case(&app, device, &c);
-        int64_t big[4] = {1, 2, 150, 130};
-        start(&c, "GlobalAveragePool over 150x130 (two passes)", 13, 4, big);
-        node(&c, "GlobalAveragePool", 1, (const char *[]){"x"});
-        run_case(&app, device, &c);
+    }
+    {
+        /* The global kernel (kernel_pool.comp's pool_global): planes of a multiple of 4 (vec4 texels, blocks of 16
+         * groups and the groups past them) and not (4 texels a group, then the last n % 4), planes of 1, planes
+         * past its passes of 2^20 taps (lanes kept between dispatches), 8 outputs a workgroup (40: 5). */
+        static const struct {
+            const char *name, *op;
+            int rank;
+            int64_t x[4];
+        } cases[] = {
+            {"GlobalAveragePool 2x20 planes of 12x12 (vec4)", "GlobalAveragePool", 4, {2, 20, 12, 12}},
+            {"GlobalMaxPool 2x20 planes of 12x12 (vec4)", "GlobalMaxPool", 4, {2, 20, 12, 12}},
+            {"GlobalAveragePool 11 planes of 5x7", "GlobalAveragePool", 4, {1, 11, 5, 7}},
+            {"GlobalMaxPool 11 planes of 5x7", "GlobalMaxPool", 4, {1, 11, 5, 7}},
+            {"GlobalAveragePool 2x9 planes of 1x1", "GlobalAveragePool", 4, {2, 9, 1, 1}},
+            {"GlobalAveragePool 1-D 3 planes of 150", "GlobalAveragePool", 3, {1, 3, 150}},
+            {"GlobalAveragePool over 150x130 (one pass)", "GlobalAveragePool", 4, {1, 2, 150, 130}},
+            {"GlobalAveragePool 3 planes of 1024x1028 (2 passes)", "GlobalAveragePool", 4, {1, 3, 1024, 1028}},
+            {"GlobalAveragePool 2 planes of 1025x1027 (2 passes)", "GlobalAveragePool", 4, {1, 2, 1025, 1027}},
+        };
+        for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+            op_case c;
+            start(&c, cases[k].name, 13, cases[k].rank, cases[k].x);
+            node(&c, cases[k].op, 1, (const char *[]){"x"});
+            run_case(&app, device, &c);
+        }
     }
     {
         /* A reduction over an empty axis: filled without a dispatch (3 values: an odd count in float16). */

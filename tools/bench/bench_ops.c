@@ -34,6 +34,9 @@ static const op_spec specs[] = {
     {"sigmoid", "Sigmoid 16M", 1, {16 << 20}, 16 << 20, true},
     /* A node here is a pair, the squeeze-excitation's pool and scale without its 1x1 convs: x * GlobalAveragePool(x). */
     {"se", "GlobalAveragePool + Mul 96x80x80", 4, {1, 96, 80, 80}, 96.0 * 80 * 80, true},
+    /* A node here is one GlobalAveragePool of the input x (the detector's largest), their results summed into y
+     * ([1, 96, 1, 1]); the sessions run no graph optimizations, whose CSE would make the nodes one. */
+    {"gap", "GlobalAveragePool 96x160x160", 4, {1, 96, 160, 160}, 96.0 * 160 * 160, true},
     /* A node here is the detector's neck (RSE-FPN) on one level: s = GlobalAveragePool(v) (the squeeze-excitation's
      * scale without its 1x1 convs), v + v * s, + the model's input x (the upper level, a full-size tensor): a
      * chain of two broadcast operands (GAP, then Mul+Add+Add) where fused, four kernels apart. */
@@ -70,13 +73,19 @@ static void add_random(onnx_model *m, const char *name, int rank, const int64_t 
 }
 
 /* `length` nodes of `s` in a chain x -> v1 -> ... -> y. */
+/* Whether the op's output is [N, C, 1, 1] (a global pool's), its nodes identical (run without graph optimizations). */
+static bool pooled_output(const op_spec *s)
+{
+    return strcmp(s->name, "gap") == 0;
+}
+
 static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
 {
     onnx_model *m = onnx_model_new(13);
     uint32_t seed = 7;
+    int64_t c = s->dims[1], pooled[4] = {s->dims[0], c, 1, 1};
     onnx_model_add_input(m, "x", ONNX_FLOAT, s->rank, s->dims);
-    onnx_model_add_output(m, "y", ONNX_FLOAT, s->rank, s->dims);
-    int64_t c = s->dims[1];
+    onnx_model_add_output(m, "y", ONNX_FLOAT, s->rank, pooled_output(s) ? pooled : s->dims);
     if (strcmp(s->name, "conv3x3") == 0 || strcmp(s->name, "conv1x1") == 0) {
         int k = s->name[4] == '3' ? 3 : 1;
         int64_t wd[4] = {c, c, k, k}, bd[1] = {c};
@@ -154,6 +163,14 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
             onnx_model_add_node(m, "Add", ins, 2, outs, 1);
         } else if (strncmp(s->name, "mul", 3) == 0) {
             onnx_model_add_node(m, "Mul", ins, 2, outs, 1);
+        } else if (strcmp(s->name, "gap") == 0) {
+            /* p_k = GlobalAveragePool(x); y = p_0 + ... + p_k */
+            char pool_name[20], sum_in[20];
+            snprintf(pool_name, sizeof(pool_name), length == 1 ? "y" : "p%d", k);
+            snprintf(sum_in, sizeof(sum_in), k == 1 ? "p0" : "v%d", k);
+            const char *pool_in[1] = {"x"}, *pool_out[1] = {pool_name}, *add_in[2] = {sum_in, pool_name};
+            onnx_model_add_node(m, "GlobalAveragePool", pool_in, 1, pool_out, 1);
+            if (k > 0) onnx_model_add_node(m, "Add", add_in, 2, outs, 1);
         } else if (strcmp(s->name, "se") == 0) {
             char pooled[20];
             snprintf(pooled, sizeof(pooled), "p%d", k);
@@ -189,12 +206,17 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
 
 #define failed bench_app_failed
 
-static OrtSession *session(ortapp *app, const OrtEpDevice *device, const uint8_t *model, size_t len, int threads)
+/* `plain`: no graph optimizations (a model of identical nodes that must each run). */
+static OrtSession *session(ortapp *app, const OrtEpDevice *device, const uint8_t *model, size_t len, int threads,
+                           bool plain)
 {
     OrtSessionOptions *options = NULL;
     OrtSession *s = NULL;
     if (failed(app, app->api->CreateSessionOptions(&options), "CreateSessionOptions")) return NULL;
     int bad = failed(app, app->api->SetIntraOpNumThreads(options, threads), "SetIntraOpNumThreads");
+    if (!bad && plain)
+        bad = failed(app, app->api->SetSessionGraphOptimizationLevel(options, ORT_DISABLE_ALL),
+                     "SetSessionGraphOptimizationLevel");
     if (!bad && device != NULL) {
         bad = failed(app, app->api->AddSessionConfigEntry(options, "session.disable_cpu_ep_fallback", "1"),
                      "AddSessionConfigEntry");
@@ -263,7 +285,7 @@ static int bench_ops_model(ortapp *app, const OrtEpDevice *device, const bench_o
         fprintf(stderr, "ortvk-bench: --ops model needs --model PATH (a readable ONNX file)\n");
         return 1;
     }
-    OrtSession *s[2] = {session(app, device, model, len, opt->threads), session(app, NULL, model, len, opt->threads)};
+    OrtSession *s[2] = {session(app, device, model, len, opt->threads, false), session(app, NULL, model, len, opt->threads, false)};
     free(model);
     int rc = s[0] && s[1] ? 0 : 1;
     int frames = opt->compare_frames;
@@ -360,7 +382,7 @@ static int bench_ops_small(ortapp *app, const OrtEpDevice *device, const bench_o
     uint8_t *model = NULL;
     size_t len = 0;
     if (build_small(&model, &len) != ONNX_OK) return 1;
-    OrtSession *s[2] = {session(app, device, model, len, opt->threads), session(app, NULL, model, len, opt->threads)};
+    OrtSession *s[2] = {session(app, device, model, len, opt->threads, false), session(app, NULL, model, len, opt->threads, false)};
     free(model);
     int rc = s[0] && s[1] ? 0 : 1;
     int runs = opt->compare_frames > SMALL_RUNS ? opt->compare_frames : SMALL_RUNS;
@@ -431,6 +453,7 @@ int bench_ops(const bench_options *opt, const char *ort_path, const char *ep_pat
         if (!wanted(opt->ops, s->name)) continue;
         size_t n = 1;
         for (int i = 0; i < s->rank; i++) n *= (size_t)s->dims[i];
+        size_t out_n = pooled_output(s) ? (size_t)(s->dims[0] * s->dims[1]) : n;
         float *in = malloc(n * sizeof(float)), *a = malloc(n * sizeof(float)), *c = malloc(n * sizeof(float));
         double *ms = calloc(8 * (size_t)frames, sizeof(double));
         OrtSession *sessions[2][2] = {{NULL, NULL}, {NULL, NULL}}; /* [chain 1 / CHAIN][ortvk / CPU] */
@@ -444,7 +467,7 @@ int bench_ops(const bench_options *opt, const char *ort_path, const char *ep_pat
             size_t len = 0;
             if (build(s, l ? CHAIN : 1, &model, &len) != ONNX_OK) rc = 1;
             for (int e = 0; e < 2 && rc == 0; e++) {
-                sessions[l][e] = session(&app, e ? NULL : device, model, len, opt->threads);
+                sessions[l][e] = session(&app, e ? NULL : device, model, len, opt->threads, pooled_output(s));
                 if (sessions[l][e] == NULL) rc = 1;
             }
             free(model);
@@ -457,8 +480,8 @@ int bench_ops(const bench_options *opt, const char *ort_path, const char *ep_pat
                                                                                &input),
                                  "CreateTensorWithDataAsOrtValue");
         /* Warm-up (and the outputs to compare), then interleaved frames. */
-        if (rc == 0 && (run_ms(&app, sessions[1][0], input, a, n, NULL) < 0 ||
-                        run_ms(&app, sessions[1][1], input, c, n, NULL) < 0 ||
+        if (rc == 0 && (run_ms(&app, sessions[1][0], input, a, out_n, NULL) < 0 ||
+                        run_ms(&app, sessions[1][1], input, c, out_n, NULL) < 0 ||
                         run_ms(&app, sessions[0][0], input, NULL, 0, NULL) < 0 ||
                         run_ms(&app, sessions[0][1], input, NULL, 0, NULL) < 0))
             rc = 1;
@@ -476,7 +499,7 @@ int bench_ops(const bench_options *opt, const char *ort_path, const char *ep_pat
             double node[2] = {(med[2] - med[0]) / (CHAIN - 1), (med[3] - med[1]) / (CHAIN - 1)};
             double cpu[2] = {(med[6] - med[4]) / (CHAIN - 1), (med[7] - med[5]) / (CHAIN - 1)};
             double diff = 0, scale = 0;
-            for (size_t i = 0; i < n; i++) {
+            for (size_t i = 0; i < out_n; i++) {
                 diff = fmax(diff, fabs((double)a[i] - (double)c[i]));
                 scale = fmax(scale, fabs((double)c[i]));
             }

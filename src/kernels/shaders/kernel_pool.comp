@@ -4,9 +4,9 @@
 // Each output visits only the taps that touch the input: per dim the range [lo, hi) of kernel indices whose input
 // index lies inside it, so a kernel far larger than the input costs what the input does. The host bounds every
 // value so that this arithmetic stays within 32 bits. An output's taps (in d, h, w order) are split into passes of
-// at most a few thousand, one dispatch each ([t0, t1)), each continuing from what the previous one stored (in a
-// float scratch buffer, so that float16 tensors are rounded once): lavapipe silently ends a shader loop after about
-// 65,535 iterations.
+// at most a few thousand (the global kernel's, 16 groups of 4 taps an iteration: about a million), one dispatch
+// each ([t0, t1)), each continuing from what the previous one stored (in a float scratch buffer, so that float16
+// tensors are rounded once): lavapipe silently ends a shader loop after about 65,535 iterations.
 #version 460
 #include "common.glsl"
 
@@ -20,7 +20,7 @@ layout(push_constant) uniform Push {
     uint t0, t1;   // this pass's share of each output's taps
     uint flags;    // 1: the first pass (else it continues from partial), 2: the last (average: divide; store y),
                    // bits 2-3: which of the CPU EP's kernels to follow (KIND_*), 16: MLAS's is its 3-D one,
-                   // 32: KIND_GLOBAL over planes that start 16-byte aligned (vec4 loads)
+                   // 32: KIND_GLOBAL over planes that start 16-byte aligned (vec4 texels)
     float divisor; // mode 2: the kernel's size
 } p;
 
@@ -82,22 +82,36 @@ vec4 global_step(vec4 lanes, vec4 v) { return p.mode == 0u ? vec4(mm_max(lanes.x
                                                                   mm_max(lanes.z, v.z), mm_max(lanes.w, v.w))
                                                             : lanes + v; }
 
+// The 4 taps from `at` (a multiple of 4): one vec4 texel where the planes start 16-byte aligned, else 4 texels.
+// Texels: lavapipe fetches them several times faster than it loads from a storage buffer.
+vec4 global_taps(uint at, bool aligned)
+{
+    return aligned ? ORTVK_TEXEL4(0, p.x, at)
+                   : vec4(ORTVK_TEXEL(0, p.x, at), ORTVK_TEXEL(0, p.x, at + 1u), ORTVK_TEXEL(0, p.x, at + 2u),
+                          ORTVK_TEXEL(0, p.x, at + 3u));
+}
+
+// Groups [g, g1) of the plane at base into the lanes, in order: blocks of 16 groups unrolled with no test per
+// group (only the blocks count towards lavapipe's loop cap; the host's passes keep them below it), then the rest.
+vec4 global_groups(vec4 lanes, uint base, uint g, uint g1, bool aligned)
+{
+    for (; g + 16u <= g1; g += 16u) {
+        [[unroll]] for (uint j = 0u; j < 16u; j++)
+            lanes = global_step(lanes, global_taps(base + 4u * (g + j), aligned));
+    }
+    for (; g < g1; g++) lanes = global_step(lanes, global_taps(base + 4u * g, aligned));
+    return lanes;
+}
+
 float pool_global(uint i, uint base, uint n)
 {
     vec4 lanes = (p.flags & 1u) != 0u ? vec4(p.mode == 0u ? LOWEST : 0.0)
                                        : vec4(ORTVK_FLOAT(2, p.partial, 4u * i), ORTVK_FLOAT(2, p.partial, 4u * i + 1u),
                                               ORTVK_FLOAT(2, p.partial, 4u * i + 2u),
                                               ORTVK_FLOAT(2, p.partial, 4u * i + 3u));
-    uint groups = n / 4u, g1 = min(p.t1 / 4u, groups);
-    if ((p.flags & 32u) != 0u) { // planes that start 16-byte aligned: vec4 loads
-        ORTVK_FOR(g, p.t0 / 4u, g1) lanes = global_step(lanes, ORTVK_GET4(0, p.x, base + 4u * g));
-    } else {
-        ORTVK_FOR(g, p.t0 / 4u, g1) {
-            uint at = base + 4u * g;
-            lanes = global_step(lanes, vec4(ORTVK_GET(0, p.x, at), ORTVK_GET(0, p.x, at + 1u),
-                                            ORTVK_GET(0, p.x, at + 2u), ORTVK_GET(0, p.x, at + 3u)));
-        }
-    }
+    uint groups = n / 4u, g0 = p.t0 / 4u, g1 = min(p.t1 / 4u, groups);
+    if ((p.flags & 32u) != 0u) lanes = global_groups(lanes, base, g0, g1, true);
+    else lanes = global_groups(lanes, base, g0, g1, false);
     if ((p.flags & 2u) == 0u) {
         for (uint l = 0u; l < 4u; l++) ORTVK_FLOAT(2, p.partial, 4u * i + l) = lanes[l];
         return 0.0;
@@ -105,7 +119,7 @@ float pool_global(uint i, uint base, uint n)
     vec4 folded = global_step(lanes, lanes.zwzw);
     precise float r = p.mode == 0u ? mm_max(folded.x, folded.y) : folded.x + folded.y;
     for (uint k = 4u * groups; k < n; k++) {
-        float v = ORTVK_GET(0, p.x, base + k);
+        float v = ORTVK_TEXEL(0, p.x, base + k);
         r = p.mode == 0u ? std_max(r, v) : r + v;
     }
     return p.mode == 0u ? r : r / float(n);

@@ -174,14 +174,6 @@ bool ortvk_kchain_kind_is_channel(ortvk_chain_kind kind)
     return kind == ORTVK_CHAIN_ADD_C || kind == ORTVK_CHAIN_MUL_C || kind == ORTVK_CHAIN_BN_C;
 }
 
-bool ortvk_kchain_has_exp(const ortvk_kparams_chain *chain)
-{
-    for (int k = 0; k < chain->count; k++) {
-        if (ortvk_kchain_kind_is_exp(chain->steps[k].kind)) return true;
-    }
-    return false;
-}
-
 void ortvk_kchain_constants(const ortvk_kparams_chain *chain, float out[ORTVK_KCHAIN_FLOATS])
 {
     memset(out, 0, ORTVK_KCHAIN_FLOATS * sizeof(float));

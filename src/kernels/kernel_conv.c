@@ -378,14 +378,9 @@ static bool pointwise(const push_conv *push, const conv_geometry *g)
            g->pad[0] == 0 && g->pad[1] == 0 && push->OH == push->H && push->OW == push->W;
 }
 
-/* Input channels a group at most for the 3x3 row form's 16 output channels an invocation (measured on the
- * detector's 3 -> 16 first Conv only; with many channels the weights' fetches dominate, and 8 were measured best). */
-#define ROW3_FEW_CHANNELS 4
-
 /* Packed weights (conv_pack): 8 or 4 channels a vec4 at a time. A pointwise convolution runs as the GEMM where it
  * can, else as one row of H * W columns, read as vec4 where the rows start 16-byte aligned. */
-static OrtStatus *packed_record(ortvk_krun *run, push_conv *push, const conv_geometry *g, const ortvk_kspec *spec,
-                                 const ortvk_kparams_chain *epilogue)
+static OrtStatus *packed_record(ortvk_krun *run, push_conv *push, const conv_geometry *g, const ortvk_kspec *spec)
 {
     push->TM = (push->M / push->G) % 8 == 0 ? 8 : 4;
     uint32_t fn = push->TM == 8 ? 2 : 1;
@@ -404,16 +399,6 @@ static OrtStatus *packed_record(ortvk_krun *run, push_conv *push, const conv_geo
          * residual) allow it and one dispatch sums all the channels (no partial sums between ranges). */
         if (push->OW % 4 == 0 && push->y % 16 == 0 && push->partial % 16 == 0 && push->C / push->G <= conv_chunk(push))
             fn += ORTVK_KVARIANT;
-        /* Few input channels (a network's first Conv, 3 -> 16): 16 output channels an invocation (bit 1), so that
-         * each input row fetched serves 16 channels' sums; the weights' fetches per sum stay the same. float32
-         * only: with float16's conversions inlined at its 256 stores lavapipe took minutes to build the pipeline;
-         * likewise without Sigmoid or Tanh in the chain (inlined at its 64 vec4 stores they doubled the build: 26 s
-         * of CPU against 13 for a chain of both). */
-        if (!run->float16 && !ortvk_kchain_has_exp(epilogue) && push->C / push->G <= ROW3_FEW_CHANNELS &&
-            (push->M / push->G) % 16 == 0) {
-            push->TM = 16;
-            fn += 2 * ORTVK_KVARIANT;
-        }
     }
     uint32_t rows = (fn % ORTVK_KVARIANT) & 16 ? 2 : 1;
     /* Workgroups of 64 column blocks that share their output channels (shaders/kernel_conv.comp). */
@@ -472,7 +457,7 @@ static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *ru
     }
     if (p->epilogue.residual > 0) ORTVK_TRY(ortvk_kchain_residual(&p->epilogue, run, &push.partial)); /* float32 */
     if (push.C > 0 && push.G == push.C && push.M == push.C) return depthwise_record(run, &push, &spec);
-    if (run->in[1].packed && push.C > 0) return packed_record(run, &push, &g, &spec, &p->epilogue);
+    if (run->in[1].packed && push.C > 0) return packed_record(run, &push, &g, &spec);
     if (push.C > 0 && pointwise(&push, &g)) {
         push_conv flat = push;
         flat.W = flat.OW = push.H * push.W;

@@ -305,10 +305,8 @@ extern const ortvk_kop ortvk_kop_chain;
  * per set of values would be one per chain of a model (each layer's own scale, say). They are a buffer the shader
  * reads, made at Compile: each step's a, then each one's b. */
 void ortvk_kchain_spec(const ortvk_kparams_chain *chain, ortvk_kspec *out);
-/* Whether a chain step's kind, or any step of a chain, is Sigmoid or Tanh (functions of exp: costly to inline at
- * many stores of one shader). */
+/* Whether a chain step's kind is Sigmoid or Tanh (functions of exp: costly to inline at many stores of one shader). */
 bool ortvk_kchain_kind_is_exp(ortvk_chain_kind kind);
-bool ortvk_kchain_has_exp(const ortvk_kparams_chain *chain);
 /* Whether a step's kind is per channel (ADD_C, MUL_C, BN_C: a ConvTranspose's epilogue only). */
 bool ortvk_kchain_kind_is_channel(ortvk_chain_kind kind);
 #define ORTVK_KCHAIN_FLOATS (2 * ORTVK_KMAX_CHAIN)

@@ -167,10 +167,10 @@ static void input_of(dcase *c, const char *name, int32_t type, int rank, const i
     t->rank = rank;
     memcpy(t->dims, dims, (size_t)rank * sizeof(int64_t));
     fill(c, t, kind);
-    int64_t sym[DC_MAX_RANK];
-    for (int i = 0; i < rank; i++) sym[i] = -1;
+    /* Symbolic dims are named after their sizes: ORT plans its buffers as if dims of one name were equal, and its
+     * CPU EP fails a run where they are not ("Shape mismatch attempting to re-use buffer"). */
     if (c->shapes == 0) onnx_model_add_input(c->model, name, t->type, rank, dims);
-    else if (c->shapes == 1) onnx_model_add_input(c->model, name, t->type, rank, sym);
+    else if (c->shapes == 1) onnx_model_add_input_by_size(c->model, name, t->type, rank, dims);
     else onnx_model_add_input(c->model, name, t->type, -1, NULL);
     desc(c, " %s:%s", name, type_name(t->type == ONNX_FLOAT16 ? ONNX_FLOAT : t->type));
     desc_dims(c, rank, dims);
@@ -598,7 +598,7 @@ static void gen_conv(dcase *c)
     /* The detector's dense convolutions: output channels in fours (packed weights), 3x3 of stride 1 or 2 with pads
      * of 1 (0 in H now and then) over rows a multiple of 4 long (two output rows an invocation), or 1x1 over up to
      * 960 pixels (the GEMM's wide form from 384); now and then its first Conv's shape, 16 or 32 output channels of
-     * at most 4 input channels (16 channels an invocation). */
+     * at most 4 input channels. */
     int64_t dense_stride = 0;
     bool pointwise = false;
     if (dw_stride == 0 && group == 1 && sp == 2 && !c->big && rp(c, 0.2)) {

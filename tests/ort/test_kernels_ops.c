@@ -1124,11 +1124,10 @@ int main(int argc, char **argv)
                        (const int64_t[]){4, 4, 2, 2}, 1, s, NULL, NULL);
     }
     {
-        /* Last, so that the cases above keep their random values. The 3x3 row form with few input channels (16
-         * output channels an invocation where a group's come in 16s and it has 4 input channels at most) and its
-         * vec4 stores (output rows of a multiple of 4 columns): 1, 2, 3 and 5 input channels, strides 1 and 2,
-         * half column blocks (12 and 20 columns), odd heights, pads 0 in H or at the row's end, batches, groups,
-         * 32 outputs (two blocks of 16), and 10 columns (scalar stores). */
+        /* Last, so that the cases above keep their random values. The 3x3 row form with few input channels (a
+         * network's first Conv) and its vec4 stores (output rows of a multiple of 4 columns): 1, 2, 3 and 5 input
+         * channels, strides 1 and 2, half column blocks (12 and 20 columns), odd heights, pads 0 in H or at the
+         * row's end, batches, groups, 32 outputs, and 10 columns (scalar stores). */
         int64_t s2[2] = {2, 2}, p[4] = {1, 1, 1, 1}, p_h0[4] = {0, 1, 1, 0};
         conv(&app, device, "Conv 3x3 s2 p1 3->16, 13x24 (the stem form, vec4 stores)",
              (const int64_t[]){1, 3, 13, 24}, (const int64_t[]){16, 3, 3, 3}, 1, s2, NULL, p, NULL, true);
@@ -1142,7 +1141,7 @@ int main(int argc, char **argv)
              (const int64_t[]){16, 3, 3, 3}, 1, s2, NULL, p, NULL, true);
         conv(&app, device, "Conv 3x3 s2 p1 group 2 of 3->16, 9x24", (const int64_t[]){1, 6, 9, 24},
              (const int64_t[]){32, 3, 3, 3}, 2, s2, NULL, p, NULL, true);
-        conv(&app, device, "Conv 3x3 s2 p1 5->16, 9x24 (8 channels an invocation)", (const int64_t[]){1, 5, 9, 24},
+        conv(&app, device, "Conv 3x3 s2 p1 5->16, 9x24", (const int64_t[]){1, 5, 9, 24},
              (const int64_t[]){16, 5, 3, 3}, 1, s2, NULL, p, NULL, true);
         conv(&app, device, "Conv 3x3 s1 p1 3->8, 6x12 (vec4 stores, 8 channels)", (const int64_t[]){1, 3, 6, 12},
              (const int64_t[]){8, 3, 3, 3}, 1, NULL, NULL, p, NULL, true);

@@ -257,9 +257,10 @@ void onnx_model_free(onnx_model *m) {
     free(m);
 }
 
-/* ValueInfoProto{name, type{tensor_type{elem_type, shape?}}} appended to `dst` as field `field`. */
+/* ValueInfoProto{name, type{tensor_type{elem_type, shape?}}} appended to `dst` as field `field`. A negative dim is
+ * symbolic: "d<i>" for dim i, or with `sizes`, "n<size>" after the size it will have at run time. */
 static void onnx_add_value_info(onnx_model *m, onnx_buf *dst, uint32_t field, const char *name, int32_t elem_type,
-                                int rank, const int64_t *dims) {
+                                int rank, const int64_t *dims, const int64_t *sizes) {
     if (!m)
         return;
     if (!name || elem_type <= 0 || (rank > 0 && !dims)) {
@@ -272,8 +273,11 @@ static void onnx_add_value_info(onnx_model *m, onnx_buf *dst, uint32_t field, co
         if (dims[i] >= 0) {
             onnx_buf_field_int64(&dim, ONNX_FN_DIM_VALUE, dims[i]);
         } else {
-            char sym[16];
-            snprintf(sym, sizeof sym, "d%d", i);
+            char sym[32];
+            if (sizes)
+                snprintf(sym, sizeof sym, "n%lld", (long long)sizes[i]);
+            else
+                snprintf(sym, sizeof sym, "d%d", i);
             onnx_buf_field_str(&dim, ONNX_FN_DIM_PARAM, sym);
         }
         onnx_buf_field_msg(&shape, ONNX_FN_SHAPE_DIM, &dim);
@@ -294,12 +298,25 @@ static void onnx_add_value_info(onnx_model *m, onnx_buf *dst, uint32_t field, co
 
 void onnx_model_add_input(onnx_model *m, const char *name, int32_t elem_type, int rank, const int64_t *dims) {
     if (m)
-        onnx_add_value_info(m, &m->inputs, ONNX_FN_GRAPH_INPUT, name, elem_type, rank, dims);
+        onnx_add_value_info(m, &m->inputs, ONNX_FN_GRAPH_INPUT, name, elem_type, rank, dims, NULL);
+}
+
+void onnx_model_add_input_by_size(onnx_model *m, const char *name, int32_t elem_type, int rank,
+                                  const int64_t *sizes) {
+    int64_t dims[16];
+    if (m && (rank > 16 || (rank > 0 && !sizes))) {
+        onnx_model_fail(m, ONNX_ERR_INVALID);
+        return;
+    }
+    for (int i = 0; i < rank; i++)
+        dims[i] = -1;
+    if (m)
+        onnx_add_value_info(m, &m->inputs, ONNX_FN_GRAPH_INPUT, name, elem_type, rank, dims, sizes);
 }
 
 void onnx_model_add_output(onnx_model *m, const char *name, int32_t elem_type, int rank, const int64_t *dims) {
     if (m)
-        onnx_add_value_info(m, &m->outputs, ONNX_FN_GRAPH_OUTPUT, name, elem_type, rank, dims);
+        onnx_add_value_info(m, &m->outputs, ONNX_FN_GRAPH_OUTPUT, name, elem_type, rank, dims, NULL);
 }
 
 /* TensorProto{dims, data_type, name?, raw_data} into `dst` (the message body, no tag). */

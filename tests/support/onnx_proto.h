@@ -66,6 +66,9 @@ void onnx_model_free(onnx_model *m);
 /* Graph input/output of tensor type `elem_type`. rank < 0: no shape (unknown rank). dims[i] < 0: symbolic
  * dimension named "d<i>" (the same name in two values means the same size to ORT's shape inference). */
 void onnx_model_add_input(onnx_model *m, const char *name, int32_t elem_type, int rank, const int64_t *dims);
+/* An input whose every dim is symbolic, named after the size `sizes` gives it at run time ("n3"), so that two dims
+ * share a name exactly when they will be equal (ORT plans buffers by those names). */
+void onnx_model_add_input_by_size(onnx_model *m, const char *name, int32_t elem_type, int rank, const int64_t *sizes);
 void onnx_model_add_output(onnx_model *m, const char *name, int32_t elem_type, int rank, const int64_t *dims);
 
 /* Graph initializer with raw_data `raw` (host = little-endian layout, BOOL one byte each); raw_bytes must be

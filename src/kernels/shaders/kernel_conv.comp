@@ -70,12 +70,12 @@ void conv_store4(uint i, vec4 sum, float bias)
 }
 
 // 3x3 windows of pad 1 in W, stride 1 (the "same" convolutions) or 2 in both dims (FN bit 2 with bit 3), dilation 1,
-// rows of a multiple of 4 (FN bit 3): R3_ROWS output rows (FN bit 4: two) by TW columns by R3_TM channels (4, 8, or
-// 16 with FN_ROW3 bit 1) an invocation. An input row, columns S ow0 - 4 .. as aligned vec4 (zero outside the image),
-// serves every output row whose window holds it, and each weight fetched every row; each output still sums its taps
-// in the order of the other forms (channel, then kh, then kw).
+// rows of a multiple of 4 (FN bit 3): R3_ROWS output rows (FN bit 4: two) by TW columns by R3_TM channels (4 or 8)
+// an invocation. An input row, columns S ow0 - 4 .. as aligned vec4 (zero outside the image), serves every output
+// row whose window holds it, and each weight fetched every row; each output still sums its taps in the order of the
+// other forms (channel, then kh, then kw).
 const uint R3_ROWS = (FN & 16u) != 0u ? 2u : 1u;
-const uint R3_TM = (FN_ROW3 & 2u) != 0u ? 16u : (FN & 2u) != 0u ? 8u : 4u;
+const uint R3_TM = (FN & 2u) != 0u ? 8u : 4u;
 const uint R3_ACC = R3_ROWS * R3_TM / 4u;
 const uint R3_S = (FN & 4u) != 0u ? 2u : 1u;
 const uint R3_NV = R3_S == 1u ? 4u : 6u; // vec4 of an input row: columns S ow0 - 4 .. S ow0 + 4 NV - 5

@@ -1,5 +1,6 @@
 /* Element-wise chains: which nodes can be a step (Add/Sub/Mul/Div with a constant scalar, Add/Mul with the chain's
- * input or another tensor, Clip with constant bounds, Relu, Sigmoid, HardSigmoid, HardSwish, LeakyRelu, Tanh), and
+ * input or another tensor, Clip with constant bounds, Relu, Sigmoid, HardSigmoid, HardSwish, LeakyRelu, Tanh; in a
+ * ConvTranspose's epilogue also Add/Mul with a constant per channel and BatchNormalization of constants), and
  * the fused op that runs a chain in one dispatch, its operands broadcast (shaders/kernel_chain.comp). The partition
  * compiler (kernel_fuse.c) finds the chains; each step computes what its node's own kernel computes. */
 #include <string.h>
@@ -29,6 +30,31 @@ static bool scalar_step(const ortvk_knode *node, ortvk_binary_fn fn, size_t scal
     return true;
 }
 
+/* The step of an Add or Mul whose input `constant` is a float constant of one value per channel (dim 1 of input
+ * `data`, of a rank known and not below the constant's): ADD_C, MUL_C. The fusion checks its count against the
+ * channels of the ConvTranspose it follows (kernel_fuse.c). */
+static bool channel_step(const ortvk_knode *node, ortvk_binary_fn fn, size_t constant, ortvk_chain_step *step,
+                         int *input)
+{
+    const ortvk_kvalue *c = &node->in[constant], *x = &node->in[1 - constant];
+    if ((fn != ORTVK_BINARY_ADD && fn != ORTVK_BINARY_MUL) || x->constant != NULL || x->rank < 2 || c->rank > x->rank ||
+        c->type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT || x->type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT)
+        return false;
+    for (int d = 0; d < c->rank; d++) {
+        if (c->dims[d] != 1 && d + x->rank - c->rank != 1) return false; /* another dim than the channel's */
+    }
+    step->kind = fn == ORTVK_BINARY_ADD ? ORTVK_CHAIN_ADD_C : ORTVK_CHAIN_MUL_C;
+    *input = (int)(1 - constant);
+    return true;
+}
+
+/* The step of a binary node whose input `constant` is a constant: a scalar's or a per-channel one's. */
+static bool constant_step(const ortvk_knode *node, ortvk_binary_fn fn, size_t constant, ortvk_chain_step *step,
+                          int *input)
+{
+    return scalar_step(node, fn, constant, step, input) || channel_step(node, fn, constant, step, input);
+}
+
 /* Activations that are a step of their own, computed by the same shader function as their unary op's. */
 static const struct {
     const char *op_type;
@@ -44,7 +70,8 @@ static const struct {
 _Static_assert(ORTVK_CHAIN_KIND_BITS * CHAIN_PER_WORD <= 30 && 2 * CHAIN_PER_WORD >= ORTVK_KMAX_CHAIN,
                "a chain's kinds fit the two specialization words, the second's top bits left to ORTVK_CHAIN_RESIDUAL "
                "and ORTVK_CHAIN_SECOND");
-_Static_assert(ORTVK_CHAIN_TANH < (1u << ORTVK_CHAIN_KIND_BITS), "every chain kind fits its bits");
+_Static_assert(ORTVK_CHAIN_TANH < (1u << ORTVK_CHAIN_KIND_BITS) && ORTVK_CHAIN_BN_C < (1u << ORTVK_CHAIN_KIND_BITS),
+               "every chain kind fits its bits");
 
 bool ortvk_kchain_step(const ortvk_knode *node, const ortvk_kop *op, const ortvk_kparams *params,
                        ortvk_chain_step *step, int *input)
@@ -70,11 +97,20 @@ bool ortvk_kchain_step(const ortvk_knode *node, const ortvk_kop *op, const ortvk
         *input = 0;
         return node->in[0].type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
     }
+    if (strcmp(type, "BatchNormalization") == 0) { /* BN_C: its four per-channel inputs constants (kernel_fuse.c) */
+        for (size_t i = 0; i < node->n_in; i++) {
+            if (node->in[i].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT || (i > 0) != (node->in[i].constant != NULL))
+                return false;
+        }
+        *step = (ortvk_chain_step){ORTVK_CHAIN_BN_C, params->batchnorm.epsilon, 0.0f};
+        *input = 0;
+        return node->n_in == 5;
+    }
     bool add = strcmp(type, "Add") == 0, mul = strcmp(type, "Mul") == 0;
     if (!add && !mul && strcmp(type, "Sub") != 0 && strcmp(type, "Div") != 0) return false;
     if (node->n_in != 2 || params->binary.variadic) return false;
-    if (node->in[1].constant != NULL) return scalar_step(node, params->binary.fn, 1, step, input);
-    if (node->in[0].constant != NULL) return scalar_step(node, params->binary.fn, 0, step, input);
+    if (node->in[1].constant != NULL) return constant_step(node, params->binary.fn, 1, step, input);
+    if (node->in[0].constant != NULL) return constant_step(node, params->binary.fn, 0, step, input);
     /* Two tensors: a step only as t + x or t * x (exact either way round), where the fusion finds x. */
     if (!add && !mul) return false;
     step->kind = add ? ORTVK_CHAIN_ADD_X : ORTVK_CHAIN_MUL_X;
@@ -133,6 +169,10 @@ bool ortvk_kchain_kind_is_exp(ortvk_chain_kind kind)
     return kind == ORTVK_CHAIN_SIGMOID || kind == ORTVK_CHAIN_TANH;
 }
 
+bool ortvk_kchain_kind_is_channel(ortvk_chain_kind kind)
+{
+    return kind == ORTVK_CHAIN_ADD_C || kind == ORTVK_CHAIN_MUL_C || kind == ORTVK_CHAIN_BN_C;
+}
 
 void ortvk_kchain_constants(const ortvk_kparams_chain *chain, float out[ORTVK_KCHAIN_FLOATS])
 {

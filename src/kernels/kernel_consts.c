@@ -51,20 +51,50 @@ OrtStatus *ortvk_kernel_upload_const(ortvk_kernel *kernel, ortvk_stream *stream,
     return status;
 }
 
-OrtStatus *ortvk_kernel_upload_chain(ortvk_kernel *kernel, ortvk_stream *stream, const ortvk_kparams_chain *chain)
+static void kconst_free(kconst **c)
+{
+    if (*c == NULL) return;
+    free((*c)->host);
+    ortvk_buffer_destroy((*c)->buffer); /* runs still queued hold their own references */
+    free(*c);
+    *c = NULL;
+}
+
+/* Fills the chain's buffer `c`: the step operands, then each per-channel constant, copied on the device. */
+static OrtStatus *chain_fill(ortvk_stream *stream, kconst *c, const ortvk_kparams_chain *chain, kconst **channel,
+                             size_t n_channel)
 {
     float values[ORTVK_KCHAIN_FLOATS];
     ortvk_kchain_constants(chain, values);
-    kconst *c = calloc(1, sizeof(*c));
-    if (c == NULL) return ortvk_status(ORT_FAIL, "out of host memory compiling %s", kernel->name);
-    kernel->chain_consts = c;
-    c->view = (ortvk_ktensor){.present = true, .type = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, .rank = 1,
-                              .dims = {ORTVK_KCHAIN_FLOATS}, .count = ORTVK_KCHAIN_FLOATS};
-    ORTVK_TRY(ortvk_buffer_allocate(stream->device, sizeof(values), &c->buffer));
+    ORTVK_TRY(ortvk_buffer_allocate(stream->device, c->view.count * sizeof(float), &c->buffer));
     c->view.buffer = c->buffer;
     c->view.address = c->buffer->address;
     ortvk_copy_end dst = {.buffer = c->buffer}, src = {.host = values};
-    return ortvk_transfer_copy(stream, dst, src, sizeof(values), true);
+    ORTVK_TRY(ortvk_transfer_copy(stream, dst, src, sizeof(values), true));
+    dst.offset = sizeof(values);
+    for (size_t i = 0; i < n_channel; i++) {
+        size_t bytes = channel[i]->view.count * sizeof(float);
+        ORTVK_TRY(ortvk_transfer_copy(stream, dst, (ortvk_copy_end){.buffer = channel[i]->buffer}, bytes, true));
+        dst.offset += bytes;
+    }
+    return NULL;
+}
+
+OrtStatus *ortvk_kernel_upload_chain(ortvk_kernel *kernel, ortvk_stream *stream, const ortvk_kparams_chain *chain,
+                                     kconst **channel, size_t n_channel)
+{
+    size_t count = ORTVK_KCHAIN_FLOATS;
+    for (size_t i = 0; i < n_channel; i++) count += channel[i]->view.count;
+    kconst *c = calloc(1, sizeof(*c));
+    OrtStatus *status = c == NULL ? ortvk_status(ORT_FAIL, "out of host memory compiling %s", kernel->name) : NULL;
+    if (c != NULL) {
+        kernel->chain_consts = c;
+        c->view = (ortvk_ktensor){.present = true, .type = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, .rank = 1,
+                                  .dims = {(int64_t)count}, .count = count};
+        status = chain_fill(stream, c, chain, channel, n_channel);
+    }
+    for (size_t i = 0; i < n_channel; i++) kconst_free(&channel[i]);
+    return status;
 }
 
 /* Keeps a host copy of constant input `index`, which the op reads on the host at run time. */
@@ -79,15 +109,6 @@ OrtStatus *ortvk_kernel_keep_const(ortvk_kernel *kernel, const ortvk_knode *k, s
     memcpy(c->host, data, bytes);
     c->view.host = c->host;
     return NULL;
-}
-
-static void kconst_free(kconst **c)
-{
-    if (*c == NULL) return;
-    free((*c)->host);
-    ortvk_buffer_destroy((*c)->buffer); /* runs still queued hold their own references */
-    free(*c);
-    *c = NULL;
 }
 
 void ortvk_kernel_free_consts(ortvk_kernel *kernel)

@@ -244,7 +244,8 @@ typedef struct push_conv {
         uint64_t chain;            /* Conv: its fused chain's step operands (ortvk_krun's chain), or 0 */
     };
     uint64_t partial;              /* Conv of float16 tensors over several ranges: float32 partial sums; of float32
-                                      tensors with a chain that reads a residual: the residual */
+                                      tensors with a chain that reads a residual: the residual; ConvTranspose: its
+                                      fused chain's step and per-channel operands (run->chain), or 0 */
 } push_conv;
 _Static_assert(offsetof(push_conv, chain) == 112 && sizeof(push_conv) == 128,
                "push_conv: the shader's operands `chain` and `partial` are its last two 8-byte words");
@@ -409,36 +410,37 @@ static OrtStatus *packed_record(ortvk_krun *run, push_conv *push, const conv_geo
 /* The 2x2 upsampling as register tiles (the shader's main_tiles): 1 << tm_log output channels by 4 << q_log input
  * pixels of a row an invocation, 8 channel-quads at most (128 accumulators: on lavapipe 4 channels by 8 pixels took
  * about 25% less time than 4 by 4; 8 by 4 and 2 by 8 were not told apart from 4 by 4 at the machine's load). */
-static OrtStatus *transpose_tiles(ortvk_krun *run, const push_conv *push)
+static OrtStatus *transpose_tiles(ortvk_krun *run, const push_conv *push, const ortvk_kspec *spec)
 {
     uint32_t mg = push->M / push->G, tm_log = mg % 4 == 0 ? 2 : mg % 2 == 0 ? 1 : 0;
     uint32_t q_log = 0;
     while (q_log < 2 && (tm_log + q_log) < 3 && push->W % (8u << q_log) == 0) q_log++;
     uint64_t quads = push->W / (4u << q_log);
     uint64_t invocations = (uint64_t)push->N * (push->M >> tm_log) * push->H * quads;
-    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_CONV_TRANSPOSE, (3 + tm_log) + ORTVK_KVARIANT * q_log, push,
-                                  sizeof(*push), invocations);
+    return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CONV_TRANSPOSE, (3 + tm_log) + ORTVK_KVARIANT * q_log, spec,
+                                    push, sizeof(*push), invocations);
 }
 
 /* Kernels the size of the stride, without dilation: each output reads one tap, found without a search; 2x2 without
  * pads (the usual upsampling by 2): register tiles over rows a multiple of 4 long (16-byte aligned tensors), else
  * an invocation per input pixel (the shader's DIRECT). */
-static OrtStatus *transpose_record(ortvk_krun *run, push_conv *push)
+static OrtStatus *transpose_record(ortvk_krun *run, push_conv *push, const ortvk_kspec *spec)
 {
     uint64_t blocks = (uint64_t)push->N * (push->M / push->TM) * push->OH;
     uint32_t direct = push->KH == push->SH && push->KW == push->SW && push->DH == 1 && push->DW == 1 &&
                       push->C / push->G < 60000;
     if (direct && push->KH == 2 && push->KW == 2 && push->PH == 0 && push->PW == 0 && push->OH == 2 * push->H &&
         push->OW == 2 * push->W && push->w % 16 == 0) {
-        if (push->W % 4 == 0 && push->x % 16 == 0 && push->y % 16 == 0) return transpose_tiles(run, push);
-        return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_CONV_TRANSPOSE, 2, push, sizeof(*push),
-                                      (uint64_t)push->N * (push->M / push->TM) * push->H * push->W);
+        if (push->W % 4 == 0 && push->x % 16 == 0 && push->y % 16 == 0) return transpose_tiles(run, push, spec);
+        return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CONV_TRANSPOSE, 2, spec, push, sizeof(*push),
+                                        (uint64_t)push->N * (push->M / push->TM) * push->H * push->W);
     }
     push->step_h = push->SH / gcd(push->SH, push->DH);
     push->step_w = push->SW / gcd(push->SW, push->DW);
     push->di_h = (int32_t)(push->step_h * push->DH / push->SH);
     push->di_w = (int32_t)(push->step_w * push->DW / push->SW);
-    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_CONV_TRANSPOSE, direct, push, sizeof(*push), blocks * push->OW);
+    return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CONV_TRANSPOSE, direct, spec, push, sizeof(*push),
+                                    blocks * push->OW);
 }
 
 static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *run, bool transpose)
@@ -447,10 +449,13 @@ static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *ru
     conv_geometry g = {0};
     ORTVK_TRY(geometry(p, transpose, run, &g));
     push_conv push = conv_push(p, &g, run, transpose);
-    if (transpose) return transpose_record(run, &push);
-    if (p->epilogue.residual > 0) ORTVK_TRY(ortvk_kchain_residual(&p->epilogue, run, &push.partial)); /* float32 */
     ortvk_kspec spec; /* a fused element-wise chain after the convolution, or none */
     ortvk_kchain_spec(&p->epilogue, &spec);
+    if (transpose) {
+        push.partial = run->chain;
+        return transpose_record(run, &push, &spec);
+    }
+    if (p->epilogue.residual > 0) ORTVK_TRY(ortvk_kchain_residual(&p->epilogue, run, &push.partial)); /* float32 */
     if (push.C > 0 && push.G == push.C && push.M == push.C) return depthwise_record(run, &push, &spec);
     if (run->in[1].packed && push.C > 0) return packed_record(run, &push, &g, &spec);
     if (push.C > 0 && pointwise(&push, &g)) {

@@ -45,7 +45,27 @@ typedef struct chain_plan {
     bool strict, late;
     int max_operands, n_operands;
     int operands[2]; /* their values */
+    int64_t channels; /* a ConvTranspose head's output channels: per-channel steps may follow it (0: none may) */
 } chain_plan;
+
+/* The most per-channel operands a chain reads: four a BatchNormalization. */
+#define MAX_CHANNEL_OPERANDS (4 * ORTVK_KMAX_CHAIN)
+
+/* Whether kernel `k`, a per-channel step, fits a head of `channels` output channels: each of its constants (the
+ * Add's or Mul's one, BatchNormalization's four) one value a channel, on the device. */
+static bool channel_fits(const ortvk_kernel *k, int64_t channels)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < k->n_in; i++) {
+        const kconst *c = k->consts[i];
+        if (c == NULL) continue;
+        if (c->buffer == NULL || c->view.type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT ||
+            (int64_t)c->view.count != channels)
+            return false;
+        n++;
+    }
+    return channels > 0 && n == (k->step.kind == ORTVK_CHAIN_BN_C ? 4 : 1);
+}
 
 /* Sigmoid and Tanh are an exponential, a division and branches: inlined at each value a head's invocation stores,
  * two of them in one chain made pipelines that took lavapipe 15 s of CPU to build. One a chain. */
@@ -98,6 +118,9 @@ static void extend_chain(const ortvk_partition *p, const int *readers, int x, ch
         /* A value read more than once must be read by the chain only: it becomes x (checked by check_marks). */
         bool mark = readers[t] != 1 && t != x;
         if (mark && (c->steps + 2 > ORTVK_KMAX_CHAIN || p->kernels[next]->chain_input < 0)) break;
+        if (p->kernels[next]->chainable && ortvk_kchain_kind_is_channel(p->kernels[next]->step.kind) &&
+            !channel_fits(p->kernels[next], c->channels))
+            break;
         bool resid = !continues_chain(p->kernels[next], input, mark ? t : x);
         int operand = resid ? operand_step(p, (size_t)next, input, c) : -1;
         if (resid && operand < 0) break;
@@ -141,13 +164,20 @@ static void check_marks(const ortvk_partition *p, const int *readers, bool head_
 }
 
 /* Collects the steps of the chain's kernels from index `keep` on into `chain` (keep = 1: the head is the Conv the
- * chain follows) and their op types joined by '+' into `type`; destroys every member but the head. Returns the
- * value the last member wrote. */
-static int take_steps(ortvk_partition *p, const chain_plan *c, int keep, ortvk_kparams_chain *chain, char *type,
-                      size_t type_len)
+ * chain follows), the per-channel steps' constants into `channel` (*n_channel of them, in step order, now the
+ * caller's) and their op types joined by '+' into `type`; destroys every member but the head. Returns the value the
+ * last member wrote. */
+static int take_steps(ortvk_partition *p, const chain_plan *c, int keep, ortvk_kparams_chain *chain,
+                      kconst **channel, size_t *n_channel, char *type, size_t type_len)
 {
+    *n_channel = 0;
     for (int m = 0; m < c->count; m++) {
         ortvk_kernel *k = p->kernels[c->members[m]];
+        for (size_t i = 0; m >= keep && ortvk_kchain_kind_is_channel(k->step.kind) && i < k->n_in; i++) {
+            if (k->consts[i] == NULL) continue;
+            channel[(*n_channel)++] = k->consts[i];
+            k->consts[i] = NULL;
+        }
         if (m >= keep && c->mark[m]) chain->steps[chain->count++] = (ortvk_chain_step){.kind = ORTVK_CHAIN_MARK};
         if (m >= keep) chain->steps[chain->count] = k->step;
         if (m >= keep && c->resid[m]) {
@@ -171,25 +201,36 @@ static int take_steps(ortvk_partition *p, const chain_plan *c, int keep, ortvk_k
     return out;
 }
 
-/* Where a chain after `head` runs in its stores: a float32 Conv's or MatMul/Gemm's epilogue; NULL for others. */
+/* Where a chain after `head` runs in its stores: a float32 Conv's, ConvTranspose's or MatMul/Gemm's epilogue; NULL
+ * for others. */
 static ortvk_kparams_chain *epilogue_of(ortvk_kernel *head)
 {
     if (head->float16 || head->n_out != 1) return NULL;
-    if (strcmp(head->op->op_type, "Conv") == 0) return &head->params.conv.epilogue;
+    if (strcmp(head->op->op_type, "Conv") == 0 || strcmp(head->op->op_type, "ConvTranspose") == 0)
+        return &head->params.conv.epilogue;
     if (strcmp(head->op->op_type, "MatMul") == 0 || strcmp(head->op->op_type, "Gemm") == 0)
         return &head->params.gemm.epilogue;
     return NULL;
 }
 
 /* Whether a Conv head's stores read a residual: all its forms but the GEMM a pointwise convolution (1x1, stride 1,
- * one group) runs as, which has no operand left for one (taking it there would cost the GEMM's speed). */
+ * one group) runs as, which has no operand left for one (taking it there would cost the GEMM's speed). A
+ * ConvTranspose's read none. */
 static bool conv_takes_residual(const ortvk_kernel *head)
 {
     const ortvk_kparams_conv *p = &head->params.conv;
     const ortvk_ktensor *w = head->consts[1] != NULL ? &head->consts[1]->view : NULL;
-    if (w == NULL || (w->rank != 3 && w->rank != 4)) return false;
+    if (w == NULL || (w->rank != 3 && w->rank != 4) || strcmp(head->op->op_type, "Conv") != 0) return false;
     bool one = w->dims[2] == 1 && (w->rank == 3 || w->dims[3] == 1);
     return p->group != 1 || !one || p->strides[0] != 1 || (p->spatial == 2 && p->strides[1] != 1);
+}
+
+/* A ConvTranspose head's output channels (its constant weights' dim 1 times its groups), 0 for other heads. */
+static int64_t transpose_channels(const ortvk_kernel *head)
+{
+    const ortvk_ktensor *w = head->consts[1] != NULL ? &head->consts[1]->view : NULL;
+    if (strcmp(head->op->op_type, "ConvTranspose") != 0 || w == NULL || w->rank < 3) return 0;
+    return w->dims[1] * head->params.conv.group;
 }
 
 /* Makes value `r` input `index` of `head` (the inputs before it that it lacks omitted): the residual its chain
@@ -216,6 +257,8 @@ OrtStatus *ortvk_partition_fuse(ortvk_partition *p, ortvk_stream *stream)
         }
     }
     OrtStatus *status = NULL;
+    kconst *channel[MAX_CHANNEL_OPERANDS];
+    size_t n_channel = 0;
     for (size_t j = 0; j < p->n_kernels && status == NULL; j++) {
         ortvk_kernel *head = p->kernels[j];
         if (head == NULL) continue;
@@ -226,21 +269,23 @@ OrtStatus *ortvk_partition_fuse(ortvk_partition *p, ortvk_stream *stream)
             if (epilogue->count > 0) continue; /* a head fused already, moved here (late) */
             c.strict = true; /* the Conv's stores read a residual at the element's own index */
             c.max_operands = epilogue == &head->params.conv.epilogue && conv_takes_residual(head) ? 1 : 0;
+            c.channels = transpose_channels(head);
             extend_chain(p, readers, head->out_slot[0], &c);
             check_marks(p, readers, true, &c);
             if (c.count == 1) continue;
-            head->out_slot[0] = take_steps(p, &c, 1, epilogue, type, sizeof(type));
+            head->out_slot[0] = take_steps(p, &c, 1, epilogue, channel, &n_channel, type, sizeof(type));
             if (c.n_operands > 0) add_residual(head, c.operands[0], 3); /* after x, w and the bias */
             epilogue->residual = c.n_operands > 0 ? 3 : 0;
             snprintf(head->op_type, sizeof(head->op_type), "%s", type);
-            status = ortvk_kernel_upload_chain(head, stream, epilogue);
+            status = ortvk_kernel_upload_chain(head, stream, epilogue, channel, n_channel);
             continue;
         }
         /* A chain starts at a step on its input, or at t + r or t * r on two tensors (its x the one not known to be
          * broadcast up into the other: a per-channel scale's Mul takes the scale as r). */
         bool resid = head->chainable && head->chain_input < 0 && head->operand_ok && head->in_slot[0] >= 0 &&
                      head->in_slot[1] >= 0 && head->in_slot[0] != head->in_slot[1];
-        if (!head->chainable || (head->chain_input < 0 && !resid)) continue;
+        if (!head->chainable || ortvk_kchain_kind_is_channel(head->step.kind) || (head->chain_input < 0 && !resid))
+            continue;
         int xi = resid ? head->operand_x : head->chain_input;
         int x = head->in_slot[xi];
         c.max_operands = 2;
@@ -251,7 +296,7 @@ OrtStatus *ortvk_partition_fuse(ortvk_partition *p, ortvk_stream *stream)
         check_marks(p, readers, false, &c);
         if (c.count == 1) continue;
         ortvk_kparams_chain chain = {0};
-        int out = take_steps(p, &c, 0, &chain, type, sizeof(type));
+        int out = take_steps(p, &c, 0, &chain, channel, &n_channel, type, sizeof(type));
         ortvk_kernel_free_consts(head);
         head->op = &ortvk_kop_chain;
         head->params.chain = chain;
@@ -263,7 +308,7 @@ OrtStatus *ortvk_partition_fuse(ortvk_partition *p, ortvk_stream *stream)
         head->out_slot[0] = out;
         head->chainable = false;
         snprintf(head->op_type, sizeof(head->op_type), "%s", type);
-        status = ortvk_kernel_upload_chain(head, stream, &chain);
+        status = ortvk_kernel_upload_chain(head, stream, &chain, channel, n_channel);
     }
     free(readers);
     if (status != NULL) return status; /* the caller destroys the partition, gaps and all */

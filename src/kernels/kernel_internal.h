@@ -307,6 +307,8 @@ extern const ortvk_kop ortvk_kop_chain;
 void ortvk_kchain_spec(const ortvk_kparams_chain *chain, ortvk_kspec *out);
 /* Whether a chain step's kind is Sigmoid or Tanh (functions of exp: costly to inline at many stores of one shader). */
 bool ortvk_kchain_kind_is_exp(ortvk_chain_kind kind);
+/* Whether a step's kind is per channel (ADD_C, MUL_C, BN_C: a ConvTranspose's epilogue only). */
+bool ortvk_kchain_kind_is_channel(ortvk_chain_kind kind);
 #define ORTVK_KCHAIN_FLOATS (2 * ORTVK_KMAX_CHAIN)
 void ortvk_kchain_constants(const ortvk_kparams_chain *chain, float out[ORTVK_KCHAIN_FLOATS]);
 

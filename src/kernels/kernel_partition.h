@@ -67,8 +67,11 @@ void ortvk_kernel_destroy(ortvk_kernel *kernel);
 /* Fuses runs of element-wise kernels of a compiled partition (kernel_fuse.c); `stream` uploads each chain's
  * constants (ortvk_kernel_upload_chain). */
 OrtStatus *ortvk_partition_fuse(ortvk_partition *p, ortvk_stream *stream);
-/* Copies `chain`'s step operands into a device buffer the kernel owns (kernel->chain_consts), through `stream`. */
-OrtStatus *ortvk_kernel_upload_chain(ortvk_kernel *kernel, ortvk_stream *stream, const ortvk_kparams_chain *chain);
+/* Copies `chain`'s step operands into a device buffer the kernel owns (kernel->chain_consts), through `stream`,
+ * followed by the per-channel steps' operands: the `n_channel` constants `channel` (taken from the kernels fused,
+ * freed here whatever the outcome). */
+OrtStatus *ortvk_kernel_upload_chain(ortvk_kernel *kernel, ortvk_stream *stream, const ortvk_kparams_chain *chain,
+                                     kconst **channel, size_t n_channel);
 
 /* What a run keeps until its submission retires (kernel_held.c): a reference on a buffer (dropped on failure too),
  * the texel views of [offset, offset + range) of one (made once a run), and the run's profile (begun here: NULL

@@ -1534,11 +1534,36 @@ static float chain_scalar(dcase *c, const char *name)
     return v;
 }
 
+/* A ConvTranspose head of stride 2 (the detector's upsampling: 2x2 without pads, rows of 4 or more columns
+ * often, its register tiles; or 3x3 with pads 1), with or without a bias, on x of `kind`. */
+static int transpose_head(dcase *c, int kind, int64_t *out)
+{
+    int64_t n = rint_(c, 1, 2), cin = rint_(c, 1, 12), h = rint_(c, 1, 12);
+    int64_t wd = rp(c, 0.5) ? 4 * rint_(c, 1, 6) : rint_(c, 1, 24);
+    int64_t cout = rp(c, 0.7) ? 4 * rint_(c, 1, 6) : rint_(c, 1, 9);
+    int64_t k = rp(c, 0.7) ? 2 : 3, pad = k - 2, x[4] = {n, cin, h, wd}, w[4] = {cin, cout, k, k};
+    bool bias = rp(c, 0.5);
+    input_of(c, "x", 0, 4, x, kind);
+    const_float_tensor(c, "w", 4, w, DC_VALUES_NORMAL);
+    if (bias) const_float_tensor(c, "b", 1, &cout, DC_VALUES_NORMAL);
+    const char *in[3] = {"x", "w", "b"}, *outs[1] = {"t0"};
+    onnx_node *t = onnx_model_add_node(c->model, "ConvTranspose", in, bias ? 3 : 2, outs, 1);
+    int64_t pads[4] = {pad, pad, pad, pad}, strides[2] = {2, 2};
+    onnx_node_attr_ints(t, "pads", pads, 4);
+    onnx_node_attr_ints(t, "strides", strides, 2);
+    desc(c, " k=%lld", (long long)k);
+    out[0] = n, out[1] = cout, out[2] = (h - 1) * 2 + k - 2 * pad, out[3] = (wd - 1) * 2 + k - 2 * pad;
+    c->atol = 1e-5 * (1 + (double)(cin * k * k) / 16);
+    return 4;
+}
+
 /* The head of a fused chain (ortvk runs the chain in its stores): none (the chain alone on x), a pointwise, 3x3 or
- * depthwise Conv, a Gemm or a MatMul with constant weights. Returns the head's output rank and dims in `out`. */
+ * depthwise Conv, a Gemm or a MatMul with constant weights, a ConvTranspose. Returns the head's output rank and
+ * dims in `out`. */
 static int fusion_head(dcase *c, int head, int64_t *out)
 {
-    static const char *const names[] = {"none", "Conv1x1", "Conv3x3", "depthwise", "Gemm", "MatMul"};
+    static const char *const names[] = {"none", "Conv1x1", "Conv3x3", "depthwise", "Gemm", "MatMul",
+                                        "ConvTranspose"};
     desc(c, " head=%s", names[head]);
     int kind = head == 0 ? c->values : rp(c, 0.5) ? DC_VALUES_NORMAL : DC_VALUES_INTS; /* sums: no specials */
     if (head == 0) {
@@ -1557,6 +1582,7 @@ static int fusion_head(dcase *c, int head, int64_t *out)
         c->atol = 1e-5 * (1 + (double)k / 16);
         return 2;
     }
+    if (head == 6) return transpose_head(c, kind, out);
     int64_t n = rint_(c, 1, 2), cin = rint_(c, 1, 12), h = rint_(c, 1, 20), wd = rint_(c, 1, 40);
     int64_t cout = rp(c, 0.7) ? 4 * rint_(c, 1, 4) : rint_(c, 1, 9), k = head == 1 ? 1 : 3;
     int64_t stride = head == 2 && rp(c, 0.4) ? 2 : 1, group = 1;
@@ -1595,14 +1621,41 @@ static int operand_shape(dcase *c, int rank, const int64_t *dims, int64_t *out)
     return r;
 }
 
+/* A per-channel step on `prev` giving `out` (a ConvTranspose fuses them): Add or Mul by a constant of one value a
+ * channel ([C, 1, 1] or [1, C, 1, 1]), or BatchNormalization of constants (var in [0.25, 2.25): a scale of at most
+ * twice |scale|). Returns how much it can multiply an absolute difference. */
+static double channel_step(dcase *c, int i, const char *prev, const char *out, int rank, const int64_t *dims)
+{
+    char names[4][16];
+    const char *outs[1] = {out};
+    for (int k = 0; k < 4; k++) snprintf(names[k], sizeof(names[k]), "c%d_%d", i, k);
+    int64_t cd[4] = {1, dims[1], 1, 1};
+    if (rp(c, 0.5)) {
+        int r = rank >= 3 && rp(c, 0.5) ? rank - 1 : rank; /* [C, 1, ...] or [1, C, 1, ...] */
+        const_float_tensor(c, names[0], r, r == rank ? cd : cd + 1, DC_VALUES_NORMAL);
+        const char *op = rp(c, 0.5) ? "Add" : "Mul", *in[2] = {prev, names[0]};
+        onnx_model_add_node(c->model, op, in, 2, outs, 1);
+        desc(c, " %s[c]", op);
+        return strcmp(op, "Mul") == 0 ? 4.5 : 1;
+    }
+    for (int k = 0; k < 3; k++) const_float_tensor(c, names[k], 1, &dims[1], DC_VALUES_NORMAL);
+    float var[64];
+    for (int64_t k = 0; k < dims[1] && k < 64; k++) var[k] = (float)(0.25 + 2 * runi(c));
+    onnx_model_add_initializer(c->model, names[3], ONNX_FLOAT, 1, &dims[1], var, (size_t)dims[1] * sizeof(float));
+    const char *in[5] = {prev, names[0], names[1], names[2], names[3]};
+    onnx_model_add_node(c->model, "BatchNormalization", in, 5, outs, 1);
+    desc(c, " BatchNormalization");
+    return 9;
+}
+
 /* A model of a head and up to 7 element-wise steps after it, the kinds ortvk fuses (scalar arithmetic either side,
  * Relu, Clip, the activations, t + x and t * x of the head's result, Adds and Muls of up to three other inputs of
- * the same shape or broadcast either way) and sometimes a value in the middle that is also an output (which must
- * stop the fusion). */
+ * the same shape or broadcast either way, per-channel steps after a ConvTranspose) and sometimes a value in the
+ * middle that is also an output (which must stop the fusion). */
 static void gen_fusion(dcase *c)
 {
     int64_t dims[DC_MAX_RANK];
-    int head = (int)rint_(c, 0, 5), rank = fusion_head(c, head, dims);
+    int head = (int)rint_(c, 0, 6), rank = fusion_head(c, head, dims);
     const char *first = head == 0 ? "x" : "t0"; /* the chain's x */
     int steps = (int)rint_(c, 1, 7), middle = steps > 1 && rp(c, 0.15) ? (int)rint_(c, 0, steps - 2) : -1;
     int operands = 0;
@@ -1623,9 +1676,12 @@ static void gen_fusion(dcase *c)
         snprintf(k, sizeof(k), "k%d", i);
         const char *outs[1] = {out};
         int kind = (int)rint_(c, 0, 9);
+        if (kind == 0 && head == 6 && rp(c, 0.6)) kind = 11; /* a per-channel step */
         if (kind == 9 && operands > 0 && rp(c, 0.3)) kind = 10; /* the same operand again */
         if (kind == 9 && (operands >= 3 || c->n_in >= DC_MAX_IN)) kind = 0;
-        if (kind == 0) { /* arithmetic with a scalar, either side */
+        if (kind == 11) {
+            gain *= channel_step(c, i, prev, out, rank, dims);
+        } else if (kind == 0) { /* arithmetic with a scalar, either side */
             static const char *const ops[] = {"Add", "Sub", "Mul", "Div"};
             const char *op = PICK(c, ops);
             float v = chain_scalar(c, k);

@@ -557,6 +557,62 @@ static onnx_model *five_dims(bool variant)
     return m;
 }
 
+/* The detector's head: ConvTranspose of x [1, 8, H, W] to `out` channels (kernel k, stride `stride`, pads `pad`, no
+ * bias), + a constant [1, out, 1, 1], BatchNormalization of constants, Relu, in the ConvTranspose's stores. The
+ * normalization's values are special: var + epsilon 0 (an infinite scale) and negative (NaN), a scale near FLT_MAX
+ * and a mean that makes B - mean s overflow. `form` 1: the BN's output also a model output (the chain ends at it);
+ * 2: its mean computed (ReduceMean of x: not a constant, the chain ends before it); 3: the constant added per
+ * column, not per channel (not a per-channel step, nothing fused). */
+static onnx_model *head_of(bool variant, int64_t out, int64_t k, int64_t stride, int64_t pad, int64_t h, int64_t w_,
+                           int form)
+{
+    int64_t dims[4] = {1, 8, h, w_}, wd[4] = {8, out, k, k}, cd[1] = {out}, ad[4] = {1, out, 1, 1};
+    int64_t ow = (w_ - 1) * stride + k - 2 * pad, column[4] = {1, 1, 1, ow};
+    onnx_model *m = model_of(14, 4, dims);
+    size_t n = (size_t)(8 * out * k * k);
+    float *w = malloc(n * sizeof(float)), a[64];
+    for (size_t i = 0; i < n; i++) w[i] = (float)((int)(i * 37 % 17) - 8) * 0.05f;
+    for (int64_t i = 0; i < 64; i++) a[i] = (float)(i % 7) * 0.125f - 0.375f;
+    static const float scale[8] = {1.5f, -0.75f, 3e38f, 0.0f, 2.0f, 1.0f, 0.5f, -2.0f},
+                       bias[8] = {0.1f, -0.2f, 0.3f, 1e30f, 0.0f, -1.0f, 2.0f, 0.5f},
+                       mean[8] = {0.05f, 3e38f, -0.1f, 0.0f, 0.2f, 1e-3f, -1.0f, 0.25f},
+                       var[8] = {1.0f, 0.5f, 2.0f, -1e-5f, 0.0f, -1.0f, 1e-3f, 3e38f};
+    const float *bn[4] = {scale, bias, mean, var};
+    const char *names[4] = {"scale", "B", "mean", "var"};
+    for (int i = 0; i < 4; i++) {
+        float v[64];
+        for (int64_t c = 0; c < out; c++) v[c] = bn[i][c % 8];
+        if (i != 2 || form != 2) onnx_model_add_initializer(m, names[i], ONNX_FLOAT, 1, cd, v, (size_t)out * 4);
+    }
+    onnx_model_add_initializer(m, "w", ONNX_FLOAT, 4, wd, w, n * sizeof(float));
+    onnx_model_add_initializer(m, "a", ONNX_FLOAT, 4, form == 3 ? column : ad, a,
+                               (size_t)(form == 3 ? ow : out) * sizeof(float));
+    free(w);
+    onnx_node *convt = onnx_model_add_node(m, "ConvTranspose", (const char *[]){"x", "w"}, 2, (const char *[]){"t"}, 1);
+    onnx_node_attr_ints(convt, "strides", (const int64_t[]){stride, stride}, 2);
+    onnx_node_attr_ints(convt, "pads", (const int64_t[]){pad, pad, pad, pad}, 4);
+    if (variant) onnx_model_add_output(m, "t", ONNX_FLOAT, -1, NULL);
+    if (form == 2) {
+        onnx_node *mean_of = onnx_model_add_node(m, "ReduceMean", (const char *[]){"x"}, 1, (const char *[]){"mean"}, 1);
+        onnx_node_attr_ints(mean_of, "axes", (const int64_t[]){0, 2, 3}, 3);
+        onnx_node_attr_int(mean_of, "keepdims", 0);
+    }
+    add(m, "Add", "t", "a", "s");
+    const char *norm_in[] = {"s", "scale", "B", "mean", "var"}, *norm_out[] = {"n"};
+    onnx_node_attr_float(onnx_model_add_node(m, "BatchNormalization", norm_in, 5, norm_out, 1), "epsilon", 1e-5f);
+    if (form == 1) onnx_model_add_output(m, "n", ONNX_FLOAT, -1, NULL);
+    add(m, "Relu", "n", NULL, "y");
+    return m;
+}
+static onnx_model *head_tiles(bool variant) { return head_of(variant, 8, 2, 2, 0, 6, 8, 0); }
+static onnx_model *head_tiles_3(bool variant) { return head_of(variant, 3, 2, 2, 0, 5, 16, 0); }
+static onnx_model *head_blocks(bool variant) { return head_of(variant, 8, 2, 2, 0, 5, 6, 0); }
+static onnx_model *head_direct(bool variant) { return head_of(variant, 8, 3, 3, 0, 4, 5, 0); }
+static onnx_model *head_general(bool variant) { return head_of(variant, 16, 3, 2, 1, 5, 6, 0); }
+static onnx_model *head_bn_output(bool variant) { return head_of(variant, 8, 2, 2, 0, 6, 8, 1); }
+static onnx_model *head_bn_computed(bool variant) { return head_of(variant, 8, 2, 2, 0, 6, 8, 2); }
+static onnx_model *head_columns(bool variant) { return head_of(variant, 8, 2, 2, 0, 6, 8, 3); }
+
 static onnx_model *gemm_relu(bool variant) { return gemm_then(variant, false, relu_of); }
 static onnx_model *matmul_swish(bool variant) { return gemm_then(variant, true, hard_swish); }
 static onnx_model *conv3x3_affine_swish(bool variant) { return conv_then(variant, 8, 16, 3, 1, 12, 12, affine_swish); }
@@ -675,5 +731,20 @@ int main(void)
               k18, "Conv+Add+Clip+Div+Mul");
     conv_case(&app, device, "Conv 1x1 of 18 channels to 48 (the GEMM, K % 4 = 2), then HardSwish",
               conv1x1_k18_hard_swish, k18, "Conv+HardSwish");
+    /* ConvTranspose, + a per-channel constant, BatchNormalization, Relu: one dispatch in each of its forms. */
+    const int64_t h6w8[4] = {1, 8, 6, 8}, h5w16[4] = {1, 8, 5, 16}, h5w6[4] = {1, 8, 5, 6}, h4w5[4] = {1, 8, 4, 5};
+    const char *head_fused = "ConvTranspose+Add+BatchNormaliz"; /* the first 31 characters */
+    conv_case(&app, device, "ConvTranspose 2x2 (tiles), + a[c], BN, Relu", head_tiles, h6w8, head_fused);
+    conv_case(&app, device, "ConvTranspose 2x2 to 3 channels (tiles of 1), + a[c], BN, Relu", head_tiles_3, h5w16,
+              head_fused);
+    conv_case(&app, device, "ConvTranspose 2x2 of 6 columns (blocks), + a[c], BN, Relu", head_blocks, h5w6, head_fused);
+    conv_case(&app, device, "ConvTranspose 3x3 stride 3 (direct), + a[c], BN, Relu", head_direct, h4w5, head_fused);
+    conv_case(&app, device, "ConvTranspose 3x3 stride 2 pads 1, + a[c], BN, Relu", head_general, h5w6, head_fused);
+    conv_case(&app, device, "ConvTranspose, + a[c], BN (a model output): Relu apart", head_bn_output, h6w8,
+              "\"op\": \"Relu\""); /* the fused kernel's name is cut before its steps' end */
+    conv_case(&app, device, "ConvTranspose, + a[c], BN of a computed mean: BN apart", head_bn_computed, h6w8,
+              "ConvTranspose+Add\"");
+    compare(&app, device, "ConvTranspose + a constant per column: not fused", head_columns(false),
+            head_columns(false), false, false, 4, h6w8, NULL, "ConvTranspose+");
     return test_finish(&app, "test_kernels_fusion");
 }

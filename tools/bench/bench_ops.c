@@ -49,6 +49,11 @@ static const op_spec specs[] = {
      * 80x80 -> 160x160) then a Resize nearest back to 80x80; the rate counts the ConvTranspose's FLOPs. */
     {"convt2x2", "ConvTranspose 2x2/2 24->24 80x80 + Resize down", 4, {1, 24, 80, 80}, 2.0 * 24 * 24 * 4 * 80 * 80,
      false},
+    /* A node here is the detector's head upsampling: ConvTranspose 2x2 stride 2 (24 -> 24 channels, 160x160 ->
+     * 320x320, no bias), + a [1, 24, 1, 1] constant, BatchNormalization, Relu (fused into the ConvTranspose's
+     * stores), then a Resize nearest back to 160x160; the rate counts the ConvTranspose's FLOPs. */
+    {"head", "ConvT 2x2/2 24->24 160x160 +b BN Relu + Resize down", 4, {1, 24, 160, 160},
+     2.0 * 24 * 24 * 4 * 160 * 160, false},
     /* A node here is a pair, a depthwise Conv and a residual Add of its input (fused into the Conv's stores). */
     {"dwres", "Conv depthwise 3x3 128 ch 160x160 + x", 4, {1, 128, 160, 160}, 2.0 * 128 * 9 * 160 * 160, false},
     /* A node here is a pair, the detector's first Conv (3 -> 16 channels, 3x3, stride 2, pads 1, 640x640 ->
@@ -101,6 +106,18 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
         add_random(m, "w", 4, wd, 1.0f / sqrtf((float)c), &seed);
         add_random(m, "b", 1, bd, 0.1f, &seed);
         onnx_model_add_initializer(m, "down", ONNX_FLOAT, 1, sd, down, sizeof(down));
+    } else if (strcmp(s->name, "head") == 0) {
+        int64_t wd[4] = {c, c, 2, 2}, ad[4] = {1, c, 1, 1}, cd[1] = {c}, sd[1] = {4};
+        float down[4] = {1, 1, 0.5f, 0.5f};
+        add_random(m, "w", 4, wd, 1.0f / sqrtf((float)c), &seed);
+        add_random(m, "a", 4, ad, 0.1f, &seed);
+        add_random(m, "scale", 1, cd, 1.0f, &seed);
+        add_random(m, "B", 1, cd, 0.1f, &seed);
+        add_random(m, "mean", 1, cd, 0.1f, &seed);
+        float var[64];
+        for (int64_t i = 0; i < c; i++) var[i] = 0.5f + 0.25f * frand(&seed);
+        onnx_model_add_initializer(m, "var", ONNX_FLOAT, 1, cd, var, (size_t)c * sizeof(float));
+        onnx_model_add_initializer(m, "down", ONNX_FLOAT, 1, sd, down, sizeof(down));
     } else if (strcmp(s->name, "stem") == 0) {
         int64_t wd[4] = {16, c, 3, 3}, bd[1] = {16}, td[4] = {16, c, 2, 2}, tbd[1] = {c};
         add_random(m, "w", 4, wd, 1.0f / sqrtf((float)(c * 9)), &seed);
@@ -150,6 +167,19 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
             onnx_node_attr_ints(n, "kernel_shape", two, 2);
             onnx_node_attr_ints(n, "strides", two, 2);
             onnx_model_add_node(m, "Resize", down_in, 3, outs, 1);
+        } else if (strcmp(s->name, "head") == 0) {
+            char t[20], b[20], n[20], r[20];
+            snprintf(t, sizeof(t), "t%d", k), snprintf(b, sizeof(b), "b%d", k);
+            snprintf(n, sizeof(n), "n%d", k), snprintf(r, sizeof(r), "r%d", k);
+            onnx_node *up = onnx_model_add_node(m, "ConvTranspose", ins, 2, (const char *[]){t}, 1);
+            int64_t two[2] = {2, 2};
+            onnx_node_attr_ints(up, "kernel_shape", two, 2);
+            onnx_node_attr_ints(up, "strides", two, 2);
+            onnx_model_add_node(m, "Add", (const char *[]){t, "a"}, 2, (const char *[]){b}, 1);
+            onnx_model_add_node(m, "BatchNormalization", (const char *[]){b, "scale", "B", "mean", "var"}, 5,
+                                (const char *[]){n}, 1);
+            onnx_model_add_node(m, "Relu", (const char *[]){n}, 1, (const char *[]){r}, 1);
+            onnx_model_add_node(m, "Resize", (const char *[]){r, "", "down"}, 3, outs, 1);
         } else if (s->name[0] == 'c' || s->name[0] == 'd') {
             onnx_node *n = onnx_model_add_node(m, "Conv", ins, 3, res ? res_out : outs, 1);
             if (res) onnx_model_add_node(m, "Add", res_in, 2, outs, 1);

@@ -136,6 +136,33 @@ float ortvk_chain_a[12], ortvk_chain_b[12];
         ortvk_chain_b[k_] = ORTVK_FLOAT(n, ref, 12u + k_); \
     }
 
+// The kind of step k (a specialization constant once k is).
+uint ortvk_chain_kind(uint k)
+{
+    return ((k < 6u ? ORTVK_CHAIN_KINDS0 : ORTVK_CHAIN_KINDS1) >> (ORTVK_CHAIN_KIND_BITS * (k % 6u))) & 31u;
+}
+// Per-channel steps (a ConvTranspose's epilogue): their operands follow the 24 step floats in the chain's buffer, C
+// values each in step order (ADD_C, MUL_C: a; BN_C: scale, B, mean, var, its epsilon the step's a).
+// ORTVK_CHAIN_CHANNEL(n, ref, c, C) sets each such step's a (and b) to channel c's before ortvk_chain4 runs: BN_C's
+// folded scale and bias computed as kernel_batchnorm.comp computes them, so that the two agree to the bit.
+#define ORTVK_CHAIN_CHANNEL(n, ref, c, C) { \
+    uint at_ = 24u; \
+    [[unroll]] for (uint k_ = 0u; k_ < 12u; k_++) { \
+        if (k_ >= ORTVK_CHAIN_COUNT) break; \
+        uint kind_ = ortvk_chain_kind(k_); \
+        if (kind_ == ORTVK_CHAIN_ADD_C || kind_ == ORTVK_CHAIN_MUL_C) { \
+            ortvk_chain_a[k_] = ORTVK_FLOAT(n, ref, at_ + (c)); \
+            at_ += (C); \
+        } else if (kind_ == ORTVK_CHAIN_BN_C) { \
+            precise float inv_std_ = 1.0 / sqrt(ORTVK_FLOAT(n, ref, at_ + 3u * (C) + (c)) + ORTVK_FLOAT(n, ref, k_)); \
+            precise float s_ = inv_std_ * ORTVK_FLOAT(n, ref, at_ + (c)); \
+            precise float b_ = ORTVK_FLOAT(n, ref, at_ + (C) + (c)) - ORTVK_FLOAT(n, ref, at_ + 2u * (C) + (c)) * s_; \
+            ortvk_chain_a[k_] = s_; \
+            ortvk_chain_b[k_] = b_; \
+            at_ += 4u * (C); \
+        } \
+    } }
+
 // The activations a chain can end with, defined below with the other functions.
 vec4 ortvk_sigmoid4(vec4 v);
 float ortvk_tanh(float x);
@@ -156,7 +183,7 @@ vec4 ortvk_chain4rq(vec4 x, vec4 r, vec4 q)
     vec4 kept = x;
     [[unroll]] for (uint k = 0u; k < 12u; k++) {
         if (k >= ORTVK_CHAIN_COUNT) break;
-        uint kind = ((k < 6u ? ORTVK_CHAIN_KINDS0 : ORTVK_CHAIN_KINDS1) >> (ORTVK_CHAIN_KIND_BITS * (k % 6u))) & 31u;
+        uint kind = ortvk_chain_kind(k);
         float a = ortvk_chain_a[k];
         switch (kind) {
         case ORTVK_CHAIN_ADD: t = t + a; break;
@@ -190,6 +217,9 @@ vec4 ortvk_chain4rq(vec4 x, vec4 r, vec4 q)
         case ORTVK_CHAIN_MUL_R: t = t * r; break;
         case ORTVK_CHAIN_ADD_Q: t = t + q; break;
         case ORTVK_CHAIN_MUL_Q: t = t * q; break;
+        case ORTVK_CHAIN_ADD_C: t = t + a; break; // a, b: channel c's (ORTVK_CHAIN_CHANNEL)
+        case ORTVK_CHAIN_MUL_C: t = t * a; break;
+        case ORTVK_CHAIN_BN_C: t = t * a + ortvk_chain_b[k]; break;
         }
     }
     return t;

@@ -1,6 +1,7 @@
 // Transposed convolution, NCHW (1-D runs with H = 1), as a gather: output oh takes input ih through tap kh when
 // oh = ih SH - PH + kh DH (likewise for w); weights are (C, M / G, KH, KW). Each invocation computes TM output
-// channels (1, 2 or 4 of one group) and visits only the taps that reach its output, in ascending order.
+// channels (1, 2 or 4 of one group) and visits only the taps that reach its output, in ascending order. A fused
+// element-wise chain (common.glsl's ortvk_chain, its per-channel steps included) applies to each stored result.
 #version 460
 #include "common.glsl"
 
@@ -16,7 +17,17 @@ layout(push_constant) uniform Push {
     uint TM;
     uint step_h, step_w;
     int di_h, di_w;
+    uint unused;
+    uvec2 chain; // a fused chain's step operands and per-channel operands (ORTVK_CHAIN_LOAD, ORTVK_CHAIN_CHANNEL)
 } p;
+
+// Output channel m's value v as stored: the fused chain on it, with m's per-channel operands (v without a chain).
+float chained(uint m, float v)
+{
+    if (ORTVK_CHAIN_COUNT == 0u) return v;
+    ORTVK_CHAIN_CHANNEL(4, p.chain, m, p.M);
+    return ortvk_chain(v);
+}
 
 // The first tap k (< K) through which output o reads an input, and that input's index; k = K when none does.
 uint first_tap(int o, int pad, uint K, uint S, uint D, uint step, out int input_index)
@@ -71,7 +82,7 @@ void main_direct()
         uint m = m0 + j;
         float sum = acc[j];
         if (p.b != uvec2(0u)) sum += ORTVK_GET(2, p.b, m);
-        ORTVK_SET(3, p.y, ((n * p.M + m) * p.OH + oh) * p.OW + ow, sum);
+        ORTVK_SET(3, p.y, ((n * p.M + m) * p.OH + oh) * p.OW + ow, chained(m, sum));
     }
 }
 
@@ -107,6 +118,10 @@ void main_blocks()
         vec4 sum = acc[j];
         if (p.b != uvec2(0u)) sum += ORTVK_GET(2, p.b, m);
         uint o = ((n * p.M + m) * p.OH + 2u * ih) * p.OW + 2u * iw;
+        if (ORTVK_CHAIN_COUNT != 0u) {
+            ORTVK_CHAIN_CHANNEL(4, p.chain, m, p.M);
+            sum = ortvk_chain4(sum);
+        }
         ORTVK_SET(3, p.y, o, sum.x);
         ORTVK_SET(3, p.y, o + 1u, sum.y);
         ORTVK_SET(3, p.y, o + p.OW, sum.z);
@@ -160,18 +175,20 @@ void main_tiles()
         uint m = m0 + j;
         float bias = p.b != uvec2(0u) ? ORTVK_GET(2, p.b, m) : 0.0;
         uint o = ((n * p.M + m) * p.OH + 2u * ih) * p.OW + 2u * iw;
+        ORTVK_CHAIN_CHANNEL(4, p.chain, m, p.M); // once a channel (nothing without per-channel steps)
         [[unroll]] for (uint q = 0u; q < TILE_Q; q++) {
             uint k = (j * TILE_Q + q) * 4u, oq = o + 8u * q;
-            ORTVK_SET4(3, p.y, oq, acc[k] + bias);
-            ORTVK_SET4(3, p.y, oq + 4u, acc[k + 1u] + bias);
-            ORTVK_SET4(3, p.y, oq + p.OW, acc[k + 2u] + bias);
-            ORTVK_SET4(3, p.y, oq + p.OW + 4u, acc[k + 3u] + bias);
+            ORTVK_SET4(3, p.y, oq, ortvk_chain4(acc[k] + bias));
+            ORTVK_SET4(3, p.y, oq + 4u, ortvk_chain4(acc[k + 1u] + bias));
+            ORTVK_SET4(3, p.y, oq + p.OW, ortvk_chain4(acc[k + 2u] + bias));
+            ORTVK_SET4(3, p.y, oq + p.OW + 4u, ortvk_chain4(acc[k + 3u] + bias));
         }
     }
 }
 
 void main()
 {
+    ORTVK_CHAIN_LOAD(4, p.chain);
     if (DIRECT >= 3u) {
         main_tiles();
         return;
@@ -227,6 +244,6 @@ void main()
         uint m = m0 + j;
         float sum = acc[j];
         if (p.b != uvec2(0u)) sum += ORTVK_GET(2, p.b, m);
-        ORTVK_SET(3, p.y, ((n * p.M + m) * p.OH + oh) * p.OW + ow, sum);
+        ORTVK_SET(3, p.y, ((n * p.M + m) * p.OH + oh) * p.OW + ow, chained(m, sum));
     }
 }

@@ -92,6 +92,9 @@
 #define ORTVK_CHAIN_MUL_R 12u            /* t * r */
 #define ORTVK_CHAIN_ADD_Q 13u            /* t + q: q the chain kernel's second operand, broadcast into the output */
 #define ORTVK_CHAIN_MUL_Q 14u            /* t * q */
+#define ORTVK_CHAIN_ADD_C 21u            /* t + a[c], c the channel: a ConvTranspose's epilogue only (per-channel */
+#define ORTVK_CHAIN_MUL_C 22u            /* t * a[c]      operands after the step floats: common.glsl's */
+#define ORTVK_CHAIN_BN_C 23u             /* BatchNormalization's t s[c] + b[c]     ORTVK_CHAIN_CHANNEL) */
 #define ORTVK_CHAIN_RESIDUAL 0x80000000u /* in the kinds' second word: the chain has ADD_R or MUL_R steps */
 #define ORTVK_CHAIN_SECOND 0x40000000u   /* ... and ADD_Q or MUL_Q steps (the stand-alone chain kernel only) */
 

@@ -150,7 +150,7 @@ OrtStatus *ortvk_krun_dispatch_fn(ortvk_krun *run, ortvk_shader shader, uint32_t
                                   uint32_t push_size, uint64_t invocations);
 /* Further specialization constants, for what has too many forms for `fn` (the kinds of a fused chain's steps):
  * word i goes to constant 3 + i. A pipeline per distinct set is kept for the device's lifetime. */
-#define ORTVK_KSPEC_WORDS 3
+#define ORTVK_KSPEC_WORDS 4 /* the chain's 3 (ortvk_kchain_spec), a shader's own constant 6 (the GEMM's K) */
 typedef struct ortvk_kspec {
     uint32_t words[ORTVK_KSPEC_WORDS];
 } ortvk_kspec;

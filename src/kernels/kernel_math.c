@@ -184,6 +184,8 @@ static OrtStatus *gemm_shape(const ortvk_kparams *params, ortvk_krun *run)
 #define GEMM_ROWS_MIN 256
 #define GEMM_WIDE_M 16 /* FAST 3's block */
 #define GEMM_WIDE_N 8
+/* K at most this in the wide forms with A along m: K a constant (the shader's SMALL_K), one pipeline per K. */
+#define GEMM_SMALL_K 64
 
 typedef struct push_gemm {
     uint64_t a, b, c, y;
@@ -261,6 +263,10 @@ OrtStatus *ortvk_kgemm_record(ortvk_krun *run, const ortvk_kgemm_plan *g, VkDevi
                               (g->M + GEMM_WIDE_M - 1) / GEMM_WIDE_M * GEMM_WIDE_M && g->M < 2 * GEMM_WIDE_M;
     bool rows = fn != 0 && !wide && g->M >= GEMM_ROWS_MIN;
     fn += narrow ? 3 : wide ? 2 : rows ? 1 : 0;
+    /* Few k (a pointwise Conv of few input channels, packed weights): K a specialization constant. */
+    ortvk_kspec small = {{0}};
+    if (spec != NULL) small = *spec;
+    if (wide && fn / ORTVK_KVARIANT % 3 == 1 && g->K <= GEMM_SMALL_K) small.words[3] = (uint32_t)g->K;
     int64_t bm = rows ? 64 * GEMM_FAST_M : narrow ? GEMM_FAST_M : wide ? GEMM_WIDE_M : fn != 0 ? GEMM_FAST_M
                                                                                               : GEMM_BLOCK;
     int64_t bn = wide ? 64 * GEMM_WIDE_N : fn != 0 ? GEMM_FAST_N : GEMM_BLOCK;
@@ -268,7 +274,7 @@ OrtStatus *ortvk_kgemm_record(ortvk_krun *run, const ortvk_kgemm_plan *g, VkDevi
     uint64_t blocks = (uint64_t)((g->M + bm - 1) / bm) * (uint64_t)((g->N + bn - 1) / bn);
     for (int i = 0; i < g->batch_rank; i++) blocks *= (uint64_t)g->batch[i];
     if (rows || wide) blocks *= 64;
-    return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_GEMM, fn, spec, &push, sizeof(push), blocks);
+    return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_GEMM, fn, &small, &push, sizeof(push), blocks);
 }
 
 static OrtStatus *gemm_record(const ortvk_kparams *params, ortvk_krun *run)

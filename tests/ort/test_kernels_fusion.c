@@ -631,6 +631,7 @@ static onnx_model *conv1x1_wide_hard_swish(bool variant)
 /* Pointwise convolutions of 18 input channels (not a multiple of 4: the GEMM's last K % 4 one k at a time) over 512
  * pixels, to 24 channels (8-row wide blocks) and to 48 (16-row blocks). */
 static onnx_model *conv1x1_k18_swish(bool variant) { return conv_then(variant, 18, 24, 1, 1, 16, 32, hard_swish); }
+static onnx_model *conv1x1_k12_swish(bool variant) { return conv_then(variant, 12, 48, 1, 1, 4, 127, hard_swish); }
 static onnx_model *conv1x1_k18_hard_swish(bool variant)
 {
     return conv_then(variant, 18, 48, 1, 1, 16, 32, hard_swish_op);
@@ -746,5 +747,8 @@ int main(void)
               "ConvTranspose+Add\"");
     compare(&app, device, "ConvTranspose + a constant per column: not fused", head_columns(false),
             head_columns(false), false, false, 4, h6w8, NULL, "ConvTranspose+");
+    const int64_t k12[4] = {1, 12, 4, 127};
+    conv_case(&app, device, "Conv 1x1 of 12 channels to 48 over 508 pixels (the GEMM, K a constant), then hard swish",
+              conv1x1_k12_swish, k12, "Conv+Add+Clip+Div+Mul");
     return test_finish(&app, "test_kernels_fusion");
 }

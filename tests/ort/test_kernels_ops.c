@@ -1193,6 +1193,18 @@ int main(int argc, char **argv)
         int64_t x8[4] = {1, 12, 20, 20}, w8[4] = {8, 12, 1, 1};
         conv(&app, device, "Conv pointwise 12->8, 400 pixels (8-row wide GEMM)", x8, w8, 1, NULL, NULL, NULL, NULL,
              false);
+        /* K of 64 or fewer in the wide forms with A along m: K a specialization constant, each output row's sums
+         * run to the end before the next row's (M of 96, 32 and 12: a partial 16-row block; 508 pixels: a last
+         * column block of 4 of its 8). 12->8 above takes it in 8-row blocks, the Gemm of K = 7 too. */
+        int64_t xs[4] = {1, 12, 4, 127}, ws[4] = {96, 12, 1, 1};
+        conv(&app, device, "Conv pointwise 12->96, 508 pixels (wide GEMM, K a constant)", xs, ws, 1, NULL, NULL,
+             NULL, NULL, true);
+        int64_t xs16[4] = {2, 16, 4, 127}, ws16[4] = {32, 16, 1, 1};
+        conv(&app, device, "Conv pointwise 16->32, 508 pixels, N 2 (wide GEMM, K a constant)", xs16, ws16, 1, NULL,
+             NULL, NULL, NULL, true);
+        int64_t xs18[4] = {1, 18, 4, 127}, ws18[4] = {12, 18, 1, 1};
+        conv(&app, device, "Conv pointwise 18->12, 508 pixels (wide GEMM, K a constant, M % 16 = 12)", xs18, ws18, 1,
+             NULL, NULL, NULL, NULL, false);
         /* K past the GEMM's loop cap (K / 4 >= 60000): the packed Conv shader's vec4 one-row 1x1 form, which the
          * pointwise Convs of K % 4 != 0 took before (and which runs the channels in ranges). The sums' rounding
          * (240004 terms of |x w| about 0.25, summed in other orders) is ~1e-7 of their 6e4: atol 1e-2 (a broken

@@ -23,6 +23,10 @@ typedef struct op_spec {
 static const op_spec specs[] = {
     {"conv3x3", "Conv 3x3 64->64 160x160", 4, {1, 64, 160, 160}, 2.0 * 64 * 64 * 9 * 160 * 160, false},
     {"conv1x1", "Conv 1x1 64->64 160x160", 4, {1, 64, 160, 160}, 2.0 * 64 * 64 * 160 * 160, false},
+    /* A node here is a pair, a pointwise Conv of few input channels as the detector's Conv.2 (16 -> 32 at 320x320,
+     * then hard-swish: x * HardSigmoid(x)) and a pointwise Conv 32 -> 16 back; the rate counts both Convs' FLOPs. */
+    {"pwsmall", "Conv 1x1 16->32->16 320x320 hswish", 4, {1, 16, 320, 320}, 2 * 2.0 * 16 * 32 * 320 * 320,
+     false},
     {"dw3x3", "Conv depthwise 3x3 128 ch 160x160", 4, {1, 128, 160, 160}, 2.0 * 128 * 9 * 160 * 160, false},
     {"matmul", "MatMul 1024x1024x1024", 2, {1024, 1024}, 2.0 * 1024 * 1024 * 1024, false},
     {"add", "Add 16M (same-shape constant)", 1, {16 << 20}, 16 << 20, true},
@@ -96,6 +100,12 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
         int64_t wd[4] = {c, c, k, k}, bd[1] = {c};
         add_random(m, "w", 4, wd, 1.0f / sqrtf((float)(c * k * k)), &seed);
         add_random(m, "b", 1, bd, 0.1f, &seed);
+    } else if (strcmp(s->name, "pwsmall") == 0) {
+        int64_t wd[4] = {2 * c, c, 1, 1}, bd[1] = {2 * c}, bwd[4] = {c, 2 * c, 1, 1}, bbd[1] = {c};
+        add_random(m, "w", 4, wd, 1.0f / sqrtf((float)c), &seed);
+        add_random(m, "b", 1, bd, 0.1f, &seed);
+        add_random(m, "wb", 4, bwd, 1.0f / sqrtf((float)(2 * c)), &seed);
+        add_random(m, "bb", 1, bbd, 0.1f, &seed);
     } else if (strcmp(s->name, "dw3x3") == 0 || strcmp(s->name, "dwres") == 0) {
         int64_t wd[4] = {c, 1, 3, 3}, bd[1] = {c};
         add_random(m, "w", 4, wd, 0.3f, &seed);
@@ -158,6 +168,17 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
             onnx_node *t = onnx_model_add_node(m, "ConvTranspose", t_in, 3, outs, 1);
             onnx_node_attr_ints(t, "kernel_shape", two, 2);
             onnx_node_attr_ints(t, "strides", two, 2);
+        } else if (strcmp(s->name, "pwsmall") == 0) {
+            char sig[20], act[20];
+            snprintf(sig, sizeof(sig), "s%d", k);
+            snprintf(act, sizeof(act), "a%d", k);
+            const char *conv_outs[1] = {conv_out}, *sig_outs[1] = {sig}, *mul_in[2] = {conv_out, sig};
+            const char *act_outs[1] = {act}, *back_in[3] = {act, "wb", "bb"};
+            onnx_model_add_node(m, "Conv", ins, 3, conv_outs, 1);
+            onnx_node *h = onnx_model_add_node(m, "HardSigmoid", conv_outs, 1, sig_outs, 1);
+            onnx_node_attr_float(h, "alpha", 1.0f / 6.0f);
+            onnx_model_add_node(m, "Mul", mul_in, 2, act_outs, 1);
+            onnx_model_add_node(m, "Conv", back_in, 3, outs, 1);
         } else if (strcmp(s->name, "convt2x2") == 0) {
             char up[20];
             snprintf(up, sizeof(up), "u%d", k);

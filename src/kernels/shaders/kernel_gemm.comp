@@ -8,6 +8,7 @@
 // indices and are not stored); A along m instead where its columns are contiguous, or B along k (LAYOUT). With A
 // along m, K need not be a multiple of 4: the last K % 4 steps run one k each. The generic
 // form's per-element checks and scalar loads became per-lane branches and gathers on lavapipe: 0.8 GFLOP/s.
+// Constant 6 (SMALL_K), with A along m in the wide forms: K itself, for a pointwise Conv of few input channels.
 #version 460
 #include "common.glsl"
 
@@ -33,6 +34,12 @@ layout(constant_id = 1) const uint LAYOUT = 0u;
 const bool A_COLUMNS = LAYOUT % 3u == 1u;
 const bool B_COLUMNS = LAYOUT % 3u == 2u;
 const uint C_FORM = LAYOUT / 3u;
+// K as a constant (0: K from the push constants). The k loop is then unrolled and each output row's sums run to
+// its end and it is stored before the next row's start, so FG vec4 accumulators live at once rather than FM x FG:
+// the loop over a run-time K keeps all of them across its iterations, in memory on a 16-register CPU, a load and a
+// store per multiply-add, which was most of a K = 16 Conv's time on lavapipe. B's K rows are fetched once.
+layout(constant_id = 6) const uint SMALL_K = 0u;
+const uint KS = SMALL_K + (SMALL_K == 0u ? 1u : 0u); // an array size even where unused
 
 #define TM 4u // rows of the output block an invocation computes
 #define TN 4u // and its columns: each loaded value of A serves TN outputs, each of B TM
@@ -59,6 +66,26 @@ const uint FG = WIDE ? 2u : 4u;
     } \
 }
 
+// Output row m at columns n0.. of one batch from its sums: alpha, C, the fused chain, FG vec4 stores.
+void gemm_store_row(uint m, uint n0, uint batch, vec4 row[FG])
+{
+    // C constant along a row (a bias per output channel): one read a row.
+    float c_row = C_FORM == 1u ? p.beta * ORTVK_GET(2, p.c, int(m) * p.c_sm) : 0.0;
+    [[unroll]] for (uint g = 0u; g < FG; g++) {
+        uint n = n0 + 4u * g;
+        if (n >= p.N) continue;
+        vec4 sum = row[g];
+        if (p.alpha != 1.0) sum = p.alpha * sum;
+        if (C_FORM == 1u) {
+            sum += c_row;
+        } else if (C_FORM == 2u) {
+            [[unroll]] for (uint e = 0u; e < 4u; e++)
+                sum[e] += p.beta * ORTVK_GET(2, p.c, int(m) * p.c_sm + int(n + e) * p.c_sn);
+        }
+        ORTVK_SET4(3, p.y, (batch * p.M + m) * p.N + n, ORTVK_CHAIN_COUNT == 0u ? sum : ortvk_chain4(sum));
+    }
+}
+
 // The output block at rows m0.., columns n0.. of one batch.
 void gemm_block(uint m0, uint n0, uint batch)
 {
@@ -78,6 +105,28 @@ void gemm_block(uint m0, uint n0, uint batch)
     }
     [[unroll]] for (uint g = 0u; g < FG; g++) bc[g] = bo + min(n0 + 4u * g, p.N - 4u);
     uint b_sk = uint(p.b_sk);
+    if (SMALL_K != 0u) {
+        // A along m: rows m0 + 4q.. as a vec4 per k. The sums run over k in ascending order, as below.
+        uint a_sk = uint(p.a_sk);
+        vec4 bk[KS][FG];
+        [[unroll]] for (uint k = 0u; k < KS; k++) {
+            [[unroll]] for (uint g = 0u; g < FG; g++) bk[k][g] = ORTVK_TEXEL4(1, p.b, bc[g] + k * b_sk);
+        }
+        [[unroll]] for (uint q = 0u; q < FM / 4u; q++) {
+            uint acol = ao + min(m0 + 4u * q, p.M - 4u);
+            vec4 ak[KS];
+            [[unroll]] for (uint k = 0u; k < KS; k++) ak[k] = ORTVK_TEXEL4(0, p.a, acol + k * a_sk);
+            [[unroll]] for (uint t = 0u; t < 4u; t++) {
+                vec4 row[FG];
+                [[unroll]] for (uint g = 0u; g < FG; g++) row[g] = vec4(0.0);
+                [[unroll]] for (uint k = 0u; k < KS; k++) {
+                    [[unroll]] for (uint g = 0u; g < FG; g++) row[g] += ak[k][t] * bk[k][g];
+                }
+                if (m0 + 4u * q + t < p.M) gemm_store_row(m0 + 4u * q + t, n0, batch, row);
+            }
+        }
+        return;
+    }
     // K / 4 iterations: the host keeps them under lavapipe's loop cap.
     if (B_COLUMNS) {
         // B read along k, a vec4 of 4 k for each of the 16 columns, turned into the 4 x 4 blocks the sums take.
@@ -121,23 +170,7 @@ void gemm_block(uint m0, uint n0, uint batch)
         }
     }
     [[unroll]] for (uint j = 0u; j < FM; j++) {
-        uint m = m0 + j;
-        if (m >= p.M) continue;
-        // C constant along a row (a bias per output channel): one read a row.
-        float c_row = C_FORM == 1u ? p.beta * ORTVK_GET(2, p.c, int(m) * p.c_sm) : 0.0;
-        [[unroll]] for (uint g = 0u; g < FG; g++) {
-            uint n = n0 + 4u * g;
-            if (n >= p.N) continue;
-            vec4 sum = acc[j][g];
-            if (p.alpha != 1.0) sum = p.alpha * sum;
-            if (C_FORM == 1u) {
-                sum += c_row;
-            } else if (C_FORM == 2u) {
-                [[unroll]] for (uint e = 0u; e < 4u; e++)
-                    sum[e] += p.beta * ORTVK_GET(2, p.c, int(m) * p.c_sm + int(n + e) * p.c_sn);
-            }
-            ORTVK_SET4(3, p.y, (batch * p.M + m) * p.N + n, ORTVK_CHAIN_COUNT == 0u ? sum : ortvk_chain4(sum));
-        }
+        if (m0 + j < p.M) gemm_store_row(m0 + j, n0, batch, acc[j]);
     }
 }
 

@@ -71,7 +71,8 @@ OrtValue *test_host_tensor_of(ortapp *app, void *data, ONNXTensorElementDataType
 /* Copies with ORT's CopyTensors (env-level; `stream` may be NULL). */
 OrtStatus *test_copy(ortapp *app, OrtValue *src, OrtValue *dst, OrtSyncStream *stream);
 
-/* How many file descriptors the process has open (from /proc/self/fd), or -1. */
+/* How many file descriptors the process has open (from /proc/self/fd), or -1; not counting those of Mesa's shader
+ * cache, whose writer thread opens and closes its files at its own pace. */
 int test_open_fds(void);
 
 /* The whole text of the file at `path` (malloc'd, NUL-terminated), or NULL when it cannot be read. */

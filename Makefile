@@ -69,6 +69,9 @@ fuzz-long: deps $(FUZZ_BUILD)/CMakeCache.txt
 # fuzz_diff_smoke test of the ASan build); this runs a longer one: make fuzz-diff FUZZ_DIFF_CASES=20000 (or
 # FUZZ_DIFF_SECONDS=1800 to stop scheduling after that long; FUZZ_DIFF_FLAGS=--all also runs the known-open findings
 # of tests/fuzz/diff_known.c). Every finding prints a command line that reruns it.
+# lavapipe's one-time leak needs the driver mapped at exit to be suppressed (CMakeLists.txt, ORTVK_SANITIZER_ENV).
+LAVAPIPE_ICD := $(firstword $(wildcard /usr/lib/*/libvulkan_lvp.so))
+KEEP_LAVAPIPE := $(if $(LAVAPIPE_ICD),LD_PRELOAD=$(LAVAPIPE_ICD) ASAN_OPTIONS=verify_asan_link_order=0)
 FUZZ_DIFF_CASES ?= 20000
 FUZZ_DIFF_SECONDS ?= 0
 FUZZ_DIFF_SEED ?= 1
@@ -79,7 +82,7 @@ fuzz-diff: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DORTVK_SANITIZE=ON
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target ortvk fuzz_diff
 	ORTVK_VALIDATION=1 ORT_DISABLE_TELEMETRY=1 ORTVK_EP_LIBRARY=$(abspath $(ASAN_BUILD))/libortvk.so \
-	  ORTVK_ORT_LIBRARY=$(CURDIR)/.cache/ort/1.30.0/libonnxruntime.so.1 \
+	  ORTVK_ORT_LIBRARY=$(CURDIR)/.cache/ort/1.30.0/libonnxruntime.so.1 $(KEEP_LAVAPIPE) \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  $(ASAN_BUILD)/fuzz_diff --seed $(FUZZ_DIFF_SEED) --cases $(FUZZ_DIFF_CASES) --seconds $(FUZZ_DIFF_SECONDS) \

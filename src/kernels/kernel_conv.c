@@ -35,6 +35,10 @@ static bool conv_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
         return ortvk_krefuse(why, why_len, "inputs are not X, W[, B] of float");
     if (node->n_out != 1 || !ortvk_kfloat(node->out[0].type))
         return ortvk_krefuse(why, why_len, "output is not float");
+    /* Constant weights holding NaN or infinity: where a window overlaps the padding, the answer depends on how the
+     * CPU EP computes (MLAS's NCHWc kernels skip padded taps; its im2col multiplies them, 0 * inf = NaN), which
+     * ORT picks by channel counts and layout: left to the CPU EP, whose answer is then the model's. */
+    if (ortvk_knode_const_nonfinite(node, 1)) return ortvk_krefuse(why, why_len, "weights hold NaN or infinity");
     /* X's rank may be unknown to ORT (after an If's branch, a run-time Reshape): W's rank is X's, as both EPs
      * require; a run whose X has another rank fails (geometry). */
     int rank = node->in[0].rank >= 0 ? node->in[0].rank : node->in[1].rank;

@@ -74,6 +74,8 @@ static inline bool ortvk_knode_bool(const ortvk_knode *node, const char *name, b
  * constant initializer of a fitting type or has more than `max` elements. */
 bool ortvk_knode_const_ints(const ortvk_knode *node, size_t input, int64_t *out, size_t max, size_t *count);
 bool ortvk_knode_const_floats(const ortvk_knode *node, size_t input, float *out, size_t max, size_t *count);
+/* Whether constant input `input` (float or float16) holds a NaN or an infinity; false when it is not a constant. */
+bool ortvk_knode_const_nonfinite(const ortvk_knode *node, size_t input);
 
 /* The float element types the kernels compute: float32, and float16 (stored as 16 bits, computed in float32 and
  * rounded once per stored result) on devices with 16-bit storage. Every float tensor a node's device reads or

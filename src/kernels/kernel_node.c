@@ -1,5 +1,6 @@
 /* The graph-time view of a node: what ORT's graph API says about its inputs, outputs and attributes, read once
  * into plain structs so that the ops' checks (GetCapability) and compilation (Compile) share one reading. */
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -247,6 +248,20 @@ static float half_to_float(uint16_t h)
     float f;
     memcpy(&f, &bits, sizeof(f));
     return f;
+}
+
+bool ortvk_knode_const_nonfinite(const ortvk_knode *node, size_t input)
+{
+    const void *data = NULL;
+    size_t count = 0;
+    ONNXTensorElementDataType type;
+    if (!const_data(node, input, &data, &count, &type)) return false;
+    for (size_t i = 0; i < count; i++) {
+        if (type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT && !isfinite(((const float *)data)[i])) return true;
+        if (type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16 && (((const uint16_t *)data)[i] & 0x7c00u) == 0x7c00u)
+            return true;
+    }
+    return false;
 }
 
 bool ortvk_knode_const_floats(const ortvk_knode *node, size_t input, float *out, size_t max, size_t *count)

@@ -60,6 +60,7 @@ typedef struct dcase {
     bool big;    /* a deliberate case past 65,535 iterations */
     double atol; /* the comparison's absolute tolerance (long sums get more) */
     bool ill_conditioned; /* Fusion: a scalar divided by a chained value that is not exact on both sides */
+    bool const_huge;      /* a float initializer holds a finite value of magnitude 1e19 or more */
     onnx_model *model;
     onnx_node *node;
     int n_in; /* graph inputs fed at Run */

@@ -38,9 +38,9 @@ static bool is_special(float v) { return !isfinite(v) || is_subnormal(v) || (v =
 
 static bool nan_input(const dcase *c) { return any_value(c, is_nan); }
 static bool special_input(const dcase *c) { return any_value(c, is_special); }
-static bool huge_input(const dcase *c) { return any_value(c, is_huge); }
-static bool is_nonfinite_or_huge(float v) { return !isfinite(v) || is_huge(v); }
-static bool nonfinite_or_huge_input(const dcase *c) { return any_value(c, is_nonfinite_or_huge); }
+static bool is_finite_huge(float v) { return isfinite(v) && fabsf(v) >= 1e19f; }
+/* A finite value of magnitude 1e19 or more in an input, an attribute or a float initializer (weights). */
+static bool finite_huge_value(const dcase *c) { return c->const_huge || any_value(c, is_finite_huge); }
 /* float16 with a NaN, infinite, subnormal or 1e19+ float attribute: ortvk refuses the node */
 static bool half_special_attribute(const dcase *c)
 {
@@ -52,10 +52,13 @@ static bool half_special_attribute(const dcase *c)
 }
 /* float16, opset 18 or later, where ortvk refuses the node — keepdims or noop_with_empty_axes other than 0 and 1,
  * or more than one axis of an input whose rank ORT does not know — and ORT runs the op's ONNX function body instead
- * (ReduceSum then Log, ...), which ortvk may claim step by step. */
+ * (ReduceSum then Log, ReduceSumSquare then Sqrt, ...), which ortvk may claim step by step. */
 static bool half_reduce_body(const dcase *c)
 {
-    if (!c->half || c->opset < 18) return false;
+    static const char *const bodied[] = {"ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"};
+    bool body = false;
+    for (size_t i = 0; i < sizeof(bodied) / sizeof(bodied[0]); i++) body = body || strcmp(c->op_name, bodied[i]) == 0;
+    if (!body || !c->half || c->opset < 18) return false;
     static const char *const flags[] = {"keepdims", "noop_with_empty_axes"};
     for (int i = 0; i < 2; i++) {
         const dc_attr *a = dc_get(c, flags[i]);
@@ -66,11 +69,6 @@ static bool half_reduce_body(const dcase *c)
 }
 static bool constant_or_special_input(const dcase *c) { return c->values == DC_VALUES_ONE_SPECIAL || special_input(c); }
 /* a value of magnitude 1e38 or more (FLT_MAX, infinities) */
-/* The case's values are of a special kind: its constants (weights) hold them too, which any_value does not see. */
-static bool special_kind(const dcase *c)
-{
-    return c->values == DC_VALUES_SPECIAL || c->values == DC_VALUES_ONE_SPECIAL;
-}
 static bool is_near_float_max(float v) { return !isnan(v) && fabsf(v) >= 1e38f; }
 static bool near_float_max_input(const dcase *c) { return any_value(c, is_near_float_max); }
 
@@ -84,34 +82,37 @@ const dc_known dc_known_findings[] = {
     {"HardSigmoid", half_special_attribute, "float16 with an extreme alpha or beta (refused by ortvk)",
      "reference: ORT inlines HardSigmoid's float16 function body (beta -FLT_MAX -> -inf: inf - inf = NaN); the float "
      "model 1 (seed 120 case 333)"},
-    {"ReduceLogSum", half_reduce_body, "float16, opset 18, refused by ortvk (flags not 0 or 1, axes of an unknown rank)",
+    {"Reduce*", half_reduce_body,
+     "float16, opset 18, an op with a function body, refused by ortvk (flags not 0 or 1, axes of an unknown rank)",
      "reference: ortvk refuses the node, ORT runs its function body (ReduceSum, Log), each step rounded to float16; "
-     "the reference is the float model, rounded once (seed 78 case 1693: 0.6 %; seed 120 case 13623: 0.4 %)"},
+     "the reference is the float model, rounded once (ReduceLogSum seed 78 case 1693: 0.6 %, seed 120 case 13623: "
+     "0.4 %; ReduceL2 seed 300 case 3611: 65,535 squares overflow float16's sum)"},
     {"ReduceMax", nan_input, "a NaN input",
      "chosen: ortvk propagates NaN (numpy); the CPU EP's Eigen reduction keeps or drops it by SIMD lane and alignment"},
     {"ReduceMin", nan_input, "a NaN input",
      "chosen: ortvk propagates NaN (numpy); the CPU EP's Eigen reduction keeps or drops it by SIMD lane and alignment"},
+    {"ReduceLogSumExp", nan_input, "a NaN input",
+     "chosen: ortvk propagates NaN (numpy); over all axes the CPU EP returns its Eigen maximum where that is +-inf, "
+     "which keeps or drops a NaN by SIMD lane (seed 300 case 32874: inf)"},
     {"InstanceNormalization", constant_or_special_input, "constant inputs (variance 0) or special values",
      "wrong: the CPU EP's mean is an Eigen SIMD sum: a constant row's x - mean (and overflow) differ"},
     {"LayerNormalization", near_float_max_input, "values of magnitude 1e38 or more (FLT_MAX, infinities)",
      "wrong: NaN vs 0 * scale + bias: the running mean overflows on +-FLT_MAX where the CPU EP's does not"},
-    {"Conv", nonfinite_or_huge_input, "an infinite, NaN or 1e19+ input",
-     "wrong: NaN vs +-inf: sums overflow in another order; packed weights times padding (0 * inf) vs taps skipped"},
-    {"ConvTranspose", nonfinite_or_huge_input, "an infinite, NaN or 1e19+ input",
-     "wrong: NaN where the CPU EP gives +-inf (sums of infinite/huge terms in another order; not analysed)"},
-    {"MatMul", nonfinite_or_huge_input, "an infinite, NaN or 1e19+ input",
+    {"Conv", finite_huge_value, "a finite value of 1e19 or more (inputs or weights)",
+     "wrong: partial sums of huge finite terms overflow to +-inf (then inf - inf = NaN) in another order than MLAS's; "
+     "weights holding NaN or infinity are refused (padded taps)"},
+    {"ConvTranspose", finite_huge_value, "a finite value of 1e19 or more (inputs or weights)",
+     "wrong: partial sums of huge finite terms overflow in another order than MLAS's GEMM and col2im"},
+    {"MatMul", finite_huge_value, "a finite value of 1e19 or more (inputs or weights)",
      "wrong: no fused multiply-add on lavapipe: a product past FLT_MAX is inf (inf - inf = NaN), MLAS's FMA is not"},
-    {"Gemm", nonfinite_or_huge_input, "an infinite, NaN or 1e19+ input",
+    {"Gemm", finite_huge_value, "a finite value of 1e19 or more (inputs or weights)",
      "wrong: no fused multiply-add on lavapipe: a product past FLT_MAX is inf (inf - inf = NaN), MLAS's FMA is not"},
-    {"Reduce*", huge_input, "values of 1e19 or more",
+    {"Reduce*", finite_huge_value, "a finite value of 1e19 or more",
      "wrong: sums of +-1e20 and FLT_MAX terms overflow or cancel in another order (beyond any tolerance)"},
-    {"LSTM", special_kind, "special values (NaN, infinities, FLT_MAX) in inputs or weights",
-     "wrong: NaN or a saturated gate where the CPU EP gives another (X W^T of infinite terms, as MatMul; MLAS's "
-     "logistic and tanh of NaN and infinities; not analysed further)"},
-    {"GRU", special_kind, "special values (NaN, infinities, FLT_MAX) in inputs or weights",
-     "wrong: as LSTM's"},
-    {"RNN", special_kind, "special values (NaN, infinities, FLT_MAX) in inputs or weights",
-     "wrong: as LSTM's"},
+    {"LSTM", finite_huge_value, "a finite value of 1e19 or more (inputs or weights)",
+     "wrong: X W^T and H R^T of huge finite terms, as MatMul's; then a saturated gate or NaN"},
+    {"GRU", finite_huge_value, "a finite value of 1e19 or more (inputs or weights)", "wrong: as LSTM's"},
+    {"RNN", finite_huge_value, "a finite value of 1e19 or more (inputs or weights)", "wrong: as LSTM's"},
     {"DynamicQuantizeLinear", nan_input, "a NaN input",
      "chosen: ortvk's min and max skip NaN; MLAS's keep or drop it by SIMD lane and thread block"},
     {"Fusion", ill_conditioned, "a scalar divided by a head's sum or a Sigmoid/Tanh (k / t)",

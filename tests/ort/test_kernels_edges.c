@@ -941,6 +941,43 @@ static void same_pads(ortapp *app, const OrtEpDevice *device)
     }
 }
 
+/* Conv and ConvTranspose of constant weights holding NaN or infinity: where a window overlaps the padding, the CPU
+ * EP's answer depends on its algorithm (MLAS's NCHWc kernels skip padded taps, its im2col multiplies them by 0), so
+ * such nodes are left to it. Finite weights over infinite and NaN inputs stay on ortvk and agree with it. */
+static void conv_nonfinite_weights(ortapp *app, const OrtEpDevice *device)
+{
+    static const float specials[3] = {INFINITY, -INFINITY, NAN};
+    static const char *const names[3] = {"inf", "-inf", "NaN"};
+    float w[36];
+    for (int k = 0; k < 36; k++) w[k] = (float)(k % 5) - 2.0f;
+    for (int i = 0; i < 4; i++) {
+        bool transpose = i == 3;
+        edge_case c;
+        char name[80];
+        snprintf(name, sizeof(name), "%s 3x3 pads 1, a weight of %s", transpose ? "ConvTranspose" : "Conv",
+                 names[i % 3]);
+        start(&c, name, 13, 4, (const int64_t[]){1, 2, 4, 4});
+        c.refused = true;
+        float special[36];
+        memcpy(special, w, sizeof(w));
+        special[0] = specials[i % 3];
+        onnx_model_add_initializer(c.m, "w", ONNX_FLOAT, 4, (const int64_t[]){2, 2, 3, 3}, special, sizeof(special));
+        onnx_node *n = node(&c, transpose ? "ConvTranspose" : "Conv", 2, (const char *[]){"x", "w"});
+        onnx_node_attr_ints(n, "pads", (const int64_t[]){1, 1, 1, 1}, 4);
+        run_case(app, device, &c);
+    }
+    static const float x[32] = {INFINITY, 1, 2, 3, 4, -INFINITY, 6, 7, 8, 9, NAN, 1, 2, 3, 4, 5,
+                                1,        2, 3, 4, 5, 6,         7, 8, 9, 1, 2,   3, 4, 5, 6, INFINITY};
+    edge_case c;
+    start(&c, "Conv 3x3 pads 1 of inputs with NaN and infinities", 13, 4, (const int64_t[]){1, 2, 4, 4});
+    c.on_ortvk = true;
+    c.exact = true;
+    c.data[0] = x;
+    onnx_model_add_initializer(c.m, "w", ONNX_FLOAT, 4, (const int64_t[]){2, 2, 3, 3}, w, sizeof(w));
+    onnx_node_attr_ints(node(&c, "Conv", 2, (const char *[]){"x", "w"}), "pads", (const int64_t[]){1, 1, 1, 1}, 4);
+    run_case(app, device, &c);
+}
+
 /* Ops that combine many values (pools, reductions, Softmax, normalizations) over rows holding NaN and
  * infinities. */
 static void combined_specials(ortapp *app, const OrtEpDevice *device)
@@ -1680,6 +1717,7 @@ int main(int argc, char **argv)
     empties(&app, device);
     empty_axes(&app, device);
     same_pads(&app, device);
+    conv_nonfinite_weights(&app, device);
     combined_specials(&app, device);
     batchnorm_specials(&app, device);
     instancenorm_specials(&app, device);

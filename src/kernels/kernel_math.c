@@ -198,6 +198,13 @@ typedef struct push_gemm {
 } push_gemm;
 _Static_assert(sizeof(push_gemm) == 128, "push_gemm: `chain` is the last of the 128 bytes of push constants");
 
+/* The fast form's reads (its LAYOUT % 3): A's rows (along k), A's columns (along m) or, with A's rows, B's columns. */
+enum { GEMM_A_ROWS, GEMM_A_COLUMNS, GEMM_B_COLUMNS };
+static uint32_t gemm_fast_reads(uint32_t fn)
+{
+    return fn / ORTVK_KVARIANT % 3;
+}
+
 /* The fast form (the shader's FAST): 8 x 16 blocks read as vec4, which needs A's rows (along k) or columns (along m,
  * with M a multiple of 4), B's rows (along n) or, with A's rows, its columns (along k: Gemm's transB), 4-element
  * multiples for every stride, K a multiple of 4 unless A is read along m (the shader then takes the last K % 4 one
@@ -214,7 +221,7 @@ static uint32_t gemm_fast(const gemm_plan *g, VkDeviceAddress a, VkDeviceAddress
                 (b_rows || b_columns) && g->K / 4 < 60000 && a % 16 == 0 && b % 16 == 0 && y % 16 == 0;
     for (int i = 0; i < g->batch_rank; i++)
         fast = fast && (g->batch[i] == 1 || (g->a_batch[i] % 4 == 0 && g->b_batch[i] % 4 == 0));
-    return !fast ? 0 : 1 + ORTVK_KVARIANT * (a_columns ? 1 : b_columns ? 2 : 0);
+    return !fast ? 0 : 1 + ORTVK_KVARIANT * (a_columns ? GEMM_A_COLUMNS : b_columns ? GEMM_B_COLUMNS : GEMM_A_ROWS);
 }
 
 bool ortvk_kgemm_fast(const ortvk_kgemm_plan *g, VkDeviceAddress a, VkDeviceAddress b, VkDeviceAddress y)
@@ -266,7 +273,7 @@ OrtStatus *ortvk_kgemm_record(ortvk_krun *run, const ortvk_kgemm_plan *g, VkDevi
     /* Few k (a pointwise Conv of few input channels, packed weights): K a specialization constant. */
     ortvk_kspec small = {{0}};
     if (spec != NULL) small = *spec;
-    if (wide && fn / ORTVK_KVARIANT % 3 == 1 && g->K <= GEMM_SMALL_K) small.words[3] = (uint32_t)g->K;
+    if (wide && gemm_fast_reads(fn) == GEMM_A_COLUMNS && g->K <= GEMM_SMALL_K) small.words[3] = (uint32_t)g->K;
     int64_t bm = rows ? 64 * GEMM_FAST_M : narrow ? GEMM_FAST_M : wide ? GEMM_WIDE_M : fn != 0 ? GEMM_FAST_M
                                                                                               : GEMM_BLOCK;
     int64_t bn = wide ? 64 * GEMM_WIDE_N : fn != 0 ? GEMM_FAST_N : GEMM_BLOCK;

@@ -95,7 +95,8 @@ const dc_known dc_known_findings[] = {
      "chosen: ortvk propagates NaN (numpy); over all axes the CPU EP returns its Eigen maximum where that is +-inf, "
      "which keeps or drops a NaN by SIMD lane (seed 300 case 32874: inf)"},
     {"InstanceNormalization", constant_or_special_input, "constant inputs (variance 0) or special values",
-     "wrong: the CPU EP's mean is an Eigen SIMD sum: a constant row's x - mean (and overflow) differ"},
+     "wrong: the CPU EP's mean is an Eigen SIMD sum, its order set by the input's address (the first 16-byte "
+     "boundary): a constant row's x - mean (and overflow) differ"},
     {"LayerNormalization", near_float_max_input, "values of magnitude 1e38 or more (FLT_MAX, infinities)",
      "wrong: NaN vs 0 * scale + bias: the running mean overflows on +-FLT_MAX where the CPU EP's does not"},
     {"Conv", finite_huge_value, "a finite value of 1e19 or more (inputs or weights)",

@@ -300,6 +300,8 @@ static OrtStatus *rnn_record(const ortvk_kparams *params, ortvk_krun *run)
                  (p->linear_before_reset ? 8u : 0u) | 16u | (p->activation << 8);
     for (uint32_t s = 0; s < S; s++) {
         push.step = s;
+        /* ORT's CPU RNN skips H R^T at its first step when there is no initial_h (0 * an infinite R is NaN). */
+        push.flags = (push.flags & ~64u) | (s == 0 && !optional(run, IN_H0) ? 64u : 0u);
         for (uint32_t phase = 0; phase < (p->cell == ORTVK_RNN_GRU ? 2u : 1u); phase++) {
             push.flags = (push.flags & ~32u) | (phase ? 32u : 0u);
             ORTVK_TRY(ortvk_krun_dispatch_fn(run, ORTVK_SHADER_RNN, p->cell, &push, sizeof(push), state));

@@ -1344,7 +1344,9 @@ static void gen_rnn(dcase *c)
         snprintf(a->s, sizeof(a->s), "%s,%s", acts[0], n > 1 ? acts[1] : "");
         desc(c, " activations=%s...(%d)", acts[0], n);
     }
-    c->atol = 1e-5 * (1 + (double)(I + H) / 8);
+    /* Each step's rounding (MLAS's fused multiply-adds against separate ones) enters the state the next steps
+     * multiply by R: the tolerance grows with the steps (seed 131 case 218012, 6 steps of H = 38: 1.9e-4). */
+    c->atol = 1e-5 * (1 + (double)(I + H) / 8) * (double)(S > 1 ? S : 1);
 }
 
 /* ---- quantized ops ----------------------------------------------------------------------------------------- */

@@ -978,6 +978,38 @@ static void conv_nonfinite_weights(ortapp *app, const OrtEpDevice *device)
     run_case(app, device, &c);
 }
 
+/* RNN without initial_h: ORT's CPU EP computes no H R^T at its first step (t = 0, or S - 1 reversed: its previous
+ * state is null, not zeros), so an infinite R does not make that step NaN (0 * inf). A reversed entry shorter than
+ * S starts later, from zeros that it multiplies (NaN, which Relu makes 0). LSTM and GRU start from a zero state that
+ * they multiply like any other. */
+static void rnn_first_step(ortapp *app, const OrtEpDevice *device)
+{
+    static const float x[8] = {0.5f, -0.25f, 1.0f, 0.75f, -0.5f, 0.25f, 2.0f, -1.0f};
+    static const float w[12] = {0.5f, -1, 0.25f, 1, -0.5f, 2, 1, 0.5f, -0.25f, 0.75f, 2, -1};
+    static const float r[18] = {INFINITY, 0.5f, -0.5f, 0.25f, 1,    -1,    0.5f, 0.5f, -INFINITY,
+                                0.5f,     1,    -1,    2,     -INFINITY, 0.5f, 1,    0.25f, 0.5f};
+    static const int32_t lens[2] = {2, 1};
+    for (int bidirectional = 0; bidirectional < 2; bidirectional++) {
+        int64_t D = bidirectional ? 2 : 1;
+        edge_case c;
+        start(&c, bidirectional ? "RNN Relu both ways, lengths 2 1, no initial_h, infinite R"
+                                : "RNN without initial_h over an infinite R",
+              14, 3, (const int64_t[]){2, 2, 2});
+        c.on_ortvk = true;
+        c.data[0] = x;
+        onnx_model_add_initializer(c.m, "w", ONNX_FLOAT, 3, (const int64_t[]){D, 3, 2}, w, (size_t)D * 6 * 4);
+        onnx_model_add_initializer(c.m, "r", ONNX_FLOAT, 3, (const int64_t[]){D, 3, 3}, r, (size_t)D * 9 * 4);
+        onnx_model_add_initializer(c.m, "lens", ONNX_INT32, 1, (const int64_t[]){2}, lens, sizeof(lens));
+        onnx_node *n = node(&c, "RNN", bidirectional ? 5 : 3, (const char *[]){"x", "w", "r", "", "lens"});
+        onnx_node_attr_int(n, "hidden_size", 3);
+        if (bidirectional) {
+            onnx_node_attr_string(n, "direction", "bidirectional");
+            onnx_node_attr_strings(n, "activations", (const char *[]){"Relu", "Relu"}, 2);
+        }
+        run_case(app, device, &c);
+    }
+}
+
 /* Ops that combine many values (pools, reductions, Softmax, normalizations) over rows holding NaN and
  * infinities. */
 static void combined_specials(ortapp *app, const OrtEpDevice *device)
@@ -1718,6 +1750,7 @@ int main(int argc, char **argv)
     empty_axes(&app, device);
     same_pads(&app, device);
     conv_nonfinite_weights(&app, device);
+    rnn_first_step(&app, device);
     combined_specials(&app, device);
     batchnorm_specials(&app, device);
     instancenorm_specials(&app, device);

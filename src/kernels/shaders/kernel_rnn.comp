@@ -14,7 +14,8 @@ layout(push_constant) uniform Push {
     uint S, B, H, D;
     uint step;            // 0 .. S - 1: direction 0 runs t = step, a reverse one t = len - 1 - step
     uint flags;           // 1 bias, 2 peepholes, 4 direction 0 is reverse, 8 linear_before_reset, 16 zero for a
-                          // length of 0, 32 GRU's second phase; bits 8-9 the RNN's activation
+                          // length of 0, 32 GRU's second phase, 64 the first step without initial_h (RNN: no
+                          // H R^T, as ORT's CPU EP); bits 8-9 the RNN's activation
     uint proj, h_in, h_out, c, zr, bias, peep, lens; // float offsets into work
 } p;
 
@@ -132,10 +133,14 @@ void main()
         float zg = W(zbuf + h);
         hnew = (1.0 - zg) * ortvk_tanh(gh) + zg * hprev;
     } else {
-        // Ht = f(Ht-1 R^T + (X W^T + (Wb + Rb))).
+        // Ht = f(Ht-1 R^T + (X W^T + (Wb + Rb))). Without initial_h, ORT's first step (t = 0, or S - 1 reversed)
+        // has no Ht-1 R^T (0 there); a reversed entry shorter than S reaches its first step later, from zeros that
+        // ORT multiplies.
         float xw = W(x + h);
         if (has_bias) xw = xw + bias_sum(d, G, h);
-        hnew = activation(dot_row(hin, d * G + h) + xw);
+        bool first = (p.flags & 64u) != 0u && (!rev || len == p.S);
+        float hr = first ? 0.0 : dot_row(hin, d * G + h);
+        hnew = activation(hr + xw);
     }
     W(p.h_out + hidx) = hnew;
     if (p.y != uvec2(0u)) ORTVK_SET(2, p.y, ((t * p.D + d) * p.B + b) * p.H + h, hnew);

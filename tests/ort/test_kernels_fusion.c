@@ -540,6 +540,22 @@ static onnx_model *broadcasts_of(bool variant, bool third)
 static onnx_model *two_broadcasts(bool variant) { return broadcasts_of(variant, false); }
 static onnx_model *three_operands(bool variant) { return broadcasts_of(variant, true); }
 
+/* Operands that all step along the last dim: x of [1, 4, H, W], q its max over the channels ([1, 1, H, W], a
+ * ReduceMax), r = |x|; (x + q) * r, then Relu. In the vectorised broadcast form every operand reads a vec4 of its
+ * own (the form for each set of operands that step is a pipeline of its own, kernel_chain.comp's STEPS). */
+static onnx_model *plane_max(bool variant)
+{
+    int64_t dims[4] = {1, 4, -1, -1};
+    onnx_model *m = model_of(13, 4, dims);
+    reduce_max(m, "x", "q", (const int64_t[]){1}, 1);
+    add(m, "Abs", "x", NULL, "r");
+    add(m, "Add", "x", "q", "a");
+    add(m, "Mul", "a", "r", "c");
+    add(m, "Relu", "c", NULL, "y");
+    if (variant) onnx_model_add_output(m, "a", ONNX_FLOAT, -1, NULL);
+    return m;
+}
+
 /* Operands that keep 5 dims apart after coalescing (the broadcast table in a buffer, not the push constants): x of
  * rank 5, r its max over dims 1 and 3, q over dims 0, 2 and 4; x + r, * q, then Relu. The ReduceMax nodes run on
  * the CPU EP, between the Add and the Mul in ORT's order: the Add is a partition of its own, the chain Mul + Relu
@@ -719,6 +735,11 @@ int main(void)
               "Add+Mul+Relu");
     head_case(&app, device, "x + p[n, c], * b[n], Relu: per element", two_broadcasts, 4, batch2_odd, "Add+Mul+Relu");
     head_case(&app, device, "a third operand ends the chain", three_operands, 4, batch2, "Add+Mul\"");
+    const int64_t planes[4] = {1, 4, 4, 8}, planes12[4] = {1, 4, 3, 4};
+    head_case(&app, device, "(x + q[h, w]) * |x|, Relu: every operand steps (vec4)", plane_max, 4, planes,
+              "Add+Mul+Relu");
+    head_case(&app, device, "(x + q[h, w]) * |x|, Relu: planes of 12 (per element)", plane_max, 4, planes12,
+              "Add+Mul+Relu");
     const int64_t five[5] = {2, 3, 4, 5, 6}, five_vec[5] = {2, 3, 2, 3, 16};
     head_case(&app, device, "operands over 5 dims (the table in a buffer)", five_dims, 5, five, "Mul+Relu");
     head_case(&app, device, "operands over 5 dims, vec4", five_dims, 5, five_vec, "Mul+Relu");

@@ -23,6 +23,12 @@ layout(push_constant) uniform Push {
 // broadcast form (operands read through the table), bit 2 where its table is in a buffer (5 or 6 dims).
 layout(constant_id = 0) const uint MODE = 0u;
 const bool VEC = (MODE & 1u) != 0u, BROADCAST = (MODE & 2u) != 0u, TABLE_BUFFER = (MODE & 4u) != 0u;
+// Constant 1, the vectorised broadcast form's: bit k where operand k (x, r, q) steps along the last dim (a vec4 of
+// its own each 4 elements), clear where it does not (one value for the row, read once). Known when the pipeline is
+// made rather than read from the table: no read tests it at run time (the neck's chain 0.65x the device time on
+// lavapipe, docs/benchmarks.md run T (chain)).
+layout(constant_id = 1) const uint STEPS = 0u;
+const uvec3 STEP = uvec3(STEPS & 1u, (STEPS >> 1) & 1u, (STEPS >> 2) & 1u);
 
 // The table: word 0 the rank, dim d at 1 + d, then x's, r's and q's strides (0: broadcast), R words each.
 const uint R = TABLE_BUFFER ? 6u : 4u;
@@ -67,13 +73,12 @@ void main()
         }
         uint e0 = row * len + col;
         if (col >= len || e0 >= p.n) return;
-        uvec3 step = uvec3(table(R + rank), table(2u * R + rank), table(3u * R + rank));
-        uvec3 at = operand_indices(row, 1u) + step * col;
+        uvec3 at = operand_indices(row, 1u) + STEP * col;
         [[unroll]] for (uint j = 0u; j < 16u; j += 4u) {
-            uvec3 o = at + step * j;
-            vec4 r = ORTVK_CHAIN_R ? OPERAND4(3, p.r, o.y, step.y) : vec4(0.0);
-            vec4 q = ORTVK_CHAIN_Q ? OPERAND4(4, p.q, o.z, step.z) : vec4(0.0);
-            ORTVK_SET4(1, p.y, e0 + j, ortvk_chain4rq(OPERAND4(0, p.x, o.x, step.x), r, q));
+            uvec3 o = at + STEP * j;
+            vec4 r = ORTVK_CHAIN_R ? OPERAND4(3, p.r, o.y, STEP.y) : vec4(0.0);
+            vec4 q = ORTVK_CHAIN_Q ? OPERAND4(4, p.q, o.z, STEP.z) : vec4(0.0);
+            ORTVK_SET4(1, p.y, e0 + j, ortvk_chain4rq(OPERAND4(0, p.x, o.x, STEP.x), r, q));
         }
         return;
     }

@@ -5,8 +5,7 @@
 
 #include "kernels/kernel_partition.h"
 
-/* The kernel after `from` that reads value `slot`, and the input it reads it as. */
-static int reader_of(const ortvk_partition *p, size_t from, int slot, size_t *input)
+int ortvk_partition_reader(const ortvk_partition *p, size_t from, int slot, size_t *input)
 {
     for (size_t j = from + 1; j < p->n_kernels; j++) {
         const ortvk_kernel *k = p->kernels[j];
@@ -113,7 +112,7 @@ static void extend_chain(const ortvk_partition *p, const int *readers, int x, ch
         size_t last = c->members[c->count - 1], input = 0;
         int t = p->kernels[last]->out_slot[0];
         if (t < 0 || p->values[t].fused_out >= 0) break;
-        int next = reader_of(p, last, t, &input);
+        int next = ortvk_partition_reader(p, last, t, &input);
         if (next < 0) break;
         /* A value read more than once must be read by the chain only: it becomes x (checked by check_marks). */
         bool mark = readers[t] != 1 && t != x;
@@ -312,7 +311,12 @@ OrtStatus *ortvk_partition_fuse(ortvk_partition *p, ortvk_stream *stream)
     }
     free(readers);
     if (status != NULL) return status; /* the caller destroys the partition, gaps and all */
-    /* Close the gaps, and say again which kernel reads each value last. */
+    ortvk_partition_compact(p);
+    return NULL;
+}
+
+void ortvk_partition_compact(ortvk_partition *p)
+{
     size_t n = 0;
     for (size_t j = 0; j < p->n_kernels; j++) {
         if (p->kernels[j] != NULL) p->kernels[n++] = p->kernels[j];
@@ -324,5 +328,4 @@ OrtStatus *ortvk_partition_fuse(ortvk_partition *p, ortvk_stream *stream)
             if (p->kernels[j]->in_slot[i] >= 0) p->values[p->kernels[j]->in_slot[i]].last_use = (int)j;
         }
     }
-    return NULL;
 }

@@ -302,6 +302,8 @@ bool ortvk_kchain_operand_shapes(const ortvk_knode *node, int *x);
 OrtStatus *ortvk_kchain_residual(const ortvk_kparams_chain *chain, const ortvk_krun *run, VkDeviceAddress *out);
 /* The op of a fused chain: one input (x) and its residual where it has one, one output; never matched to a node. */
 extern const ortvk_kop ortvk_kop_chain;
+/* The op of a fused multilayer perceptron (kernel_mlp.c): input 0 x, input 1 its weights; never matched to a node. */
+extern const ortvk_kop ortvk_kop_mlp;
 /* A chain's specialization constants (shaders/common.glsl's ortvk_chain4r): the kinds (5 bits each, six in each of
  * two words; the second's top bit says a residual is read) and the count. Its steps' operands are not: a pipeline
  * per set of values would be one per chain of a model (each layer's own scale, say). They are a buffer the shader

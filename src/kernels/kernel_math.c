@@ -10,6 +10,9 @@ static bool gemm_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
 {
     ortvk_kparams_gemm *p = &params->gemm;
     p->matmul = strcmp(node->op_type, "MatMul") == 0;
+    bool known = node->n_in > 0 && node->in[0].rank == 2 && node->in[0].dims[0] >= 0 && node->in[0].dims[1] >= 0;
+    p->a_dims[0] = known ? node->in[0].dims[0] : -1;
+    p->a_dims[1] = known ? node->in[0].dims[1] : -1;
     if (node->n_out != 1 || !ortvk_kvalue_float(&node->out[0]))
         return ortvk_krefuse(why, why_len, "output is not float");
     if (p->matmul) {

@@ -149,8 +149,19 @@ typedef struct ortvk_kparams_gemm {
     bool matmul;          /* MatMul rather than Gemm */
     bool trans_a, trans_b;
     float alpha, beta;
+    int64_t a_dims[2];    /* A's dims where A is 2-D and both are known at Compile, else -1 (kernel_mlp.c) */
     ortvk_kparams_chain epilogue; /* element-wise steps fused after it at Compile (kernel_fuse.c) */
 } ortvk_kparams_gemm;
+
+/* Gemm and MatMul layers of a small multilayer perceptron fused into one dispatch, and the chain after the last
+ * (kernel_mlp.c): the first layer's input is [M, dims[0]], layer l's result [M, dims[l + 1]]. */
+typedef struct ortvk_kparams_mlp {
+    int64_t M;
+    uint32_t layers;
+    uint32_t dims[ORTVK_MLP_LAYERS + 1];
+    uint32_t steps[3 * ORTVK_MLP_LAYERS]; /* each layer's chain (ortvk_kchain_spec) and ORTVK_MLP_* flags */
+    double flops;                         /* the profile's: 2 M K N summed over the layers */
+} ortvk_kparams_mlp;
 
 typedef struct ortvk_kparams_softmax {
     int64_t axis;
@@ -272,6 +283,7 @@ typedef union ortvk_kparams {
     ortvk_kparams_slice slice;
     ortvk_kparams_split split;
     ortvk_kparams_gemm gemm;
+    ortvk_kparams_mlp mlp;
     ortvk_kparams_softmax softmax;
     ortvk_kparams_reduce reduce;
     ortvk_kparams_arg arg;

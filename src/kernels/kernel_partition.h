@@ -67,6 +67,12 @@ void ortvk_kernel_destroy(ortvk_kernel *kernel);
 /* Fuses runs of element-wise kernels of a compiled partition (kernel_fuse.c); `stream` uploads each chain's
  * constants (ortvk_kernel_upload_chain). */
 OrtStatus *ortvk_partition_fuse(ortvk_partition *p, ortvk_stream *stream);
+/* Then small Gemm/MatMul chains into one kernel each (kernel_mlp.c); `stream` uploads their weights. */
+OrtStatus *ortvk_partition_fuse_mlp(ortvk_partition *p, ortvk_stream *stream);
+/* The first kernel after `from` that reads value `slot` (and *input, the input it reads it as), or -1. */
+int ortvk_partition_reader(const ortvk_partition *p, size_t from, int slot, size_t *input);
+/* After a fusion: closes the gaps (NULL kernels) and says again which kernel reads each value last. */
+void ortvk_partition_compact(ortvk_partition *p);
 /* Copies `chain`'s step operands into a device buffer the kernel owns (kernel->chain_consts), through `stream`,
  * followed by the per-channel steps' operands: the `n_channel` constants `channel` (taken from the kernels fused,
  * freed here whatever the outcome). */

@@ -148,6 +148,8 @@ static void node_cost(const char *op, const ortvk_kparams *params, const ortvk_k
         *flops = 2.0 * (double)y->count * (double)x->dims[x->rank - 1];
     } else if (led_by(op, "Gemm") && x->rank == 2) {
         *flops = 2.0 * (double)y->count * (double)x->dims[params->gemm.trans_a ? 0 : 1];
+    } else if (strcmp(op, "MLP") == 0) {
+        *flops = params->mlp.flops;
     }
 }
 

@@ -397,6 +397,7 @@ OrtStatus *ortvk_partition_create(ortvk_kernel_device *kdev, ortvk_stream *strea
         if (status == NULL) p->n_kernels++;
     }
     if (status == NULL) status = ortvk_partition_fuse(p, stream);
+    if (status == NULL) status = ortvk_partition_fuse_mlp(p, stream);
 out:
     free(nodes);
     names_free(names, count);

@@ -181,6 +181,19 @@ static void input(dcase *c, const char *name, int rank, const int64_t *dims)
     input_of(c, name, 0, rank, dims, c->values);
 }
 
+/* The largest magnitude among float tensor `t`'s finite values; *nonfinite whether it holds an infinity or NaN. */
+static double max_magnitude(const dc_tensor *t, bool *nonfinite)
+{
+    double most = 0;
+    *nonfinite = false;
+    for (size_t i = 0; t->data && i < t->bytes / onnx_elem_size(t->type); i++) {
+        float v = t->type == ONNX_FLOAT ? ((const float *)t->data)[i] : kc_half_to_float(((const uint16_t *)t->data)[i]);
+        if (isfinite(v)) most = fmax(most, fabs((double)v));
+        else *nonfinite = true;
+    }
+    return most;
+}
+
 /* A float initializer of random values of `kind` (weights, scales, means). */
 static void const_float_tensor(dcase *c, const char *name, int rank, const int64_t *dims, int kind)
 {
@@ -1563,15 +1576,61 @@ static int transpose_head(dcase *c, int kind, int64_t *out)
     return 4;
 }
 
+/* Layers of Gemm and MatMul with constant weights, 2 to 4, an activation or none between them (ortvk runs small
+ * ones as one dispatch, kernel_mlp.c; large ones, and those of a symbolic batch, apart), on x [m, k]: transB, a
+ * bias [n] or [1, n] or none, alpha and beta. The last layer's n is often k, so that a chain step t + x reads the
+ * model's x (the residual of x + f(x)); *residual says whether it is. */
+static int mlp_head(dcase *c, int kind, int64_t *out, bool *residual)
+{
+    static const char *const acts[] = {"Relu", "Tanh", "Sigmoid", "LeakyRelu", NULL};
+    int layers = (int)rint_(c, 2, 4);
+    int64_t m = rp(c, 0.8) ? rint_(c, 1, 4) : rint_(c, 1, 80), k0 = rint_(c, 1, 40), k = k0, x[2] = {m, k0};
+    input_of(c, "x", 0, 2, x, kind);
+    char prev[8] = "x";
+    double terms = 1;
+    for (int l = 0; l < layers; l++) {
+        int64_t n = l == layers - 1 && rp(c, 0.5) ? k0 : rp(c, 0.9) ? rint_(c, 1, 40) : rint_(c, 100, 1100);
+        bool matmul = rp(c, 0.3), trans_b = !matmul && rp(c, 0.3);
+        int bias = matmul ? 0 : (int)rint_(c, 0, 2);
+        char w[8], b[8], h[8], a[8];
+        snprintf(w, sizeof(w), "w%d", l), snprintf(b, sizeof(b), "b%d", l);
+        snprintf(h, sizeof(h), l == layers - 1 ? "t0" : "m%d", l), snprintf(a, sizeof(a), "a%d", l);
+        int64_t wd[2] = {trans_b ? n : k, trans_b ? k : n}, bd[2] = {1, n};
+        const_float_tensor(c, w, 2, wd, DC_VALUES_NORMAL);
+        if (bias > 0) const_float_tensor(c, b, bias == 1 ? 1 : 2, bias == 1 ? bd + 1 : bd, DC_VALUES_NORMAL);
+        const char *in[3] = {prev, w, b}, *outs[1] = {h};
+        onnx_node *node = onnx_model_add_node(c->model, matmul ? "MatMul" : "Gemm", in, bias > 0 ? 3 : 2, outs, 1);
+        if (trans_b) onnx_node_attr_int(node, "transB", 1);
+        if (!matmul && rp(c, 0.2)) onnx_node_attr_float(node, "alpha", 0.5f);
+        if (!matmul && rp(c, 0.2)) onnx_node_attr_float(node, "beta", 2.0f);
+        desc(c, " %s%s", matmul ? "MatMul" : "Gemm", trans_b ? "(transB)" : "");
+        terms *= 1 + (double)k / 16;
+        snprintf(prev, sizeof(prev), "%s", h);
+        const char *act = l < layers - 1 ? PICK(c, acts) : NULL;
+        if (act != NULL) {
+            const char *ain[1] = {h}, *aout[1] = {a};
+            onnx_model_add_node(c->model, act, ain, 1, aout, 1);
+            desc(c, " %s", act);
+            snprintf(prev, sizeof(prev), "%s", a);
+        }
+        k = n;
+    }
+    out[0] = m, out[1] = k;
+    *residual = k == k0;
+    c->atol = 1e-5 * terms;
+    return 2;
+}
+
 /* The head of a fused chain (ortvk runs the chain in its stores): none (the chain alone on x), a pointwise, 3x3 or
  * depthwise Conv, a Gemm or a MatMul with constant weights, a ConvTranspose. Returns the head's output rank and
  * dims in `out`. */
-static int fusion_head(dcase *c, int head, int64_t *out)
+static int fusion_head(dcase *c, int head, int64_t *out, bool *residual)
 {
     static const char *const names[] = {"none", "Conv1x1", "Conv3x3", "depthwise", "Gemm", "MatMul",
-                                        "ConvTranspose"};
+                                        "ConvTranspose", "MLP"};
     desc(c, " head=%s", names[head]);
     int kind = head == 0 ? c->values : rp(c, 0.5) ? DC_VALUES_NORMAL : DC_VALUES_INTS; /* sums: no specials */
+    if (head == 7) return mlp_head(c, kind, out, residual);
     if (head == 0) {
         int rank = random_shape(c, 1, 4, out);
         input_of(c, "x", 0, rank, out, kind);
@@ -1655,13 +1714,16 @@ static double channel_step(dcase *c, int i, const char *prev, const char *out, i
 }
 
 /* A model of a head and up to 7 element-wise steps after it, the kinds ortvk fuses (scalar arithmetic either side,
- * Relu, Clip, the activations, t + x and t * x of the head's result, Adds and Muls of up to three other inputs of
+ * Relu, Clip, the activations, t + x and t * x of the head's result (or of an MLP head's x), Adds and Muls of up to three other inputs of
  * the same shape or broadcast either way, per-channel steps after a ConvTranspose) and sometimes a value in the
  * middle that is also an output (which must stop the fusion). */
 static void gen_fusion(dcase *c)
 {
     int64_t dims[DC_MAX_RANK];
-    int head = (int)rint_(c, 0, 6), rank = fusion_head(c, head, dims);
+    int head = (int)rint_(c, 0, 6);
+    if ((head == 4 || head == 5) && rp(c, 0.5)) head = 7; /* layers of Gemm and MatMul */
+    bool residual = false; /* t + x may read the model's x: an MLP head's x + f(x) */
+    int rank = fusion_head(c, head, dims, &residual);
     const char *first = head == 0 ? "x" : "t0"; /* the chain's x */
     int steps = (int)rint_(c, 1, 7), middle = steps > 1 && rp(c, 0.15) ? (int)rint_(c, 0, steps - 2) : -1;
     int operands = 0;
@@ -1675,6 +1737,11 @@ static void gen_fusion(dcase *c)
      * by such a value is ill-conditioned near 0 and at the overflow threshold (k / t: +-inf on one side only). */
     bool inexact = head != 0;
     char prev[8], other[8] = "";
+    /* The operands' largest finite magnitude and whether one holds an infinity or NaN: a Mul by them scales what
+     * the chained value's last bits differ by (MLAS's Sigmoid has absolute accuracy: 1.13e-5 against 1.1325e-5
+     * times -1e20, seed 141 case 11219), and an infinity turns a 0 on one side into NaN (case 161919). */
+    double operand_max = 0;
+    bool operand_nonfinite = false;
     snprintf(prev, sizeof(prev), "%s", first);
     for (int i = 0; i < steps; i++) {
         char out[8], k[16];
@@ -1707,10 +1774,17 @@ static void gen_fusion(dcase *c)
                 int orank = operand_shape(c, rank, dims, od);
                 snprintf(other, sizeof(other), "r%d", operands++ % 10); /* operands <= 3 */
                 input_of(c, other, 0, orank, od, c->values == DC_VALUES_SPECIAL ? DC_VALUES_NORMAL : c->values);
+                bool nonfinite = false;
+                operand_max = fmax(operand_max, max_magnitude(&c->in[c->n_in - 1], &nonfinite));
+                operand_nonfinite = operand_nonfinite || nonfinite;
             }
-            const char *with = kind == 8 ? first : other, *op = rp(c, 0.5) ? "Add" : "Mul";
+            const char *with = kind == 8 ? (residual && rp(c, 0.7) ? "x" : first) : other;
+            const char *op = rp(c, 0.5) ? "Add" : "Mul";
             bool left = rp(c, 0.5);
-            if (kind != 8 && !strcmp(op, "Mul")) gain *= 4.5;
+            if (kind != 8 && !strcmp(op, "Mul")) {
+                gain *= fmax(4.5, operand_max);
+                if (operand_nonfinite && inexact) c->ill_conditioned = true;
+            }
             const char *in[2] = {left ? with : prev, left ? prev : with};
             onnx_model_add_node(c->model, op, in, 2, outs, 1);
             desc(c, " %s(%s)", op, with);

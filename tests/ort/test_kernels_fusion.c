@@ -660,6 +660,85 @@ static onnx_model *conv3_16_odd_swish(bool variant) { return conv_then(variant, 
 static onnx_model *depthwise_leaky(bool variant) { return conv_then(variant, 16, 16, 3, 16, 12, 12, leaky_relu_of); }
 static onnx_model *gemm_sigmoid(bool variant) { return gemm_then(variant, false, sigmoid_of); }
 
+/* ---- small multilayer perceptrons: Gemm and MatMul layers in one dispatch (kernel_mlp.c) ------------------- */
+
+/* A layer "out" = op(in, W [k, n] or [n, k] with transB) (+ a bias [n], or [1, n] with `row_bias`), its weights
+ * seeded by `seed`. */
+static onnx_node *layer(onnx_model *m, const char *op, const char *in, const char *out, int64_t k, int64_t n,
+                        bool trans_b, bool bias, bool row_bias, int seed)
+{
+    char w[32], b[32];
+    snprintf(w, sizeof(w), "%s_w", out);
+    snprintf(b, sizeof(b), "%s_b", out);
+    float *wv = malloc((size_t)(k * n) * sizeof(float)), *bv = malloc((size_t)n * sizeof(float));
+    for (int64_t i = 0; i < k * n; i++) wv[i] = (float)((i * 37 + seed * 11) % 17 - 8) * (0.5f / (float)k);
+    for (int64_t i = 0; i < n; i++) bv[i] = (float)((i + seed) % 5) * 0.25f - 0.5f;
+    int64_t wd[2] = {trans_b ? n : k, trans_b ? k : n}, bd[2] = {1, n};
+    onnx_model_add_initializer(m, w, ONNX_FLOAT, 2, wd, wv, (size_t)(k * n) * sizeof(float));
+    if (bias) onnx_model_add_initializer(m, b, ONNX_FLOAT, row_bias ? 2 : 1, row_bias ? bd : bd + 1, bv,
+                                         (size_t)n * sizeof(float));
+    const char *ins[] = {in, w, b}, *outs[] = {out};
+    onnx_node *node = onnx_model_add_node(m, op, ins, bias ? 3 : 2, outs, 1);
+    if (trans_b) onnx_node_attr_int(node, "transB", 1);
+    free(wv);
+    free(bv);
+    return node;
+}
+
+/* The benchmark's small model on x [rows, k]: Gemm -> Relu -> Gemm -> Relu -> Gemm -> + x -> Sigmoid (`variant`:
+ * the first Relu's result also an output, which leaves the first layer apart). With `symbolic`, x's rows are a
+ * symbolic dim (not fused: a layer's shape must be known at Compile). */
+static onnx_model *mlp_of(bool variant, int64_t rows, int64_t k, bool symbolic)
+{
+    int64_t xd[2] = {symbolic ? -1 : rows, k};
+    onnx_model *m = model_of(13, 2, xd);
+    layer(m, "Gemm", "x", "g1", k, k, false, true, false, 1);
+    activation(m, "Relu", "g1", "r1", NULL, 0, NULL, 0, variant);
+    layer(m, "Gemm", "r1", "g2", k, k, false, true, false, 2);
+    activation(m, "Relu", "g2", "r2", NULL, 0, NULL, 0, false);
+    layer(m, "Gemm", "r2", "g3", k, k, false, true, false, 3);
+    add(m, "Add", "g3", "x", "s");
+    activation(m, "Sigmoid", "s", "y", NULL, 0, NULL, 0, false);
+    return m;
+}
+
+static const int64_t mlp_rows[2] = {2, 16};
+static onnx_model *mlp_small(bool variant) { return mlp_of(variant, 2, 16, false); }
+
+/* MatMul [3, 12] x [12, 20] -> Tanh -> Gemm with transB, alpha, beta and a [1, N] bias -> LeakyRelu -> Gemm without
+ * a bias -> HardSigmoid. */
+static onnx_model *mlp_mixed(bool variant)
+{
+    int64_t xd[2] = {3, 12};
+    onnx_model *m = model_of(13, 2, xd);
+    layer(m, "MatMul", "x", "h1", 12, 20, false, false, false, 4);
+    activation(m, "Tanh", "h1", "t1", NULL, 0, NULL, 0, variant);
+    onnx_node *g = layer(m, "Gemm", "t1", "h2", 20, 8, true, true, true, 5);
+    onnx_node_attr_float(g, "alpha", 0.5f);
+    onnx_node_attr_float(g, "beta", 2.0f);
+    activation(m, "LeakyRelu", "h2", "t2", "alpha", 0.2f, NULL, 0, false);
+    layer(m, "Gemm", "t2", "h3", 8, 5, false, false, false, 6);
+    activation(m, "HardSigmoid", "h3", "y", "alpha", 0.3f, "beta", 0.4f, false);
+    return m;
+}
+
+static const int64_t mlp_mixed_dims[2] = {3, 12};
+
+/* Shapes one workgroup does not take, and a layer whose result is read twice: each layer runs on its own. */
+static onnx_model *mlp_wide(bool variant) { return mlp_of(variant, 64, 64, false); }
+static const int64_t mlp_wide_dims[2] = {64, 64};
+static onnx_model *mlp_symbolic(bool variant) { return mlp_of(variant, 2, 16, true); }
+static onnx_model *mlp_read_twice(bool variant)
+{
+    (void)variant;
+    int64_t xd[2] = {2, 16};
+    onnx_model *m = model_of(13, 2, xd);
+    layer(m, "Gemm", "x", "g1", 16, 16, false, true, false, 1);
+    layer(m, "Gemm", "g1", "g2", 16, 16, false, true, false, 2);
+    add(m, "Add", "g1", "g2", "y");
+    return m;
+}
+
 int main(void)
 {
     ortapp app;
@@ -748,6 +827,16 @@ int main(void)
     head_case(&app, device, "batched MatMul (N of 6), then hard swish in its stores", matmul_swish, 3, rows,
               "MatMul+Add+Clip+Div+Mul");
     head_case(&app, device, "Gemm, then Sigmoid in its stores", gemm_sigmoid, 2, rows + 1, "Gemm+Sigmoid");
+    head_case(&app, device, "three Gemms, Relu between, + x, Sigmoid: one MLP dispatch", mlp_small, 2, mlp_rows,
+              "\"MLP\"");
+    head_case(&app, device, "MatMul, Tanh, Gemm (transB, alpha, beta, row bias), LeakyRelu, Gemm: one MLP",
+              mlp_mixed, 2, mlp_mixed_dims, "\"MLP\"");
+    compare(&app, device, "Gemms of 64 x 64 outputs: apart (more than one workgroup's)", mlp_wide(false),
+            mlp_wide(false), false, false, 2, mlp_wide_dims, NULL, "\"MLP\"");
+    compare(&app, device, "Gemms of a symbolic batch: apart", mlp_symbolic(false), mlp_symbolic(false), false, false, 2,
+            mlp_rows, NULL, "\"MLP\"");
+    compare(&app, device, "a layer's result read twice: apart", mlp_read_twice(false), mlp_read_twice(false), false,
+            false, 2, mlp_rows, NULL, "\"MLP\"");
     const int64_t k18[4] = {1, 18, 16, 32};
     conv_case(&app, device, "Conv 1x1 of 18 channels to 24 (the GEMM, K % 4 = 2), then hard swish", conv1x1_k18_swish,
               k18, "Conv+Add+Clip+Div+Mul");

@@ -176,51 +176,56 @@ const bool ORTVK_CHAIN_Q = (ORTVK_CHAIN_KINDS1 & ORTVK_CHAIN_SECOND) != 0u;
 
 // Each step as its own op computes it: `precise` keeps steps from fusing into multiply-adds; NaN stays NaN through
 // Clip and Relu (and -0 through Relu). t + x and t * x use x, the chain's input or the value a MARK step kept;
-// t + r and t * r the residual r, t + q and t * q the second operand q.
+// t + r and t * r the residual r, t + q and t * q the second operand q. Step k of kind `kind` (ortvk_chain_kind),
+// its operands a and b, on t.
+vec4 ortvk_chain_step4(uint kind, vec4 t_in, inout vec4 kept, vec4 r, vec4 q, float a, float b)
+{
+    precise vec4 t = t_in;
+    switch (kind) {
+    case ORTVK_CHAIN_ADD: t = t + a; break;
+    case ORTVK_CHAIN_SUB: t = t - a; break;
+    case ORTVK_CHAIN_RSUB: t = a - t; break;
+    case ORTVK_CHAIN_MUL: t = t * a; break;
+    case ORTVK_CHAIN_DIV: t = t / a; break;
+    case ORTVK_CHAIN_RDIV: t = a / t; break;
+    case ORTVK_CHAIN_CLIP: {
+        bvec4 nan = greaterThan(floatBitsToUint(t) & 0x7fffffffu, uvec4(0x7f800000u));
+        t = mix(min(max(t, a), b), t, nan);
+        break;
+    }
+    case ORTVK_CHAIN_RELU: t = mix(t, vec4(0.0), lessThan(t, vec4(0.0))); break;
+    case ORTVK_CHAIN_ADD_X: t = t + kept; break;
+    case ORTVK_CHAIN_MUL_X: t = t * kept; break;
+    case ORTVK_CHAIN_MARK: kept = t; break;
+    case ORTVK_CHAIN_SIGMOID: t = ortvk_sigmoid4(t); break;
+    case ORTVK_CHAIN_HARD_SIGMOID:
+        t = vec4(ortvk_hard_sigmoid(t.x, a, b), ortvk_hard_sigmoid(t.y, a, b), ortvk_hard_sigmoid(t.z, a, b),
+                 ortvk_hard_sigmoid(t.w, a, b));
+        break;
+    case ORTVK_CHAIN_HARD_SWISH:
+        t = vec4(ortvk_hard_swish(t.x), ortvk_hard_swish(t.y), ortvk_hard_swish(t.z), ortvk_hard_swish(t.w));
+        break;
+    case ORTVK_CHAIN_LEAKY_RELU: t = mix(t, t * a, lessThan(t, vec4(0.0))); break;
+    case ORTVK_CHAIN_TANH: t = vec4(ortvk_tanh(t.x), ortvk_tanh(t.y), ortvk_tanh(t.z), ortvk_tanh(t.w)); break;
+    case ORTVK_CHAIN_ADD_R: t = t + r; break;
+    case ORTVK_CHAIN_MUL_R: t = t * r; break;
+    case ORTVK_CHAIN_ADD_Q: t = t + q; break;
+    case ORTVK_CHAIN_MUL_Q: t = t * q; break;
+    case ORTVK_CHAIN_ADD_C: t = t + a; break; // a, b: channel c's (ORTVK_CHAIN_CHANNEL)
+    case ORTVK_CHAIN_MUL_C: t = t * a; break;
+    case ORTVK_CHAIN_BN_C: t = t * a + b; break;
+    }
+    return t;
+}
+
+// The pipeline's chain (its kinds specialization constants, so each step's switch folds to its one case).
 vec4 ortvk_chain4rq(vec4 x, vec4 r, vec4 q)
 {
     precise vec4 t = x;
     vec4 kept = x;
     [[unroll]] for (uint k = 0u; k < 12u; k++) {
         if (k >= ORTVK_CHAIN_COUNT) break;
-        uint kind = ortvk_chain_kind(k);
-        float a = ortvk_chain_a[k];
-        switch (kind) {
-        case ORTVK_CHAIN_ADD: t = t + a; break;
-        case ORTVK_CHAIN_SUB: t = t - a; break;
-        case ORTVK_CHAIN_RSUB: t = a - t; break;
-        case ORTVK_CHAIN_MUL: t = t * a; break;
-        case ORTVK_CHAIN_DIV: t = t / a; break;
-        case ORTVK_CHAIN_RDIV: t = a / t; break;
-        case ORTVK_CHAIN_CLIP: {
-            bvec4 nan = greaterThan(floatBitsToUint(t) & 0x7fffffffu, uvec4(0x7f800000u));
-            t = mix(min(max(t, a), ortvk_chain_b[k]), t, nan);
-            break;
-        }
-        case ORTVK_CHAIN_RELU: t = mix(t, vec4(0.0), lessThan(t, vec4(0.0))); break;
-        case ORTVK_CHAIN_ADD_X: t = t + kept; break;
-        case ORTVK_CHAIN_MUL_X: t = t * kept; break;
-        case ORTVK_CHAIN_MARK: kept = t; break;
-        case ORTVK_CHAIN_SIGMOID: t = ortvk_sigmoid4(t); break;
-        case ORTVK_CHAIN_HARD_SIGMOID: {
-            float b = ortvk_chain_b[k];
-            t = vec4(ortvk_hard_sigmoid(t.x, a, b), ortvk_hard_sigmoid(t.y, a, b), ortvk_hard_sigmoid(t.z, a, b),
-                     ortvk_hard_sigmoid(t.w, a, b));
-            break;
-        }
-        case ORTVK_CHAIN_HARD_SWISH:
-            t = vec4(ortvk_hard_swish(t.x), ortvk_hard_swish(t.y), ortvk_hard_swish(t.z), ortvk_hard_swish(t.w));
-            break;
-        case ORTVK_CHAIN_LEAKY_RELU: t = mix(t, t * a, lessThan(t, vec4(0.0))); break;
-        case ORTVK_CHAIN_TANH: t = vec4(ortvk_tanh(t.x), ortvk_tanh(t.y), ortvk_tanh(t.z), ortvk_tanh(t.w)); break;
-        case ORTVK_CHAIN_ADD_R: t = t + r; break;
-        case ORTVK_CHAIN_MUL_R: t = t * r; break;
-        case ORTVK_CHAIN_ADD_Q: t = t + q; break;
-        case ORTVK_CHAIN_MUL_Q: t = t * q; break;
-        case ORTVK_CHAIN_ADD_C: t = t + a; break; // a, b: channel c's (ORTVK_CHAIN_CHANNEL)
-        case ORTVK_CHAIN_MUL_C: t = t * a; break;
-        case ORTVK_CHAIN_BN_C: t = t * a + ortvk_chain_b[k]; break;
-        }
+        t = ortvk_chain_step4(ortvk_chain_kind(k), t, kept, r, q, ortvk_chain_a[k], ortvk_chain_b[k]);
     }
     return t;
 }

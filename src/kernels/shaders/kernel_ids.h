@@ -98,6 +98,14 @@
 #define ORTVK_CHAIN_RESIDUAL 0x80000000u /* in the kinds' second word: the chain has ADD_R or MUL_R steps */
 #define ORTVK_CHAIN_SECOND 0x40000000u   /* ... and ADD_Q or MUL_Q steps (the stand-alone chain kernel only) */
 
+/* a small multilayer perceptron in one workgroup (shaders/kernel_mlp.comp, kernel_mlp.c) */
+#define ORTVK_MLP_LAYERS 5u              /* Gemm or MatMul layers, and a last chain of their result */
+#define ORTVK_MLP_VALUES 1024u           /* elements of a layer's result kept for the next (shared memory) */
+#define ORTVK_MLP_HEADER 28u             /* floats before a layer's weights: its chain's a, b (12 each), alpha, beta */
+#define ORTVK_MLP_GEMM 0x100u            /* in a layer's count word: a product (else its input's chain only) */
+#define ORTVK_MLP_TRANS_B 0x200u         /* ... its weights as [N, K] */
+#define ORTVK_MLP_BIAS 0x400u            /* ... a bias of N values after its weights */
+
 /* recurrent cells (shaders/kernel_rnn.comp): FN, and the RNN's activation */
 #define ORTVK_RNN_LSTM 0u
 #define ORTVK_RNN_GRU 1u

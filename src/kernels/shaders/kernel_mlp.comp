@@ -1,0 +1,63 @@
+// A small multilayer perceptron in one workgroup (kernel_mlp.c): layers of y = chain(alpha x W + beta bias), each
+// Gemm's or MatMul's own sums in k order and its fused chain, each layer's result kept in shared memory for the next,
+// then a last chain (the model's residual x + f(x) and activation) where there is one. One dispatch where each layer
+// was one: on small models a dispatch costs far more than its arithmetic (docs/benchmarks.md, run V).
+#version 460
+#include "common.glsl"
+
+layout(push_constant) uniform Push {
+    uvec2 x;  // the first layer's input [M, K0]; also the last chain's residual r
+    uvec2 w;  // each layer in turn: ORTVK_MLP_HEADER floats, its weights, its bias (kernel_mlp.c)
+    uvec2 y;  // the last layer's result [M, N]
+    uint M, layers;
+    uint dims[ORTVK_MLP_LAYERS + 1u];   // K0, then each layer's N
+    uint steps[3u * ORTVK_MLP_LAYERS];  // each layer's chain: kinds (two words, ortvk_kchain_spec), count | flags
+} p;
+
+shared float values[2][ORTVK_MLP_VALUES];
+
+float layer_input(uint l, uint i)
+{
+    return l == 0u ? ORTVK_GET(0, p.x, i) : values[(l + 1u) & 1u][i];
+}
+
+void main()
+{
+    uint lane = gl_LocalInvocationID.x, at = 0u;
+    [[dont_unroll]] for (uint l = 0u; l < p.layers; l++) {
+        uint K = p.dims[l], N = p.dims[l + 1u], info = p.steps[3u * l + 2u], count = info & 0xffu;
+        uint kinds0 = p.steps[3u * l], kinds1 = p.steps[3u * l + 1u];
+        bool gemm = (info & ORTVK_MLP_GEMM) != 0u, trans_b = (info & ORTVK_MLP_TRANS_B) != 0u;
+        bool bias = (info & ORTVK_MLP_BIAS) != 0u, last = l + 1u == p.layers;
+        float alpha = ORTVK_FLOAT(1, p.w, at + 24u), beta = ORTVK_FLOAT(1, p.w, at + 25u);
+        uint weights = at + ORTVK_MLP_HEADER;
+        [[dont_unroll]] for (uint o = lane; o < p.M * N; o += 64u) {
+            uint m = o / N, n = o % N;
+            float t;
+            if (gemm) {
+                float sum = 0.0;
+                [[dont_unroll]] for (uint k = 0u; k < K; k++)
+                    sum += layer_input(l, m * K + k) * ORTVK_FLOAT(1, p.w, weights + (trans_b ? n * K + k : k * N + n));
+                // As the GEMM shader (kernel_gemm.comp) finishes a sum.
+                if (alpha != 1.0) sum = alpha * sum;
+                if (bias) sum += beta * ORTVK_FLOAT(1, p.w, weights + K * N + n);
+                t = sum;
+            } else {
+                t = layer_input(l, o);
+            }
+            // Only the last chain reads a residual, and then x has the result's shape (kernel_mlp.c).
+            bool residual = (kinds1 & ORTVK_CHAIN_RESIDUAL) != 0u;
+            vec4 v = vec4(t), kept = v, r = vec4(residual ? ORTVK_GET(0, p.x, o) : 0.0);
+            [[dont_unroll]] for (uint k = 0u; k < count; k++) {
+                uint kind = ((k < 6u ? kinds0 : kinds1) >> (ORTVK_CHAIN_KIND_BITS * (k % 6u))) & 31u;
+                v = ortvk_chain_step4(kind, v, kept, r, vec4(0.0), ORTVK_FLOAT(1, p.w, at + k),
+                                      ORTVK_FLOAT(1, p.w, at + 12u + k));
+            }
+            if (last) ORTVK_SET(2, p.y, o, v.x);
+            else values[l & 1u][o] = v.x;
+        }
+        at = weights + (gemm ? K * N + (bias ? N : 0u) : 0u);
+        memoryBarrierShared();
+        barrier();
+    }
+}

@@ -5,6 +5,17 @@
 
 #include "kernels/kernel_partition.h"
 
+int *ortvk_partition_readers(const ortvk_partition *p)
+{
+    int *readers = calloc(p->n_values + 1, sizeof(*readers));
+    for (size_t j = 0; readers != NULL && j < p->n_kernels; j++) {
+        for (size_t i = 0; i < p->kernels[j]->n_in; i++) {
+            if (p->kernels[j]->in_slot[i] >= 0) readers[p->kernels[j]->in_slot[i]]++;
+        }
+    }
+    return readers;
+}
+
 int ortvk_partition_reader(const ortvk_partition *p, size_t from, int slot, size_t *input)
 {
     for (size_t j = from + 1; j < p->n_kernels; j++) {
@@ -248,13 +259,8 @@ static void add_residual(ortvk_kernel *head, int r, size_t index)
  * MatMul or Gemm runs in that node's own stores (its epilogue), its x being the node's result. */
 OrtStatus *ortvk_partition_fuse(ortvk_partition *p, ortvk_stream *stream)
 {
-    int *readers = calloc(p->n_values + 1, sizeof(*readers));
+    int *readers = ortvk_partition_readers(p);
     if (readers == NULL) return ortvk_status(ORT_FAIL, "out of host memory compiling a partition");
-    for (size_t j = 0; j < p->n_kernels; j++) {
-        for (size_t i = 0; i < p->kernels[j]->n_in; i++) {
-            if (p->kernels[j]->in_slot[i] >= 0) readers[p->kernels[j]->in_slot[i]]++;
-        }
-    }
     OrtStatus *status = NULL;
     kconst *channel[MAX_CHANNEL_OPERANDS];
     size_t n_channel = 0;

@@ -198,13 +198,8 @@ static OrtStatus *mlp_fuse(ortvk_partition *p, ortvk_stream *stream, const mlp_p
 
 OrtStatus *ortvk_partition_fuse_mlp(ortvk_partition *p, ortvk_stream *stream)
 {
-    int *readers = calloc(p->n_values + 1, sizeof(*readers));
+    int *readers = ortvk_partition_readers(p);
     if (readers == NULL) return ortvk_status(ORT_FAIL, "out of host memory compiling a partition");
-    for (size_t j = 0; j < p->n_kernels; j++) {
-        for (size_t i = 0; i < p->kernels[j]->n_in; i++) {
-            if (p->kernels[j]->in_slot[i] >= 0) readers[p->kernels[j]->in_slot[i]]++;
-        }
-    }
     OrtStatus *status = NULL;
     bool fused = false;
     for (size_t j = 0; j < p->n_kernels && status == NULL; j++) {

@@ -69,6 +69,8 @@ void ortvk_kernel_destroy(ortvk_kernel *kernel);
 OrtStatus *ortvk_partition_fuse(ortvk_partition *p, ortvk_stream *stream);
 /* Then small Gemm/MatMul chains into one kernel each (kernel_mlp.c); `stream` uploads their weights. */
 OrtStatus *ortvk_partition_fuse_mlp(ortvk_partition *p, ortvk_stream *stream);
+/* How many kernel inputs read each value (an array of n_values, the caller frees it), or NULL out of memory. */
+int *ortvk_partition_readers(const ortvk_partition *p);
 /* The first kernel after `from` that reads value `slot` (and *input, the input it reads it as), or -1. */
 int ortvk_partition_reader(const ortvk_partition *p, size_t from, int slot, size_t *input);
 /* After a fusion: closes the gaps (NULL kernels) and says again which kernel reads each value last. */

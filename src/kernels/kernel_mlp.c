@@ -17,7 +17,8 @@
 typedef struct mlp_plan {
     size_t members[ORTVK_MLP_LAYERS]; /* the kernels fused, in order */
     uint32_t count;                   /* members (layers, the last chain among them) */
-    bool chain_last;                  /* the last member is a stand-alone chain */
+    bool swapped;                     /* the last member is a stand-alone chain whose x is the first layer's input
+                                         and whose residual is the layers' result (x + f(x) as ONNX Add(x, f)) */
     int x;                            /* the first layer's input value */
     int64_t M, dims[ORTVK_MLP_LAYERS + 1];
     int64_t iterations;               /* an invocation's loop iterations */
@@ -58,13 +59,12 @@ static bool mlp_add(mlp_plan *plan, size_t kernel, int64_t K, int64_t N)
     return true;
 }
 
-/* The kernel that reads value `v` alone, as input 0, after kernel `from`; -1 where another reads it too or it is
- * an output of the partition. */
-static int only_reader(const ortvk_partition *p, const int *readers, size_t from, int v)
+/* The kernel that reads value `v` alone after kernel `from` (*input: as which input); -1 where another reads it too
+ * or it is an output of the partition. */
+static int only_reader(const ortvk_partition *p, const int *readers, size_t from, int v, size_t *input)
 {
-    size_t input = 0;
-    int next = ortvk_partition_reader(p, from, v, &input);
-    return next >= 0 && input == 0 && readers[v] == 1 && p->values[v].fused_out < 0 ? next : -1;
+    int next = ortvk_partition_reader(p, from, v, input);
+    return next >= 0 && readers[v] == 1 && p->values[v].fused_out < 0 ? next : -1;
 }
 
 /* The longest fused MLP that starts at kernel `j` (plan->count < 2: none). */
@@ -78,21 +78,24 @@ static void mlp_find(const ortvk_partition *p, const int *readers, size_t j, mlp
     if (!mlp_add(plan, j, K, N)) return;
     for (;;) {
         const ortvk_kernel *last = p->kernels[plan->members[plan->count - 1]];
-        int next = only_reader(p, readers, plan->members[plan->count - 1], last->out_slot[0]);
+        size_t input = 0;
+        int next = only_reader(p, readers, plan->members[plan->count - 1], last->out_slot[0], &input);
         if (next < 0) return;
         const ortvk_kernel *k = p->kernels[next];
-        if (mlp_layer(k, &K, &N) && K == plan->dims[plan->count]) {
+        if (input == 0 && mlp_layer(k, &K, &N) && K == plan->dims[plan->count]) {
             if (!mlp_add(plan, (size_t)next, K, N)) return;
             continue;
         }
-        /* A stand-alone chain of the result ends it: its residual, if any, the first layer's input of the same
-         * shape (x + f(x)). */
+        /* A stand-alone chain of the result ends it. Its residual, if any, is the first layer's input, of the
+         * result's shape (f(x) + x); or the chain starts at that input and its residual is the result (x + f(x)). */
         const ortvk_kparams_chain *c = &k->params.chain;
         N = plan->dims[plan->count];
-        if (k->op == &ortvk_kop_chain && c->second == 0 &&
-            (c->residual == 0 || (k->in_slot[c->residual] == plan->x && N == plan->dims[0])) &&
-            mlp_add(plan, (size_t)next, 0, N))
-            plan->chain_last = true;
+        if (k->op != &ortvk_kop_chain || c->second != 0) return;
+        bool plain = input == 0 && c->residual == 0;
+        bool x_residual = c->residual > 0 && N == plan->dims[0] &&
+                          ((input == 0 && k->in_slot[c->residual] == plan->x) ||
+                           (input == (size_t)c->residual && k->in_slot[0] == plan->x));
+        if ((plain || x_residual) && mlp_add(plan, (size_t)next, 0, N)) plan->swapped = input != 0;
         return;
     }
 }
@@ -178,7 +181,10 @@ static OrtStatus *mlp_fuse(ortvk_partition *p, ortvk_stream *stream, const mlp_p
         m->steps[3 * l] = spec.words[0];
         m->steps[3 * l + 1] = spec.words[1];
         m->steps[3 * l + 2] = spec.words[2];
-        if (k->op == &ortvk_kop_chain) continue;
+        if (k->op == &ortvk_kop_chain) {
+            m->steps[3 * l + 2] |= plan->swapped ? ORTVK_MLP_SWAPPED : 0;
+            continue;
+        }
         m->steps[3 * l + 2] |= ORTVK_MLP_GEMM | (k->params.gemm.trans_b ? ORTVK_MLP_TRANS_B : 0) |
                                (k->n_in > 2 && k->consts[2] != NULL ? ORTVK_MLP_BIAS : 0);
         m->flops += 2.0 * (double)plan->M * (double)plan->dims[l] * (double)plan->dims[l + 1];

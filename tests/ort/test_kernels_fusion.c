@@ -149,14 +149,21 @@ static void chain_case(ortapp *app, const OrtEpDevice *device, const char *name,
 }
 
 /* A Conv, MatMul or Gemm with a chain after it, x of `rank` and `dims`: to 3 ULP against ortvk running the node and
- * the chain apart, and within ONNX's tolerance against the CPU EP (whose sums run in another order). */
+ * the chain apart, and within ONNX's tolerance against the CPU EP (whose sums run in another order); `fused` in
+ * ortvk's profile, `unfused` (head_case_not) not. */
+static void head_case_not(ortapp *app, const OrtEpDevice *device, const char *name, build_fn build, int rank,
+                          const int64_t *dims, const char *fused, const char *unfused)
+{
+    compare(app, device, name, build(false), build(true), true, true, rank, dims, fused, unfused);
+    char against_cpu[128];
+    snprintf(against_cpu, sizeof(against_cpu), "%s (CPU EP)", name);
+    compare(app, device, against_cpu, build(false), build(false), false, false, rank, dims, fused, unfused);
+}
+
 static void head_case(ortapp *app, const OrtEpDevice *device, const char *name, build_fn build, int rank,
                       const int64_t *dims, const char *fused)
 {
-    compare(app, device, name, build(false), build(true), true, true, rank, dims, fused, NULL);
-    char against_cpu[128];
-    snprintf(against_cpu, sizeof(against_cpu), "%s (CPU EP)", name);
-    compare(app, device, against_cpu, build(false), build(false), false, false, rank, dims, fused, NULL);
+    head_case_not(app, device, name, build, rank, dims, fused, NULL);
 }
 
 static void conv_case(ortapp *app, const OrtEpDevice *device, const char *name, build_fn build, const int64_t *dims,
@@ -686,9 +693,10 @@ static onnx_node *layer(onnx_model *m, const char *op, const char *in, const cha
 }
 
 /* The benchmark's small model on x [rows, k]: Gemm -> Relu -> Gemm -> Relu -> Gemm -> + x -> Sigmoid (`variant`:
- * the first Relu's result also an output, which leaves the first layer apart). With `symbolic`, x's rows are a
- * symbolic dim (not fused: a layer's shape must be known at Compile). */
-static onnx_model *mlp_of(bool variant, int64_t rows, int64_t k, bool symbolic)
+ * the first Relu's result also an output, which leaves the first layer apart); with `x_first`, x + g3 (PyTorch's
+ * x + f(x): the chain starts at x, the layers' result its residual). With `symbolic`, x's rows are a symbolic dim
+ * (not fused: a layer's shape must be known at Compile). */
+static onnx_model *mlp_of(bool variant, int64_t rows, int64_t k, bool symbolic, bool x_first)
 {
     int64_t xd[2] = {symbolic ? -1 : rows, k};
     onnx_model *m = model_of(13, 2, xd);
@@ -697,13 +705,14 @@ static onnx_model *mlp_of(bool variant, int64_t rows, int64_t k, bool symbolic)
     layer(m, "Gemm", "r1", "g2", k, k, false, true, false, 2);
     activation(m, "Relu", "g2", "r2", NULL, 0, NULL, 0, false);
     layer(m, "Gemm", "r2", "g3", k, k, false, true, false, 3);
-    add(m, "Add", "g3", "x", "s");
+    add(m, "Add", x_first ? "x" : "g3", x_first ? "g3" : "x", "s");
     activation(m, "Sigmoid", "s", "y", NULL, 0, NULL, 0, false);
     return m;
 }
 
 static const int64_t mlp_rows[2] = {2, 16};
-static onnx_model *mlp_small(bool variant) { return mlp_of(variant, 2, 16, false); }
+static onnx_model *mlp_small(bool variant) { return mlp_of(variant, 2, 16, false, false); }
+static onnx_model *mlp_x_first(bool variant) { return mlp_of(variant, 2, 16, false, true); }
 
 /* MatMul [3, 12] x [12, 20] -> Tanh -> Gemm with transB, alpha, beta and a [1, N] bias -> LeakyRelu -> Gemm without
  * a bias -> HardSigmoid. */
@@ -725,9 +734,9 @@ static onnx_model *mlp_mixed(bool variant)
 static const int64_t mlp_mixed_dims[2] = {3, 12};
 
 /* Shapes one workgroup does not take, and a layer whose result is read twice: each layer runs on its own. */
-static onnx_model *mlp_wide(bool variant) { return mlp_of(variant, 64, 64, false); }
+static onnx_model *mlp_wide(bool variant) { return mlp_of(variant, 64, 64, false, false); }
 static const int64_t mlp_wide_dims[2] = {64, 64};
-static onnx_model *mlp_symbolic(bool variant) { return mlp_of(variant, 2, 16, true); }
+static onnx_model *mlp_symbolic(bool variant) { return mlp_of(variant, 2, 16, true, false); }
 static onnx_model *mlp_read_twice(bool variant)
 {
     (void)variant;
@@ -827,8 +836,10 @@ int main(void)
     head_case(&app, device, "batched MatMul (N of 6), then hard swish in its stores", matmul_swish, 3, rows,
               "MatMul+Add+Clip+Div+Mul");
     head_case(&app, device, "Gemm, then Sigmoid in its stores", gemm_sigmoid, 2, rows + 1, "Gemm+Sigmoid");
-    head_case(&app, device, "three Gemms, Relu between, + x, Sigmoid: one MLP dispatch", mlp_small, 2, mlp_rows,
-              "\"MLP\"");
+    head_case_not(&app, device, "three Gemms, Relu between, + x, Sigmoid: one MLP dispatch", mlp_small, 2, mlp_rows,
+                  "\"MLP\"", "Add+Sigmoid");
+    head_case_not(&app, device, "three Gemms, x + their result (x first), Sigmoid: one MLP dispatch", mlp_x_first, 2,
+                  mlp_rows, "\"MLP\"", "Add+Sigmoid");
     head_case(&app, device, "MatMul, Tanh, Gemm (transB, alpha, beta, row bias), LeakyRelu, Gemm: one MLP",
               mlp_mixed, 2, mlp_mixed_dims, "\"MLP\"");
     compare(&app, device, "Gemms of 64 x 64 outputs: apart (more than one workgroup's)", mlp_wide(false),

@@ -105,6 +105,7 @@
 #define ORTVK_MLP_GEMM 0x100u            /* in a layer's count word: a product (else its input's chain only) */
 #define ORTVK_MLP_TRANS_B 0x200u         /* ... its weights as [N, K] */
 #define ORTVK_MLP_BIAS 0x400u            /* ... a bias of N values after its weights */
+#define ORTVK_MLP_SWAPPED 0x800u         /* the last chain's: x is its input, the result before it its residual */
 
 /* recurrent cells (shaders/kernel_rnn.comp): FN, and the RNN's activation */
 #define ORTVK_RNN_LSTM 0u

@@ -45,12 +45,15 @@ void main()
             } else {
                 t = layer_input(l, o);
             }
-            // Only the last chain reads a residual, and then x has the result's shape (kernel_mlp.c).
-            bool residual = (kinds1 & ORTVK_CHAIN_RESIDUAL) != 0u;
-            vec4 v = vec4(t), kept = v, r = vec4(residual ? ORTVK_GET(0, p.x, o) : 0.0);
+            // Only the last chain reads a residual, and then x has the result's shape (kernel_mlp.c): x, or the
+            // result before it when the chain starts at x (ORTVK_MLP_SWAPPED).
+            bool residual = (kinds1 & ORTVK_CHAIN_RESIDUAL) != 0u, swapped = (info & ORTVK_MLP_SWAPPED) != 0u;
+            float r = residual ? (swapped ? t : ORTVK_GET(0, p.x, o)) : 0.0;
+            if (swapped) t = ORTVK_GET(0, p.x, o);
+            vec4 v = vec4(t), kept = v;
             [[dont_unroll]] for (uint k = 0u; k < count; k++) {
                 uint kind = ((k < 6u ? kinds0 : kinds1) >> (ORTVK_CHAIN_KIND_BITS * (k % 6u))) & 31u;
-                v = ortvk_chain_step4(kind, v, kept, r, vec4(0.0), ORTVK_FLOAT(1, p.w, at + k),
+                v = ortvk_chain_step4(kind, v, kept, vec4(r), vec4(0.0), ORTVK_FLOAT(1, p.w, at + k),
                                       ORTVK_FLOAT(1, p.w, at + 12u + k));
             }
             if (last) ORTVK_SET(2, p.y, o, v.x);

@@ -1759,7 +1759,10 @@ static void gen_fusion(dcase *c)
             const char *op = PICK(c, ops);
             float v = chain_scalar(c, k);
             bool left = rp(c, 0.3);
-            if (!strcmp(op, "Div") && left && inexact) c->ill_conditioned = true;
+            /* k / t, t / 0 and t * inf: a last-bit difference near t = 0 becomes NaN (0 / 0, 0 * inf) on one side
+             * and +-inf on the other (seed 145 case 43119: MatMul, Sigmoid, / 0). */
+            bool blows_up = !strcmp(op, "Div") ? left || v == 0 : !strcmp(op, "Mul") && isinf(v);
+            if (blows_up && inexact) c->ill_conditioned = true;
             double m = fabs((double)v);
             if (isfinite(m) && m > 0) {
                 if (!strcmp(op, "Mul") || (!strcmp(op, "Div") && left)) gain *= fmax(1, m);

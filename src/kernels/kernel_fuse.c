@@ -1,5 +1,6 @@
-/* Element-wise fusion, the partition compiler's last step: runs of element-wise kernels become one chain kernel, or
- * the epilogue of the Conv before them (docs/kernels.md, "Fusion"; the steps themselves are kernel_chain.c). */
+/* Element-wise fusion, the partition compiler's step before the MLPs (kernel_mlp.c): runs of element-wise kernels
+ * become one chain kernel, or the epilogue of the Conv before them (docs/kernels.md, "Fusion"; the steps themselves
+ * are kernel_chain.c); and what both passes read of a partition's values. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -107,7 +107,7 @@ static const ortvk_kparams_chain *member_chain(const ortvk_kernel *k)
 }
 
 /* The fused kernel's weights: each member in turn, ORTVK_MLP_HEADER floats (its chain's step operands, alpha, beta),
- * then a layer's weights as they are and its bias, copied on the device. *floats their count. */
+ * then a layer's weights as they are and its bias, copied on the device. */
 static OrtStatus *mlp_upload(ortvk_partition *p, ortvk_stream *stream, const mlp_plan *plan, kconst *w)
 {
     size_t floats = 0;
@@ -230,7 +230,8 @@ typedef struct push_mlp {
     uint32_t dims[ORTVK_MLP_LAYERS + 1];
     uint32_t steps[3 * ORTVK_MLP_LAYERS];
 } push_mlp;
-_Static_assert(offsetof(push_mlp, steps) == 56 && sizeof(push_mlp) <= 128, "push_mlp: kernel_mlp.comp's push constants");
+_Static_assert(offsetof(push_mlp, steps) == 56 && sizeof(push_mlp) <= 128,
+               "push_mlp: kernel_mlp.comp's push constants");
 
 static OrtStatus *mlp_shape(const ortvk_kparams *params, ortvk_krun *run)
 {
@@ -239,8 +240,9 @@ static OrtStatus *mlp_shape(const ortvk_kparams *params, ortvk_krun *run)
     if (x->type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT || x->rank != 2 || x->dims[0] != m->M ||
         x->dims[1] != (int64_t)m->dims[0])
         return ortvk_status(ORT_INVALID_ARGUMENT, "MLP: input of rank %zu, dims [%lld, %lld] (%s): the model says "
-                            "[%lld, %u] float", x->rank, (long long)x->dims[0], (long long)(x->rank > 1 ? x->dims[1] : 0),
-                            ortvk_element_name(x->type), (long long)m->M, m->dims[0]);
+                            "[%lld, %u] float", x->rank, (long long)x->dims[0],
+                            (long long)(x->rank > 1 ? x->dims[1] : 0), ortvk_element_name(x->type), (long long)m->M,
+                            m->dims[0]);
     ortvk_ktensor *y = &run->out[0];
     y->type = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
     y->rank = 2;

@@ -187,7 +187,8 @@ static double max_magnitude(const dc_tensor *t, bool *nonfinite)
     double most = 0;
     *nonfinite = false;
     for (size_t i = 0; t->data && i < t->bytes / onnx_elem_size(t->type); i++) {
-        float v = t->type == ONNX_FLOAT ? ((const float *)t->data)[i] : kc_half_to_float(((const uint16_t *)t->data)[i]);
+        float v = t->type == ONNX_FLOAT ? ((const float *)t->data)[i]
+                                        : kc_half_to_float(((const uint16_t *)t->data)[i]);
         if (isfinite(v)) most = fmax(most, fabs((double)v));
         else *nonfinite = true;
     }
@@ -1622,8 +1623,8 @@ static int mlp_head(dcase *c, int kind, int64_t *out, bool *residual)
 }
 
 /* The head of a fused chain (ortvk runs the chain in its stores): none (the chain alone on x), a pointwise, 3x3 or
- * depthwise Conv, a Gemm or a MatMul with constant weights, a ConvTranspose. Returns the head's output rank and
- * dims in `out`. */
+ * depthwise Conv, a Gemm or a MatMul with constant weights, a ConvTranspose, layers of Gemm and MatMul (mlp_head).
+ * Returns the head's output rank and dims in `out`. */
 static int fusion_head(dcase *c, int head, int64_t *out, bool *residual)
 {
     static const char *const names[] = {"none", "Conv1x1", "Conv3x3", "depthwise", "Gemm", "MatMul",
@@ -1714,9 +1715,9 @@ static double channel_step(dcase *c, int i, const char *prev, const char *out, i
 }
 
 /* A model of a head and up to 7 element-wise steps after it, the kinds ortvk fuses (scalar arithmetic either side,
- * Relu, Clip, the activations, t + x and t * x of the head's result (or of an MLP head's x), Adds and Muls of up to three other inputs of
- * the same shape or broadcast either way, per-channel steps after a ConvTranspose) and sometimes a value in the
- * middle that is also an output (which must stop the fusion). */
+ * Relu, Clip, the activations, t + x and t * x of the head's result (or of an MLP head's x), Adds and Muls of up to
+ * three other inputs of the same shape or broadcast either way, per-channel steps after a ConvTranspose) and
+ * sometimes a value in the middle that is also an output (which must stop the fusion). */
 static void gen_fusion(dcase *c)
 {
     int64_t dims[DC_MAX_RANK];

@@ -176,8 +176,8 @@ const bool ORTVK_CHAIN_Q = (ORTVK_CHAIN_KINDS1 & ORTVK_CHAIN_SECOND) != 0u;
 
 // Each step as its own op computes it: `precise` keeps steps from fusing into multiply-adds; NaN stays NaN through
 // Clip and Relu (and -0 through Relu). t + x and t * x use x, the chain's input or the value a MARK step kept;
-// t + r and t * r the residual r, t + q and t * q the second operand q. Step k of kind `kind` (ortvk_chain_kind),
-// its operands a and b, on t.
+// t + r and t * r the residual r, t + q and t * q the second operand q. One step of kind `kind` (ortvk_chain_kind)
+// with its operands a and b, applied to t_in.
 vec4 ortvk_chain_step4(uint kind, vec4 t_in, inout vec4 kept, vec4 r, vec4 q, float a, float b)
 {
     precise vec4 t = t_in;

@@ -6,7 +6,7 @@
 #include "common.glsl"
 
 layout(push_constant) uniform Push {
-    uvec2 x;  // the first layer's input [M, K0]; also the last chain's residual r
+    uvec2 x;  // the first layer's input [M, K0]; also the last chain's residual r, or its input (SWAPPED)
     uvec2 w;  // each layer in turn: ORTVK_MLP_HEADER floats, its weights, its bias (kernel_mlp.c)
     uvec2 y;  // the last layer's result [M, N]
     uint M, layers;

@@ -1587,13 +1587,13 @@ static int mlp_head(dcase *c, int kind, int64_t *out, bool *residual)
     int layers = (int)rint_(c, 2, 4);
     int64_t m = rp(c, 0.8) ? rint_(c, 1, 4) : rint_(c, 1, 80), k0 = rint_(c, 1, 40), k = k0, x[2] = {m, k0};
     input_of(c, "x", 0, 2, x, kind);
-    char prev[8] = "x";
+    char prev[16] = "x";
     double terms = 1;
     for (int l = 0; l < layers; l++) {
         int64_t n = l == layers - 1 && rp(c, 0.5) ? k0 : rp(c, 0.9) ? rint_(c, 1, 40) : rint_(c, 100, 1100);
         bool matmul = rp(c, 0.3), trans_b = !matmul && rp(c, 0.3);
         int bias = matmul ? 0 : (int)rint_(c, 0, 2);
-        char w[8], b[8], h[8], a[8];
+        char w[16], b[16], h[16], a[16];
         snprintf(w, sizeof(w), "w%d", l), snprintf(b, sizeof(b), "b%d", l);
         snprintf(h, sizeof(h), l == layers - 1 ? "t0" : "m%d", l), snprintf(a, sizeof(a), "a%d", l);
         int64_t wd[2] = {trans_b ? n : k, trans_b ? k : n}, bd[2] = {1, n};

@@ -136,10 +136,15 @@ float ortvk_chain_a[12], ortvk_chain_b[12];
         ortvk_chain_b[k_] = ORTVK_FLOAT(n, ref, 12u + k_); \
     }
 
-// The kind of step k (a specialization constant once k is).
+// The kind of step k of a chain whose kinds are the words kinds0 and kinds1 (ortvk_kchain_spec's).
+uint ortvk_chain_kind_of(uint kinds0, uint kinds1, uint k)
+{
+    return ((k < 6u ? kinds0 : kinds1) >> (ORTVK_CHAIN_KIND_BITS * (k % 6u))) & 31u;
+}
+// The kind of step k of the pipeline's chain (a specialization constant once k is).
 uint ortvk_chain_kind(uint k)
 {
-    return ((k < 6u ? ORTVK_CHAIN_KINDS0 : ORTVK_CHAIN_KINDS1) >> (ORTVK_CHAIN_KIND_BITS * (k % 6u))) & 31u;
+    return ortvk_chain_kind_of(ORTVK_CHAIN_KINDS0, ORTVK_CHAIN_KINDS1, k);
 }
 // Per-channel steps (a ConvTranspose's epilogue): their operands follow the 24 step floats in the chain's buffer, C
 // values each in step order (ADD_C, MUL_C: a; BN_C: scale, B, mean, var, its epsilon the step's a).

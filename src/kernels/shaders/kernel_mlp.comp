@@ -52,8 +52,7 @@ void main()
             if (swapped) t = ORTVK_GET(0, p.x, o);
             vec4 v = vec4(t), kept = v;
             [[dont_unroll]] for (uint k = 0u; k < count; k++) {
-                uint kind = ((k < 6u ? kinds0 : kinds1) >> (ORTVK_CHAIN_KIND_BITS * (k % 6u))) & 31u;
-                v = ortvk_chain_step4(kind, v, kept, vec4(r), vec4(0.0), ORTVK_FLOAT(1, p.w, at + k),
+                v = ortvk_chain_step4(ortvk_chain_kind_of(kinds0, kinds1, k), v, kept, vec4(r), vec4(0.0), ORTVK_FLOAT(1, p.w, at + k),
                                       ORTVK_FLOAT(1, p.w, at + 12u + k));
             }
             if (last) ORTVK_SET(2, p.y, o, v.x);

@@ -52,7 +52,28 @@ struct ortvk_kernel_device {
     pthread_mutex_t lock;      /* guards pipeline creation and `keyed` */
     VkPipeline pipelines[ORTVK_SHADER_COUNT][2][2][ORTVK_KMAX_FN]; /* [shader][float16][texels][fn] */
     keyed_pipeline *keyed;     /* those with further constants (a fused chain's steps) */
+    bool gpu_forms;            /* which forms the ops choose (ortvk_kernel_device_gpu_forms) */
 };
+
+/* The forms a device's kernels take: a GPU's unless the device is a CPU (lavapipe), or as ORTVK_KERNEL_FORMS says
+ * ("gpu" or "cpu": to test each form on any device, or to compare them on one). */
+static OrtStatus *kernel_forms(const ortvk_device *device, bool *gpu)
+{
+    const char *forms = getenv(ORTVK_KERNEL_FORMS_ENV);
+    *gpu = device->caps.props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
+    if (forms == NULL || forms[0] == '\0') return NULL;
+    if (strcmp(forms, "gpu") == 0 || strcmp(forms, "cpu") == 0) {
+        *gpu = forms[0] == 'g';
+        return NULL;
+    }
+    return ortvk_status(ORT_INVALID_ARGUMENT, "%s=\"%.64s\": expected \"gpu\" or \"cpu\"", ORTVK_KERNEL_FORMS_ENV,
+                        forms);
+}
+
+bool ortvk_kernel_device_gpu_forms(const ortvk_kernel_device *kdev)
+{
+    return kdev->gpu_forms;
+}
 
 /* The kernels' state of a device lives in the device's slot while an EP on it lives, so that sessions on a device
  * share its pipelines; it goes with the last EP of its device. */
@@ -64,12 +85,15 @@ OrtStatus *ortvk_kernel_device_get(ortvk_device *device, ortvk_kernel_device **o
         ortvk_device_slot_unlock(device, ORTVK_DEVICE_SLOT_KERNELS, *out);
         return NULL;
     }
-    OrtStatus *status = NULL;
+    bool gpu_forms = false;
+    OrtStatus *status = kernel_forms(device, &gpu_forms);
+    if (status != NULL) goto out;
     ortvk_kernel_device *k = calloc(1, sizeof(*k));
     if (k == NULL) {
         status = ortvk_status(ORT_FAIL, "out of host memory creating the kernel state of device %u", device->index);
         goto out;
     }
+    k->gpu_forms = gpu_forms;
     k->push_descriptor_set =
         (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(device->vk, "vkCmdPushDescriptorSetKHR");
     if (k->push_descriptor_set == NULL) {

@@ -185,6 +185,10 @@ typedef struct ortvk_kpush_reduce {
     uint64_t x, y;
     uint32_t outer, R, inner, fn;
 } ortvk_kpush_reduce;
+/* Records the reduction in the device's form: one invocation an output, or where the device takes GPU forms and
+ * the rows are contiguous and at least ORTVK_KREDUCE_ROW_MIN long, one workgroup a row (kernel_math.c). */
+#define ORTVK_KREDUCE_ROW_MIN 64
+OrtStatus *ortvk_kreduce_dispatch(ortvk_krun *run, const ortvk_kpush_reduce *push);
 
 /* An op's shape function when the output has the input's type and shape (unary ops, Softmax). */
 OrtStatus *ortvk_kshape_same(const ortvk_kparams *params, ortvk_krun *run);
@@ -388,6 +392,11 @@ typedef struct ortvk_kbindings {
     ortvk_ktexels texels[ORTVK_KBINDINGS];           /* bindings 1 (vec4s) and 2 (floats) */
 } ortvk_kbindings;
 void ortvk_kernel_device_bind(ortvk_kernel_device *kdev, VkCommandBuffer cmd, ortvk_kbindings *bindings);
+
+/* Whether ops choose their GPU forms on this device (e.g. a reduction's workgroup a row): not on a CPU device
+ * (lavapipe), where one invocation an output is faster; the environment variable overrides it. */
+#define ORTVK_KERNEL_FORMS_ENV "ORTVK_KERNEL_FORMS"
+bool ortvk_kernel_device_gpu_forms(const ortvk_kernel_device *kdev);
 
 /* Pipeline lookup (created on first use): the shader's float32 variant, or its float16 one, specialized for `fn`,
  * for reading its texel operands as texels (`texels`) or from the storage buffers, and with `spec` (NULL: none). */

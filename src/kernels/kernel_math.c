@@ -512,7 +512,14 @@ static OrtStatus *reduce_record(const ortvk_kparams *params, ortvk_krun *run)
         .inner = (uint32_t)inner,
         .fn = (uint32_t)p->fn,
     };
-    return ortvk_krun_dispatch(run, ORTVK_SHADER_REDUCE, &push, sizeof(push), outer * inner);
+    return ortvk_kreduce_dispatch(run, &push);
+}
+
+OrtStatus *ortvk_kreduce_dispatch(ortvk_krun *run, const ortvk_kpush_reduce *push)
+{
+    bool rows = push->inner == 1 && push->R >= ORTVK_KREDUCE_ROW_MIN && ortvk_kernel_device_gpu_forms(run->kdev);
+    uint64_t invocations = rows ? (uint64_t)push->outer * 64 : (uint64_t)push->outer * push->inner;
+    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_REDUCE, rows ? 1 : 0, push, sizeof(*push), invocations);
 }
 
 /* Whether the node's constant axes are contiguous for its static rank (so reduce_plan cannot fail on them). */

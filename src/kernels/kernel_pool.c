@@ -284,7 +284,19 @@ static OrtStatus *global_record(const ortvk_kparams *params, ortvk_krun *run)
     const ortvk_ktensor *x = &run->in[0], *y = &run->out[0];
     uint32_t spatial = (uint32_t)ortvk_kcount(x->dims + 2, x->rank - 2);
     if (spatial == 0) return ortvk_status(ORT_INVALID_ARGUMENT, "global pool over an empty input");
-    if (x->rank >= 3 && x->rank <= 5) {
+    ortvk_kpush_reduce push = {
+        .x = x->address,
+        .y = y->address,
+        .outer = (uint32_t)y->count,
+        .R = spatial,
+        .inner = 1,
+        .fn = params->pool.kind == ORTVK_POOL_MAX ? 2u : 1u,
+    };
+    /* A GPU's average pool: a workgroup a plane (ortvk_kreduce_dispatch), the sums in its tree order rather than
+     * MLAS's. The max pool keeps MLAS's kernel, whose NaN handling depends on where the NaN lies. */
+    bool rows = params->pool.kind != ORTVK_POOL_MAX && spatial >= ORTVK_KREDUCE_ROW_MIN &&
+                ortvk_kernel_device_gpu_forms(run->kdev);
+    if (x->rank >= 3 && x->rank <= 5 && !rows) {
         /* Every global pool of 1-3 spatial dims runs as a pool whose kernel is the whole input, in passes (the
          * reduce shader walks a window in one loop, which lavapipe cuts short past ~65,535 iterations), in the order
          * of the CPU EP's MLAS global kernel: its max starts from -FLT_MAX, its NaN and its sums of huge values come
@@ -296,15 +308,7 @@ static OrtStatus *global_record(const ortvk_kparams *params, ortvk_krun *run)
         }
         return pool_record(&window, run);
     }
-    ortvk_kpush_reduce push = {
-        .x = x->address,
-        .y = y->address,
-        .outer = (uint32_t)y->count,
-        .R = spatial,
-        .inner = 1,
-        .fn = params->pool.kind == ORTVK_POOL_MAX ? 2u : 1u,
-    };
-    return ortvk_krun_dispatch(run, ORTVK_SHADER_REDUCE, &push, sizeof(push), y->count);
+    return ortvk_kreduce_dispatch(run, &push);
 }
 
 const ortvk_kop ortvk_kops_pool[] = {

@@ -61,6 +61,7 @@ typedef struct dcase {
     double atol; /* the comparison's absolute tolerance (long sums get more) */
     bool ill_conditioned; /* Fusion: a scalar divided by a chained value that is not exact on both sides */
     bool const_huge;      /* a float initializer holds a finite value of magnitude 1e19 or more */
+    bool gpu_forms;       /* ortvk's kernels take their GPU forms on the device (set by the harness, not drawn) */
     onnx_model *model;
     onnx_node *node;
     int n_in; /* graph inputs fed at Run */

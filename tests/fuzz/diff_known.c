@@ -41,6 +41,7 @@ static bool special_input(const dcase *c) { return any_value(c, is_special); }
 static bool is_finite_huge(float v) { return isfinite(v) && fabsf(v) >= 1e19f; }
 /* A finite value of magnitude 1e19 or more in an input, an attribute or a float initializer (weights). */
 static bool finite_huge_value(const dcase *c) { return c->const_huge || any_value(c, is_finite_huge); }
+static bool gpu_forms_finite_huge(const dcase *c) { return c->gpu_forms && finite_huge_value(c); }
 /* float16 with a NaN, infinite, subnormal or 1e19+ float attribute: ortvk refuses the node */
 static bool half_special_attribute(const dcase *c)
 {
@@ -65,7 +66,24 @@ static bool half_reduce_body(const dcase *c)
         if (a != NULL && a->kind == 'i' && a->v[0] != 0 && a->v[0] != 1) return true;
     }
     const dc_attr *axes = dc_get(c, "axes");
-    return c->shapes == 2 && axes != NULL && axes->n > 1;
+    if (axes == NULL || axes->n <= 1) return false;
+    if (c->shapes == 2) return true;
+    /* Axes that are not contiguous once size-1 dims are set aside (ortvk's own refusal; seed 152 case 20223). */
+    const dc_tensor *x = &c->in[0];
+    bool reduced[16] = {false};
+    for (int i = 0; i < axes->n && i < 8; i++) {
+        int64_t a = axes->v[i] < 0 ? axes->v[i] + x->rank : axes->v[i];
+        if (a >= 0 && a < x->rank && a < 16) reduced[a] = true;
+    }
+    int first = -1, last = -1;
+    for (int d = 0; d < x->rank && d < 16; d++) {
+        if (!reduced[d] || x->dims[d] == 1) continue;
+        if (first < 0) first = d;
+        last = d;
+    }
+    for (int d = first + 1; first >= 0 && d < last; d++)
+        if (!reduced[d] && x->dims[d] != 1) return true;
+    return false;
 }
 static bool constant_or_special_input(const dcase *c) { return c->values == DC_VALUES_ONE_SPECIAL || special_input(c); }
 /* a value of magnitude 1e38 or more (FLT_MAX, infinities) */
@@ -83,7 +101,8 @@ const dc_known dc_known_findings[] = {
      "reference: ORT inlines HardSigmoid's float16 function body (beta -FLT_MAX -> -inf: inf - inf = NaN); the float "
      "model 1 (seed 120 case 333)"},
     {"Reduce*", half_reduce_body,
-     "float16, opset 18, an op with a function body, refused by ortvk (flags not 0 or 1, axes of an unknown rank)",
+     "float16, opset 18, an op with a function body, refused by ortvk (flags not 0 or 1, axes of an unknown rank or "
+     "not contiguous)",
      "reference: ortvk refuses the node, ORT runs its function body (ReduceSum, Log), each step rounded to float16; "
      "the reference is the float model, rounded once (ReduceLogSum seed 78 case 1693: 0.6 %, seed 120 case 13623: "
      "0.4 %; ReduceL2 seed 300 case 3611: 65,535 squares overflow float16's sum)"},
@@ -110,6 +129,9 @@ const dc_known dc_known_findings[] = {
      "wrong: no fused multiply-add on lavapipe: a product past FLT_MAX is inf (inf - inf = NaN), MLAS's FMA is not"},
     {"Reduce*", finite_huge_value, "a finite value of 1e19 or more",
      "wrong: sums of +-1e20 and FLT_MAX terms overflow or cancel in another order (beyond any tolerance)"},
+    {"GlobalAveragePool", gpu_forms_finite_huge, "a finite value of 1e19 or more, the kernels in their GPU forms",
+     "wrong: as Reduce*'s: the GPU form sums a plane in its own order, not MLAS's (the CPU form follows MLAS to the "
+     "bit; seed 152, a build with the GPU form for planes of any size: 8 of 1,000 cases)"},
     {"LSTM", finite_huge_value, "a finite value of 1e19 or more (inputs or weights)",
      "wrong: X W^T and H R^T of huge finite terms, as MatMul's; then a saturated gate or NaN"},
     {"GRU", finite_huge_value, "a finite value of 1e19 or more (inputs or weights)", "wrong: as LSTM's"},

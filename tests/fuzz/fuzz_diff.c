@@ -28,6 +28,7 @@
 #include "diff_gen.h"
 #include "diff_known.h"
 #include "kernel_check.h"
+#include "ortvk.h"
 
 /* Verdicts. The first ones are fine; from V_UNCLEAR on they are findings, from V_WRONG on they fail a session (a
  * wrong answer is a different type, shape or value). */
@@ -213,6 +214,16 @@ static int compare(ortapp *app, const dcase *cpu_case, const run_result *want, c
 
 static const char *status_message(ortapp *app, OrtStatus *s) { return s ? app->api->GetErrorMessage(s) : ""; }
 
+/* Whether ortvk's kernels take their GPU forms on `device` (docs/kernels.md, "Forms per device"): as
+ * ORTVK_KERNEL_FORMS says, else unless the device is a CPU. Some sums then run in another order than MLAS's. */
+static bool gpu_forms(ortapp *app, const OrtEpDevice *device)
+{
+    const char *forms = getenv("ORTVK_KERNEL_FORMS");
+    if (forms != NULL && forms[0] != '\0') return strcmp(forms, "gpu") == 0;
+    const char *kind = app->api->GetKeyValue(app->api->EpDevice_EpMetadata(device), ORTVK_META_DEVICE_TYPE);
+    return kind == NULL || strcmp(kind, "cpu") != 0;
+}
+
 /* Runs case `index`: the verdict, how many nodes ran on ortvk, and a one-line detail. */
 static int run_case(ortapp *app, const OrtEpDevice *device, const options *o, long index, size_t *on_ortvk,
                     char *detail, size_t detail_len, dcase *cpu)
@@ -227,6 +238,7 @@ static int run_case(ortapp *app, const OrtEpDevice *device, const options *o, lo
     *on_ortvk = 0;
     detail[0] = '\0';
     dc_build(cpu, o->seed, index, false);
+    cpu->gpu_forms = gpu_forms(app, device);
     if (!o->all) {
         int known = dc_known_match(cpu);
         if (known >= 0) {

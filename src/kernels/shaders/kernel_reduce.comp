@@ -1,5 +1,8 @@
 // Reductions over the middle dim of an (outer, R, inner) view: y[o, i] = reduce over r of x[o, r, i]. The Reduce*
 // ops and the global pools (inner = 1). LogSumExp subtracts the maximum first, as ORT's CPU EP does.
+// Two forms (specialization constant 0): one invocation an output, walking its row in order (CPUs: lavapipe's
+// threads are few and each runs whole workgroups); or, for contiguous rows (inner = 1), one workgroup a row
+// (GPUs: docs/kernels.md, "Forms per device").
 #version 460
 #include "common.glsl"
 
@@ -20,8 +23,89 @@ float reduce_step(float acc, float v, float shift)
     return p.fn == 2u ? max(acc, v) : min(acc, v);
 }
 
+layout(constant_id = 0) const uint ROWS = 0u;
+
+// The workgroup form: invocation t folds the row's elements t, t + 64, t + 128, ... (vec4 t, t + 64, ... where the
+// row is whole vec4s) in order, then the 64 partial results meet in shared memory in a fixed tree: the same sums
+// on every device, whatever its subgroup size. Reads of neighbouring invocations are neighbouring addresses.
+shared float row_partial[64];
+
+const uint HOW_SUM = 0u, HOW_PRODUCT = 1u, HOW_MAX = 2u, HOW_MIN = 3u;
+
+float combine(float a, float b, uint how)
+{
+    if (how == HOW_SUM) return a + b;
+    if (how == HOW_PRODUCT) return a * b;
+    if (ortvk_isnan(a) || ortvk_isnan(b)) return ORTVK_NAN;
+    return how == HOW_MAX ? max(a, b) : min(a, b);
+}
+
+// `v` of every invocation of the workgroup combined; every invocation gets the result.
+float workgroup_combine(float v, uint how)
+{
+    uint t = gl_LocalInvocationID.x;
+    row_partial[t] = v;
+    memoryBarrierShared();
+    barrier();
+    [[unroll]] for (uint s = 32u; s > 0u; s >>= 1u) {
+        if (t < s) row_partial[t] = combine(row_partial[t], row_partial[t + s], how);
+        memoryBarrierShared();
+        barrier();
+    }
+    float r = row_partial[0];
+    barrier(); // every invocation has read it before the next call writes row_partial
+    return r;
+}
+
+void rows_main()
+{
+    uint row = ortvk_index() / 64u, t = gl_LocalInvocationID.x;
+    if (row >= p.outer) return; // a whole workgroup: the barriers stay in uniform control flow
+    uint base = row * p.R;
+    bool vec = p.R % 4u == 0u && p.x.x % 16u == 0u;
+    uint n = vec ? p.R / 4u : p.R;
+    uint mine = t < n ? (n - t + 63u) / 64u : 0u; // this invocation's elements (vec4s)
+    float shift = 0.0;
+    if (p.fn == 8u) {
+        float mx = -ORTVK_INF;
+        ORTVK_FOR(j, 0u, mine) {
+            uint q = t + 64u * j;
+            if (vec) {
+                vec4 v = ORTVK_GET4(0, p.x, base + q * 4u);
+                mx = max(max(max(max(mx, v.x), v.y), v.z), v.w);
+            } else {
+                mx = max(mx, ORTVK_GET(0, p.x, base + q));
+            }
+        }
+        mx = workgroup_combine(mx, HOW_MAX);
+        if (!isinf(mx)) shift = mx;
+    }
+    float acc = p.fn == 2u ? -ORTVK_INF : (p.fn == 3u ? ORTVK_INF : (p.fn == 9u ? 1.0 : 0.0));
+    ORTVK_FOR(j, 0u, mine) {
+        uint q = t + 64u * j;
+        if (vec) {
+            vec4 v = ORTVK_GET4(0, p.x, base + q * 4u);
+            acc = reduce_step(reduce_step(reduce_step(reduce_step(acc, v.x, shift), v.y, shift), v.z, shift), v.w,
+                              shift);
+        } else {
+            acc = reduce_step(acc, ORTVK_GET(0, p.x, base + q), shift);
+        }
+    }
+    acc = workgroup_combine(acc, p.fn == 9u ? HOW_PRODUCT : p.fn == 2u ? HOW_MAX : p.fn == 3u ? HOW_MIN : HOW_SUM);
+    if (t != 0u) return;
+    if (p.fn == 1u) acc = acc / float(p.R);
+    else if (p.fn == 5u) acc = sqrt(acc);
+    else if (p.fn == 7u) acc = ortvk_log(acc);
+    else if (p.fn == 8u) acc = ortvk_log(acc) + shift;
+    ORTVK_SET(1, p.y, row, acc);
+}
+
 void main()
 {
+    if (ROWS != 0u) {
+        rows_main();
+        return;
+    }
     uint i = ortvk_index();
     if (i >= p.outer * p.inner) return;
     uint o = i / p.inner, in_ = i % p.inner;

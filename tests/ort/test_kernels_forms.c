@@ -1,0 +1,279 @@
+/* The forms ortvk's kernels take per device (ORTVK_KERNEL_FORMS; docs/kernels.md, "Forms per device"), each tested
+ * on whatever device runs the suite: the reductions and GlobalAveragePool as one invocation an output (CPU devices)
+ * and as one workgroup a row (GPUs). Each form is checked to be the one that ran, through a row whose sum depends
+ * on the order (2^24 then 255 ones: in order each 1 is lost), against a host emulation of that form's order bit
+ * for bit; and every case against ORT's CPU EP within ONNX's tolerance, NaN and infinities included. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel_check.h"
+#include "ortvk.h"
+
+#define FORMS_ENV "ORTVK_KERNEL_FORMS"
+
+/* y = op(x) over the last axis (keepdims 1), or GlobalAveragePool when `op` says so. */
+static onnx_model *reduce_model(const char *op, int rank, const int64_t *dims)
+{
+    onnx_model *m = onnx_model_new(18);
+    onnx_model_add_input(m, "x", ONNX_FLOAT, rank, dims);
+    onnx_model_add_output(m, "y", ONNX_FLOAT, -1, NULL);
+    const char *in[2] = {"x", "axes"}, *out[1] = {"y"};
+    bool global = strcmp(op, "GlobalAveragePool") == 0;
+    if (!global) {
+        int64_t axes[1] = {rank - 1}, one = 1;
+        onnx_model_add_initializer(m, "axes", ONNX_INT64, 1, &one, axes, sizeof(axes));
+    }
+    onnx_model_add_node(m, op, in, global ? 1 : 2, out, 1);
+    return m;
+}
+
+/* Runs `m` (freed) on x: on ortvk with the given forms (every node there), or on the CPU EP when `forms` is NULL.
+ * The output's values (malloc'd, *count of them), or NULL after a FAIL line. */
+static float *run(ortapp *app, const OrtEpDevice *device, const char *forms, onnx_model *m, const float *x, int rank,
+                  const int64_t *dims, size_t *count)
+{
+    const OrtApi *api = app->api;
+    uint8_t *model = NULL;
+    size_t len = 0;
+    *count = 0;
+    if (!test_model_serialize(m, "reduce model", &model, &len)) return NULL;
+    /* The kernels' state, and with it the forms, is made with a device's first session and read from the
+     * environment then: each session here is the only one open. */
+    if (forms) setenv(FORMS_ENV, forms, 1);
+    OrtStatus *error = NULL;
+    OrtSession *s = kc_session(app, forms ? device : NULL, model, len, forms != NULL, false, &error);
+    unsetenv(FORMS_ENV);
+    free(model);
+    if (!CHECK(s != NULL, "session (forms %s): %s", forms ? forms : "CPU EP", error ? api->GetErrorMessage(error) : "")) {
+        if (error) api->ReleaseStatus(error);
+        return NULL;
+    }
+    size_t n = 1;
+    for (int i = 0; i < rank; i++) n *= (size_t)dims[i];
+    OrtValue *in = test_host_tensor(app, (float *)x, n, rank, dims), *y = NULL;
+    const char *in_names[] = {"x"}, *out_names[] = {"y"};
+    ORT_OK(app, api->Run(s, NULL, in_names, (const OrtValue *const *)&in, 1, out_names, 1, &y));
+    size_t bytes = 0;
+    float *result = y ? kc_host_data(app, y, &bytes) : NULL;
+    *count = bytes / sizeof(float);
+    if (y) api->ReleaseValue(y);
+    api->ReleaseValue(in);
+    api->ReleaseSession(s);
+    return result;
+}
+
+static bool close_to(float want, float got)
+{
+    if (isnan(want) || isnan(got)) return isnan(want) && isnan(got);
+    if (isinf(want) || isinf(got)) return want == got;
+    return fabs((double)want - (double)got) <= 1e-5 + 1e-4 * fabs((double)want);
+}
+
+/* The sum of a row as one invocation adds it: in order (x[0] + x[1] + ...). */
+static float sum_in_order(const float *x, size_t n)
+{
+    float acc = 0.0f;
+    for (size_t i = 0; i < n; i++) acc += x[i];
+    return acc;
+}
+
+/* The sum of a row as a workgroup of 64 adds it (kernel_reduce.comp's rows form): invocation t adds vec4 t,
+ * t + 64, ... in order (a row of whole vec4s at a 16-byte offset), its lanes in order, then the 64 results meet in
+ * a tree, partial[t] += partial[t + s] for s = 32, 16, ..., 1. */
+static float sum_as_rows(const float *x, size_t n)
+{
+    float partial[64];
+    size_t vec4s = n / 4;
+    for (size_t t = 0; t < 64; t++) {
+        float acc = 0.0f;
+        for (size_t q = t; q < vec4s; q += 64) acc = (((acc + x[4 * q]) + x[4 * q + 1]) + x[4 * q + 2]) + x[4 * q + 3];
+        partial[t] = acc;
+    }
+    for (size_t s = 32; s > 0; s >>= 1) {
+        for (size_t t = 0; t < s; t++) partial[t] += partial[t + s];
+    }
+    return partial[0];
+}
+
+/* Which form ran, told by the order of a sum: rows of 256, the first 2^24 then ones, the second ordinary values.
+ * ReduceSum must equal the host's emulation of the form's order to the bit; both rows within tolerance of the CPU
+ * EP. */
+static void order_case(ortapp *app, const OrtEpDevice *device, const char *forms, bool rows)
+{
+    const int64_t dims[2] = {2, 256};
+    float x[512];
+    for (int i = 0; i < 512; i++) x[i] = i < 256 ? (i == 0 ? 16777216.0f : 1.0f) : (float)((i * 37) % 101) * 0.25f;
+    size_t wn = 0, gn = 0;
+    float *want = run(app, device, NULL, reduce_model("ReduceSum", 2, dims), x, 2, dims, &wn);
+    float *got = run(app, device, forms, reduce_model("ReduceSum", 2, dims), x, 2, dims, &gn);
+    if (CHECK(want && got && wn == 2 && gn == 2, "ReduceSum (forms %s): outputs of %zu and %zu values", forms, wn,
+              gn)) {
+        float order = rows ? sum_as_rows(x, 256) : sum_in_order(x, 256);
+        CHECK(memcmp(&order, &got[0], sizeof(float)) == 0,
+              "ReduceSum (forms %s): 2^24 + 255 ones gives %.9g, the %s form's order %.9g", forms, got[0],
+              rows ? "workgroup" : "invocation", order);
+        CHECK(close_to(want[0], got[0]) && close_to(want[1], got[1]),
+              "ReduceSum (forms %s): %.9g, %.9g where the CPU EP gives %.9g, %.9g", forms, got[0], got[1], want[0],
+              want[1]);
+        printf("ReduceSum of 2^24 and 255 ones, forms %-4s %.9g (in order %.9g, exact 16777471, CPU EP %.9g)\n",
+               forms, got[0], sum_in_order(x, 256), want[0]);
+    }
+    free(want);
+    free(got);
+}
+
+/* GlobalAveragePool over 16x16 planes, the first 2^24 then ones: the invocation form follows MLAS's global kernel
+ * to the bit; the workgroup form adds in its own order (the host's emulation, then / 256). */
+static void pool_case(ortapp *app, const OrtEpDevice *device, const char *forms, bool rows)
+{
+    const int64_t dims[4] = {1, 3, 16, 16};
+    float x[768];
+    for (int i = 0; i < 768; i++) x[i] = i == 0 ? 16777216.0f : i < 256 ? 1.0f : (float)((i * 53) % 97) * -0.5f;
+    size_t wn = 0, gn = 0;
+    float *want = run(app, device, NULL, reduce_model("GlobalAveragePool", 4, dims), x, 4, dims, &wn);
+    float *got = run(app, device, forms, reduce_model("GlobalAveragePool", 4, dims), x, 4, dims, &gn);
+    if (CHECK(want && got && wn == 3 && gn == 3, "GlobalAveragePool (forms %s): outputs of %zu and %zu values",
+              forms, wn, gn)) {
+        float expect = rows ? sum_as_rows(x, 256) / 256.0f : want[0];
+        CHECK(memcmp(&expect, &got[0], sizeof(float)) == 0,
+              "GlobalAveragePool (forms %s): plane 0 gives %.9g where the %s form gives %.9g", forms, got[0],
+              rows ? "workgroup" : "invocation (MLAS's order)", expect);
+        for (int c = 0; c < 3; c++)
+            CHECK(close_to(want[c], got[c]), "GlobalAveragePool (forms %s): plane %d %.9g, CPU EP %.9g", forms, c,
+                  got[c], want[c]);
+    }
+    free(want);
+    free(got);
+}
+
+/* Every reduction the workgroup form takes, rows of whole vec4s (300) and not (301), NaN, infinities and huge
+ * values among them, against the CPU EP. A reduction over a middle axis stays one invocation an output. */
+static void ops_case(ortapp *app, const OrtEpDevice *device, const char *forms)
+{
+    static const char *const ops[] = {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceL1", "ReduceL2",
+                                      "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp", "ReduceProd"};
+    for (int len = 300; len <= 301; len++) {
+        const int64_t dims[2] = {6, len};
+        float *x = malloc(6 * (size_t)len * sizeof(float));
+        for (int r = 0; r < 6; r++) {
+            for (int i = 0; i < len; i++) {
+                float v = 0.5f + (float)((r * 131 + i * 29) % 61) / 64.0f; /* (0.5, 1.45): products stay finite */
+                if (r == 1 && i == 200) v = NAN;                          /* a NaN late in the row */
+                if (r == 2 && i == 7) v = INFINITY;
+                if (r == 3 && i == 150) v = -INFINITY;
+                if (r == 4) v = i % 2 ? 80.0f : -3.0f;                    /* exp(80) overflows unless shifted */
+                x[r * len + i] = v;
+            }
+        }
+        for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
+            size_t wn = 0, gn = 0;
+            float *want = run(app, device, NULL, reduce_model(ops[k], 2, dims), x, 2, dims, &wn);
+            float *got = run(app, device, forms, reduce_model(ops[k], 2, dims), x, 2, dims, &gn);
+            if (CHECK(want && got && wn == 6 && gn == 6, "%s over %d (forms %s): %zu and %zu values", ops[k], len,
+                      forms, wn, gn)) {
+                for (int r = 0; r < 6; r++) {
+                    /* Max and Min over a NaN: NaN by ortvk's choice (docs/kernels.md), where the CPU EP keeps or
+                     * drops it by its place in the row. */
+                    bool nan_by_choice = r == 1 && (strstr(ops[k], "Max") != NULL || strstr(ops[k], "Min") != NULL);
+                    CHECK(nan_by_choice ? isnan(got[r]) : close_to(want[r], got[r]),
+                          "%s over %d (forms %s), row %d: %.9g where the CPU EP gives %.9g", ops[k], len, forms, r,
+                          got[r], want[r]);
+                }
+            }
+            free(want);
+            free(got);
+        }
+        free(x);
+    }
+    /* Axis 1 of [2, 100, 3]: strided rows. */
+    const int64_t dims[3] = {2, 100, 3};
+    float x[600];
+    for (int i = 0; i < 600; i++) x[i] = (float)((i * 17) % 23) - 11.0f;
+    onnx_model *models[2];
+    for (int k = 0; k < 2; k++) {
+        models[k] = onnx_model_new(18);
+        onnx_model_add_input(models[k], "x", ONNX_FLOAT, 3, dims);
+        onnx_model_add_output(models[k], "y", ONNX_FLOAT, -1, NULL);
+        int64_t axes[1] = {1}, one = 1;
+        onnx_model_add_initializer(models[k], "axes", ONNX_INT64, 1, &one, axes, sizeof(axes));
+        const char *in[2] = {"x", "axes"}, *out[1] = {"y"};
+        onnx_model_add_node(models[k], "ReduceMean", in, 2, out, 1);
+    }
+    size_t wn = 0, gn = 0;
+    float *want = run(app, device, NULL, models[0], x, 3, dims, &wn);
+    float *got = run(app, device, forms, models[1], x, 3, dims, &gn);
+    if (CHECK(want && got && wn == 6 && gn == 6, "ReduceMean over a middle axis (forms %s)", forms)) {
+        for (int i = 0; i < 6; i++)
+            CHECK(close_to(want[i], got[i]), "ReduceMean over a middle axis (forms %s) [%d]: %.9g, CPU EP %.9g",
+                  forms, i, got[i], want[i]);
+    }
+    free(want);
+    free(got);
+    printf("forms %-4s: 10 reductions over rows of 300 and 301 and a middle axis agree with the CPU EP\n", forms);
+}
+
+int main(void)
+{
+    ortapp app;
+    const OrtEpDevice *device;
+    test_open(&app, &device);
+    unsetenv("ORTVK_PROFILE");
+    const char *kind = app.api->GetKeyValue(app.api->EpDevice_EpMetadata(device), ORTVK_META_DEVICE_TYPE);
+    bool cpu_device = kind != NULL && strcmp(kind, "cpu") == 0;
+    const char *saved = getenv(FORMS_ENV);
+    if (saved) printf("note: %s=%s in the environment; this test sets it per session\n", FORMS_ENV, saved);
+    order_case(&app, device, "cpu", false);
+    order_case(&app, device, "gpu", true);
+    pool_case(&app, device, "cpu", false);
+    pool_case(&app, device, "gpu", true);
+    ops_case(&app, device, "cpu");
+    ops_case(&app, device, "gpu");
+
+    /* With no setting, a CPU device (lavapipe) takes the CPU forms, any other its GPU forms. */
+    const int64_t dims[2] = {1, 256};
+    float x[256];
+    for (int i = 0; i < 256; i++) x[i] = i == 0 ? 16777216.0f : 1.0f;
+    onnx_model *m = reduce_model("ReduceSum", 2, dims);
+    uint8_t *model = NULL;
+    size_t len = 0;
+    if (test_model_serialize(m, "reduce model", &model, &len)) {
+        unsetenv(FORMS_ENV);
+        OrtStatus *error = NULL;
+        OrtSession *s = kc_session(&app, device, model, len, true, false, &error);
+        if (CHECK(s != NULL, "session with the device's own forms")) {
+            OrtValue *in = test_host_tensor(&app, x, 256, 2, dims), *y = NULL;
+            const char *in_names[] = {"x"}, *out_names[] = {"y"};
+            ORT_OK(&app, app.api->Run(s, NULL, in_names, (const OrtValue *const *)&in, 1, out_names, 1, &y));
+            size_t bytes = 0;
+            float *got = y ? kc_host_data(&app, y, &bytes) : NULL;
+            float expect = cpu_device ? sum_in_order(x, 256) : sum_as_rows(x, 256);
+            CHECK(got && bytes == 4 && memcmp(got, &expect, 4) == 0, "a %s device's own forms: %.9g, expected %.9g",
+                  kind ? kind : "?", got ? got[0] : NAN, expect);
+            printf("a %s device takes its %s forms by itself\n", kind ? kind : "?", cpu_device ? "CPU" : "GPU");
+            free(got);
+            if (y) app.api->ReleaseValue(y);
+            app.api->ReleaseValue(in);
+            app.api->ReleaseSession(s);
+        }
+        if (error) app.api->ReleaseStatus(error);
+        free(model);
+    }
+
+    /* A setting that is neither fails the session, naming the variable and the value. */
+    m = reduce_model("ReduceSum", 2, dims);
+    if (test_model_serialize(m, "reduce model", &model, &len)) {
+        setenv(FORMS_ENV, "fast", 1);
+        OrtStatus *error = NULL;
+        OrtSession *s = kc_session(&app, device, model, len, true, false, &error);
+        unsetenv(FORMS_ENV);
+        const char *msg = error ? app.api->GetErrorMessage(error) : "";
+        CHECK(s == NULL && strstr(msg, FORMS_ENV) && strstr(msg, "fast"), "%s=fast: session %p, error \"%s\"",
+              FORMS_ENV, (void *)s, msg);
+        if (s) app.api->ReleaseSession(s);
+        if (error) app.api->ReleaseStatus(error);
+        free(model);
+    }
+    if (saved) setenv(FORMS_ENV, saved, 1);
+    return test_finish(&app, "test_kernels_forms");
+}

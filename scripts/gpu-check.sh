@@ -83,7 +83,8 @@ ORTVK_VALIDATION=0 timeout 75 ./$build/ortvk-bench --compare-model .cache/models
 
 section "the detector with the CPU forms of the kernels (ORTVK_KERNEL_FORMS=cpu), to compare with the GPU's own above"
 ORTVK_VALIDATION=0 ORTVK_KERNEL_FORMS=cpu timeout 50 ./$build/ortvk-bench --compare-model \
-  .cache/models/ch_PP-OCRv4_det_infer.onnx --compare-sizes 640x640 --compare-frames 5 --threads "$(nproc)" 2>&1 | tail -4
+  .cache/models/ch_PP-OCRv4_det_infer.onnx --compare-sizes 640x640 --compare-frames 5 --threads "$(nproc)" 2>&1 |
+  tail -4
 
 section "demo"
 ORTVK_VALIDATION=0 timeout 40 ./$build/ortvk-demo --model .cache/models/ch_PP-OCRv4_det_infer.onnx --size 640x640 --out $build/demo-out 2>&1 | tail -25

@@ -163,6 +163,10 @@ static OrtStatus *resize_plan(const ortvk_kparams_resize *params, const ortvk_kr
             out[d] = (int64_t)o;
         } else {
             if (p->sizes[d] < 0) return ortvk_status(ORT_INVALID_ARGUMENT, "Resize: negative size");
+            /* The CPU EP makes sizes scales and rejects a scale of 0 (ScalesValidation) rather than answer empty. */
+            if (p->sizes[d] == 0 && x->dims[d] > 0)
+                return ortvk_status(ORT_INVALID_ARGUMENT, "Resize: sizes[%d] = 0 on a dim of %lld (a scale of 0)", d,
+                                    (long long)x->dims[d]);
             out[d] = p->sizes[d];
             scale[d] = x->dims[d] == 0 ? 1.0f : (float)p->sizes[d] / (float)x->dims[d];
         }

@@ -1249,6 +1249,16 @@ static void resize_specials(ortapp *app, const OrtEpDevice *device)
         onnx_node_attr_string(r, "mode", rejected[k].mode);
         run_case(app, device, &e);
     }
+    /* Sizes with a 0: the CPU EP makes them a scale of 0 and fails the run on it; ortvk answered an empty tensor
+     * (fuzz seed 155 case 5895). */
+    edge_case z;
+    start(&z, "Resize nearest to sizes [1, 2, 0, 4] (a scale of 0)", 19, 4, x);
+    z.fails = true;
+    z.message = "sizes[2] = 0";
+    const int64_t sizes[4] = {1, 2, 0, 4};
+    onnx_model_add_initializer(z.m, "sizes", ONNX_INT64, 1, four, sizes, sizeof(sizes));
+    node(&z, "Resize", 4, (const char *[]){"x", "", "", "sizes"});
+    run_case(app, device, &z);
 }
 
 /* Pools whose pads are as large as the kernel: ORT's CPU EP rejects them ("Pad should be smaller than kernel");

@@ -45,7 +45,8 @@ static float *run(ortapp *app, const OrtEpDevice *device, const char *forms, onn
     OrtSession *s = kc_session(app, forms ? device : NULL, model, len, forms != NULL, false, &error);
     unsetenv(FORMS_ENV);
     free(model);
-    if (!CHECK(s != NULL, "session (forms %s): %s", forms ? forms : "CPU EP", error ? api->GetErrorMessage(error) : "")) {
+    const char *msg = error ? api->GetErrorMessage(error) : "";
+    if (!CHECK(s != NULL, "session (forms %s): %s", forms ? forms : "CPU EP", msg)) {
         if (error) api->ReleaseStatus(error);
         return NULL;
     }

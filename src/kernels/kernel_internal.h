@@ -186,7 +186,8 @@ typedef struct ortvk_kpush_reduce {
     uint32_t outer, R, inner, fn;
 } ortvk_kpush_reduce;
 /* Records the reduction in the device's form: one invocation an output, or where the device takes GPU forms and
- * the rows are contiguous and at least ORTVK_KREDUCE_ROW_MIN long, one workgroup a row (kernel_math.c). */
+ * the rows are contiguous and at least ORTVK_KREDUCE_ROW_MIN long, one workgroup a row (kernel_math.c; Softmax
+ * chooses its form by the same rule). */
 #define ORTVK_KREDUCE_ROW_MIN 64
 OrtStatus *ortvk_kreduce_dispatch(ortvk_krun *run, const ortvk_kpush_reduce *push);
 

@@ -340,7 +340,10 @@ static OrtStatus *softmax_record(const ortvk_kparams *params, ortvk_krun *run)
         .inner = (uint32_t)inner,
         .log = p->log ? 1u : 0u,
     };
-    return ortvk_krun_dispatch(run, ORTVK_SHADER_SOFTMAX, &push, sizeof(push), outer * inner);
+    /* A GPU's form: a workgroup a row of contiguous elements (kernel_internal.h, ORTVK_KREDUCE_ROW_MIN). */
+    bool rows = inner == 1 && len >= ORTVK_KREDUCE_ROW_MIN && ortvk_kernel_device_gpu_forms(run->kdev);
+    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_SOFTMAX, rows ? 1 : 0, &push, sizeof(push),
+                                  rows ? (uint64_t)outer * 64 : outer * inner);
 }
 
 /* ---- reductions ----------------------------------------------------------------------------------------- */

@@ -1,8 +1,9 @@
 /* The forms ortvk's kernels take per device (ORTVK_KERNEL_FORMS; docs/kernels.md, "Forms per device"), each tested
- * on whatever device runs the suite: the reductions and GlobalAveragePool as one invocation an output (CPU devices)
- * and as one workgroup a row (GPUs). Each form is checked to be the one that ran, through a row whose sum depends
- * on the order (2^24 then 255 ones: in order each 1 is lost), against a host emulation of that form's order bit
- * for bit; and every case against ORT's CPU EP within ONNX's tolerance, NaN and infinities included. */
+ * on whatever device runs the suite: the reductions, Softmax and GlobalAveragePool as one invocation an output (CPU
+ * devices) and as one workgroup a row (GPUs). Each form is checked to be the one that ran, through rows whose sums
+ * depend on the order (2^24 then 255 ones: in order each 1 is lost), against a host emulation of that form's order
+ * bit for bit where it can; and every case against ORT's CPU EP within ONNX's tolerance, NaN and infinities
+ * included. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,19 +13,19 @@
 
 #define FORMS_ENV "ORTVK_KERNEL_FORMS"
 
-/* y = op(x) over the last axis (keepdims 1), or GlobalAveragePool when `op` says so. */
+/* y = op(x) over the last axis (a Reduce* op, keepdims 1, or Softmax, LogSoftmax), or GlobalAveragePool. */
 static onnx_model *reduce_model(const char *op, int rank, const int64_t *dims)
 {
     onnx_model *m = onnx_model_new(18);
     onnx_model_add_input(m, "x", ONNX_FLOAT, rank, dims);
     onnx_model_add_output(m, "y", ONNX_FLOAT, -1, NULL);
     const char *in[2] = {"x", "axes"}, *out[1] = {"y"};
-    bool global = strcmp(op, "GlobalAveragePool") == 0;
-    if (!global) {
+    bool global = strcmp(op, "GlobalAveragePool") == 0, softmax = strstr(op, "Softmax") != NULL;
+    if (!global && !softmax) {
         int64_t axes[1] = {rank - 1}, one = 1;
         onnx_model_add_initializer(m, "axes", ONNX_INT64, 1, &one, axes, sizeof(axes));
     }
-    onnx_model_add_node(m, op, in, global ? 1 : 2, out, 1);
+    onnx_model_add_node(m, op, in, global || softmax ? 1 : 2, out, 1); /* Softmax-13: the last axis */
     return m;
 }
 
@@ -148,12 +149,37 @@ static void pool_case(ortapp *app, const OrtEpDevice *device, const char *forms,
     free(got);
 }
 
+/* Softmax over a row of 0 then 255 values of -17: each exp(-17) is below half an ULP of 1, so the sum in order is
+ * exactly 1 and the 0's output exactly 1; the workgroup form adds the small terms first and gives less than 1. */
+static void softmax_order_case(ortapp *app, const OrtEpDevice *device, const char *forms, bool rows)
+{
+    const int64_t dims[2] = {1, 256};
+    float x[256];
+    for (int i = 0; i < 256; i++) x[i] = i == 0 ? 0.0f : -17.0f;
+    size_t wn = 0, gn = 0;
+    float *want = run(app, device, NULL, reduce_model("Softmax", 2, dims), x, 2, dims, &wn);
+    float *got = run(app, device, forms, reduce_model("Softmax", 2, dims), x, 2, dims, &gn);
+    if (CHECK(want && got && wn == 256 && gn == 256, "Softmax (forms %s): %zu and %zu values", forms, wn, gn)) {
+        CHECK(rows ? got[0] < 1.0f : got[0] == 1.0f, "Softmax (forms %s): y[0] = %.9g, the %s form's order gives %s",
+              forms, got[0], rows ? "workgroup" : "invocation", rows ? "less than 1" : "1");
+        for (int i = 0; i < 256; i++)
+            if (!CHECK(close_to(want[i], got[i]), "Softmax (forms %s) [%d]: %.9g, CPU EP %.9g", forms, i, got[i],
+                       want[i]))
+                break;
+        printf("Softmax of 0 and 255 values of -17, forms %-4s y[0] = %.9g (CPU EP %.9g)\n", forms, got[0], want[0]);
+    }
+    free(want);
+    free(got);
+}
+
 /* Every reduction the workgroup form takes, rows of whole vec4s (300) and not (301), NaN, infinities and huge
  * values among them, against the CPU EP. A reduction over a middle axis stays one invocation an output. */
 static void ops_case(ortapp *app, const OrtEpDevice *device, const char *forms)
 {
-    static const char *const ops[] = {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceL1", "ReduceL2",
-                                      "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp", "ReduceProd"};
+    static const char *const ops[] = {"ReduceSum",    "ReduceMean",      "ReduceMax",       "ReduceMin",
+                                      "ReduceL1",     "ReduceL2",        "ReduceSumSquare", "ReduceLogSum",
+                                      "ReduceLogSumExp", "ReduceProd",   "Softmax",         "LogSoftmax"};
+    const size_t n_ops = sizeof(ops) / sizeof(ops[0]);
     for (int len = 300; len <= 301; len++) {
         const int64_t dims[2] = {6, len};
         float *x = malloc(6 * (size_t)len * sizeof(float));
@@ -167,20 +193,21 @@ static void ops_case(ortapp *app, const OrtEpDevice *device, const char *forms)
                 x[r * len + i] = v;
             }
         }
-        for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
-            size_t wn = 0, gn = 0;
+        for (size_t k = 0; k < n_ops; k++) {
+            size_t wn = 0, gn = 0, per_row = strstr(ops[k], "Softmax") ? (size_t)len : 1;
             float *want = run(app, device, NULL, reduce_model(ops[k], 2, dims), x, 2, dims, &wn);
             float *got = run(app, device, forms, reduce_model(ops[k], 2, dims), x, 2, dims, &gn);
-            if (CHECK(want && got && wn == 6 && gn == 6, "%s over %d (forms %s): %zu and %zu values", ops[k], len,
-                      forms, wn, gn)) {
-                for (int r = 0; r < 6; r++) {
+            if (CHECK(want && got && wn == 6 * per_row && gn == wn, "%s over %d (forms %s): %zu and %zu values",
+                      ops[k], len, forms, wn, gn)) {
+                size_t bad = 0, first = 0;
+                for (size_t i = 0; i < wn; i++) {
                     /* Max and Min over a NaN: NaN by ortvk's choice (docs/kernels.md), where the CPU EP keeps or
                      * drops it by its place in the row. */
-                    bool nan_by_choice = r == 1 && (strstr(ops[k], "Max") != NULL || strstr(ops[k], "Min") != NULL);
-                    CHECK(nan_by_choice ? isnan(got[r]) : close_to(want[r], got[r]),
-                          "%s over %d (forms %s), row %d: %.9g where the CPU EP gives %.9g", ops[k], len, forms, r,
-                          got[r], want[r]);
+                    bool nan_by_choice = i / per_row == 1 && (strstr(ops[k], "Max") || strstr(ops[k], "Min"));
+                    if (!(nan_by_choice ? isnan(got[i]) : close_to(want[i], got[i])) && bad++ == 0) first = i;
                 }
+                CHECK(bad == 0, "%s over %d (forms %s): %zu values differ, first [%zu]: %.9g where the CPU EP gives "
+                      "%.9g", ops[k], len, forms, bad, first, got[first], want[first]);
             }
             free(want);
             free(got);
@@ -211,7 +238,8 @@ static void ops_case(ortapp *app, const OrtEpDevice *device, const char *forms)
     }
     free(want);
     free(got);
-    printf("forms %-4s: 10 reductions over rows of 300 and 301 and a middle axis agree with the CPU EP\n", forms);
+    printf("forms %-4s: 10 reductions, Softmax and LogSoftmax over rows of 300 and 301, and a reduction over a "
+           "middle axis agree with the CPU EP\n", forms);
 }
 
 int main(void)
@@ -228,6 +256,8 @@ int main(void)
     order_case(&app, device, "gpu", true);
     pool_case(&app, device, "cpu", false);
     pool_case(&app, device, "gpu", true);
+    softmax_order_case(&app, device, "cpu", false);
+    softmax_order_case(&app, device, "gpu", true);
     ops_case(&app, device, "cpu");
     ops_case(&app, device, "gpu");
 

@@ -5,6 +5,7 @@
 // (GPUs: docs/kernels.md, "Forms per device").
 #version 460
 #include "common.glsl"
+#include "rows.glsl"
 
 layout(push_constant) uniform Push {
     uvec2 x, y;
@@ -26,37 +27,7 @@ float reduce_step(float acc, float v, float shift)
 layout(constant_id = 0) const uint ROWS = 0u;
 
 // The workgroup form: invocation t folds the row's elements t, t + 64, t + 128, ... (vec4 t, t + 64, ... where the
-// row is whole vec4s) in order, then the 64 partial results meet in shared memory in a fixed tree: the same sums
-// on every device, whatever its subgroup size. Reads of neighbouring invocations are neighbouring addresses.
-shared float row_partial[64];
-
-const uint HOW_SUM = 0u, HOW_PRODUCT = 1u, HOW_MAX = 2u, HOW_MIN = 3u;
-
-float combine(float a, float b, uint how)
-{
-    if (how == HOW_SUM) return a + b;
-    if (how == HOW_PRODUCT) return a * b;
-    if (ortvk_isnan(a) || ortvk_isnan(b)) return ORTVK_NAN;
-    return how == HOW_MAX ? max(a, b) : min(a, b);
-}
-
-// `v` of every invocation of the workgroup combined; every invocation gets the result.
-float workgroup_combine(float v, uint how)
-{
-    uint t = gl_LocalInvocationID.x;
-    row_partial[t] = v;
-    memoryBarrierShared();
-    barrier();
-    [[unroll]] for (uint s = 32u; s > 0u; s >>= 1u) {
-        if (t < s) row_partial[t] = combine(row_partial[t], row_partial[t + s], how);
-        memoryBarrierShared();
-        barrier();
-    }
-    float r = row_partial[0];
-    barrier(); // every invocation has read it before the next call writes row_partial
-    return r;
-}
-
+// row is whole vec4s) in order, then rows.glsl's tree. Reads of neighbouring invocations are neighbouring addresses.
 void rows_main()
 {
     uint row = ortvk_index() / 64u, t = gl_LocalInvocationID.x;
@@ -64,7 +35,7 @@ void rows_main()
     uint base = row * p.R;
     bool vec = p.R % 4u == 0u && p.x.x % 16u == 0u;
     uint n = vec ? p.R / 4u : p.R;
-    uint mine = t < n ? (n - t + 63u) / 64u : 0u; // this invocation's elements (vec4s)
+    uint mine = ortvk_row_share(n, t);
     float shift = 0.0;
     if (p.fn == 8u) {
         float mx = -ORTVK_INF;
@@ -77,7 +48,7 @@ void rows_main()
                 mx = max(mx, ORTVK_GET(0, p.x, base + q));
             }
         }
-        mx = workgroup_combine(mx, HOW_MAX);
+        mx = ortvk_row_reduce(mx, ORTVK_ROW_MAX);
         if (!isinf(mx)) shift = mx;
     }
     float acc = p.fn == 2u ? -ORTVK_INF : (p.fn == 3u ? ORTVK_INF : (p.fn == 9u ? 1.0 : 0.0));
@@ -91,7 +62,10 @@ void rows_main()
             acc = reduce_step(acc, ORTVK_GET(0, p.x, base + q), shift);
         }
     }
-    acc = workgroup_combine(acc, p.fn == 9u ? HOW_PRODUCT : p.fn == 2u ? HOW_MAX : p.fn == 3u ? HOW_MIN : HOW_SUM);
+    acc = ortvk_row_reduce(acc, p.fn == 9u   ? ORTVK_ROW_PRODUCT
+                                : p.fn == 2u ? ORTVK_ROW_MAX
+                                : p.fn == 3u ? ORTVK_ROW_MIN
+                                             : ORTVK_ROW_SUM);
     if (t != 0u) return;
     if (p.fn == 1u) acc = acc / float(p.R);
     else if (p.fn == 5u) acc = sqrt(acc);

@@ -1,15 +1,44 @@
-// Softmax and LogSoftmax along the middle dim of an (outer, len, inner) view, one invocation per row:
-// y = exp(x - max) / sum exp(x - max), or x - max - log(sum).
+// Softmax and LogSoftmax along the middle dim of an (outer, len, inner) view: y = exp(x - max) / sum exp(x - max), or
+// x - max - log(sum). One invocation a row, or (specialization constant 0, rows of contiguous elements on a GPU:
+// docs/kernels.md, "Forms per device") one workgroup a row, its maximum and sum found with rows.glsl's tree.
 #version 460
 #include "common.glsl"
+#include "rows.glsl"
 
 layout(push_constant) uniform Push {
     uvec2 x, y;
     uint rows, len, inner, log_;
 } p;
 
+layout(constant_id = 0) const uint ROWS = 0u;
+
+// The workgroup form (inner = 1): invocation t takes the row's elements t, t + 64, ... for the maximum, the sum and
+// the outputs.
+void rows_main()
+{
+    uint row = ortvk_index() / 64u, t = gl_LocalInvocationID.x;
+    if (row >= p.rows) return; // a whole workgroup: the barriers stay in uniform control flow
+    uint base = row * p.len, mine = ortvk_row_share(p.len, t);
+    float mx = -ORTVK_INF;
+    ORTVK_FOR(j, 0u, mine) mx = max(mx, ORTVK_GET(0, p.x, base + t + 64u * j));
+    mx = ortvk_row_reduce(mx, ORTVK_ROW_MAX);
+    float sum = 0.0;
+    ORTVK_FOR(j, 0u, mine) sum += ortvk_exp(ORTVK_GET(0, p.x, base + t + 64u * j) - mx);
+    sum = ortvk_row_reduce(sum, ORTVK_ROW_SUM);
+    float ls = p.log_ != 0u ? ortvk_log(sum) : 0.0;
+    ORTVK_FOR(j, 0u, mine) {
+        uint at = base + t + 64u * j;
+        float v = ORTVK_GET(0, p.x, at);
+        ORTVK_SET(1, p.y, at, p.log_ != 0u ? v - mx - ls : ortvk_exp(v - mx) / sum);
+    }
+}
+
 void main()
 {
+    if (ROWS != 0u) {
+        rows_main();
+        return;
+    }
     uint i = ortvk_index();
     if (i >= p.rows) return;
     uint o = i / p.inner, in_ = i % p.inner;

@@ -1,6 +1,6 @@
 /* The forms ortvk's kernels take per device (ORTVK_KERNEL_FORMS; docs/kernels.md, "Forms per device"), each tested
- * on whatever device runs the suite: the reductions, Softmax and GlobalAveragePool as one invocation an output (CPU
- * devices) and as one workgroup a row (GPUs). Each form is checked to be the one that ran, through rows whose sums
+ * on whatever device runs the suite: the reductions, Softmax, the normalizations and GlobalAveragePool as one
+ * invocation an output (CPU devices) and as one workgroup a row (GPUs). Each form is checked to be the one that ran, through rows whose sums
  * depend on the order (2^24 then 255 ones: in order each 1 is lost), against a host emulation of that form's order
  * bit for bit where it can; and every case against ORT's CPU EP within ONNX's tolerance, NaN and infinities
  * included. */
@@ -242,6 +242,90 @@ static void ops_case(ortapp *app, const OrtEpDevice *device, const char *forms)
            "middle axis agree with the CPU EP\n", forms);
 }
 
+/* LayerNormalization over the last axis, or InstanceNormalization, of x with scale (and bias) values of their own. */
+static onnx_model *norm_model(bool layer, int rank, const int64_t *dims)
+{
+    onnx_model *m = onnx_model_new(17);
+    onnx_model_add_input(m, "x", ONNX_FLOAT, rank, dims);
+    onnx_model_add_output(m, "y", ONNX_FLOAT, -1, NULL);
+    int64_t n = layer ? dims[rank - 1] : dims[1];
+    float *scale = malloc((size_t)n * 2 * sizeof(float)), *bias = scale + n;
+    for (int64_t i = 0; i < n; i++) {
+        scale[i] = 0.5f + (float)(i % 7) * 0.25f;
+        bias[i] = (float)(i % 5) - 2.0f;
+    }
+    onnx_model_add_initializer(m, "scale", ONNX_FLOAT, 1, &n, scale, (size_t)n * sizeof(float));
+    onnx_model_add_initializer(m, "bias", ONNX_FLOAT, 1, &n, bias, (size_t)n * sizeof(float));
+    free(scale);
+    const char *in[3] = {"x", "scale", "bias"}, *out[1] = {"y"};
+    onnx_node *node = onnx_model_add_node(m, layer ? "LayerNormalization" : "InstanceNormalization", in, 3, out, 1);
+    if (layer) onnx_node_attr_int(node, "axis", -1);
+    return m;
+}
+
+/* Both normalizations over rows of 256 (the first 2^24 then ones: its mean depends on the order), 300 and 301 values
+ * (a constant row among them): each form within tolerance of the CPU EP, and the two forms apart on the first rows
+ * (which form ran). */
+static void norm_case(ortapp *app, const OrtEpDevice *device)
+{
+    for (int layer = 0; layer < 2; layer++) {
+        for (int len = 256; len <= 301; len += len == 256 ? 44 : 1) {
+            int64_t dims[4] = {1, 2, 1, len}; /* InstanceNormalization: 2 channels of 1 x len */
+            int rank = layer ? 2 : 4;
+            if (layer) dims[0] = 2, dims[1] = len;
+            size_t n = 2 * (size_t)len;
+            float *x = malloc(n * sizeof(float));
+            for (size_t i = 0; i < n; i++)
+                x[i] = len == 256 && i < 256 ? (i == 0 ? 16777216.0f : 1.0f) : (float)((i * 37) % 101) * 0.25f - 9.0f;
+            const char *name = layer ? "LayerNormalization" : "InstanceNormalization";
+            size_t wn = 0, cn = 0, gn = 0;
+            float *want = run(app, device, NULL, norm_model(layer, rank, dims), x, rank, dims, &wn);
+            float *cpu = run(app, device, "cpu", norm_model(layer, rank, dims), x, rank, dims, &cn);
+            float *gpu = run(app, device, "gpu", norm_model(layer, rank, dims), x, rank, dims, &gn);
+            if (CHECK(want && cpu && gpu && wn == n && cn == n && gn == n, "%s over %d: %zu, %zu and %zu values", name,
+                      len, wn, cn, gn)) {
+                size_t bad = 0, first = 0, apart = 0;
+                for (size_t i = 0; i < n; i++) {
+                    if (!(close_to(want[i], cpu[i]) && close_to(want[i], gpu[i])) && bad++ == 0) first = i;
+                    apart += memcmp(&cpu[i], &gpu[i], sizeof(float)) != 0;
+                }
+                CHECK(bad == 0, "%s over %d: [%zu] the CPU form %.9g, the GPU form %.9g, the CPU EP %.9g", name, len,
+                      first, cpu[first], gpu[first], want[first]);
+                if (len == 256) {
+                    CHECK(apart > 0, "%s over 2^24 and ones: the two forms agree to the bit (the same form ran?)",
+                          name);
+                    printf("%s over 2^24 and 255 ones: the forms differ in %zu of %zu values, both within "
+                           "tolerance of the CPU EP\n", name, apart, n);
+                }
+            }
+            free(want);
+            free(cpu);
+            free(gpu);
+            free(x);
+        }
+    }
+    /* LayerNormalization of a constant row of 70,000: variance 0 in order, so y is the bias; a mean summed in
+     * another order is a little off, and (x - mean) / sqrt(var + epsilon) made 0.4 of that (fuzz seed 158 case
+     * 32549). ORT 1.30.0's CPU EP gives the bias too, 1.24.3's NaN: the bias is what is checked. */
+    const int64_t dims[2] = {1, 70000};
+    float *x = malloc(70000 * sizeof(float));
+    for (int i = 0; i < 70000; i++) x[i] = 88.8f;
+    for (int k = 0; k < 2; k++) {
+        const char *forms = k ? "gpu" : "cpu";
+        size_t gn = 0;
+        float *got = run(app, device, forms, norm_model(true, 2, dims), x, 2, dims, &gn);
+        if (CHECK(got && gn == 70000, "LayerNormalization of a constant row (forms %s): %zu values", forms, gn)) {
+            size_t bad = 0, first = 0;
+            for (size_t i = 0; i < gn; i++)
+                if (!close_to((float)(i % 5) - 2.0f, got[i]) && bad++ == 0) first = i;
+            CHECK(bad == 0, "LayerNormalization of a constant row (forms %s): %zu values not the bias, [%zu] = %.9g",
+                  forms, bad, first, got[first]);
+        }
+        free(got);
+    }
+    free(x);
+}
+
 int main(void)
 {
     ortapp app;
@@ -260,6 +344,7 @@ int main(void)
     softmax_order_case(&app, device, "gpu", true);
     ops_case(&app, device, "cpu");
     ops_case(&app, device, "gpu");
+    norm_case(&app, device);
 
     /* With no setting, a CPU device (lavapipe) takes the CPU forms, any other its GPU forms. */
     const int64_t dims[2] = {1, 256};

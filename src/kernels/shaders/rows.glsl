@@ -33,6 +33,39 @@ float ortvk_row_reduce(float v, uint how)
     return r;
 }
 
+// A running mean and sum of squared differences (Welford's, as LayerNormalization's one-invocation form keeps them)
+// of every invocation combined, by Chan et al.'s rule for two parts (n, mean, m2) in the same tree as above: a
+// constant row stays at its value with m2 = 0 exactly, as it does in order. Every invocation gets the result.
+shared float ortvk_row_count[64], ortvk_row_m2[64];
+
+void ortvk_row_welford(inout float n, inout float mean, inout float m2)
+{
+    uint t = gl_LocalInvocationID.x;
+    ortvk_row_count[t] = n;
+    ortvk_row_partial[t] = mean;
+    ortvk_row_m2[t] = m2;
+    memoryBarrierShared();
+    barrier();
+    [[unroll]] for (uint s = 32u; s > 0u; s >>= 1u) {
+        if (t < s) {
+            precise float na = ortvk_row_count[t], nb = ortvk_row_count[t + s], nt = na + nb;
+            if (nb > 0.0) {
+                precise float delta = ortvk_row_partial[t + s] - ortvk_row_partial[t];
+                precise float share = nb / nt;
+                ortvk_row_partial[t] += delta * share;
+                ortvk_row_m2[t] += ortvk_row_m2[t + s] + delta * delta * na * share;
+                ortvk_row_count[t] = nt;
+            }
+        }
+        memoryBarrierShared();
+        barrier();
+    }
+    n = ortvk_row_count[0];
+    mean = ortvk_row_partial[0];
+    m2 = ortvk_row_m2[0];
+    barrier(); // every invocation has read them before the next call writes the partials
+}
+
 // How many of a row's n elements invocation t of the workgroup takes (t, t + 64, t + 128, ...).
 uint ortvk_row_share(uint n, uint t)
 {

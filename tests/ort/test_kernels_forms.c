@@ -1,9 +1,9 @@
 /* The forms ortvk's kernels take per device (ORTVK_KERNEL_FORMS; docs/kernels.md, "Forms per device"), each tested
  * on whatever device runs the suite: the reductions, Softmax, the normalizations and GlobalAveragePool as one
- * invocation an output (CPU devices) and as one workgroup a row (GPUs). Each form is checked to be the one that ran, through rows whose sums
- * depend on the order (2^24 then 255 ones: in order each 1 is lost), against a host emulation of that form's order
- * bit for bit where it can; and every case against ORT's CPU EP within ONNX's tolerance, NaN and infinities
- * included. */
+ * invocation an output (CPU devices) and as one workgroup a row (GPUs). Each form is checked to be the one that
+ * ran, through rows whose sums depend on the order (2^24 then 255 ones: in order each 1 is lost), against a host
+ * emulation of that form's order bit for bit where it can; and every case against ORT's CPU EP within ONNX's
+ * tolerance, NaN and infinities included. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

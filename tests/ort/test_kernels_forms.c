@@ -29,8 +29,8 @@ static onnx_model *reduce_model(const char *op, int rank, const int64_t *dims)
     return m;
 }
 
-/* Runs `m` (freed) on x: on ortvk with the given forms (every node there), or on the CPU EP when `forms` is NULL.
- * The output's values (malloc'd, *count of them), or NULL after a FAIL line. */
+/* Runs `m` (freed) on x: on ortvk with the given forms (every node there; "" the device's own), or on the CPU EP
+ * when `forms` is NULL. The output's values (malloc'd, *count of them), or NULL after a FAIL line. */
 static float *run(ortapp *app, const OrtEpDevice *device, const char *forms, onnx_model *m, const float *x, int rank,
                   const int64_t *dims, size_t *count)
 {
@@ -41,7 +41,7 @@ static float *run(ortapp *app, const OrtEpDevice *device, const char *forms, onn
     if (!test_model_serialize(m, "reduce model", &model, &len)) return NULL;
     /* The kernels' state, and with it the forms, is made with a device's first session and read from the
      * environment then: each session here is the only one open. */
-    if (forms) setenv(FORMS_ENV, forms, 1);
+    if (forms && forms[0]) setenv(FORMS_ENV, forms, 1);
     OrtStatus *error = NULL;
     OrtSession *s = kc_session(app, forms ? device : NULL, model, len, forms != NULL, false, &error);
     unsetenv(FORMS_ENV);
@@ -334,7 +334,7 @@ int main(void)
     unsetenv("ORTVK_PROFILE");
     const char *kind = app.api->GetKeyValue(app.api->EpDevice_EpMetadata(device), ORTVK_META_DEVICE_TYPE);
     bool cpu_device = kind != NULL && strcmp(kind, "cpu") == 0;
-    const char *saved = getenv(FORMS_ENV);
+    char *saved = getenv(FORMS_ENV) ? strdup(getenv(FORMS_ENV)) : NULL; /* setenv and unsetenv below */
     if (saved) printf("note: %s=%s in the environment; this test sets it per session\n", FORMS_ENV, saved);
     order_case(&app, device, "cpu", false);
     order_case(&app, device, "gpu", true);
@@ -350,35 +350,18 @@ int main(void)
     const int64_t dims[2] = {1, 256};
     float x[256];
     for (int i = 0; i < 256; i++) x[i] = i == 0 ? 16777216.0f : 1.0f;
-    onnx_model *m = reduce_model("ReduceSum", 2, dims);
-    uint8_t *model = NULL;
-    size_t len = 0;
-    if (test_model_serialize(m, "reduce model", &model, &len)) {
-        unsetenv(FORMS_ENV);
-        OrtStatus *error = NULL;
-        OrtSession *s = kc_session(&app, device, model, len, true, false, &error);
-        if (CHECK(s != NULL, "session with the device's own forms")) {
-            OrtValue *in = test_host_tensor(&app, x, 256, 2, dims), *y = NULL;
-            const char *in_names[] = {"x"}, *out_names[] = {"y"};
-            ORT_OK(&app, app.api->Run(s, NULL, in_names, (const OrtValue *const *)&in, 1, out_names, 1, &y));
-            size_t bytes = 0;
-            float *got = y ? kc_host_data(&app, y, &bytes) : NULL;
-            float expect = cpu_device ? sum_in_order(x, 256) : sum_as_rows(x, 256);
-            CHECK(got && bytes == 4 && memcmp(got, &expect, 4) == 0, "a %s device's own forms: %.9g, expected %.9g",
-                  kind ? kind : "?", got ? got[0] : NAN, expect);
-            printf("a %s device takes its %s forms by itself\n", kind ? kind : "?", cpu_device ? "CPU" : "GPU");
-            free(got);
-            if (y) app.api->ReleaseValue(y);
-            app.api->ReleaseValue(in);
-            app.api->ReleaseSession(s);
-        }
-        if (error) app.api->ReleaseStatus(error);
-        free(model);
-    }
+    size_t gn = 0;
+    float *got = run(&app, device, "", reduce_model("ReduceSum", 2, dims), x, 2, dims, &gn);
+    float expect = cpu_device ? sum_in_order(x, 256) : sum_as_rows(x, 256);
+    CHECK(got && gn == 1 && memcmp(got, &expect, 4) == 0, "a %s device's own forms: %.9g, expected %.9g",
+          kind ? kind : "?", got ? got[0] : NAN, expect);
+    printf("a %s device takes its %s forms by itself\n", kind ? kind : "?", cpu_device ? "CPU" : "GPU");
+    free(got);
 
     /* A setting that is neither fails the session, naming the variable and the value. */
-    m = reduce_model("ReduceSum", 2, dims);
-    if (test_model_serialize(m, "reduce model", &model, &len)) {
+    uint8_t *model = NULL;
+    size_t len = 0;
+    if (test_model_serialize(reduce_model("ReduceSum", 2, dims), "reduce model", &model, &len)) {
         setenv(FORMS_ENV, "fast", 1);
         OrtStatus *error = NULL;
         OrtSession *s = kc_session(&app, device, model, len, true, false, &error);
@@ -391,5 +374,6 @@ int main(void)
         free(model);
     }
     if (saved) setenv(FORMS_ENV, saved, 1);
+    free(saved);
     return test_finish(&app, "test_kernels_forms");
 }

@@ -160,6 +160,11 @@ typedef struct ortvk_kspec {
 OrtStatus *ortvk_krun_dispatch_spec(ortvk_krun *run, ortvk_shader shader, uint32_t fn, const ortvk_kspec *spec,
                                     const void *push, uint32_t push_size, uint64_t invocations);
 
+/* Whether an op over rows of `len` contiguous elements (a reduction, Softmax, a normalization) takes its GPU form,
+ * one workgroup a row (its specialization constant 0 set to 1): where the device takes GPU forms and the rows are
+ * long enough to give each of the 64 invocations some (docs/kernels.md, "Forms per device"). */
+bool ortvk_krun_rows_form(const ortvk_krun *run, uint64_t len);
+
 /* Records a buffer copy of `bytes` from src to dst (device addresses of ortvk memory). */
 OrtStatus *ortvk_krun_copy(ortvk_krun *run, VkDeviceAddress dst, VkDeviceAddress src, VkDeviceSize bytes);
 
@@ -185,10 +190,8 @@ typedef struct ortvk_kpush_reduce {
     uint64_t x, y;
     uint32_t outer, R, inner, fn;
 } ortvk_kpush_reduce;
-/* Records the reduction in the device's form: one invocation an output, or where the device takes GPU forms and
- * the rows are contiguous and at least ORTVK_KREDUCE_ROW_MIN long, one workgroup a row (kernel_math.c; Softmax
- * chooses its form by the same rule). */
-#define ORTVK_KREDUCE_ROW_MIN 64
+/* Records the reduction in the device's form: one workgroup a row where ortvk_krun_rows_form says so for its
+ * contiguous rows (inner = 1), else one invocation an output (kernel_math.c). */
 OrtStatus *ortvk_kreduce_dispatch(ortvk_krun *run, const ortvk_kpush_reduce *push);
 
 /* An op's shape function when the output has the input's type and shape (unary ops, Softmax). */

@@ -340,8 +340,7 @@ static OrtStatus *softmax_record(const ortvk_kparams *params, ortvk_krun *run)
         .inner = (uint32_t)inner,
         .log = p->log ? 1u : 0u,
     };
-    /* A GPU's form: a workgroup a row of contiguous elements (kernel_internal.h, ORTVK_KREDUCE_ROW_MIN). */
-    bool rows = inner == 1 && len >= ORTVK_KREDUCE_ROW_MIN && ortvk_kernel_device_gpu_forms(run->kdev);
+    bool rows = inner == 1 && ortvk_krun_rows_form(run, len); /* a GPU's: a workgroup a row */
     return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_SOFTMAX, rows ? 1 : 0, &push, sizeof(push),
                                   rows ? (uint64_t)outer * 64 : outer * inner);
 }
@@ -520,7 +519,7 @@ static OrtStatus *reduce_record(const ortvk_kparams *params, ortvk_krun *run)
 
 OrtStatus *ortvk_kreduce_dispatch(ortvk_krun *run, const ortvk_kpush_reduce *push)
 {
-    bool rows = push->inner == 1 && push->R >= ORTVK_KREDUCE_ROW_MIN && ortvk_kernel_device_gpu_forms(run->kdev);
+    bool rows = push->inner == 1 && ortvk_krun_rows_form(run, push->R);
     uint64_t invocations = rows ? (uint64_t)push->outer * 64 : (uint64_t)push->outer * push->inner;
     return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_REDUCE, rows ? 1 : 0, push, sizeof(*push), invocations);
 }

@@ -121,8 +121,7 @@ static OrtStatus *norm_record(const ortvk_kparams *params, ortvk_krun *run)
         .per_element = p->layer,
         .epsilon = p->epsilon,
     };
-    /* A GPU's form: a workgroup a row (kernel_internal.h, ORTVK_KREDUCE_ROW_MIN). */
-    bool by_rows = len >= ORTVK_KREDUCE_ROW_MIN && ortvk_kernel_device_gpu_forms(run->kdev);
+    bool by_rows = ortvk_krun_rows_form(run, len); /* a GPU's: a workgroup a row */
     return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_NORM, by_rows ? 1 : 0, &push, sizeof(push),
                                   by_rows ? (uint64_t)rows * 64 : (uint64_t)rows);
 }

@@ -294,8 +294,7 @@ static OrtStatus *global_record(const ortvk_kparams *params, ortvk_krun *run)
     };
     /* A GPU's average pool: a workgroup a plane (ortvk_kreduce_dispatch), the sums in its tree order rather than
      * MLAS's. The max pool keeps MLAS's kernel, whose NaN handling depends on where the NaN lies. */
-    bool rows = params->pool.kind != ORTVK_POOL_MAX && spatial >= ORTVK_KREDUCE_ROW_MIN &&
-                ortvk_kernel_device_gpu_forms(run->kdev);
+    bool rows = params->pool.kind != ORTVK_POOL_MAX && ortvk_krun_rows_form(run, spatial);
     if (x->rank >= 3 && x->rank <= 5 && !rows) {
         /* Every global pool of 1-3 spatial dims runs as a pool whose kernel is the whole input, in passes (the
          * reduce shader walks a window in one loop, which lavapipe cuts short past ~65,535 iterations), in the order

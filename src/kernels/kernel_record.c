@@ -79,6 +79,14 @@ static OrtStatus *bind_operand(ortvk_krun *run, VkDeviceAddress address, ortvk_k
     return NULL;
 }
 
+/* The shortest rows the workgroup form takes: one element an invocation. */
+#define ROWS_FORM_MIN_LEN 64
+
+bool ortvk_krun_rows_form(const ortvk_krun *run, uint64_t len)
+{
+    return len >= ROWS_FORM_MIN_LEN && ortvk_kernel_device_gpu_forms(run->kdev);
+}
+
 OrtStatus *ortvk_krun_dispatch_fn(ortvk_krun *run, ortvk_shader shader, uint32_t fn, const void *push,
                                   uint32_t push_size, uint64_t invocations)
 {

@@ -20,6 +20,16 @@ layout(push_constant) uniform Push {
     float epsilon;
 } p;
 
+// Welford's update by the k-th value v (from 0) of the running mean and sum of squared differences.
+void welford_step(float v, uint k, inout float mean, inout float sq)
+{
+    precise float d = v - mean;
+    precise float m = mean + d / float(k + 1u);
+    precise float s = sq + d * (v - m);
+    mean = m;
+    sq = s;
+}
+
 layout(constant_id = 0) const uint ROWS = 0u;
 
 // The workgroup form: invocation t takes the row's elements t, t + 64, ... in each pass.
@@ -32,12 +42,7 @@ void rows_main()
     if (p.per_element != 0u) {
         // Welford's in each invocation's share, then the shares combined (rows.glsl): a constant row keeps its
         // value as its mean and variance 0, as in the one-invocation form and on the CPU EP.
-        ORTVK_FOR(j, 0u, mine) {
-            precise float v = ORTVK_GET(0, p.x, base + t + 64u * j);
-            precise float d = v - mean;
-            mean += d / float(j + 1u);
-            sq += d * (v - mean);
-        }
+        ORTVK_FOR(j, 0u, mine) welford_step(ORTVK_GET(0, p.x, base + t + 64u * j), j, mean, sq);
         float n = float(mine);
         ortvk_row_welford(n, mean, sq);
     } else {
@@ -83,12 +88,7 @@ void main()
     uint base = row * p.len;
     precise float mean = 0.0, sq = 0.0;
     if (p.per_element != 0u) {
-        ORTVK_FOR(k, 0u, p.len) {
-            precise float v = ORTVK_GET(0, p.x, base + k);
-            precise float d = v - mean;
-            mean += d / float(k + 1u);
-            sq += d * (v - mean);
-        }
+        ORTVK_FOR(k, 0u, p.len) welford_step(ORTVK_GET(0, p.x, base + k), k, mean, sq);
     } else {
         precise float sum = 0.0;
         ORTVK_FOR(k, 0u, p.len) sum += ORTVK_GET(0, p.x, base + k);

@@ -86,6 +86,12 @@ ORTVK_VALIDATION=0 ORTVK_KERNEL_FORMS=cpu timeout 50 ./$build/ortvk-bench --comp
   .cache/models/ch_PP-OCRv4_det_infer.onnx --compare-sizes 640x640 --compare-frames 5 --threads "$(nproc)" 2>&1 |
   tail -4
 
+section "matrix products in both forms (the GPU's tiles through shared memory, then ORTVK_KERNEL_FORMS=cpu)"
+for forms in "" cpu; do
+  ORTVK_VALIDATION=0 ORTVK_KERNEL_FORMS=$forms timeout 25 ./$build/ortvk-bench --ops matmul,conv3x3,conv1x1 \
+    --compare-frames 3 --threads "$(nproc)" 2>&1 | grep -E "MatMul|Conv" || true
+done
+
 section "demo"
 ORTVK_VALIDATION=0 timeout 40 ./$build/ortvk-demo --model .cache/models/ch_PP-OCRv4_det_infer.onnx --size 640x640 --out $build/demo-out 2>&1 | tail -25
 

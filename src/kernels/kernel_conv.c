@@ -320,7 +320,7 @@ static OrtStatus *conv_as_gemm(ortvk_krun *run, const push_conv *push, bool pack
         a = push->x;
         b = push->w;
     }
-    if (!ortvk_kgemm_fast(&g, a, b, push->y)) return NULL;
+    if (!ortvk_kgemm_takes(run, &g, a, b, push->y)) return NULL;
     *done = true;
     return ortvk_kgemm_record(run, &g, a, b, push->b, push->y, 1.0f, 1.0f, spec);
 }
@@ -380,6 +380,31 @@ static bool pointwise(const push_conv *push, const conv_geometry *g)
 {
     return push->KH == 1 && push->KW == 1 && push->SH == 1 && push->SW == 1 && push->PH == 0 && push->PW == 0 &&
            g->pad[0] == 0 && g->pad[1] == 0 && push->OH == push->H && push->OW == push->W;
+}
+
+/* A GPU's form (docs/kernels.md, "Forms per device"): a convolution of group 1 as an implicit GEMM in tiles through
+ * shared memory (the shader's constant 1 bit 2, main_tiles; constant 0 says whether the weights are packed), all
+ * the channels in one dispatch; a pointwise one as the GEMM's tiles where the GEMM takes it (no residual). *done
+ * stays false where the form does not apply. */
+#define CONV_TILES (4 * ORTVK_KVARIANT)
+static OrtStatus *tiles_record(ortvk_krun *run, push_conv *push, const conv_geometry *g, const ortvk_kspec *spec,
+                               bool *done)
+{
+    *done = false;
+    if (push->G != 1 || !ortvk_krun_tiles_form(run, (uint64_t)push->C * push->KH * push->KW)) return NULL;
+    if (pointwise(push, g)) {
+        push_conv flat = *push;
+        flat.W = flat.OW = push->H * push->W;
+        flat.H = flat.OH = 1;
+        ORTVK_TRY(conv_as_gemm(run, &flat, run->in[1].packed, spec, done));
+        if (*done) return NULL;
+    }
+    push->step_h = 0; /* one range of channels: all of them */
+    push->step_w = push->C;
+    *done = true;
+    return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CONV, (run->in[1].packed ? 1 : 0) + CONV_TILES, spec, push,
+                                    sizeof(*push),
+                                    ortvk_krun_tiles_invocations(push->M, (uint64_t)push->OH * push->OW, push->N));
 }
 
 /* Packed weights (conv_pack): 8 or 4 channels a vec4 at a time. A pointwise convolution runs as the GEMM where it
@@ -461,12 +486,14 @@ static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *ru
     }
     if (p->epilogue.residual > 0) ORTVK_TRY(ortvk_kchain_residual(&p->epilogue, run, &push.partial)); /* float32 */
     if (push.C > 0 && push.G == push.C && push.M == push.C) return depthwise_record(run, &push, &spec);
+    bool done = false;
+    if (push.C > 0) ORTVK_TRY(tiles_record(run, &push, &g, &spec, &done));
+    if (done) return NULL;
     if (run->in[1].packed && push.C > 0) return packed_record(run, &push, &g, &spec);
     if (push.C > 0 && pointwise(&push, &g)) {
         push_conv flat = push;
         flat.W = flat.OW = push.H * push.W;
         flat.H = flat.OH = 1;
-        bool done = false;
         ORTVK_TRY(conv_as_gemm(run, &flat, false, &spec, &done));
         if (done) return NULL;
     }

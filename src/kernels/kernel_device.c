@@ -291,6 +291,11 @@ uint32_t ortvk_kernel_device_texels(ortvk_shader shader)
     return shaders[shader].texels;
 }
 
+const char *ortvk_kernel_device_shader_name(ortvk_shader shader)
+{
+    return shaders[shader].name;
+}
+
 OrtStatus *ortvk_kernel_device_texels_create(VkDevice vk, VkBuffer buffer, VkDeviceSize offset, VkDeviceSize range,
                                              ortvk_ktexels *out)
 {

@@ -135,6 +135,7 @@ typedef struct ortvk_krun {
     void **host_blocks;       /* host memory of values computed on the host, freed when the run is recorded */
     size_t n_host_blocks, host_capacity;
     VkDeviceAddress chain;    /* the node's fused chain's step operands (ortvk_kchain_constants), or 0 */
+    char pipelines[64];       /* the node's dispatches, "<shader>.<function>" each ("gemm.5"), for the profile */
 } ortvk_krun;
 
 /* Records a 1-D dispatch of `invocations` invocations (workgroups of 64, spread over x and y). The shader reads
@@ -164,6 +165,10 @@ OrtStatus *ortvk_krun_dispatch_spec(ortvk_krun *run, ortvk_shader shader, uint32
  * one workgroup a row (its specialization constant 0 set to 1): where the device takes GPU forms and the rows are
  * long enough to give each of the 64 invocations some (docs/kernels.md, "Forms per device"). */
 bool ortvk_krun_rows_form(const ortvk_krun *run, uint64_t len);
+/* Whether a matrix product over K takes its GPU form, tiles through shared memory (shaders/tiles.glsl), and the
+ * invocations of such a dispatch over `batches` M x N outputs (a workgroup a tile). */
+bool ortvk_krun_tiles_form(const ortvk_krun *run, uint64_t K);
+uint64_t ortvk_krun_tiles_invocations(uint64_t M, uint64_t N, uint64_t batches);
 
 /* Records a buffer copy of `bytes` from src to dst (device addresses of ortvk memory). */
 OrtStatus *ortvk_krun_copy(ortvk_krun *run, VkDeviceAddress dst, VkDeviceAddress src, VkDeviceSize bytes);
@@ -341,8 +346,10 @@ typedef struct ortvk_kgemm_plan {
     size_t out_rank;
     int64_t out[ORTVK_KMAX_RANK];
 } ortvk_kgemm_plan;
-/* Whether the shader's register-tiled form takes these operands (else a slow generic form runs). */
-bool ortvk_kgemm_fast(const ortvk_kgemm_plan *g, VkDeviceAddress a, VkDeviceAddress b, VkDeviceAddress y);
+/* Whether one of the shader's fast forms takes these operands: a GPU's tiles, or the register-tiled form (else a
+ * slow generic form runs). */
+bool ortvk_kgemm_takes(const ortvk_krun *run, const ortvk_kgemm_plan *g, VkDeviceAddress a, VkDeviceAddress b,
+                       VkDeviceAddress y);
 OrtStatus *ortvk_kgemm_record(ortvk_krun *run, const ortvk_kgemm_plan *g, VkDeviceAddress a, VkDeviceAddress b,
                               VkDeviceAddress c, VkDeviceAddress y, float alpha, float beta, const ortvk_kspec *spec);
 
@@ -381,6 +388,8 @@ uint32_t ortvk_kernel_device_operands(ortvk_shader shader);
 /* The operands (a subset, same bits) a shader's float32 form reads through uniform texel buffers where it can:
  * lavapipe fetches texels 2-3x faster than it loads from storage buffers. */
 uint32_t ortvk_kernel_device_texels(ortvk_shader shader);
+/* Its name (kernel_shaders.def): "gemm" for shaders/kernel_gemm.comp. */
+const char *ortvk_kernel_device_shader_name(ortvk_shader shader);
 
 /* An operand's uniform texel buffer views: RGBA32F (vec4 reads) and R32F (float reads) of the same range. */
 typedef struct ortvk_ktexels {

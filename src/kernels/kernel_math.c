@@ -227,9 +227,14 @@ static uint32_t gemm_fast(const gemm_plan *g, VkDeviceAddress a, VkDeviceAddress
     return !fast ? 0 : 1 + ORTVK_KVARIANT * (a_columns ? GEMM_A_COLUMNS : b_columns ? GEMM_B_COLUMNS : GEMM_A_ROWS);
 }
 
-bool ortvk_kgemm_fast(const ortvk_kgemm_plan *g, VkDeviceAddress a, VkDeviceAddress b, VkDeviceAddress y)
+/* A GPU's form (the shader's FAST 5, docs/kernels.md "Forms per device"): tiles through shared memory, for any
+ * strides and alignment. */
+#define GEMM_TILES 5u
+
+bool ortvk_kgemm_takes(const ortvk_krun *run, const ortvk_kgemm_plan *g, VkDeviceAddress a, VkDeviceAddress b,
+                       VkDeviceAddress y)
 {
-    return gemm_fast(g, a, b, y) != 0;
+    return ortvk_krun_tiles_form(run, (uint64_t)g->K) || gemm_fast(g, a, b, y) != 0;
 }
 
 OrtStatus *ortvk_kgemm_record(ortvk_krun *run, const ortvk_kgemm_plan *g, VkDeviceAddress a, VkDeviceAddress b,
@@ -260,9 +265,15 @@ OrtStatus *ortvk_kgemm_record(ortvk_krun *run, const ortvk_kgemm_plan *g, VkDevi
         push.b_batch[i] = (uint32_t)g->b_batch[i];
     }
     if (g->K == 0) push.a = push.b = push.y; /* sums of nothing: never read */
-    uint32_t fn = gemm_fast(g, push.a, push.b, push.y);
     /* C's form (the shader's LAYOUT / 3): none, one value a row (a bias), or any other. */
-    if (fn != 0 && g->has_c) fn += ORTVK_KVARIANT * 3 * (g->c_sn == 0 ? 1 : 2);
+    uint32_t c_form = ORTVK_KVARIANT * 3 * (!g->has_c ? 0 : g->c_sn == 0 ? 1 : 2);
+    uint64_t batches = 1;
+    for (int i = 0; i < g->batch_rank; i++) batches *= (uint64_t)g->batch[i];
+    if (ortvk_krun_tiles_form(run, (uint64_t)g->K))
+        return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_GEMM, GEMM_TILES + c_form, spec, &push, sizeof(push),
+                                        ortvk_krun_tiles_invocations((uint64_t)g->M, (uint64_t)g->N, batches));
+    uint32_t fn = gemm_fast(g, push.a, push.b, push.y);
+    if (fn != 0) fn += c_form;
     /* Wide outputs (FAST 3): each workgroup's 64 invocations take 64 column blocks of one row block, where at most
      * a quarter of a row block's last workgroup idles; in 8-row blocks (FAST 4) where 16-row ones would compute
      * more rows (M of 8, 17-24: an 18-channel pointwise Conv computes 24 rows rather than 32). Else tall ones
@@ -281,8 +292,7 @@ OrtStatus *ortvk_kgemm_record(ortvk_krun *run, const ortvk_kgemm_plan *g, VkDevi
                                                                                               : GEMM_BLOCK;
     int64_t bn = wide ? 64 * GEMM_WIDE_N : fn != 0 ? GEMM_FAST_N : GEMM_BLOCK;
     /* One invocation per bm x bn block of each batch's output (the shader's TM and TN, or FM and 4 FG). */
-    uint64_t blocks = (uint64_t)((g->M + bm - 1) / bm) * (uint64_t)((g->N + bn - 1) / bn);
-    for (int i = 0; i < g->batch_rank; i++) blocks *= (uint64_t)g->batch[i];
+    uint64_t blocks = (uint64_t)((g->M + bm - 1) / bm) * (uint64_t)((g->N + bn - 1) / bn) * batches;
     if (rows || wide) blocks *= 64;
     return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_GEMM, fn, &small, &push, sizeof(push), blocks);
 }

@@ -35,6 +35,7 @@ struct ortvk_profile {
 typedef struct pnode {
     char *name, *inputs, *outputs;
     char op[32];
+    char pipelines[64]; /* ortvk_krun's */
     double flops, bytes;
 } pnode;
 
@@ -255,6 +256,7 @@ void ortvk_profile_run_node(ortvk_profile_run *r, const char *name, const char *
     pnode *n = &r->nodes[r->n_nodes++];
     n->name = strdup(name ? name : "");
     snprintf(n->op, sizeof(n->op), "%s", op_type);
+    snprintf(n->pipelines, sizeof(n->pipelines), "%s", run->pipelines);
     n->inputs = shapes_of(run->in, run->n_in);
     n->outputs = shapes_of(run->out, run->n_out);
     node_cost(op_type, params, run, &n->flops, &n->bytes);
@@ -262,8 +264,8 @@ void ortvk_profile_run_node(ortvk_profile_run *r, const char *name, const char *
 }
 
 static void add_event(ortvk_profile *p, const ortvk_profile_run *r, const char *name, const char *op,
-                      const char *inputs, const char *outputs, double start, double host, double dur, double flops,
-                      double bytes)
+                      const char *pipelines, const char *inputs, const char *outputs, double start, double host,
+                      double dur, double flops, double bytes)
 {
     pevent *grown = p->count < MAX_EVENTS ? ortvk_kgrow(p->events, &p->capacity, p->count, sizeof(*grown), 256) : NULL;
     if (grown == NULL) {
@@ -275,6 +277,7 @@ static void add_event(ortvk_profile *p, const ortvk_profile_run *r, const char *
     *e = (pevent){.tid = r->partition, .run = r->index, .start_ns = start, .host_ns = host, .dur_ns = dur,
                   .flops = flops, .bytes = bytes};
     snprintf(e->op, sizeof(e->op), "%s", op);
+    snprintf(e->pipelines, sizeof(e->pipelines), "%s", pipelines);
     e->name = strdup(name);
     e->partition = strdup(r->partition_name);
     e->inputs = strdup(inputs ? inputs : "");
@@ -311,15 +314,15 @@ static void run_collect(ortvk_profile_run *r)
     double period = p->period_ns;
     if (r->input_bytes > 0) {
         double dur = (double)((t[1] - t[0]) & p->mask) * period;
-        add_event(p, r, "host inputs", "Upload", "", "", (double)t[0] * period, r->host_ns, dur, 0,
+        add_event(p, r, "host inputs", "Upload", "", "", "", (double)t[0] * period, r->host_ns, dur, 0,
                   (double)r->input_bytes);
     }
     for (size_t i = 0; i < r->n_nodes && i + 2 < r->written; i++) {
         const pnode *n = &r->nodes[i];
         double dur = (double)((t[i + 2] - t[i + 1]) & p->mask) * period;
         double host = r->host_ns + (double)((t[i + 1] - t[0]) & p->mask) * period;
-        add_event(p, r, n->name, n->op, n->inputs, n->outputs, (double)t[i + 1] * period, host, dur, n->flops,
-                  n->bytes);
+        add_event(p, r, n->name, n->op, n->pipelines, n->inputs, n->outputs, (double)t[i + 1] * period, host, dur,
+                  n->flops, n->bytes);
     }
     free(heap);
 }
@@ -466,6 +469,10 @@ static bool write_file(ortvk_profile *p)
         json_string(f, e->inputs);
         fprintf(f, ", \"outputs\": ");
         json_string(f, e->outputs);
+        if (e->pipelines[0]) {
+            fprintf(f, ", \"pipelines\": ");
+            json_string(f, e->pipelines);
+        }
         fprintf(f, ", \"bytes\": %.0f", e->bytes);
         if (e->flops > 0) fprintf(f, ", \"flops\": %.0f", e->flops);
         fprintf(f, "}}%s\n", i + 1 < p->count ? "," : "");

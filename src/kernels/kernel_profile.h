@@ -51,6 +51,7 @@ void ortvk_profile_run_retire(ortvk_profile_run *run);
 typedef struct ortvk_profile_event {
     char *name, *partition, *inputs, *outputs; /* owned by the profile */
     char op[32];
+    char pipelines[64];      /* the node's dispatches, "<shader>.<function>" each ("gemm.5": docs/kernels.md) */
     int tid;                 /* the partition's number */
     uint32_t run;
     double start_ns, dur_ns; /* device clock */

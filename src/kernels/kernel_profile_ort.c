@@ -63,14 +63,15 @@ static bool add_event(const ortvk_profile_event *e, void *context)
     snprintf(bytes, sizeof(bytes), "%.0f", e->bytes);
     snprintf(flops, sizeof(flops), "%.0f", e->flops);
     snprintf(dur, sizeof(dur), "%.3f", e->dur_ns / 1e3);
-    const char *keys[] = {"op_name", "provider", "partition", "run", "inputs", "outputs", "bytes",
+    const char *keys[] = {"op_name", "provider", "partition", "run", "inputs", "outputs", "pipelines", "bytes",
                           "device_dur_us", "flops"};
-    const char *values[] = {e->op, ORTVK_EP_NAME, e->partition, run, e->inputs, e->outputs, bytes, dur, flops};
+    const char *values[] = {e->op, ORTVK_EP_NAME, e->partition, run, e->inputs, e->outputs, e->pipelines, bytes, dur,
+                            flops};
     double ts = (e->host_ns - c->start_ns) / 1e3;
     OrtProfilingEvent *event = NULL;
     c->status = ortvk_ep_api->CreateProfilingEvent(OrtProfilingEventCategory_KERNEL, c->pid, e->tid, e->name,
                                                    ts > 0 ? (int64_t)ts : 0, (int64_t)(e->dur_ns / 1e3 + 0.5), keys,
-                                                   values, e->flops > 0 ? 9 : 8, &event);
+                                                   values, e->flops > 0 ? 10 : 9, &event);
     if (c->status == NULL) {
         const OrtProfilingEvent *const events[] = {event};
         c->status = ortvk_ep_api->ProfilingEventsContainer_AddEvents(c->container, events, 1);

@@ -79,12 +79,39 @@ static OrtStatus *bind_operand(ortvk_krun *run, VkDeviceAddress address, ortvk_k
     return NULL;
 }
 
+/* Adds "<shader>.<function>" to the node's list for the profile, once each, while it fits. */
+static void note_pipeline(ortvk_krun *run, ortvk_shader shader, uint32_t fn)
+{
+    char item[32];
+    int n = snprintf(item, sizeof(item), "%s.%u", ortvk_kernel_device_shader_name(shader), fn);
+    size_t used = strlen(run->pipelines);
+    for (const char *at = run->pipelines; (at = strstr(at, item)) != NULL; at += n)
+        if ((at == run->pipelines || at[-1] == ' ') && (at[n] == '\0' || at[n] == ' ')) return;
+    if (n > 0 && used + (used > 0) + (size_t)n < sizeof(run->pipelines))
+        snprintf(run->pipelines + used, sizeof(run->pipelines) - used, "%s%s", used > 0 ? " " : "", item);
+}
+
 /* The shortest rows the workgroup form takes: one element an invocation. */
 #define ROWS_FORM_MIN_LEN 64
 
 bool ortvk_krun_rows_form(const ortvk_krun *run, uint64_t len)
 {
     return len >= ROWS_FORM_MIN_LEN && ortvk_kernel_device_gpu_forms(run->kdev);
+}
+
+/* The matrix products' tiles (shaders/tiles.glsl): TILE x TILE outputs a workgroup of 64, TILE_K k a loop
+ * iteration, kept well under lavapipe's loop cap (shaders/common.glsl). */
+#define TILE 32u
+#define TILE_K 16u
+
+bool ortvk_krun_tiles_form(const ortvk_krun *run, uint64_t K)
+{
+    return K > 0 && (K + TILE_K - 1) / TILE_K < 60000 && ortvk_kernel_device_gpu_forms(run->kdev);
+}
+
+uint64_t ortvk_krun_tiles_invocations(uint64_t M, uint64_t N, uint64_t batches)
+{
+    return WORKGROUP * batches * ((M + TILE - 1) / TILE) * ((N + TILE - 1) / TILE);
 }
 
 OrtStatus *ortvk_krun_dispatch_fn(ortvk_krun *run, ortvk_shader shader, uint32_t fn, const void *push,
@@ -127,6 +154,7 @@ OrtStatus *ortvk_krun_dispatch_spec(ortvk_krun *run, ortvk_shader shader, uint32
     VkPipeline pipeline;
     VkPipelineLayout layout;
     ORTVK_TRY(ortvk_kernel_device_pipeline(run->kdev, shader, run->float16, texels, fn, spec, &pipeline, &layout));
+    note_pipeline(run, shader, fn);
     barrier(run);
     vkCmdBindPipeline(run->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
     ortvk_kernel_device_bind(run->kdev, run->cmd, &bindings);

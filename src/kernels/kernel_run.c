@@ -137,6 +137,7 @@ static OrtStatus *record_kernel(ortvk_partition *p, size_t index, ortvk_krun *ru
     run->n_out = kernel->n_out;
     run->float16 = kernel->float16;
     run->scratch_count = 0;
+    run->pipelines[0] = '\0';
     memset(run->in, 0, sizeof(run->in));
     memset(run->out, 0, sizeof(run->out));
     for (size_t i = 0; i < kernel->n_in; i++) {

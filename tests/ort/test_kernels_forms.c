@@ -1,12 +1,15 @@
 /* The forms ortvk's kernels take per device (ORTVK_KERNEL_FORMS; docs/kernels.md, "Forms per device"), each tested
  * on whatever device runs the suite: the reductions, Softmax, the normalizations and GlobalAveragePool as one
- * invocation an output (CPU devices) and as one workgroup a row (GPUs). Each form is checked to be the one that
- * ran, through rows whose sums depend on the order (2^24 then 255 ones: in order each 1 is lost), against a host
- * emulation of that form's order bit for bit where it can; and every case against ORT's CPU EP within ONNX's
- * tolerance, NaN and infinities included. */
+ * invocation an output (CPU devices) and as one workgroup a row (GPUs); the matrix products (MatMul, Gemm, Conv) in
+ * register tiles or in tiles through shared memory. Each form is checked to be the one that ran, through rows whose
+ * sums depend on the order (2^24 then 255 ones: in order each 1 is lost), against a host emulation of that form's
+ * order bit for bit where it can, or by the pipeline ortvk's profile names; and every case against ORT's CPU EP
+ * within ONNX's tolerance, NaN and infinities included. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kernel_check.h"
 #include "ortvk.h"
@@ -30,9 +33,10 @@ static onnx_model *reduce_model(const char *op, int rank, const int64_t *dims)
 }
 
 /* Runs `m` (freed) on x: on ortvk with the given forms (every node there; "" the device's own), or on the CPU EP
- * when `forms` is NULL. The output's values (malloc'd, *count of them), or NULL after a FAIL line. */
-static float *run(ortapp *app, const OrtEpDevice *device, const char *forms, onnx_model *m, const float *x, int rank,
-                  const int64_t *dims, size_t *count)
+ * when `forms` is NULL; ortvk's profile written to `profile` where that is not NULL. The output's values (malloc'd,
+ * *count of them), or NULL after a FAIL line. */
+static float *run_profiled(ortapp *app, const OrtEpDevice *device, const char *forms, onnx_model *m, const float *x,
+                           int rank, const int64_t *dims, size_t *count, const char *profile)
 {
     const OrtApi *api = app->api;
     uint8_t *model = NULL;
@@ -42,9 +46,11 @@ static float *run(ortapp *app, const OrtEpDevice *device, const char *forms, onn
     /* The kernels' state, and with it the forms, is made with a device's first session and read from the
      * environment then: each session here is the only one open. */
     if (forms && forms[0]) setenv(FORMS_ENV, forms, 1);
+    if (profile) setenv("ORTVK_PROFILE", profile, 1);
     OrtStatus *error = NULL;
     OrtSession *s = kc_session(app, forms ? device : NULL, model, len, forms != NULL, false, &error);
     unsetenv(FORMS_ENV);
+    unsetenv("ORTVK_PROFILE");
     free(model);
     const char *msg = error ? api->GetErrorMessage(error) : "";
     if (!CHECK(s != NULL, "session (forms %s): %s", forms ? forms : "CPU EP", msg)) {
@@ -63,6 +69,12 @@ static float *run(ortapp *app, const OrtEpDevice *device, const char *forms, onn
     api->ReleaseValue(in);
     api->ReleaseSession(s);
     return result;
+}
+
+static float *run(ortapp *app, const OrtEpDevice *device, const char *forms, onnx_model *m, const float *x, int rank,
+                  const int64_t *dims, size_t *count)
+{
+    return run_profiled(app, device, forms, m, x, rank, dims, count, NULL);
 }
 
 static bool close_to(float want, float got)
@@ -242,6 +254,145 @@ static void ops_case(ortapp *app, const OrtEpDevice *device, const char *forms)
            "middle axis agree with the CPU EP\n", forms);
 }
 
+/* A matrix product: MatMul(x, B), Gemm(x, B, C) or Conv(x, W, bias), B and C constants; `shader` the one whose
+ * tiles the GPU form runs ("gemm", or "conv" for a Conv that is not pointwise). */
+typedef struct gemm_case {
+    const char *what, *op, *shader;
+    int x_rank, b_rank, c_rank; /* c_rank 0: no C */
+    int64_t x[4], b[4], c[2];
+    int trans_a, trans_b;
+    float alpha, beta;
+    int64_t strides[2], pads[4], dilations[2]; /* Conv's, where not 0 */
+} gemm_case;
+
+/* Deterministic values in [-1, 1). */
+static float *gemm_values(size_t n, uint32_t seed)
+{
+    float *v = malloc((n ? n : 1) * sizeof(float));
+    for (size_t i = 0; v && i < n; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        v[i] = (float)(seed >> 8) / 8388608.0f - 1.0f;
+    }
+    return v;
+}
+
+static size_t count_of(int rank, const int64_t *dims)
+{
+    size_t n = 1;
+    for (int i = 0; i < rank; i++) n *= (size_t)dims[i];
+    return n;
+}
+
+static onnx_model *gemm_model(const gemm_case *c, const float *b, const float *bias)
+{
+    onnx_model *m = onnx_model_new(13);
+    onnx_model_add_input(m, "x", ONNX_FLOAT, c->x_rank, c->x);
+    onnx_model_add_output(m, "y", ONNX_FLOAT, -1, NULL);
+    onnx_model_add_initializer(m, "b", ONNX_FLOAT, c->b_rank, c->b, b, count_of(c->b_rank, c->b) * sizeof(float));
+    if (c->c_rank > 0)
+        onnx_model_add_initializer(m, "c", ONNX_FLOAT, c->c_rank, c->c, bias,
+                                   count_of(c->c_rank, c->c) * sizeof(float));
+    const char *in[3] = {"x", "b", "c"}, *out[1] = {"y"};
+    onnx_node *n = onnx_model_add_node(m, c->op, in, c->c_rank > 0 ? 3 : 2, out, 1);
+    if (strcmp(c->op, "Gemm") == 0) {
+        onnx_node_attr_int(n, "transA", c->trans_a);
+        onnx_node_attr_int(n, "transB", c->trans_b);
+        onnx_node_attr_float(n, "alpha", c->alpha);
+        onnx_node_attr_float(n, "beta", c->beta);
+    }
+    int spatial = c->x_rank - 2;
+    if (c->strides[0]) onnx_node_attr_ints(n, "strides", c->strides, spatial);
+    if (c->dilations[0]) onnx_node_attr_ints(n, "dilations", c->dilations, spatial);
+    if (c->pads[0]) onnx_node_attr_ints(n, "pads", c->pads, 2 * spatial);
+    return m;
+}
+
+/* The function of `shader` in the profile's event of the node (op `op`): "pipelines": "<shader>.<fn>"; -1 if none. */
+static long shader_function(const char *path, const char *op, const char *shader)
+{
+    char *text = test_read_text(path), cat[48], pipeline[48];
+    long fn = -1;
+    snprintf(cat, sizeof(cat), "\"cat\": \"%s\"", op);
+    snprintf(pipeline, sizeof(pipeline), "\"pipelines\": \"%s.", shader);
+    for (char *line = text, *end; fn < 0 && line != NULL && (end = strchr(line, '\n')) != NULL; line = end + 1) {
+        *end = '\0';
+        const char *g = strstr(line, pipeline);
+        if (strstr(line, cat) != NULL && g != NULL) fn = strtol(g + strlen(pipeline), NULL, 10);
+    }
+    free(text);
+    return fn;
+}
+
+/* Whether function `fn` of the gemm or conv shader is its tiles: gemm's 5 plus a multiple of 32 (ORTVK_KVARIANT,
+ * C's forms), conv's constant 1 (fn / 32) with bit 2. */
+static bool tiles_function(const char *shader, long fn)
+{
+    if (fn < 0) return false;
+    return strcmp(shader, "gemm") == 0 ? fn % 32 == 5 : ((fn / 32) & 4) != 0;
+}
+
+/* The matrix products' forms: register tiles or a generic form (CPU devices; a pointwise Conv whose pixels are not a
+ * multiple of 4 then takes the conv shader) or tiles through shared memory (GPUs), told apart by the pipeline the
+ * profile names; each against the CPU EP. Shapes of no multiple of 4 or of the tile, broadcast batches, both
+ * transposes, each form of C, Convs pointwise and not (pads, strides, dilations, 1-D, weights packed or not, two
+ * images), a NaN, and K past lavapipe's loop cap. */
+static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *forms)
+{
+    static const gemm_case cases[] = {
+#define MATMUL(what, xr, br, ...) {what, "MatMul", "gemm", xr, br, 0, __VA_ARGS__, {0}, 0, 0, 1.0f, 1.0f, {0}, {0}, {0}}
+#define GEMM(what, ...) {what, "Gemm", "gemm", 2, 2, __VA_ARGS__, {0}, {0}, {0}}
+#define CONV(what, shader, xr, ...) {what, "Conv", shader, xr, xr, 1, __VA_ARGS__}
+        MATMUL("MatMul, batch 2x3 broadcast, 37x70 by 70x45", 4, 2, {2, 3, 37, 70}, {70, 45}),
+        MATMUL("MatMul, 1x5 by 5x1", 2, 2, {1, 5}, {5, 1}),
+        MATMUL("MatMul, K = 70,000", 2, 2, {2, 70000}, {70000, 3}),
+#undef MATMUL
+        GEMM("Gemm transA transB, C of M x N", 2, {17, 33}, {65, 17}, {33, 65}, 1, 1, 0.5f, 2.0f),
+        GEMM("Gemm, C of N", 1, {33, 20}, {20, 65}, {65}, 0, 0, 1.0f, -1.5f),
+        GEMM("Gemm, C of M x 1", 2, {40, 9}, {9, 7}, {40, 1}, 0, 0, 1.0f, 1.0f),
+        CONV("pointwise Conv 18 -> 20, 13x11", "gemm", 4, {1, 18, 13, 11}, {20, 18, 1, 1}, {20}, 0, 0, 1.0f, 1.0f,
+             {0}, {0}, {0}),
+        CONV("Conv 3x3 pad 1, 16 -> 20 (packed), 17x13", "conv", 4, {1, 16, 17, 13}, {20, 16, 3, 3}, {20}, 0, 0,
+             1.0f, 1.0f, {1, 1}, {1, 1, 1, 1}, {1, 1}),
+        CONV("Conv 3x3 stride 2 dilation 2 pads 2 and 1, 5 -> 6, 2 images", "conv", 4, {2, 5, 19, 23}, {6, 5, 3, 3},
+             {6}, 0, 0, 1.0f, 1.0f, {2, 2}, {2, 1, 2, 1}, {2, 2}),
+        CONV("Conv 1-D kernel 5 pad 2, 7 -> 9", "conv", 3, {1, 7, 40}, {9, 7, 5}, {9}, 0, 0, 1.0f, 1.0f, {1},
+             {2, 2}, {1}),
+#undef GEMM
+#undef CONV
+    };
+    char path[64];
+    snprintf(path, sizeof(path), "/tmp/ortvk-forms-%d.json", (int)getpid());
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const gemm_case *c = &cases[i];
+        size_t nx = count_of(c->x_rank, c->x), wn = 0, gn = 0;
+        float *x = gemm_values(nx, 7 + (uint32_t)i), *b = gemm_values(count_of(c->b_rank, c->b), 99 + (uint32_t)i);
+        float *bias = gemm_values(c->c_rank ? count_of(c->c_rank, c->c) : 0, 5);
+        if (!CHECK(x && b && bias, "out of memory")) {
+            free(x), free(b), free(bias);
+            return;
+        }
+        x[nx > 5 ? 5 : 0] = NAN; /* a row (or a pixel's outputs) of NaN */
+        float *want = run(app, device, NULL, gemm_model(c, b, bias), x, c->x_rank, c->x, &wn);
+        float *got = run_profiled(app, device, forms, gemm_model(c, b, bias), x, c->x_rank, c->x, &gn, path);
+        long fn = shader_function(path, c->op, c->shader);
+        bool tiles = tiles_function(c->shader, fn), gpu = strcmp(forms, "gpu") == 0;
+        CHECK(tiles == gpu, "%s form, %s: the %s shader's function is %ld (%s)", forms, c->what, c->shader, fn,
+              gpu ? "expected its tiles" : "expected another form, or another shader: -1");
+        size_t bad = 0, first = 0, nan_rows = 0;
+        for (size_t k = 0; want && got && k < wn && k < gn; k++) {
+            if (!close_to(want[k], got[k]) && bad++ == 0) first = k;
+            nan_rows += isnan(got[k]);
+        }
+        if (CHECK(want && got && wn == gn && bad == 0 && nan_rows > 0,
+                  "%s form, %s: %zu of %zu values differ from the CPU EP's (first at %zu: %.9g vs %.9g), %zu NaN",
+                  forms, c->what, bad, gn, first, bad ? want[first] : 0.0f, bad ? got[first] : 0.0f, nan_rows))
+            printf("%s form, %s: %zu values as the CPU EP's (%s shader, function %ld)\n", forms, c->what, gn,
+                   c->shader, fn);
+        free(want), free(got), free(x), free(b), free(bias);
+    }
+    remove(path);
+}
+
 /* LayerNormalization over the last axis, or InstanceNormalization, of x with scale (and bias) values of their own. */
 static onnx_model *norm_model(bool layer, int rank, const int64_t *dims)
 {
@@ -345,6 +496,8 @@ int main(void)
     ops_case(&app, device, "cpu");
     ops_case(&app, device, "gpu");
     norm_case(&app, device);
+    gemm_forms_case(&app, device, "cpu");
+    gemm_forms_case(&app, device, "gpu");
 
     /* With no setting, a CPU device (lavapipe) takes the CPU forms, any other its GPU forms. */
     const int64_t dims[2] = {1, 256};

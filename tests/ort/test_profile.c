@@ -71,7 +71,7 @@ static void check_profile(const char *path, const char *how)
         free(text);
         return;
     }
-    int events = 0, per_node[NODES] = {0}, bad = 0, runs = -1;
+    int events = 0, per_node[NODES] = {0}, bad = 0, bad_pipelines = 0, runs = -1;
     double conv_flops = -1;
     char *summary = strstr(text, "\"ortvkSummary\"");
     for (char *line = text; line != NULL && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
@@ -93,6 +93,8 @@ static void check_profile(const char *path, const char *how)
         const char *f = strstr(line, "\"flops\": ");
         if (strcmp(cat, "Conv") == 0 && f != NULL) sscanf(f, "\"flops\": %lf", &conv_flops);
         if (strcmp(cat, "Conv") == 0 && strstr(line, "\"inputs\": \"1x3x8x8 float, 4x3x3x3 float\"") == NULL) bad++;
+        /* The pipelines each node dispatched: the Conv's are the conv shader's ("conv.<function>"). */
+        if (strcmp(cat, "Conv") == 0 && strstr(line, "\"pipelines\": \"conv.") == NULL) bad_pipelines++;
     }
     const char *r = strstr(text, "\"runs\": ");
     if (r != NULL) sscanf(r, "\"runs\": %d", &runs);
@@ -106,6 +108,7 @@ static void check_profile(const char *path, const char *how)
     CHECK(conv_flops == 2.0 * 4 * 8 * 8 * 27, "%s: the Conv's FLOPs are %.0f, expected %d", how, conv_flops,
           2 * 4 * 8 * 8 * 27);
     CHECK(runs == RUNS, "%s: otherData.runs is %d, expected %d", how, runs, RUNS);
+    CHECK(bad_pipelines == 0, "%s: %d Conv events do not name the conv shader's pipeline", how, bad_pipelines);
     for (int i = 0; i < NODES && summary != NULL; i++) {
         char entry[64];
         snprintf(entry, sizeof(entry), "{\"op\": \"%s\", \"count\": %d,", node_ops[i], RUNS);

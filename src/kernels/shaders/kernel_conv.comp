@@ -5,6 +5,7 @@
 // [g][c][kh][kw][m of the group] (kernel_conv.c), read 4 channels per vec4: bit 0 TM = 4, bit 1 TM = 8, bit 2 the
 // input rows read as vec4 (a 1x1 convolution of stride 1 without pads, run as one row of H * W columns), bit 3 the
 // same for 3x3 windows of stride 1 or 2, pad 1 (main_row3; there bit 2 is stride 2, bit 4 two output rows).
+// Specialization constant 1 bit 2: a GPU's form, tiles through shared memory (main_tiles).
 // A fused element-wise chain (common.glsl's ortvk_chain) applies to each stored result (conv_store).
 #version 460
 #include "common.glsl"
@@ -67,6 +68,45 @@ void conv_store4(uint i, vec4 sum, float bias)
     if (p.b != uvec2(0u)) sum += bias;
     vec4 r = ORTVK_CHAIN_R ? ORTVK_TEXEL4(5, p.partial, i) : vec4(0.0);
     ORTVK_SET4(3, p.y, i, ORTVK_CHAIN_COUNT == 0u ? sum : ortvk_chain4r(sum, r));
+}
+
+// Constant 1 bit 2, a GPU's form: the convolution (group 1) as an implicit GEMM in tiles through shared memory
+// (tiles.glsl): M output channels by OH x OW pixels of one image over its C x KH x KW taps in the order of the other
+// forms (channel, then kh, then kw; padded taps add 0 times their weight, as an im2col does), then the bias and the
+// chain (a residual too). FN is 1 where the weights are packed ([c][kh][kw][m]: A along m), else 0.
+const bool ORTVK_TILES = (FN_ROW3 & 4u) != 0u;
+float ortvk_tile_a(uint base, uint m, uint k)
+{
+    return ORTVK_TEXEL(1, p.w, FN != 0u ? k * p.M + m : m * (p.C * p.KH * p.KW) + k);
+}
+float ortvk_tile_b(uint base, uint k, uint n)
+{
+    uint taps = p.KH * p.KW, c = k / taps, r = k - c * taps, ky = r / p.KW, kx = r - ky * p.KW;
+    uint oy = n / p.OW, ox = n - oy * p.OW;
+    int iy = int(oy * p.SH + ky * p.DH) - p.PH, ix = int(ox * p.SW + kx * p.DW) - p.PW;
+    if (iy < 0 || iy >= int(p.H) || ix < 0 || ix >= int(p.W)) return 0.0;
+    return ORTVK_TEXEL(0, p.x, base + (c * p.H + uint(iy)) * p.W + uint(ix));
+}
+#include "tiles.glsl"
+
+void main_tiles()
+{
+    uint wg = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint pixels = p.OH * p.OW, m_tiles = ortvk_tiles_of(p.M), n_tiles = ortvk_tiles_of(pixels);
+    if (wg >= p.N * m_tiles * n_tiles) return; // the whole workgroup
+    uint n0 = (wg % n_tiles) * ORTVK_TILE, m0 = ((wg / n_tiles) % m_tiles) * ORTVK_TILE;
+    uint image = wg / (m_tiles * n_tiles);
+    vec4 acc[4];
+    ortvk_tiles(m0, n0, p.M, pixels, p.C * p.KH * p.KW, 0u, image * p.C * p.H * p.W, FN == 0u, true, acc);
+    [[unroll]] for (uint i = 0u; i < 4u; i++) {
+        uint m = ortvk_tile_row(m0, i);
+        if (m >= p.M) continue;
+        float bias = p.b != uvec2(0u) ? ORTVK_GET(2, p.b, m) : 0.0;
+        [[unroll]] for (uint j = 0u; j < 4u; j++) {
+            uint n = ortvk_tile_column(n0, j);
+            if (n < pixels) conv_store((image * p.M + m) * pixels + n, acc[i][j], bias, true);
+        }
+    }
 }
 
 // 3x3 windows of pad 1 in W, stride 1 (the "same" convolutions) or 2 in both dims (FN bit 2 with bit 3), dilation 1,
@@ -279,6 +319,10 @@ void main_packed()
 void main()
 {
     ORTVK_CHAIN_LOAD(4, p.chain);
+    if (ORTVK_TILES) {
+        main_tiles();
+        return;
+    }
     if (FN != 0u) {
         main_packed();
         return;

@@ -9,6 +9,7 @@
 // along m, K need not be a multiple of 4: the last K % 4 steps run one k each. The generic
 // form's per-element checks and scalar loads became per-lane branches and gathers on lavapipe: 0.8 GFLOP/s.
 // Constant 6 (SMALL_K), with A along m in the wide forms: K itself, for a pointwise Conv of few input channels.
+// FAST 5 is a GPU's form (docs/kernels.md, "Forms per device"): tiles through shared memory, any strides.
 #version 460
 #include "common.glsl"
 
@@ -52,6 +53,61 @@ const bool WIDE = FAST == 3u || FAST == 4u;
 const uint FM = FAST == 3u ? 16u : 8u;
 const uint FG = WIDE ? 2u : 4u;
 
+// The offsets of batch entry `batch` in A and B (broadcast batch dims have a stride of 0).
+void gemm_batch_offsets(uint batch, out uint ao, out uint bo)
+{
+    uint r = batch;
+    ao = 0u;
+    bo = 0u;
+    for (int d = int(p.batch_rank) - 1; d >= 0; d--) {
+        uint q = r / p.batch_dims[d];
+        uint c = r - q * p.batch_dims[d];
+        r = q;
+        ao += c * p.a_batch[d];
+        bo += c * p.b_batch[d];
+    }
+}
+
+// FAST 5, a GPU's form: tiles through shared memory (tiles.glsl), any strides, M, N and K.
+const bool ORTVK_TILES = FAST == 5u;
+float ortvk_tile_a(uint base, uint m, uint k)
+{
+    return ORTVK_TEXEL(0, p.a, base + m * uint(p.a_sm) + k * uint(p.a_sk));
+}
+float ortvk_tile_b(uint base, uint k, uint n)
+{
+    return ORTVK_TEXEL(1, p.b, base + k * uint(p.b_sk) + n * uint(p.b_sn));
+}
+#include "tiles.glsl"
+
+// The tile of workgroup `wg`, with alpha, C and the fused chain. Called in uniform control flow (barriers).
+void gemm_tiles(uint wg)
+{
+    uint m_tiles = ortvk_tiles_of(p.M), n_tiles = ortvk_tiles_of(p.N);
+    uint n0 = (wg % n_tiles) * ORTVK_TILE, m0 = ((wg / n_tiles) % m_tiles) * ORTVK_TILE;
+    uint batch = wg / (m_tiles * n_tiles), ao, bo;
+    gemm_batch_offsets(batch, ao, bo);
+    vec4 acc[4];
+    ortvk_tiles(m0, n0, p.M, p.N, p.K, ao, bo, p.a_sk == 1, p.b_sn == 1, acc);
+    [[unroll]] for (uint i = 0u; i < 4u; i++) {
+        uint m = ortvk_tile_row(m0, i);
+        if (m >= p.M) continue;
+        float c_row = C_FORM == 1u ? p.beta * ORTVK_GET(2, p.c, int(m) * p.c_sm) : 0.0;
+        [[unroll]] for (uint j = 0u; j < 4u; j++) {
+            uint n = ortvk_tile_column(n0, j);
+            if (n >= p.N) continue;
+            float sum = acc[i][j];
+            if (p.alpha != 1.0) sum = p.alpha * sum;
+            if (C_FORM == 1u) {
+                sum += c_row;
+            } else if (C_FORM == 2u) {
+                sum += p.beta * ORTVK_GET(2, p.c, int(m) * p.c_sm + int(n) * p.c_sn);
+            }
+            ORTVK_SET(3, p.y, (batch * p.M + m) * p.N + n, ortvk_chain(sum));
+        }
+    }
+}
+
 // One k of the A-along-m form: FM values of A's column k (FM / 4 vec4), FG vec4 of B's row k, FM x 4 FG sums.
 #define GEMM_COLUMNS_STEP(kk) { \
     uint k_ = (kk); \
@@ -89,14 +145,8 @@ void gemm_store_row(uint m, uint n0, uint batch, vec4 row[FG])
 // The output block at rows m0.., columns n0.. of one batch.
 void gemm_block(uint m0, uint n0, uint batch)
 {
-    uint r = batch, ao = 0u, bo = 0u;
-    for (int d = int(p.batch_rank) - 1; d >= 0; d--) {
-        uint q = r / p.batch_dims[d];
-        uint c = r - q * p.batch_dims[d];
-        r = q;
-        ao += c * p.a_batch[d];
-        bo += c * p.b_batch[d];
-    }
+    uint ao, bo;
+    gemm_batch_offsets(batch, ao, bo);
     uint ar[FM], bc[FG];
     vec4 acc[FM][FG];
     [[unroll]] for (uint j = 0u; j < FM; j++) {
@@ -178,6 +228,13 @@ void main()
 {
     ORTVK_CHAIN_LOAD(4, p.chain);
     uint i = ortvk_index();
+    if (ORTVK_TILES) {
+        uint wg = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x, batches = 1u;
+        for (uint d = 0u; d < p.batch_rank; d++) batches *= p.batch_dims[d];
+        if (wg >= batches * ortvk_tiles_of(p.M) * ortvk_tiles_of(p.N)) return; // the whole workgroup
+        gemm_tiles(wg);
+        return;
+    }
     if (FAST != 0u) {
         uint n_blocks = (p.N + FG * 4u - 1u) / (FG * 4u);
         uint batches = 1u;

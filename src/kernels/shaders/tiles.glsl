@@ -15,7 +15,10 @@
 
 #define ORTVK_TILE 32u
 #define ORTVK_TILE_K 16u
-const uint ORTVK_TILE_VEC4S = ORTVK_TILES ? ORTVK_TILE_K * ORTVK_TILE / 4u : 1u; // TILE_K rows of TILE / 4 vec4
+// A slice is TILE_K rows of TILE / 4 vec4, each row padded by one vec4: invocations that store neighbouring k of
+// one row of A (or column of B) then hit different banks of a GPU's shared memory (2-way rather than 16-way).
+#define ORTVK_TILE_ROW (ORTVK_TILE / 4u + 1u)
+const uint ORTVK_TILE_VEC4S = ORTVK_TILES ? ORTVK_TILE_K * ORTVK_TILE_ROW : 1u;
 shared vec4 ortvk_tile_as[ORTVK_TILE_VEC4S], ortvk_tile_bs[ORTVK_TILE_VEC4S];
 
 // The number of tiles along a dimension of n elements.
@@ -39,12 +42,12 @@ void ortvk_tiles(uint m0, uint n0, uint M, uint N, uint K, uint a_base, uint b_b
             uint kk = a_along_k ? e % ORTVK_TILE_K : e / ORTVK_TILE;
             uint mm = a_along_k ? e / ORTVK_TILE_K : e % ORTVK_TILE;
             uint m = m0 + mm, k = k0 + kk;
-            ortvk_tile_as[kk * (ORTVK_TILE / 4u) + mm / 4u][mm % 4u] =
+            ortvk_tile_as[kk * ORTVK_TILE_ROW + mm / 4u][mm % 4u] =
                 m < M && k < K ? ortvk_tile_a(a_base, m, k) : 0.0;
             kk = b_along_n ? e / ORTVK_TILE : e % ORTVK_TILE_K;
             uint nn = b_along_n ? e % ORTVK_TILE : e / ORTVK_TILE_K, n = n0 + nn;
             k = k0 + kk;
-            ortvk_tile_bs[kk * (ORTVK_TILE / 4u) + nn / 4u][nn % 4u] =
+            ortvk_tile_bs[kk * ORTVK_TILE_ROW + nn / 4u][nn % 4u] =
                 n < N && k < K ? ortvk_tile_b(b_base, k, n) : 0.0;
         }
         memoryBarrierShared();
@@ -52,7 +55,7 @@ void ortvk_tiles(uint m0, uint n0, uint M, uint N, uint K, uint a_base, uint b_b
         uint kn = min(ORTVK_TILE_K, K - k0);
         [[unroll]] for (uint kk = 0u; kk < ORTVK_TILE_K; kk++) {
             if (kk >= kn) break;
-            vec4 a = ortvk_tile_as[kk * (ORTVK_TILE / 4u) + ty], b = ortvk_tile_bs[kk * (ORTVK_TILE / 4u) + tx];
+            vec4 a = ortvk_tile_as[kk * ORTVK_TILE_ROW + ty], b = ortvk_tile_bs[kk * ORTVK_TILE_ROW + tx];
             [[unroll]] for (uint i = 0u; i < 4u; i++) acc[i] += a[i] * b;
         }
         barrier(); // every invocation is done with the slices before the next ones are loaded

@@ -80,10 +80,13 @@ float ortvk_tile_b(uint base, uint k, uint n)
 }
 #include "tiles.glsl"
 
-// The tile of workgroup `wg`, with alpha, C and the fused chain. Called in uniform control flow (barriers).
-void gemm_tiles(uint wg)
+// This workgroup's tile, with alpha, C and the fused chain (barriers: called in uniform control flow).
+void gemm_tiles()
 {
+    uint wg = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x, batches = 1u;
+    for (uint d = 0u; d < p.batch_rank; d++) batches *= p.batch_dims[d];
     uint m_tiles = ortvk_tiles_of(p.M), n_tiles = ortvk_tiles_of(p.N);
+    if (wg >= batches * m_tiles * n_tiles) return; // the whole workgroup
     uint n0 = (wg % n_tiles) * ORTVK_TILE, m0 = ((wg / n_tiles) % m_tiles) * ORTVK_TILE;
     uint batch = wg / (m_tiles * n_tiles), ao, bo;
     gemm_batch_offsets(batch, ao, bo);
@@ -229,10 +232,7 @@ void main()
     ORTVK_CHAIN_LOAD(4, p.chain);
     uint i = ortvk_index();
     if (ORTVK_TILES) {
-        uint wg = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x, batches = 1u;
-        for (uint d = 0u; d < p.batch_rank; d++) batches *= p.batch_dims[d];
-        if (wg >= batches * ortvk_tiles_of(p.M) * ortvk_tiles_of(p.N)) return; // the whole workgroup
-        gemm_tiles(wg);
+        gemm_tiles();
         return;
     }
     if (FAST != 0u) {

@@ -382,17 +382,17 @@ static bool pointwise(const push_conv *push, const conv_geometry *g)
            g->pad[0] == 0 && g->pad[1] == 0 && push->OH == push->H && push->OW == push->W;
 }
 
-/* A GPU's form (docs/kernels.md, "Forms per device"): a convolution of group 1 as an implicit GEMM in tiles through
- * shared memory (the shader's constant 1 bit 2, main_tiles; constant 0 says whether the weights are packed), all
- * the channels in one dispatch; a pointwise one as the GEMM's tiles where the GEMM takes it (no residual). *done
- * stays false where the form does not apply. */
+/* A GPU's form (docs/kernels.md, "Forms per device"): a convolution that is not depthwise as an implicit GEMM per
+ * image and group in tiles through shared memory (the shader's constant 1 bit 2, main_tiles; constant 0 says
+ * whether the weights are packed), all the channels in one dispatch; a pointwise one of group 1 as the GEMM's tiles
+ * where the GEMM takes it (no residual). *done stays false where the form does not apply. */
 #define CONV_TILES (4 * ORTVK_KVARIANT)
 static OrtStatus *tiles_record(ortvk_krun *run, push_conv *push, const conv_geometry *g, const ortvk_kspec *spec,
                                bool *done)
 {
     *done = false;
-    if (push->G != 1 || !ortvk_krun_tiles_form(run, (uint64_t)push->C * push->KH * push->KW)) return NULL;
-    if (pointwise(push, g)) {
+    if (!ortvk_krun_tiles_form(run, (uint64_t)push->C / push->G * push->KH * push->KW)) return NULL;
+    if (push->G == 1 && pointwise(push, g)) {
         push_conv flat = *push;
         flat.W = flat.OW = push->H * push->W;
         flat.H = flat.OH = 1;
@@ -404,7 +404,8 @@ static OrtStatus *tiles_record(ortvk_krun *run, push_conv *push, const conv_geom
     *done = true;
     return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CONV, (run->in[1].packed ? 1 : 0) + CONV_TILES, spec, push,
                                     sizeof(*push),
-                                    ortvk_krun_tiles_invocations(push->M, (uint64_t)push->OH * push->OW, push->N));
+                                    ortvk_krun_tiles_invocations(push->M / push->G, (uint64_t)push->OH * push->OW,
+                                                                 (uint64_t)push->N * push->G));
 }
 
 /* Packed weights (conv_pack): 8 or 4 channels a vec4 at a time. A pointwise convolution runs as the GEMM where it

@@ -262,7 +262,7 @@ typedef struct gemm_case {
     int64_t x[4], b[4], c[2];
     int trans_a, trans_b;
     float alpha, beta;
-    int64_t strides[2], pads[4], dilations[2]; /* Conv's, where not 0 */
+    int64_t strides[2], pads[4], dilations[2], group; /* Conv's, where not 0 */
 } gemm_case;
 
 /* Deterministic values in [-1, 1). */
@@ -304,6 +304,7 @@ static onnx_model *gemm_model(const gemm_case *c, const float *b, const float *b
     if (c->strides[0]) onnx_node_attr_ints(n, "strides", c->strides, spatial);
     if (c->dilations[0]) onnx_node_attr_ints(n, "dilations", c->dilations, spatial);
     if (c->pads[0]) onnx_node_attr_ints(n, "pads", c->pads, 2 * spatial);
+    if (c->group) onnx_node_attr_int(n, "group", c->group);
     return m;
 }
 
@@ -334,13 +335,14 @@ static bool tiles_function(const char *shader, long fn)
 /* The matrix products' forms: register tiles or a generic form (CPU devices; a pointwise Conv whose pixels are not a
  * multiple of 4 then takes the conv shader) or tiles through shared memory (GPUs), told apart by the pipeline the
  * profile names; each against the CPU EP. Shapes of no multiple of 4 or of the tile, broadcast batches, both
- * transposes, each form of C, Convs pointwise and not (pads, strides, dilations, 1-D, weights packed or not, two
- * images), a NaN, and K past lavapipe's loop cap. */
+ * transposes, each form of C, Convs pointwise and not (pads, strides, dilations, 1-D, groups, weights packed or not,
+ * two images), a NaN, and K past lavapipe's loop cap. */
 static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *forms)
 {
     static const gemm_case cases[] = {
-#define MATMUL(what, xr, br, ...) {what, "MatMul", "gemm", xr, br, 0, __VA_ARGS__, {0}, 0, 0, 1.0f, 1.0f, {0}, {0}, {0}}
-#define GEMM(what, ...) {what, "Gemm", "gemm", 2, 2, __VA_ARGS__, {0}, {0}, {0}}
+#define MATMUL(what, xr, br, ...) \
+    {what, "MatMul", "gemm", xr, br, 0, __VA_ARGS__, {0}, 0, 0, 1.0f, 1.0f, {0}, {0}, {0}, 0}
+#define GEMM(what, ...) {what, "Gemm", "gemm", 2, 2, __VA_ARGS__, {0}, {0}, {0}, 0}
 #define CONV(what, shader, xr, ...) {what, "Conv", shader, xr, xr, 1, __VA_ARGS__}
         MATMUL("MatMul, batch 2x3 broadcast, 37x70 by 70x45", 4, 2, {2, 3, 37, 70}, {70, 45}),
         MATMUL("MatMul, 1x5 by 5x1", 2, 2, {1, 5}, {5, 1}),
@@ -350,13 +352,21 @@ static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *
         GEMM("Gemm, C of N", 1, {33, 20}, {20, 65}, {65}, 0, 0, 1.0f, -1.5f),
         GEMM("Gemm, C of M x 1", 2, {40, 9}, {9, 7}, {40, 1}, 0, 0, 1.0f, 1.0f),
         CONV("pointwise Conv 18 -> 20, 13x11", "gemm", 4, {1, 18, 13, 11}, {20, 18, 1, 1}, {20}, 0, 0, 1.0f, 1.0f,
-             {0}, {0}, {0}),
+             {0}, {0}, {0}, 0),
         CONV("Conv 3x3 pad 1, 16 -> 20 (packed), 17x13", "conv", 4, {1, 16, 17, 13}, {20, 16, 3, 3}, {20}, 0, 0,
-             1.0f, 1.0f, {1, 1}, {1, 1, 1, 1}, {1, 1}),
+             1.0f, 1.0f, {1, 1}, {1, 1, 1, 1}, {1, 1}, 0),
         CONV("Conv 3x3 stride 2 dilation 2 pads 2 and 1, 5 -> 6, 2 images", "conv", 4, {2, 5, 19, 23}, {6, 5, 3, 3},
-             {6}, 0, 0, 1.0f, 1.0f, {2, 2}, {2, 1, 2, 1}, {2, 2}),
+             {6}, 0, 0, 1.0f, 1.0f, {2, 2}, {2, 1, 2, 1}, {2, 2}, 0),
         CONV("Conv 1-D kernel 5 pad 2, 7 -> 9", "conv", 3, {1, 7, 40}, {9, 7, 5}, {9}, 0, 0, 1.0f, 1.0f, {1},
-             {2, 2}, {1}),
+             {2, 2}, {1}, 0),
+        CONV("Conv 3x3 group 2, 8 -> 12 (6 a group), 2 images", "conv", 4, {2, 8, 15, 14}, {12, 4, 3, 3}, {12}, 0, 0,
+             1.0f, 1.0f, {1, 1}, {1, 1, 1, 1}, {1, 1}, 2),
+        CONV("Conv 3x3 group 4, 16 -> 16 (4 a group: packed), stride 2", "conv", 4, {1, 16, 21, 18}, {16, 4, 3, 3},
+             {16}, 0, 0, 1.0f, 1.0f, {2, 2}, {1, 1, 1, 1}, {1, 1}, 4),
+        CONV("pointwise Conv group 3, 6 -> 9", "conv", 4, {1, 6, 9, 10}, {9, 2, 1, 1}, {9}, 0, 0, 1.0f, 1.0f, {0},
+             {0}, {0}, 3),
+        CONV("Conv 3x3 of 3 channels to 6, group 3 (a multiplier of 2)", "conv", 4, {1, 3, 12, 13}, {6, 1, 3, 3}, {6},
+             0, 0, 1.0f, 1.0f, {1, 1}, {1, 1, 1, 1}, {1, 1}, 3),
 #undef GEMM
 #undef CONV
     };

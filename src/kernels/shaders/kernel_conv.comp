@@ -70,14 +70,15 @@ void conv_store4(uint i, vec4 sum, float bias)
     ORTVK_SET4(3, p.y, i, ORTVK_CHAIN_COUNT == 0u ? sum : ortvk_chain4r(sum, r));
 }
 
-// Constant 1 bit 2, a GPU's form: the convolution (group 1) as an implicit GEMM in tiles through shared memory
-// (tiles.glsl): M output channels by OH x OW pixels of one image over its C x KH x KW taps in the order of the other
-// forms (channel, then kh, then kw; padded taps add 0 times their weight, as an im2col does), then the bias and the
-// chain (a residual too). FN is 1 where the weights are packed ([c][kh][kw][m]: A along m), else 0.
+// Constant 1 bit 2, a GPU's form: the convolution as an implicit GEMM in tiles through shared memory (tiles.glsl),
+// per image and group: the group's M / G output channels by OH x OW pixels over its C / G x KH x KW taps in the
+// order of the other forms (channel, then kh, then kw; padded taps add 0 times their weight, as an im2col does),
+// then the bias and the chain (a residual too). FN is 1 where the weights are packed ([g][c][kh][kw][m of the
+// group]: A along m), else 0. `base` is the group's first weight, or the image's and group's first input.
 const bool ORTVK_TILES = (FN_ROW3 & 4u) != 0u;
 float ortvk_tile_a(uint base, uint m, uint k)
 {
-    return ORTVK_TEXEL(1, p.w, FN != 0u ? k * p.M + m : m * (p.C * p.KH * p.KW) + k);
+    return ORTVK_TEXEL(1, p.w, base + (FN != 0u ? k * (p.M / p.G) + m : m * (p.C / p.G * p.KH * p.KW) + k));
 }
 float ortvk_tile_b(uint base, uint k, uint n)
 {
@@ -92,19 +93,20 @@ float ortvk_tile_b(uint base, uint k, uint n)
 void main_tiles()
 {
     uint wg = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-    uint pixels = p.OH * p.OW, m_tiles = ortvk_tiles_of(p.M), n_tiles = ortvk_tiles_of(pixels);
-    if (wg >= p.N * m_tiles * n_tiles) return; // the whole workgroup
+    uint mg = p.M / p.G, cg = p.C / p.G, K = cg * p.KH * p.KW, pixels = p.OH * p.OW;
+    uint m_tiles = ortvk_tiles_of(mg), n_tiles = ortvk_tiles_of(pixels);
+    if (wg >= p.N * p.G * m_tiles * n_tiles) return; // the whole workgroup
     uint n0 = (wg % n_tiles) * ORTVK_TILE, m0 = ((wg / n_tiles) % m_tiles) * ORTVK_TILE;
-    uint image = wg / (m_tiles * n_tiles);
+    uint batch = wg / (m_tiles * n_tiles), image = batch / p.G, g = batch - image * p.G; // batch: image, group
     vec4 acc[4];
-    ortvk_tiles(m0, n0, p.M, pixels, p.C * p.KH * p.KW, 0u, image * p.C * p.H * p.W, FN == 0u, true, acc);
+    ortvk_tiles(m0, n0, mg, pixels, K, g * mg * K, (image * p.C + g * cg) * p.H * p.W, FN == 0u, true, acc);
     [[unroll]] for (uint i = 0u; i < 4u; i++) {
         uint m = ortvk_tile_row(m0, i);
-        if (m >= p.M) continue;
-        float bias = p.b != uvec2(0u) ? ORTVK_GET(2, p.b, m) : 0.0;
+        if (m >= mg) continue;
+        float bias = p.b != uvec2(0u) ? ORTVK_GET(2, p.b, g * mg + m) : 0.0;
         [[unroll]] for (uint j = 0u; j < 4u; j++) {
             uint n = ortvk_tile_column(n0, j);
-            if (n < pixels) conv_store((image * p.M + m) * pixels + n, acc[i][j], bias, true);
+            if (n < pixels) conv_store((batch * mg + m) * pixels + n, acc[i][j], bias, true);
         }
     }
 }

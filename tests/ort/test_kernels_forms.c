@@ -32,6 +32,14 @@ static onnx_model *reduce_model(const char *op, int rank, const int64_t *dims)
     return m;
 }
 
+/* The element count of a shape. */
+static size_t count_of(int rank, const int64_t *dims)
+{
+    size_t n = 1;
+    for (int i = 0; i < rank; i++) n *= (size_t)dims[i];
+    return n;
+}
+
 /* Runs `m` (freed) on x: on ortvk with the given forms (every node there; "" the device's own), or on the CPU EP
  * when `forms` is NULL; ortvk's profile written to `profile` where that is not NULL. The output's values (malloc'd,
  * *count of them), or NULL after a FAIL line. */
@@ -57,9 +65,7 @@ static float *run_profiled(ortapp *app, const OrtEpDevice *device, const char *f
         if (error) api->ReleaseStatus(error);
         return NULL;
     }
-    size_t n = 1;
-    for (int i = 0; i < rank; i++) n *= (size_t)dims[i];
-    OrtValue *in = test_host_tensor(app, (float *)x, n, rank, dims), *y = NULL;
+    OrtValue *in = test_host_tensor(app, (float *)x, count_of(rank, dims), rank, dims), *y = NULL;
     const char *in_names[] = {"x"}, *out_names[] = {"y"};
     ORT_OK(app, api->Run(s, NULL, in_names, (const OrtValue *const *)&in, 1, out_names, 1, &y));
     size_t bytes = 0;
@@ -274,13 +280,6 @@ static float *gemm_values(size_t n, uint32_t seed)
         v[i] = (float)(seed >> 8) / 8388608.0f - 1.0f;
     }
     return v;
-}
-
-static size_t count_of(int rank, const int64_t *dims)
-{
-    size_t n = 1;
-    for (int i = 0; i < rank; i++) n *= (size_t)dims[i];
-    return n;
 }
 
 static onnx_model *gemm_model(const gemm_case *c, const float *b, const float *bias)

@@ -92,12 +92,9 @@ float ortvk_tile_b(uint base, uint k, uint n)
 
 void main_tiles()
 {
-    uint wg = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-    uint mg = p.M / p.G, cg = p.C / p.G, K = cg * p.KH * p.KW, pixels = p.OH * p.OW;
-    uint m_tiles = ortvk_tiles_of(mg), n_tiles = ortvk_tiles_of(pixels);
-    if (wg >= p.N * p.G * m_tiles * n_tiles) return; // the whole workgroup
-    uint n0 = (wg % n_tiles) * ORTVK_TILE, m0 = ((wg / n_tiles) % m_tiles) * ORTVK_TILE;
-    uint batch = wg / (m_tiles * n_tiles), image = batch / p.G, g = batch - image * p.G; // batch: image, group
+    uint mg = p.M / p.G, cg = p.C / p.G, K = cg * p.KH * p.KW, pixels = p.OH * p.OW, m0, n0, batch;
+    if (!ortvk_tile_of_workgroup(mg, pixels, p.N * p.G, m0, n0, batch)) return;
+    uint image = batch / p.G, g = batch - image * p.G; // batch entries: image, then group
     vec4 acc[4];
     ortvk_tiles(m0, n0, mg, pixels, K, g * mg * K, (image * p.C + g * cg) * p.H * p.W, FN == 0u, true, acc);
     [[unroll]] for (uint i = 0u; i < 4u; i++) {

@@ -83,12 +83,9 @@ float ortvk_tile_b(uint base, uint k, uint n)
 // This workgroup's tile, with alpha, C and the fused chain (barriers: called in uniform control flow).
 void gemm_tiles()
 {
-    uint wg = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x, batches = 1u;
+    uint batches = 1u, m0, n0, batch, ao, bo;
     for (uint d = 0u; d < p.batch_rank; d++) batches *= p.batch_dims[d];
-    uint m_tiles = ortvk_tiles_of(p.M), n_tiles = ortvk_tiles_of(p.N);
-    if (wg >= batches * m_tiles * n_tiles) return; // the whole workgroup
-    uint n0 = (wg % n_tiles) * ORTVK_TILE, m0 = ((wg / n_tiles) % m_tiles) * ORTVK_TILE;
-    uint batch = wg / (m_tiles * n_tiles), ao, bo;
+    if (!ortvk_tile_of_workgroup(p.M, p.N, batches, m0, n0, batch)) return;
     gemm_batch_offsets(batch, ao, bo);
     vec4 acc[4];
     ortvk_tiles(m0, n0, p.M, p.N, p.K, ao, bo, p.a_sk == 1, p.b_sn == 1, acc);

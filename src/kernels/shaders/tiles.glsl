@@ -27,6 +27,19 @@ uint ortvk_tiles_of(uint n)
     return (n + ORTVK_TILE - 1u) / ORTVK_TILE;
 }
 
+// This workgroup's tile of `batches` M x N products (the host's ortvk_krun_tiles_invocations: a workgroup a tile,
+// columns fastest, then rows, then the batch entry): its first row m0 and column n0 and its batch entry. false for a
+// workgroup past the last tile, which then returns as a whole (its barriers stay in uniform control flow).
+bool ortvk_tile_of_workgroup(uint M, uint N, uint batches, out uint m0, out uint n0, out uint batch)
+{
+    uint wg = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint m_tiles = ortvk_tiles_of(M), n_tiles = ortvk_tiles_of(N);
+    n0 = (wg % n_tiles) * ORTVK_TILE;
+    m0 = ((wg / n_tiles) % m_tiles) * ORTVK_TILE;
+    batch = wg / (m_tiles * n_tiles);
+    return batch < batches;
+}
+
 // The sums of this invocation's 4 x 4 block of the tile at (m0, n0): acc[i][j] is output (ortvk_tile_row(m0, i),
 // ortvk_tile_column(n0, j)). a_along_k: A's elements of one row are contiguous (else those of a column); b_along_n:
 // B's of one row. Called in uniform control flow: it holds barriers.

@@ -458,7 +458,7 @@ static OrtStatus *transpose_record(ortvk_krun *run, push_conv *push, const ortvk
 {
     uint64_t blocks = (uint64_t)push->N * (push->M / push->TM) * push->OH;
     uint32_t direct = push->KH == push->SH && push->KW == push->SW && push->DH == 1 && push->DW == 1 &&
-                      push->C / push->G < 60000;
+                      push->C / push->G < ORTVK_KMAX_LOOP;
     if (direct && push->KH == 2 && push->KW == 2 && push->PH == 0 && push->PW == 0 && push->OH == 2 * push->H &&
         push->OW == 2 * push->W && push->w % 16 == 0) {
         if (push->W % 4 == 0 && push->x % 16 == 0 && push->y % 16 == 0) return transpose_tiles(run, push, spec);

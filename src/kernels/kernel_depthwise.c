@@ -37,9 +37,8 @@ OrtStatus *ortvk_kdepthwise_record(ortvk_krun *run, const ortvk_kdepthwise *d, c
         .NC = d->N * d->C, .C = d->C, .H = d->H, .W = d->W, .OH = d->OH, .OW = d->OW, .KH = d->KH, .KW = d->KW,
         .SH = d->SH, .SW = d->SW, .DH = d->DH, .DW = d->DW, .PH = d->PH, .PW = d->PW, .r = d->r,
     };
-    /* lavapipe ends a shader's loops after about 65535 iterations in all (shaders/common.glsl): the general form
-     * runs KH times (1 + the blocks of 16 of KW). */
-    if ((uint64_t)d->KH * (1 + (d->KW + 15) / 16) > 60000)
+    /* The general form's loop runs KH times (1 + the blocks of 16 of KW). */
+    if ((uint64_t)d->KH * (1 + (d->KW + 15) / 16) > ORTVK_KMAX_LOOP)
         return ortvk_status(ORT_NOT_IMPLEMENTED, "Conv: a depthwise kernel of %u x %u taps passes the device's loop "
                             "limit", d->KH, d->KW);
     uint32_t form = depthwise_form(&push);

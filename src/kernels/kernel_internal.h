@@ -138,6 +138,10 @@ typedef struct ortvk_krun {
     char pipelines[64];       /* the node's dispatches, "<shader>.<function>" each ("gemm.5"), for the profile */
 } ortvk_krun;
 
+/* lavapipe ends a shader's loops, silently, after about 65,535 iterations in one invocation (shaders/common.glsl):
+ * a form whose loop count comes from the tensors is taken only below this many iterations. */
+#define ORTVK_KMAX_LOOP 60000
+
 /* Records a 1-D dispatch of `invocations` invocations (workgroups of 64, spread over x and y). The shader reads
  * its index with ortvk_index() (shaders/common.glsl). A barrier orders it after earlier commands of the run. */
 OrtStatus *ortvk_krun_dispatch(ortvk_krun *run, ortvk_shader shader, const void *push, uint32_t push_size,

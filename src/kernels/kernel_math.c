@@ -221,7 +221,7 @@ static uint32_t gemm_fast(const gemm_plan *g, VkDeviceAddress a, VkDeviceAddress
     bool b_rows = g->b_sn == 1 && g->b_sk % 4 == 0;
     bool b_columns = !b_rows && a_rows && g->b_sk == 1 && g->b_sn % 4 == 0;
     bool fast = g->K > 0 && (g->K % 4 == 0 || a_columns) && g->N % 4 == 0 && (a_rows || a_columns) &&
-                (b_rows || b_columns) && g->K / 4 < 60000 && a % 16 == 0 && b % 16 == 0 && y % 16 == 0;
+                (b_rows || b_columns) && g->K / 4 < ORTVK_KMAX_LOOP && a % 16 == 0 && b % 16 == 0 && y % 16 == 0;
     for (int i = 0; i < g->batch_rank; i++)
         fast = fast && (g->batch[i] == 1 || (g->a_batch[i] % 4 == 0 && g->b_batch[i] % 4 == 0));
     return !fast ? 0 : 1 + ORTVK_KVARIANT * (a_columns ? GEMM_A_COLUMNS : b_columns ? GEMM_B_COLUMNS : GEMM_A_ROWS);

@@ -106,7 +106,7 @@ bool ortvk_krun_rows_form(const ortvk_krun *run, uint64_t len)
 
 bool ortvk_krun_tiles_form(const ortvk_krun *run, uint64_t K)
 {
-    return K > 0 && (K + TILE_K - 1) / TILE_K < 60000 && ortvk_kernel_device_gpu_forms(run->kdev);
+    return K > 0 && (K + TILE_K - 1) / TILE_K < ORTVK_KMAX_LOOP && ortvk_kernel_device_gpu_forms(run->kdev);
 }
 
 uint64_t ortvk_krun_tiles_invocations(uint64_t M, uint64_t N, uint64_t batches)

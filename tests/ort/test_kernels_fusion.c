@@ -472,16 +472,21 @@ static onnx_model *depthwise_res_relu(bool variant) { return conv_then(variant, 
 static onnx_model *depthwise_odd_res(bool variant) { return conv_then(variant, 16, 16, 3, 16, 10, 10, x_plus); }
 static onnx_model *conv1x1_res_relu(bool variant) { return conv_then(variant, 16, 16, 1, 1, 12, 12, plus_x_relu); }
 
-/* A chain that starts at t + r on two tensors made in the partition: |x| + (-x), then Relu. */
-static onnx_model *sum_relu(bool variant)
+/* A chain that starts at t + r on two tensors made in the partition: |x| + (-x), then Relu; x of [N], or of two
+ * dims known at run time. */
+static onnx_model *sum_relu_of(int rank, const int64_t *dims)
 {
-    (void)variant;
-    onnx_model *m = model_of(13, 1, flat);
+    onnx_model *m = model_of(13, rank, dims);
     add(m, "Abs", "x", NULL, "a");
     add(m, "Neg", "x", NULL, "b");
     add(m, "Add", "a", "b", "s");
     add(m, "Relu", "s", NULL, "y");
     return m;
+}
+static onnx_model *sum_relu(bool variant)
+{
+    (void)variant;
+    return sum_relu_of(1, flat);
 }
 
 /* The detector's RSE-FPN neck: y = |x| (x of [1, 8, H, W], H and W symbolic as there) read by GlobalAveragePool, a
@@ -808,6 +813,11 @@ int main(void)
     conv_case(&app, device, "Conv 1x1 (the GEMM) + x, then Relu: Add and Relu fused apart", conv1x1_res_relu, c16,
               "Add+Relu");
     chain_case(&app, device, "|x| + (-x), then Relu: a chain from two tensors", sum_relu, "Add+Relu", NULL);
+    /* Whole blocks of 1,024 elements, which the chain shader spreads over a workgroup's invocations 8 at a time
+     * (common.glsl's ortvk_lanes_first), then a partial one: 3,300 values, and planes of 2,560 below. */
+    const int64_t values3300[2] = {3, 1100}, symbolic[2] = {-1, -1};
+    compare(&app, device, "|x| + (-x), then Relu over 3300 values (blocks of 1024)", sum_relu_of(2, symbolic),
+            sum_relu_of(2, symbolic), false, true, 2, values3300, "Add+Relu", NULL);
     /* Chains reading two operands broadcast into the output (the stand-alone chain kernel). */
     const int64_t level[4] = {1, 8, 16, 20}, odd[4] = {1, 8, 6, 5};
     head_case(&app, device, "neck: y * s[c], y + that, + r: one chain (vec4)", neck, 4, level, "Mul+Add+Add\"");
@@ -815,6 +825,10 @@ int main(void)
     const int64_t wide_level[4] = {1, 8, 32, 40}; /* planes of 1,280: whole workgroups a plane, the last idle */
     head_case(&app, device, "neck of 1280-element planes (workgroups a plane)", neck, 4, wide_level,
               "Mul+Add+Add\"");
+    const int64_t plane2560[4] = {1, 8, 40, 64}, plane2560_4[4] = {1, 4, 40, 64}; /* two whole blocks, then half */
+    head_case(&app, device, "neck of 2560-element planes (blocks of 1024)", neck, 4, plane2560, "Mul+Add+Add\"");
+    head_case(&app, device, "(x + q[h, w]) * |x|, Relu: planes of 2560 (blocks of 1024)", plane_max, 4,
+              plane2560_4, "Add+Mul+Relu");
     head_case(&app, device, "neck with s * y (the scale first)", neck_scale_first, 4, level, "Mul+Add+Add\"");
     head_case(&app, device, "neck with r = Resize(MaxPool(x)) (nearest 2x)", neck_resized, 4, level,
               "Mul+Add+Add\"");

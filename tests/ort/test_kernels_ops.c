@@ -385,16 +385,23 @@ static void gemm_c(ortapp *app, const OrtEpDevice *device, const char *name, con
     run_case(app, device, &c);
 }
 
-static void unary(ortapp *app, const OrtEpDevice *device, const char *op, float alpha, float beta)
+/* op (alpha, beta: 0 for none) on x of `rank` and `dims`, named `name`. */
+static void unary_of(ortapp *app, const OrtEpDevice *device, const char *name, const char *op, float alpha,
+                     float beta, int rank, const int64_t *dims)
 {
     op_case c;
-    static const int64_t x[3] = {3, 17, 29};
-    start(&c, op, 14, 3, x);
+    start(&c, name, 14, rank, dims);
     const char *in[] = {"x"};
     node2 n = node(&c, op, 1, in);
     if (alpha != 0) attr_float(n, "alpha", alpha);
     if (beta != 0) attr_float(n, "beta", beta);
     run_case(app, device, &c);
+}
+
+static void unary(ortapp *app, const OrtEpDevice *device, const char *op, float alpha, float beta)
+{
+    static const int64_t x[3] = {3, 17, 29};
+    unary_of(app, device, op, op, alpha, beta, 3, x);
 }
 
 /* ---- float16 conversions, bit for bit ------------------------------------------------------------------- */
@@ -615,6 +622,17 @@ int main(int argc, char **argv)
         binary(&app, device, "PRelu [2,3,8,8] slope [3,1,1]", "PRelu", 4, x64, 3, c3, true);
         binary(&app, device, "Mul [1,3,7,9] * [1,3,1,1]", "Mul", 4, x63, 4, c31, false);
         binary(&app, device, "Mul [7,40] * a scalar [1]", "Mul", 2, x280, 1, s, false);
+    }
+    /* Whole blocks of a workgroup (4,096 elements), which the binary and unary shaders spread over the invocations 8
+     * at a time (common.glsl's ortvk_lanes_first), each row's or tensor's last block partial: same shapes, a row
+     * operand, a value a channel on either side along planes of 9,000, and Sigmoid over 55,320 values. */
+    {
+        int64_t big[3] = {2, 3, 9220}, row[1] = {9220}, planes[4] = {1, 6, 90, 100}, c6[4] = {1, 6, 1, 1};
+        binary(&app, device, "Add [2,3,9220] + [2,3,9220] (blocks of 4096)", "Add", 3, big, 3, big, false);
+        binary(&app, device, "Sub [2,3,9220] - [9220] (blocks of 4096)", "Sub", 3, big, 1, row, false);
+        binary(&app, device, "Mul [1,6,90,100] * [1,6,1,1] (blocks of 4096)", "Mul", 4, planes, 4, c6, false);
+        binary(&app, device, "Div [1,6,1,1] / [1,6,90,100] (blocks of 4096)", "Div", 4, c6, 4, planes, false);
+        unary_of(&app, device, "Sigmoid [2,3,9220] (blocks of 4096)", "Sigmoid", 0, 0, 3, big);
     }
     {
         /* float16 Mean, and Sum of more than 2, would store rounded partial sums: ortvk leaves them to the CPU EP. */

@@ -56,20 +56,24 @@ vec4 apply4(vec4 a, vec4 b)
 // offsets). Each row of the last dim (the product of the other dims) of a workgroup's 64 runs or more has `groups`
 // whole workgroups of its own, so the row, and where an operand is broadcast along the last dim its value (a
 // per-channel scale or bias), are the same for the whole workgroup: found once from the workgroup's index (groups 0:
-// shorter rows, found from the invocation's index). 64 elements an invocation rather than 16: a third less time in
-// the shader on lavapipe (docs/benchmarks.md, run L). The loops stay loops ([[dont_unroll]]): unrolled, the driver's
-// copies of the function made pipelines 3-10x slower to build (Pow: 4 s) for no measurable speed.
+// shorter rows, found from the invocation's index). Such a workgroup's block of 64 RUN elements, where the row holds
+// all of it, is spread over the invocations as common.glsl's ortvk_lanes_first says; a row's last, partial block and
+// shorter rows take RUN contiguous elements an invocation. 64 elements an invocation rather than 16: a third less
+// time in the shader on lavapipe (docs/benchmarks.md, run L). The loops stay loops ([[dont_unroll]]): unrolled, the
+// driver's copies of the function made pipelines 3-10x slower to build (Pow: 4 s) for no measurable speed.
 layout(constant_id = 1) const uint VEC = 0u;
 const uint RUN = 64u;
 
 void main_vec()
 {
     uint last = p.rank - 1u, len = p.dims[last];
-    uint row, col;
+    uint row, col, step = 4u; // step: elements from one of the invocation's vec4s to the next
     if (p.groups != 0u) {
-        uint g = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+        uint g = ortvk_workgroup();
         row = g / p.groups;
-        col = ((g - row * p.groups) * 64u + gl_LocalInvocationID.x) * RUN;
+        uint block = (g - row * p.groups) * 64u * RUN;
+        if (block + 64u * RUN <= len) step = ORTVK_LANES_STEP;
+        col = block + (step == 4u ? gl_LocalInvocationID.x * RUN : 4u * ortvk_lanes_first(RUN / 4u));
     } else { // rows shorter than a workgroup's 64 runs: ceil(len / RUN) invocations a row
         uint i = ortvk_index(), runs = (len + RUN - 1u) / RUN;
         row = i / runs;
@@ -89,17 +93,18 @@ void main_vec()
     bool va = p.sa[last] != 0u, vb = p.sb[last] != 0u;
     ia += va ? col : 0u;
     ib += vb ? col : 0u;
-    if (col + RUN <= len) { // no test per vec4 (lavapipe masks every load and store behind one)
+    if (step != 4u || col + RUN <= len) { // no test per vec4 (lavapipe masks every load and store behind one)
+        uint end = RUN / 4u * step;
         if (!va) {
             vec4 a = vec4(ORTVK_TEXEL(0, p.a, ia));
-            [[dont_unroll]] for (uint j = 0u; j < RUN; j += 4u)
+            [[dont_unroll]] for (uint j = 0u; j < end; j += step)
                 ORTVK_SET4(2, p.c, e + j, apply4(a, ORTVK_TEXEL4(1, p.b, ib + j)));
         } else if (!vb) {
             vec4 b = vec4(ORTVK_TEXEL(1, p.b, ib));
-            [[dont_unroll]] for (uint j = 0u; j < RUN; j += 4u)
+            [[dont_unroll]] for (uint j = 0u; j < end; j += step)
                 ORTVK_SET4(2, p.c, e + j, apply4(ORTVK_TEXEL4(0, p.a, ia + j), b));
         } else {
-            [[dont_unroll]] for (uint j = 0u; j < RUN; j += 4u)
+            [[dont_unroll]] for (uint j = 0u; j < end; j += step)
                 ORTVK_SET4(2, p.c, e + j, apply4(ORTVK_TEXEL4(0, p.a, ia + j), ORTVK_TEXEL4(1, p.b, ib + j)));
         }
         return;

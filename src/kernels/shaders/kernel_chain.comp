@@ -61,11 +61,15 @@ void main()
         // Each row of the last dim of 1,024 elements or more has `groups` whole workgroups of its own: the row, and
         // each operand's index of its first element (a per-channel value's), found once from the workgroup's index
         // (a division per workgroup rather than per invocation); shorter rows from the invocation's index.
-        uint rank = table(0u), len = table(rank), row, col;
+        // A workgroup's block of 1,024 elements that its row holds whole is spread over the invocations as
+        // common.glsl's ortvk_lanes_first says (step: elements from one of an invocation's vec4s to the next).
+        uint rank = table(0u), len = table(rank), row, col, step = 4u;
         if (p.groups != 0u) {
-            uint g = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+            uint g = ortvk_workgroup();
             row = g / p.groups;
-            col = ((g - row * p.groups) * 64u + gl_LocalInvocationID.x) * 16u;
+            uint block = (g - row * p.groups) * 1024u;
+            if (block + 1024u <= len) step = ORTVK_LANES_STEP;
+            col = block + (step == 4u ? gl_LocalInvocationID.x * 16u : 4u * ortvk_lanes_first(4u));
         } else {
             uint e = ortvk_index() * 16u;
             row = e / len;
@@ -74,7 +78,8 @@ void main()
         uint e0 = row * len + col;
         if (col >= len || e0 >= p.n) return;
         uvec3 at = operand_indices(row, 1u) + STEP * col;
-        [[unroll]] for (uint j = 0u; j < 16u; j += 4u) {
+        [[unroll]] for (uint k = 0u; k < 4u; k++) {
+            uint j = k * step;
             uvec3 o = at + STEP * j;
             vec4 r = ORTVK_CHAIN_R ? OPERAND4(3, p.r, o.y, STEP.y) : vec4(0.0);
             vec4 q = ORTVK_CHAIN_Q ? OPERAND4(4, p.q, o.z, STEP.z) : vec4(0.0);
@@ -83,6 +88,16 @@ void main()
         return;
     }
     if (VEC) {
+        uint block = ortvk_workgroup() * 1024u;
+        if (block + 1024u <= p.n) { // a whole block, spread as in the broadcast form; no test per vec4
+            uint e0 = block + 4u * ortvk_lanes_first(4u);
+            [[unroll]] for (uint j = 0u; j < 4u * ORTVK_LANES_STEP; j += ORTVK_LANES_STEP) {
+                vec4 r = ORTVK_CHAIN_R ? ORTVK_TEXEL4(3, p.r, e0 + j) : vec4(0.0);
+                vec4 q = ORTVK_CHAIN_Q ? ORTVK_TEXEL4(4, p.q, e0 + j) : vec4(0.0);
+                ORTVK_SET4(1, p.y, e0 + j, ortvk_chain4rq(ORTVK_TEXEL4(0, p.x, e0 + j), r, q));
+            }
+            return;
+        }
         uint e0 = ortvk_index() * 16u;
         [[unroll]] for (uint j = 0u; j < 16u; j += 4u) {
             if (e0 + j >= p.n) return;

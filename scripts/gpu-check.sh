@@ -88,9 +88,13 @@ ORTVK_VALIDATION=0 ORTVK_KERNEL_FORMS=cpu timeout 50 ./$build/ortvk-bench --comp
 
 section "matrix products in both forms (the GPU's tiles through shared memory, then ORTVK_KERNEL_FORMS=cpu)"
 for forms in "" cpu; do
-  ORTVK_VALIDATION=0 ORTVK_KERNEL_FORMS=$forms timeout 25 ./$build/ortvk-bench --ops matmul,conv3x3,conv1x1 \
+  ORTVK_VALIDATION=0 ORTVK_KERNEL_FORMS=$forms timeout 20 ./$build/ortvk-bench --ops matmul,conv3x3,conv1x1 \
     --compare-frames 3 --threads "$(nproc)" 2>&1 | grep -E "MatMul|Conv" || true
 done
+
+section "element-wise (the lanes' blocks), depthwise, and a small model's Run"
+ORTVK_VALIDATION=0 timeout 20 ./$build/ortvk-bench --ops add,sigmoid,mulch,dw3x3,small --compare-frames 3 \
+  --threads "$(nproc)" 2>&1 | grep -E "Add|Sigmoid|Mul|depthwise|ortvk .* us" || true
 
 section "demo"
 ORTVK_VALIDATION=0 timeout 40 ./$build/ortvk-demo --model .cache/models/ch_PP-OCRv4_det_infer.onnx --size 640x640 --out $build/demo-out 2>&1 | tail -25

@@ -109,6 +109,17 @@ fail:
     return NULL;
 }
 
+uint32_t kc_rand_bits(uint32_t *state)
+{
+    *state = *state * 1664525u + 1013904223u;
+    return *state >> 8;
+}
+
+float kc_rand_float(uint32_t *state)
+{
+    return (float)kc_rand_bits(state) / 8388608.0f - 1.0f;
+}
+
 float kc_half_to_float(uint16_t h)
 {
     uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 31, mant = h & 1023;

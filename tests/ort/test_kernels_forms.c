@@ -275,10 +275,7 @@ typedef struct gemm_case {
 static float *gemm_values(size_t n, uint32_t seed)
 {
     float *v = malloc((n ? n : 1) * sizeof(float));
-    for (size_t i = 0; v && i < n; i++) {
-        seed = seed * 1664525u + 1013904223u;
-        v[i] = (float)(seed >> 8) / 8388608.0f - 1.0f;
-    }
+    for (size_t i = 0; v && i < n; i++) v[i] = kc_rand_float(&seed);
     return v;
 }
 

@@ -41,8 +41,7 @@ static uint32_t seed = 12345;
 
 static float frand(void)
 {
-    seed = seed * 1664525u + 1013904223u;
-    return (float)((seed >> 8) & 0xffffff) / 16777216.0f * 2.0f - 1.0f;
+    return kc_rand_float(&seed);
 }
 
 /* A value of the element type the case runs with: rounded to float16 in half_mode, so that both models and the

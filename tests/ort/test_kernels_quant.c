@@ -13,8 +13,7 @@ static uint32_t seed = 2024;
 
 static uint32_t next(void)
 {
-    seed = seed * 1664525u + 1013904223u;
-    return seed >> 8;
+    return kc_rand_bits(&seed);
 }
 
 /* A graph input's values. */

@@ -11,8 +11,7 @@ static uint32_t seed = 4242;
 
 static float frand(void)
 {
-    seed = seed * 1664525u + 1013904223u;
-    return (float)((seed >> 8) & 0xffffff) / 16777216.0f * 2.0f - 1.0f;
+    return kc_rand_float(&seed);
 }
 
 typedef struct rnn_case {

@@ -189,6 +189,18 @@ static OrtStatus *gemm_shape(const ortvk_kparams *params, ortvk_krun *run)
 #define GEMM_WIDE_N 8
 /* K at most this in the wide forms with A along m: K a constant (the shader's SMALL_K), one pipeline per K. */
 #define GEMM_SMALL_K 64
+/* The few-k form's workgroups: at least this many, for a CPU device's threads (gemm_small_k_rows). */
+#define GEMM_SMALL_K_GROUPS 32
+
+/* Rows an invocation of the few-k form takes, from the form's block of `block` rows: B's K rows, fetched once an
+ * invocation, serve all of them, so the block doubles while `groups` workgroups a row block (`batches` times the
+ * column groups) still make GEMM_SMALL_K_GROUPS, up to all of M. A multiple of 4. */
+static uint32_t gemm_small_k_rows(int64_t M, int64_t block, int64_t groups)
+{
+    int64_t all = (M + 3) / 4 * 4, rows = block;
+    while (rows < all && (M + 2 * rows - 1) / (2 * rows) * groups >= GEMM_SMALL_K_GROUPS) rows *= 2;
+    return (uint32_t)(rows < all ? rows : all);
+}
 
 typedef struct push_gemm {
     uint64_t a, b, c, y;
@@ -197,6 +209,7 @@ typedef struct push_gemm {
     int32_t a_sm, a_sk, b_sk, b_sn;
     int32_t c_sm, c_sn;
     float alpha, beta;
+    uint32_t rows;  /* the few-k form's rows an invocation (gemm_small_k_rows), else 0 */
     uint64_t chain; /* a fused chain's step operands (ortvk_krun's chain), or 0 */
 } push_gemm;
 _Static_assert(sizeof(push_gemm) == 128, "push_gemm: `chain` is the last of the 128 bytes of push constants");
@@ -287,9 +300,13 @@ OrtStatus *ortvk_kgemm_record(ortvk_krun *run, const ortvk_kgemm_plan *g, VkDevi
     /* Few k (a pointwise Conv of few input channels, packed weights): K a specialization constant. */
     ortvk_kspec small = {{0}};
     if (spec != NULL) small = *spec;
-    if (wide && gemm_fast_reads(fn) == GEMM_A_COLUMNS && g->K <= GEMM_SMALL_K) small.words[3] = (uint32_t)g->K;
     int64_t bm = rows ? 64 * GEMM_FAST_M : narrow ? GEMM_FAST_M : wide ? GEMM_WIDE_M : fn != 0 ? GEMM_FAST_M
                                                                                               : GEMM_BLOCK;
+    if (wide && gemm_fast_reads(fn) == GEMM_A_COLUMNS && g->K <= GEMM_SMALL_K) {
+        small.words[3] = (uint32_t)g->K;
+        push.rows = gemm_small_k_rows(g->M, bm, (int64_t)batches * wide_groups);
+        bm = push.rows;
+    }
     int64_t bn = wide ? 64 * GEMM_WIDE_N : fn != 0 ? GEMM_FAST_N : GEMM_BLOCK;
     /* One invocation per bm x bn block of each batch's output (the shader's TM and TN, or FM and 4 FG). */
     uint64_t blocks = (uint64_t)((g->M + bm - 1) / bm) * (uint64_t)((g->N + bn - 1) / bn) * batches;

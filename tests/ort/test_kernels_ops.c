@@ -622,17 +622,6 @@ int main(int argc, char **argv)
         binary(&app, device, "Mul [1,3,7,9] * [1,3,1,1]", "Mul", 4, x63, 4, c31, false);
         binary(&app, device, "Mul [7,40] * a scalar [1]", "Mul", 2, x280, 1, s, false);
     }
-    /* Whole blocks of a workgroup (4,096 elements), which the binary and unary shaders spread over the invocations 8
-     * at a time (common.glsl's ortvk_lanes_first), each row's or tensor's last block partial: same shapes, a row
-     * operand, a value a channel on either side along planes of 9,000, and Sigmoid over 55,320 values. */
-    {
-        int64_t big[3] = {2, 3, 9220}, row[1] = {9220}, planes[4] = {1, 6, 90, 100}, c6[4] = {1, 6, 1, 1};
-        binary(&app, device, "Add [2,3,9220] + [2,3,9220] (blocks of 4096)", "Add", 3, big, 3, big, false);
-        binary(&app, device, "Sub [2,3,9220] - [9220] (blocks of 4096)", "Sub", 3, big, 1, row, false);
-        binary(&app, device, "Mul [1,6,90,100] * [1,6,1,1] (blocks of 4096)", "Mul", 4, planes, 4, c6, false);
-        binary(&app, device, "Div [1,6,1,1] / [1,6,90,100] (blocks of 4096)", "Div", 4, c6, 4, planes, false);
-        unary_of(&app, device, "Sigmoid [2,3,9220] (blocks of 4096)", "Sigmoid", 0, 0, 3, big);
-    }
     {
         /* float16 Mean, and Sum of more than 2, would store rounded partial sums: ortvk leaves them to the CPU EP. */
         op_case c;
@@ -1235,6 +1224,27 @@ int main(int argc, char **argv)
         attr_int(node(&c, "Conv", 3, in), "group", 1);
         c.atol = 1e-2;
         run_case(&app, device, &c);
+    }
+    /* Last, so that the cases above keep their random values. Whole blocks of a workgroup (4,096 elements), which
+     * the binary and unary shaders spread over the invocations 8 at a time (common.glsl's ortvk_lanes_first), each
+     * row's or tensor's last block partial: same shapes, a row operand, a value a channel on either side along
+     * planes of 9,000, and Sigmoid over 55,320 values. */
+    {
+        int64_t big[3] = {2, 3, 9220}, row[1] = {9220}, planes[4] = {1, 6, 90, 100}, c6[4] = {1, 6, 1, 1};
+        binary(&app, device, "Add [2,3,9220] + [2,3,9220] (blocks of 4096)", "Add", 3, big, 3, big, false);
+        binary(&app, device, "Sub [2,3,9220] - [9220] (blocks of 4096)", "Sub", 3, big, 1, row, false);
+        binary(&app, device, "Mul [1,6,90,100] * [1,6,1,1] (blocks of 4096)", "Mul", 4, planes, 4, c6, false);
+        binary(&app, device, "Sub [1,6,1,1] - [1,6,90,100] (blocks of 4096)", "Sub", 4, c6, 4, planes, false);
+        unary_of(&app, device, "Sigmoid [2,3,9220] (blocks of 4096)", "Sigmoid", 0, 0, 3, big);
+    }
+    /* The few-k GEMM's rows an invocation past its 16-row block, where the image leaves enough workgroups: all 40
+     * rows (17,408 pixels), and 64-row blocks of 72 rows, the second partial (10,240 pixels). */
+    {
+        int64_t x40[4] = {1, 48, 128, 136}, w40[4] = {40, 48, 1, 1}, x72[4] = {1, 24, 80, 128}, w72[4] = {72, 24, 1, 1};
+        conv(&app, device, "Conv pointwise 48->40, 17408 pixels (few-k GEMM, all rows)", x40, w40, 1, NULL, NULL,
+             NULL, NULL, true);
+        conv(&app, device, "Conv pointwise 24->72, 10240 pixels (few-k GEMM, 64-row blocks)", x72, w72, 1, NULL,
+             NULL, NULL, NULL, false);
     }
     return test_finish(&app, half_mode ? "test_kernels_ops --float16" : "test_kernels_ops");
 }

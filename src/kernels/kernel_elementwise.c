@@ -337,7 +337,7 @@ static OrtStatus *broadcast_dispatch(ortvk_krun *run, ortvk_shader shader, uint3
         uint64_t len = (uint64_t)s.dims[last], rows = c->count / len, runs = (len + 63) / 64;
         /* One operand a value a row, the other contiguous as c, rows of 64 to 4,095: 64 elements of c an invocation
          * in flat order (the shader's constant 1 = 2 where b is the row's value, 3 where a is). Longer rows take
-         * whole workgroups, whose invocations spread over their block (common.glsl's ortvk_lanes_first). */
+         * whole workgroups, whose invocations spread over their block (common.glsl's ortvk_lanes_start). */
         int flat = len >= 64 && len < 64 * 64 ? broadcast_flat(&s) : 0;
         if (flat != 0) return ortvk_krun_dispatch_fn(run, shader, fn + (uint32_t)flat * ORTVK_KVARIANT, &push,
                                                      sizeof(push), (c->count + 63) / 64);

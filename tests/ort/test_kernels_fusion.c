@@ -814,7 +814,7 @@ int main(void)
               "Add+Relu");
     chain_case(&app, device, "|x| + (-x), then Relu: a chain from two tensors", sum_relu, "Add+Relu", NULL);
     /* Whole blocks of 1,024 elements, which the chain shader spreads over a workgroup's invocations 8 at a time
-     * (common.glsl's ortvk_lanes_first), then a partial one: 3,300 values, and planes of 2,560 below. */
+     * (common.glsl's ortvk_lanes_start), then a partial one: 3,300 values, and planes of 2,560 below. */
     const int64_t values3300[2] = {3, 1100}, symbolic[2] = {-1, -1};
     compare(&app, device, "|x| + (-x), then Relu over 3300 values (blocks of 1024)", sum_relu_of(2, symbolic),
             sum_relu_of(2, symbolic), false, true, 2, values3300, "Add+Relu", NULL);

@@ -1226,7 +1226,7 @@ int main(int argc, char **argv)
         run_case(&app, device, &c);
     }
     /* Last, so that the cases above keep their random values. Whole blocks of a workgroup (4,096 elements), which
-     * the binary and unary shaders spread over the invocations 8 at a time (common.glsl's ortvk_lanes_first), each
+     * the binary and unary shaders spread over the invocations 8 at a time (common.glsl's ortvk_lanes_start), each
      * row's or tensor's last block partial: same shapes, a row operand, a value a channel on either side along
      * planes of 9,000, and Sigmoid over 55,320 values. */
     {

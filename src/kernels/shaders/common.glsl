@@ -265,16 +265,21 @@ uint ortvk_index()
     return ortvk_workgroup() * 64u + gl_LocalInvocationID.x;
 }
 
-// Element-wise shaders map a workgroup to a block of 64 x V vec4s, V an invocation. ortvk_lanes_first(V) is the
-// first vec4 of the block an invocation takes; its next ones follow every 8 vec4s (32 elements). So groups of 8
-// neighbouring invocations take 8 neighbouring vec4s a step: each step of a group reads and writes 128 contiguous
-// bytes. A CPU device runs such a group as one SIMD step (lavapipe: 8 lanes, which store lane by lane) and a GPU's
-// subgroup of 32 as 4 such runs. The 8 is not the device's subgroup size, so the mapping covers the block once on
-// every device. On lavapipe it is 1.4-1.6x faster than V contiguous vec4s an invocation (docs/benchmarks.md, run Y).
+// Element-wise shaders map a workgroup to a block of 64 x `run` elements (`run` a multiple of 4 an invocation).
+// Where the block ends at or before `end` (the tensor's or its row's), ortvk_lanes_start spreads it: invocation i
+// starts at vec4 (i / 8) run / 4 x 8 + i mod 8 of the block and steps by ORTVK_LANES_STEP elements (8 vec4s), so a
+// group of 8 neighbouring invocations reads and writes 128 contiguous bytes a step. A CPU device runs such a group
+// as one SIMD step (lavapipe: 8 lanes, which store lane by lane) and a GPU's subgroup of 32 as 4 such runs. The 8
+// is not the device's subgroup size, so the mapping covers the block once on every device. On lavapipe it is
+// 1.4-1.6x faster than `run` contiguous elements an invocation (docs/benchmarks.md, run Y), which a partial block
+// keeps (`step` 4). Returns the invocation's first element; `step` the elements from one of its vec4s to the next.
 #define ORTVK_LANES_STEP 32u
-uint ortvk_lanes_first(uint V)
+uint ortvk_lanes_start(uint block, uint end, uint run, out uint step)
 {
-    return (gl_LocalInvocationID.x >> 3u) * V * 8u + (gl_LocalInvocationID.x & 7u);
+    bool whole = block + 64u * run <= end;
+    step = whole ? ORTVK_LANES_STEP : 4u;
+    uint i = gl_LocalInvocationID.x;
+    return block + (whole ? (i >> 3u) * run * 8u + 4u * (i & 7u) : i * run);
 }
 
 #define ORTVK_INF uintBitsToFloat(0x7f800000u)

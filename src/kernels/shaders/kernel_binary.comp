@@ -57,7 +57,7 @@ vec4 apply4(vec4 a, vec4 b)
 // whole workgroups of its own, so the row, and where an operand is broadcast along the last dim its value (a
 // per-channel scale or bias), are the same for the whole workgroup: found once from the workgroup's index (groups 0:
 // shorter rows, found from the invocation's index). Such a workgroup's block of 64 RUN elements, where the row holds
-// all of it, is spread over the invocations as common.glsl's ortvk_lanes_first says; a row's last, partial block and
+// all of it, is spread over the invocations as common.glsl's ortvk_lanes_start says; a row's last, partial block and
 // shorter rows take RUN contiguous elements an invocation. 64 elements an invocation rather than 16: a third less
 // time in the shader on lavapipe (docs/benchmarks.md, run L). The loops stay loops ([[dont_unroll]]): unrolled, the
 // driver's copies of the function made pipelines 3-10x slower to build (Pow: 4 s) for no measurable speed.
@@ -71,9 +71,7 @@ void main_vec()
     if (p.groups != 0u) {
         uint g = ortvk_workgroup();
         row = g / p.groups;
-        uint block = (g - row * p.groups) * 64u * RUN;
-        if (block + 64u * RUN <= len) step = ORTVK_LANES_STEP;
-        col = block + (step == 4u ? gl_LocalInvocationID.x * RUN : 4u * ortvk_lanes_first(RUN / 4u));
+        col = ortvk_lanes_start((g - row * p.groups) * 64u * RUN, len, RUN, step);
     } else { // rows shorter than a workgroup's 64 runs: ceil(len / RUN) invocations a row
         uint i = ortvk_index(), runs = (len + RUN - 1u) / RUN;
         row = i / runs;

@@ -62,14 +62,12 @@ void main()
         // each operand's index of its first element (a per-channel value's), found once from the workgroup's index
         // (a division per workgroup rather than per invocation); shorter rows from the invocation's index.
         // A workgroup's block of 1,024 elements that its row holds whole is spread over the invocations as
-        // common.glsl's ortvk_lanes_first says (step: elements from one of an invocation's vec4s to the next).
+        // common.glsl's ortvk_lanes_start says (step: elements from one of an invocation's vec4s to the next).
         uint rank = table(0u), len = table(rank), row, col, step = 4u;
         if (p.groups != 0u) {
             uint g = ortvk_workgroup();
             row = g / p.groups;
-            uint block = (g - row * p.groups) * 1024u;
-            if (block + 1024u <= len) step = ORTVK_LANES_STEP;
-            col = block + (step == 4u ? gl_LocalInvocationID.x * 16u : 4u * ortvk_lanes_first(4u));
+            col = ortvk_lanes_start((g - row * p.groups) * 1024u, len, 16u, step);
         } else {
             uint e = ortvk_index() * 16u;
             row = e / len;
@@ -88,9 +86,8 @@ void main()
         return;
     }
     if (VEC) {
-        uint block = ortvk_workgroup() * 1024u;
-        if (block + 1024u <= p.n) { // a whole block, spread as in the broadcast form; no test per vec4
-            uint e0 = block + 4u * ortvk_lanes_first(4u);
+        uint step, e0 = ortvk_lanes_start(ortvk_workgroup() * 1024u, p.n, 16u, step);
+        if (step != 4u) { // a whole block, spread as in the broadcast form; no test per vec4
             [[unroll]] for (uint j = 0u; j < 4u * ORTVK_LANES_STEP; j += ORTVK_LANES_STEP) {
                 vec4 r = ORTVK_CHAIN_R ? ORTVK_TEXEL4(3, p.r, e0 + j) : vec4(0.0);
                 vec4 q = ORTVK_CHAIN_Q ? ORTVK_TEXEL4(4, p.q, e0 + j) : vec4(0.0);
@@ -98,7 +95,6 @@ void main()
             }
             return;
         }
-        uint e0 = ortvk_index() * 16u;
         [[unroll]] for (uint j = 0u; j < 16u; j += 4u) {
             if (e0 + j >= p.n) return;
             vec4 r = ORTVK_CHAIN_R ? ORTVK_TEXEL4(3, p.r, e0 + j) : vec4(0.0);

@@ -75,7 +75,7 @@ float apply(float v)
 
 // Constant 1: 1 for the vectorised form, where each invocation maps 64 elements as vec4 (n and the offsets
 // multiples of 4 elements and 16 bytes: kernel_elementwise.c checks): in a workgroup's whole block of 4,096, 16
-// vec4s spread as common.glsl's ortvk_lanes_first says; in the last, partial block, 64 contiguous elements each. The
+// vec4s spread as common.glsl's ortvk_lanes_start says; in the last, partial block, 64 contiguous elements each. The
 // loops are left loops: unrolled, the driver would inline the function 64 times, and pipelines take that much
 // longer to build.
 layout(constant_id = 1) const uint VEC = 0u;
@@ -91,14 +91,12 @@ vec4 apply4(vec4 v)
 void main()
 {
     if (VEC != 0u && (FN != ORTVK_UNARY_CLIP || (p.lo == uvec2(0u) && p.hi == uvec2(0u)))) {
-        uint block = ortvk_workgroup() * 4096u;
-        if (block + 4096u <= p.n) { // no test per vec4 (lavapipe masks every load and store behind one)
-            uint e0 = block + 4u * ortvk_lanes_first(16u);
+        uint step, e0 = ortvk_lanes_start(ortvk_workgroup() * 4096u, p.n, 64u, step);
+        if (step != 4u) { // a whole block: no test per vec4 (lavapipe masks every load and store behind one)
             [[dont_unroll]] for (uint j = 0u; j < 16u * ORTVK_LANES_STEP; j += ORTVK_LANES_STEP)
                 ORTVK_SET4(1, p.y, e0 + j, apply4(ORTVK_TEXEL4(0, p.x, e0 + j)));
             return;
         }
-        uint e0 = ortvk_index() * 64u;
         [[dont_unroll]] for (uint j = 0u; j < 64u; j += 4u) {
             if (e0 + j < p.n) ORTVK_SET4(1, p.y, e0 + j, apply4(ORTVK_TEXEL4(0, p.x, e0 + j)));
         }

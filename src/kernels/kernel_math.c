@@ -189,7 +189,8 @@ static OrtStatus *gemm_shape(const ortvk_kparams *params, ortvk_krun *run)
 #define GEMM_WIDE_N 8
 /* K at most this in the wide forms with A along m: K a constant (the shader's SMALL_K), one pipeline per K. */
 #define GEMM_SMALL_K 64
-/* The few-k form's workgroups: at least this many, for a CPU device's threads (gemm_small_k_rows). */
+/* The few-k form's workgroups: at least this many, so that a CPU device's threads all have work (llvmpipe runs at
+ * most 32; gemm_small_k_rows). */
 #define GEMM_SMALL_K_GROUPS 32
 
 /* Rows an invocation of the few-k form takes, from the form's block of `block` rows: B's K rows, fetched once an

@@ -210,8 +210,8 @@ typedef struct push_gemm {
     int32_t a_sm, a_sk, b_sk, b_sn;
     int32_t c_sm, c_sn;
     float alpha, beta;
-    uint32_t rows;  /* the few-k form's rows an invocation (gemm_small_k_rows), else 0 */
-    uint64_t chain; /* a fused chain's step operands (ortvk_krun's chain), or 0 */
+    uint32_t small_k_rows; /* the few-k form's rows an invocation (gemm_small_k_rows), else 0 */
+    uint64_t chain;        /* a fused chain's step operands (ortvk_krun's chain), or 0 */
 } push_gemm;
 _Static_assert(sizeof(push_gemm) == 128, "push_gemm: `chain` is the last of the 128 bytes of push constants");
 
@@ -305,8 +305,8 @@ OrtStatus *ortvk_kgemm_record(ortvk_krun *run, const ortvk_kgemm_plan *g, VkDevi
                                                                                               : GEMM_BLOCK;
     if (wide && gemm_fast_reads(fn) == GEMM_A_COLUMNS && g->K <= GEMM_SMALL_K) {
         small.words[3] = (uint32_t)g->K;
-        push.rows = gemm_small_k_rows(g->M, bm, (int64_t)batches * wide_groups);
-        bm = push.rows;
+        push.small_k_rows = gemm_small_k_rows(g->M, bm, (int64_t)batches * wide_groups);
+        bm = push.small_k_rows;
     }
     int64_t bn = wide ? 64 * GEMM_WIDE_N : fn != 0 ? GEMM_FAST_N : GEMM_BLOCK;
     /* One invocation per bm x bn block of each batch's output (the shader's TM and TN, or FM and 4 FG). */

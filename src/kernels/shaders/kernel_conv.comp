@@ -124,7 +124,7 @@ void main_row3()
     uint col_blocks = (p.OW + TW - 1u) / TW;
     uint pixel_blocks = (p.OH + R3_ROWS - 1u) / R3_ROWS * col_blocks;
     uint groups_per_m = (pixel_blocks + 63u) / 64u;
-    uint wg = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint wg = ortvk_workgroup();
     uint pb = (wg % groups_per_m) * 64u + gl_LocalInvocationID.x;
     uint m_blocks = p.M / R3_TM;
     uint mt = wg / groups_per_m;
@@ -222,7 +222,7 @@ void main_packed()
     uint col_blocks = (p.OW + TW - 1u) / TW;
     uint pixel_blocks = p.OH * col_blocks;
     uint groups_per_m = (pixel_blocks + 63u) / 64u;
-    uint wg = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint wg = ortvk_workgroup();
     uint pb = (wg % groups_per_m) * 64u + gl_LocalInvocationID.x;
     uint m_blocks = p.M / TM8;
     uint mt = wg / groups_per_m;

@@ -48,7 +48,7 @@ bool depthwise_tile(out uint nc, out uint oh0, out uint ow0)
         nc = i / tiles;
     } else {
         uint groups_per_channel = (tiles + 63u) / 64u;
-        uint wg = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+        uint wg = ortvk_workgroup();
         t = (wg % groups_per_channel) * 64u + gl_LocalInvocationID.x;
         nc = wg / groups_per_channel;
     }

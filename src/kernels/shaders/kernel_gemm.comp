@@ -22,8 +22,8 @@ layout(push_constant) uniform Push {
     int a_sm, a_sk, b_sk, b_sn;
     int c_sm, c_sn;
     float alpha, beta;
-    uint rows;   // SMALL_K's rows an invocation (a multiple of 4), else 0
-    uvec2 chain; // a fused chain's step operands (common.glsl's ORTVK_CHAIN_LOAD)
+    uint small_k_rows; // SMALL_K's rows an invocation (a multiple of 4), else 0
+    uvec2 chain;       // a fused chain's step operands (common.glsl's ORTVK_CHAIN_LOAD)
 } p;
 
 layout(constant_id = 0) const uint FAST = 0u;
@@ -40,8 +40,8 @@ const uint C_FORM = LAYOUT / 3u;
 // its end and it is stored before the next row's start, so FG vec4 accumulators live at once rather than FM x FG:
 // the loop over a run-time K keeps all of them across its iterations, in memory on a 16-register CPU, a load and a
 // store per multiply-add, which was most of a K = 16 Conv's time on lavapipe. B's K rows are fetched once and serve
-// p.rows output rows (a loop over groups of 4), not only FM: as many as the host's dispatch keeps enough workgroups
-// for (1.2-1.4x for a 64 -> 64 pointwise Conv on lavapipe, docs/benchmarks.md run Z).
+// p.small_k_rows output rows (a loop over groups of 4), not only FM: as many as the host's dispatch keeps enough
+// workgroups for (1.2-1.4x for a 64 -> 64 pointwise Conv on lavapipe, docs/benchmarks.md run Z).
 layout(constant_id = 6) const uint SMALL_K = 0u;
 const uint KS = SMALL_K + (SMALL_K == 0u ? 1u : 0u); // an array size even where unused
 
@@ -165,7 +165,7 @@ void gemm_block(uint m0, uint n0, uint batch)
         [[unroll]] for (uint k = 0u; k < KS; k++) {
             [[unroll]] for (uint g = 0u; g < FG; g++) bk[k][g] = ORTVK_TEXEL4(1, p.b, bc[g] + k * b_sk);
         }
-        [[dont_unroll]] for (uint q = 0u; q < p.rows / 4u; q++) {
+        [[dont_unroll]] for (uint q = 0u; q < p.small_k_rows / 4u; q++) {
             uint acol = ao + min(m0 + 4u * q, p.M - 4u);
             vec4 ak[KS];
             [[unroll]] for (uint k = 0u; k < KS; k++) ak[k] = ORTVK_TEXEL4(0, p.a, acol + k * a_sk);
@@ -246,8 +246,8 @@ void main()
             gemm_block(((i / n_blocks) % m_blocks) * FM, (i % n_blocks) * (FG * 4u), i / (m_blocks * n_blocks));
         } else if (WIDE) {
             // A workgroup takes one row block and 64 column blocks: A's loads are the same for all its invocations.
-            uint wg = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-            uint rows = SMALL_K != 0u ? p.rows : FM;
+            uint wg = ortvk_workgroup();
+            uint rows = SMALL_K != 0u ? p.small_k_rows : FM;
             uint m_blocks = (p.M + rows - 1u) / rows, n_groups = (n_blocks + 63u) / 64u;
             if (wg >= batches * m_blocks * n_groups) return;
             uint nb = (wg % n_groups) * 64u + gl_LocalInvocationID.x;
@@ -256,7 +256,7 @@ void main()
         } else {
             // A workgroup takes one column block and 64 row blocks: B's loads are the same for all its invocations,
             // which lavapipe then reads once (uniform) rather than lane by lane.
-            uint wg = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+            uint wg = ortvk_workgroup();
             uint m_groups = (p.M + 64u * FM - 1u) / (64u * FM);
             if (wg >= batches * m_groups * n_blocks) return;
             gemm_block(((wg / n_blocks) % m_groups) * (64u * FM) + gl_LocalInvocationID.x * FM,

@@ -32,7 +32,7 @@ uint ortvk_tiles_of(uint n)
 // workgroup past the last tile, which then returns as a whole (its barriers stay in uniform control flow).
 bool ortvk_tile_of_workgroup(uint M, uint N, uint batches, out uint m0, out uint n0, out uint batch)
 {
-    uint wg = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint wg = ortvk_workgroup();
     uint m_tiles = ortvk_tiles_of(M), n_tiles = ortvk_tiles_of(N);
     n0 = (wg % n_tiles) * ORTVK_TILE;
     m0 = ((wg / n_tiles) % m_tiles) * ORTVK_TILE;

@@ -109,6 +109,13 @@ fail:
     return NULL;
 }
 
+size_t kc_count(const int64_t *dims, int rank)
+{
+    size_t n = 1;
+    for (int i = 0; i < rank; i++) n *= (size_t)dims[i];
+    return n;
+}
+
 uint32_t kc_rand_bits(uint32_t *state)
 {
     *state = *state * 1664525u + 1013904223u;

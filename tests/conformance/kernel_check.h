@@ -74,6 +74,9 @@ int kc_model_to_float16(const uint8_t *model, size_t len, uint8_t **out, size_t 
  * *model malloc'd; 77 (ctest's skip) after printing "SKIP: ..." when it is not there. */
 int kc_load_model(const char *default_dir, const char *file, uint8_t **model, size_t *len);
 
+/* The element count of a shape of `rank` dims. */
+size_t kc_count(const int64_t *dims, int rank);
+
 /* The tests' deterministic values: a 32-bit linear congruential generator advanced once a call. kc_rand_bits
  * returns its top 24 bits, kc_rand_float those as a float in [-1, 1). */
 uint32_t kc_rand_bits(uint32_t *state);

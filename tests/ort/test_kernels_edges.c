@@ -34,13 +34,6 @@ typedef struct edge_case {
 /* argv[1], when given: only the cases whose name contains it run. */
 static const char *only;
 
-static size_t count_of(const int64_t *dims, int rank)
-{
-    size_t n = 1;
-    for (int i = 0; i < rank; i++) n *= (size_t)dims[i];
-    return n;
-}
-
 /* A case with float input "x" of `dims` (declared with every dim symbolic) and float output "y" of unknown shape. */
 static edge_case *start(edge_case *c, const char *name, int opset, int rank, const int64_t *dims)
 {
@@ -118,7 +111,7 @@ static bool same_value(float want, float got, bool exact)
 static void make_inputs(ortapp *app, const edge_case *c, OrtValue **inputs, float **data)
 {
     for (int i = 0; i < c->n_inputs; i++) {
-        size_t n = count_of(c->dims[i], c->rank[i]);
+        size_t n = kc_count(c->dims[i], c->rank[i]);
         data[i] = malloc(n * sizeof(float) + 4);
         for (size_t k = 0; k < n; k++) data[i][k] = c->data[i] ? c->data[i][k] : (float)((int)(k * 7 % 11) - 5);
         inputs[i] = test_host_tensor(app, data[i], n, c->rank[i], c->dims[i]);

@@ -32,14 +32,6 @@ static onnx_model *reduce_model(const char *op, int rank, const int64_t *dims)
     return m;
 }
 
-/* The element count of a shape. */
-static size_t count_of(int rank, const int64_t *dims)
-{
-    size_t n = 1;
-    for (int i = 0; i < rank; i++) n *= (size_t)dims[i];
-    return n;
-}
-
 /* Runs `m` (freed) on x: on ortvk with the given forms (every node there; "" the device's own), or on the CPU EP
  * when `forms` is NULL; ortvk's profile written to `profile` where that is not NULL. The output's values (malloc'd,
  * *count of them), or NULL after a FAIL line. */
@@ -65,7 +57,7 @@ static float *run_profiled(ortapp *app, const OrtEpDevice *device, const char *f
         if (error) api->ReleaseStatus(error);
         return NULL;
     }
-    OrtValue *in = test_host_tensor(app, (float *)x, count_of(rank, dims), rank, dims), *y = NULL;
+    OrtValue *in = test_host_tensor(app, (float *)x, kc_count(dims, rank), rank, dims), *y = NULL;
     const char *in_names[] = {"x"}, *out_names[] = {"y"};
     ORT_OK(app, api->Run(s, NULL, in_names, (const OrtValue *const *)&in, 1, out_names, 1, &y));
     size_t bytes = 0;
@@ -284,10 +276,10 @@ static onnx_model *gemm_model(const gemm_case *c, const float *b, const float *b
     onnx_model *m = onnx_model_new(13);
     onnx_model_add_input(m, "x", ONNX_FLOAT, c->x_rank, c->x);
     onnx_model_add_output(m, "y", ONNX_FLOAT, -1, NULL);
-    onnx_model_add_initializer(m, "b", ONNX_FLOAT, c->b_rank, c->b, b, count_of(c->b_rank, c->b) * sizeof(float));
+    onnx_model_add_initializer(m, "b", ONNX_FLOAT, c->b_rank, c->b, b, kc_count(c->b, c->b_rank) * sizeof(float));
     if (c->c_rank > 0)
         onnx_model_add_initializer(m, "c", ONNX_FLOAT, c->c_rank, c->c, bias,
-                                   count_of(c->c_rank, c->c) * sizeof(float));
+                                   kc_count(c->c, c->c_rank) * sizeof(float));
     const char *in[3] = {"x", "b", "c"}, *out[1] = {"y"};
     onnx_node *n = onnx_model_add_node(m, c->op, in, c->c_rank > 0 ? 3 : 2, out, 1);
     if (strcmp(c->op, "Gemm") == 0) {
@@ -370,9 +362,9 @@ static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *
     snprintf(path, sizeof(path), "/tmp/ortvk-forms-%d.json", (int)getpid());
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const gemm_case *c = &cases[i];
-        size_t nx = count_of(c->x_rank, c->x), wn = 0, gn = 0;
-        float *x = gemm_values(nx, 7 + (uint32_t)i), *b = gemm_values(count_of(c->b_rank, c->b), 99 + (uint32_t)i);
-        float *bias = gemm_values(c->c_rank ? count_of(c->c_rank, c->c) : 0, 5);
+        size_t nx = kc_count(c->x, c->x_rank), wn = 0, gn = 0;
+        float *x = gemm_values(nx, 7 + (uint32_t)i), *b = gemm_values(kc_count(c->b, c->b_rank), 99 + (uint32_t)i);
+        float *bias = gemm_values(c->c_rank ? kc_count(c->c, c->c_rank) : 0, 5);
         if (!CHECK(x && b && bias, "out of memory")) {
             free(x), free(b), free(bias);
             return;

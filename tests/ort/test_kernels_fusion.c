@@ -70,8 +70,7 @@ static float *run_model(ortapp *app, const OrtEpDevice *device, onnx_model *m, i
     free(model);
     if (error) api->ReleaseStatus(error);
     if (s == NULL) return NULL;
-    size_t n = 1;
-    for (int i = 0; i < rank; i++) n *= (size_t)dims[i];
+    size_t n = kc_count(dims, rank);
     float *data = malloc(n * sizeof(float));
     /* Element-wise chains see the special values; convolutions finite ones (sums of infinities are the order's). */
     for (size_t i = 0; i < n; i++) data[i] = rank == 1 ? specials[i % N] : (float)((int)(i * 7 % 23) - 11) * 0.37f;

@@ -51,13 +51,6 @@ static float value_of(float v)
     return half_mode ? kc_half_to_float(kc_float_to_half(v)) : v;
 }
 
-static size_t count_of(const int64_t *dims, int rank)
-{
-    size_t n = 1;
-    for (int i = 0; i < rank; i++) n *= (size_t)dims[i];
-    return n;
-}
-
 /* A float initializer of `values` in both models (float16 in the second). */
 static void add_floats(op_case *c, const char *name, int rank, const int64_t *dims, const float *values, size_t n)
 {
@@ -72,7 +65,7 @@ static void add_floats(op_case *c, const char *name, int rank, const int64_t *di
 /* A float initializer of random values. */
 static void constant(op_case *c, const char *name, int rank, const int64_t *dims)
 {
-    size_t n = count_of(dims, rank);
+    size_t n = kc_count(dims, rank);
     float *v = malloc(n * sizeof(float) + 1);
     for (size_t i = 0; i < n; i++) v[i] = value_of(frand());
     add_floats(c, name, rank, dims, v, n);
@@ -205,7 +198,7 @@ static void run_case(ortapp *app, const OrtEpDevice *device, op_case *c)
     float *data[MAX_INPUTS] = {0};
     uint16_t *data16[MAX_INPUTS] = {0};
     for (int i = 0; i < c->n_inputs; i++) {
-        size_t n = count_of(c->dims[i], c->rank[i]);
+        size_t n = kc_count(c->dims[i], c->rank[i]);
         data[i] = malloc(n * sizeof(float) + 4);
         data16[i] = malloc(n * sizeof(uint16_t) + 4);
         for (size_t k = 0; k < n; k++) {

@@ -10,8 +10,7 @@
 
 static void weights(onnx_model *m, const char *name, int rank, const int64_t *dims, float scale, unsigned seed)
 {
-    size_t n = 1;
-    for (int i = 0; i < rank; i++) n *= (size_t)dims[i];
+    size_t n = kc_count(dims, rank);
     float *v = malloc(n * sizeof(float));
     for (size_t i = 0; i < n; i++) v[i] = (float)((int)((i + seed) * 37 % 29) - 14) * scale;
     onnx_model_add_initializer(m, name, ONNX_FLOAT, rank, dims, v, n * sizeof(float));

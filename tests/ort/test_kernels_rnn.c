@@ -37,8 +37,7 @@ static int gates_of(const char *op)
 
 static void random_initializer(onnx_model *m, const char *name, int rank, const int64_t *dims, float scale)
 {
-    size_t n = 1;
-    for (int i = 0; i < rank; i++) n *= (size_t)dims[i];
+    size_t n = kc_count(dims, rank);
     float *v = malloc(n * sizeof(float) + 4);
     for (size_t i = 0; i < n; i++) v[i] = scale * frand();
     onnx_model_add_initializer(m, name, ONNX_FLOAT, rank, dims, v, n * sizeof(float));

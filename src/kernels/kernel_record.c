@@ -51,10 +51,25 @@ static OrtStatus *locate_operand(ortvk_krun *run, VkDeviceAddress address, ortvk
     return NULL;
 }
 
-/* Binds the tensor at `address` as a storage buffer, and where `texels` also as texel buffers: its buffer from the
- * offset aligned down to what the device requires, up to the end of the tensor; *into gets the tensor's byte offset
- * from the binding's start (the same for both kinds). *texels becomes false where the texel views cannot cover the
- * tensor (a buffer that ends inside the last texel, or more texels than the device's maxTexelBufferElements). */
+/* The bytes of the texel views of `buffer` from `start` that cover [start, end), whole 16-byte texels; 0 where none
+ * can (a buffer that ends inside the last texel, or more texels than the device's maxTexelBufferElements).
+ * lavapipe (llvmpipe) keys the machine code of a shader on whether bits 8-15 of each bound view's byte size are all
+ * zero (its buffer views share a union with images' mipmap levels) and whether the buffer's size is a power of two:
+ * so a view of ortvk's memory always ends where those bits are not all zero, reaching into the buffer's tail
+ * (ORTVK_BUFFER_TAIL), and the pipeline compiled for one tensor size serves every other. */
+static VkDeviceSize texel_range(const ortvk_buffer *buffer, VkDeviceSize start, VkDeviceSize end,
+                                uint32_t max_texels)
+{
+    VkDeviceSize range = (end - start + 15) / 16 * 16;
+    if (((range >> 8) & 0xff) == 0 && start + range + 256 <= buffer->vk_size && (range + 256) / 4 <= max_texels)
+        range += 256;
+    return start + range <= buffer->vk_size && range / 4 <= max_texels ? range : 0;
+}
+
+/* Binds the tensor at `address` as a storage buffer, and where `texels` also as texel buffers (texel_range): its
+ * buffer from the offset aligned down to what the device requires, up to the end of the tensor; *into gets the
+ * tensor's byte offset from the binding's start (the same for both kinds). *texels becomes false where the texel
+ * views cannot cover the tensor. */
 static OrtStatus *bind_operand(ortvk_krun *run, VkDeviceAddress address, ortvk_kbindings *bindings, uint32_t slot,
                                bool *texels, uint32_t *into)
 {
@@ -72,8 +87,8 @@ static OrtStatus *bind_operand(ortvk_krun *run, VkDeviceAddress address, ortvk_k
     bindings->buffers[slot] = (VkDescriptorBufferInfo){.buffer = buffer->vk, .offset = start, .range = end - start};
     *into = (uint32_t)(offset - start);
     if (*texels) {
-        VkDeviceSize range = (end - start + 15) / 16 * 16;
-        *texels = start + range <= buffer->size && range / 4 <= limits->maxTexelBufferElements;
+        VkDeviceSize range = texel_range(buffer, start, end, limits->maxTexelBufferElements);
+        *texels = range > 0;
         if (*texels) ORTVK_TRY(ortvk_krun_hold_views(run, buffer, start, range, &bindings->texels[slot]));
     }
     return NULL;

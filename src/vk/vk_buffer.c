@@ -120,6 +120,15 @@ static OrtStatus *publish(ortvk_device *device, ortvk_buffer *buffer)
     return ortvk_heap_add_range(device->heap, buffer);
 }
 
+/* The VkBuffer's bytes for `size` bytes of `kind`: an import covers exactly its memory; ortvk's own device buffers
+ * keep ORTVK_BUFFER_TAIL more, and 16 more where that sum is a power of two (vk_buffer.h). */
+static VkDeviceSize vk_bytes(ortvk_buffer_kind kind, VkDeviceSize size)
+{
+    if (kind != ORTVK_BUFFER_DEVICE) return size;
+    VkDeviceSize bytes = size + ORTVK_BUFFER_TAIL;
+    return (bytes & (bytes - 1)) == 0 ? bytes + 16 : bytes;
+}
+
 static OrtStatus *buffer_create(ortvk_device *device, VkDeviceSize size, const buffer_source *source,
                                 ortvk_buffer **out)
 {
@@ -130,6 +139,7 @@ static OrtStatus *buffer_create(ortvk_device *device, VkDeviceSize size, const b
                                             (unsigned long long)size);
     buffer->kind = source->kind;
     buffer->size = size;
+    buffer->vk_size = vk_bytes(source->kind, size);
     atomic_init(&buffer->refs, 1);
     OrtStatus *status = NULL;
 
@@ -140,7 +150,7 @@ static OrtStatus *buffer_create(ortvk_device *device, VkDeviceSize size, const b
     VkBufferCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
         .pNext = source->handle_type ? &external : NULL,
-        .size = size,
+        .size = buffer->vk_size,
         .usage = source->kind == ORTVK_BUFFER_STAGING
                      ? (VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT)
                      : ORTVK_BUFFER_USAGE,

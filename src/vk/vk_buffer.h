@@ -20,12 +20,21 @@ struct ortvk_buffer {
     VkBuffer vk;
     VkDeviceMemory memory;
     VkDeviceSize size;          /* bytes the buffer covers, from memory offset 0 */
+    VkDeviceSize vk_size;       /* bytes of the VkBuffer: `size`, and for ortvk's own device buffers a tail after it
+                                   that texel views may cover (ORTVK_BUFFER_TAIL) */
     VkDeviceAddress address;    /* 0 for staging buffers */
     void *mapped;               /* staging buffers, and ORTVK_BUFFER_DEVICE ones where caps.device_memory_mapped */
     void *host_pointer;         /* ORTVK_BUFFER_HOST: the imported address */
     atomic_int refs;            /* the owner's, one per sharing import (ortvk_buffer_import_host), and one per
                                    submission using it (ortvk_device_acquire) */
 };
+
+/* The bytes after the tensor that every device buffer ortvk allocates keeps (the 15 of a last partial texel and 256
+ * more), so that a texel view of any tensor in it can end where the driver wants (kernel_record.c: on lavapipe, a
+ * pipeline is compiled again for each new "power of two or not" of a bound texel buffer's size and "bits 8-15 zero
+ * or not" of its view's size; with the tail every view of ortvk's memory gives the same answers, whatever the tensor
+ * sizes). */
+#define ORTVK_BUFFER_TAIL 272u
 
 OrtStatus *ortvk_buffer_allocate(ortvk_device *device, VkDeviceSize size, ortvk_buffer **out) ORTVK_MUST_CHECK;
 OrtStatus *ortvk_buffer_allocate_staging(ortvk_device *device, VkDeviceSize size,

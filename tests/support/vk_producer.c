@@ -4,10 +4,11 @@
 
 #include "vk_producer.h"
 
+#include "vk_app.h"
+
 #include <vulkan/vulkan.h>
 
 #include <errno.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,9 +43,7 @@ struct vk_producer_slot {
 };
 
 struct vk_producer {
-    VkInstance instance;
-    VkDebugUtilsMessengerEXT messenger;
-    PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger;
+    vk_app_instance instance;
     VkPhysicalDevice phys;
     VkDevice device;
     uint32_t queue_family;
@@ -103,8 +102,6 @@ struct vk_producer_push {
     float scale;
 };
 
-static atomic_uint vk_producer_validation_total;
-
 const char *vk_producer_result_name(int vk_result)
 {
     switch ((VkResult)vk_result) {
@@ -146,187 +143,19 @@ const char *vk_producer_result_name(int vk_result)
     }
 }
 
-/* errno for a failed VkResult, chosen so callers can tell "not available here" (skip)
- * from "ran out" and from "broken". */
-static int vk_producer_result_errno(VkResult r)
-{
-    switch (r) {
-    case VK_ERROR_OUT_OF_HOST_MEMORY:
-    case VK_ERROR_OUT_OF_DEVICE_MEMORY:
-    case VK_ERROR_OUT_OF_POOL_MEMORY:
-    case VK_ERROR_FRAGMENTED_POOL:
-    case VK_ERROR_FRAGMENTATION:
-        return -ENOMEM;
-    case VK_ERROR_LAYER_NOT_PRESENT:
-    case VK_ERROR_EXTENSION_NOT_PRESENT:
-    case VK_ERROR_FEATURE_NOT_PRESENT:
-    case VK_ERROR_FORMAT_NOT_SUPPORTED:
-        return -ENOTSUP;
-    case VK_ERROR_INCOMPATIBLE_DRIVER:
-        return -ENODEV;
-    case VK_ERROR_INVALID_EXTERNAL_HANDLE:
-        return -EBADF;
-    case VK_ERROR_TOO_MANY_OBJECTS:
-        return -EMFILE;
-    case VK_TIMEOUT:
-        return -ETIMEDOUT;
-    default:
-        return -EIO;
-    }
-}
-
 /* 0 for VK_SUCCESS, else prints the one-line diagnostic and returns a negative errno. */
 static int vk_producer_check(VkResult r, const char *call)
 {
     if (r == VK_SUCCESS)
         return 0;
     fprintf(stderr, "vk_producer: %s failed: %s (%d)\n", call, vk_producer_result_name(r), (int)r);
-    return vk_producer_result_errno(r);
+    return vk_app_errno(r);
 }
 
 static int vk_producer_fail(int err, const char *what)
 {
     fprintf(stderr, "vk_producer: %s\n", what);
     return err;
-}
-
-unsigned vk_producer_validation_messages(void)
-{
-    return atomic_load(&vk_producer_validation_total);
-}
-
-static VKAPI_ATTR VkBool32 VKAPI_CALL vk_producer_messenger_cb(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
-                                                               VkDebugUtilsMessageTypeFlagsEXT types,
-                                                               const VkDebugUtilsMessengerCallbackDataEXT *data,
-                                                               void *user)
-{
-    (void)types;
-    (void)user;
-    atomic_fetch_add(&vk_producer_validation_total, 1u);
-    /* One line per message, fixed prefix: test scripts fail on "VALIDATION: ". */
-    fprintf(stderr, "VALIDATION: [producer %s] %s: %s\n",
-            (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) ? "error" : "warning",
-            data->pMessageIdName ? data->pMessageIdName : "-", data->pMessage ? data->pMessage : "");
-    return VK_FALSE;
-}
-
-static bool vk_producer_env_on(const char *name)
-{
-    const char *v = getenv(name);
-    return v && v[0] && strcmp(v, "0") != 0;
-}
-
-static bool vk_producer_layer_present(const char *name)
-{
-    uint32_t n = 0;
-    if (vkEnumerateInstanceLayerProperties(&n, NULL) != VK_SUCCESS || n == 0)
-        return false;
-    VkLayerProperties *props = calloc(n, sizeof(*props));
-    if (!props)
-        return false;
-    bool found = false;
-    if (vkEnumerateInstanceLayerProperties(&n, props) == VK_SUCCESS)
-        for (uint32_t i = 0; i < n && !found; i++)
-            found = strcmp(props[i].layerName, name) == 0;
-    free(props);
-    return found;
-}
-
-/* Whether `ext` is offered by the instance (layer == NULL), by a layer, or (phys != NULL)
- * by a device. */
-static bool vk_producer_ext_present(VkPhysicalDevice phys, const char *layer, const char *ext)
-{
-    uint32_t n = 0;
-    VkResult r = phys ? vkEnumerateDeviceExtensionProperties(phys, NULL, &n, NULL)
-                      : vkEnumerateInstanceExtensionProperties(layer, &n, NULL);
-    if (r != VK_SUCCESS || n == 0)
-        return false;
-    VkExtensionProperties *props = calloc(n, sizeof(*props));
-    if (!props)
-        return false;
-    r = phys ? vkEnumerateDeviceExtensionProperties(phys, NULL, &n, props)
-             : vkEnumerateInstanceExtensionProperties(layer, &n, props);
-    bool found = false;
-    if (r == VK_SUCCESS || r == VK_INCOMPLETE)
-        for (uint32_t i = 0; i < n && !found; i++)
-            found = strcmp(props[i].extensionName, ext) == 0;
-    free(props);
-    return found;
-}
-
-static int vk_producer_instance_create(vk_producer *p)
-{
-    uint32_t api = VK_API_VERSION_1_0;
-    if (vkEnumerateInstanceVersion(&api) != VK_SUCCESS || api < VK_API_VERSION_1_2)
-        return vk_producer_fail(-ENOTSUP, "the Vulkan loader is older than 1.2");
-
-    bool validation = vk_producer_env_on("ORTVK_VALIDATION");
-    bool sync_validation = validation && vk_producer_env_on("ORTVK_SYNC_VALIDATION");
-    const char *layer = "VK_LAYER_KHRONOS_validation";
-    const char *exts[2];
-    uint32_t n_exts = 0;
-    if (validation) {
-        /* Asked for validation but cannot have it: fail loudly rather than pass a
-         * run that checked nothing. */
-        if (!vk_producer_layer_present(layer))
-            return vk_producer_fail(-ENOTSUP, "ORTVK_VALIDATION=1 but VK_LAYER_KHRONOS_validation is not installed");
-        if (!vk_producer_ext_present(NULL, NULL, VK_EXT_DEBUG_UTILS_EXTENSION_NAME))
-            return vk_producer_fail(-ENOTSUP, "ORTVK_VALIDATION=1 but VK_EXT_debug_utils is missing");
-        exts[n_exts++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
-        if (sync_validation) {
-            if (!vk_producer_ext_present(NULL, layer, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME))
-                return vk_producer_fail(-ENOTSUP, "ORTVK_SYNC_VALIDATION=1 but VK_EXT_validation_features is missing");
-            exts[n_exts++] = VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME;
-        }
-    }
-
-    VkValidationFeatureEnableEXT sync_feature = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
-    VkValidationFeaturesEXT features = {
-        .sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT,
-        .enabledValidationFeatureCount = 1,
-        .pEnabledValidationFeatures = &sync_feature,
-    };
-    /* Chained into VkInstanceCreateInfo too, so messages from vkCreateInstance and
-     * vkDestroyInstance are caught. */
-    VkDebugUtilsMessengerCreateInfoEXT messenger_info = {
-        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
-        .pNext = sync_validation ? &features : NULL,
-        .messageSeverity =
-            VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
-        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
-                       VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
-        .pfnUserCallback = vk_producer_messenger_cb,
-        .pUserData = p,
-    };
-    VkApplicationInfo app = {
-        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-        .pApplicationName = "ortvk-test-producer",
-        .apiVersion = VK_API_VERSION_1_2,
-    };
-    VkInstanceCreateInfo info = {
-        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-        .pNext = validation ? &messenger_info : NULL,
-        .pApplicationInfo = &app,
-        .enabledLayerCount = validation ? 1u : 0u,
-        .ppEnabledLayerNames = &layer,
-        .enabledExtensionCount = n_exts,
-        .ppEnabledExtensionNames = exts,
-    };
-    int err = vk_producer_check(vkCreateInstance(&info, NULL, &p->instance), "vkCreateInstance");
-    if (err)
-        return err;
-    if (!validation)
-        return 0;
-
-    PFN_vkCreateDebugUtilsMessengerEXT create_messenger =
-        (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(p->instance, "vkCreateDebugUtilsMessengerEXT");
-    p->destroy_messenger =
-        (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(p->instance, "vkDestroyDebugUtilsMessengerEXT");
-    if (!create_messenger || !p->destroy_messenger)
-        return vk_producer_fail(-ENOTSUP, "vkCreateDebugUtilsMessengerEXT is not exported");
-    messenger_info.pNext = NULL;
-    return vk_producer_check(create_messenger(p->instance, &messenger_info, NULL, &p->messenger),
-                             "vkCreateDebugUtilsMessengerEXT");
 }
 
 /* First queue family with compute, or UINT32_MAX. */
@@ -358,19 +187,11 @@ static bool vk_producer_phys_usable(VkPhysicalDevice phys)
     return f12.timelineSemaphore == VK_TRUE;
 }
 
-static bool vk_producer_phys_has_uuid(VkPhysicalDevice phys, const uint8_t uuid[VK_UUID_SIZE])
-{
-    VkPhysicalDeviceIDProperties id = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
-    VkPhysicalDeviceProperties2 props = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &id};
-    vkGetPhysicalDeviceProperties2(phys, &props);
-    return memcmp(id.deviceUUID, uuid, VK_UUID_SIZE) == 0;
-}
-
 /* By index, or (device_uuid != NULL) by deviceUUID. */
 static int vk_producer_phys_pick(vk_producer *p, int device_index, const uint8_t *device_uuid)
 {
     uint32_t n = 0;
-    int err = vk_producer_check(vkEnumeratePhysicalDevices(p->instance, &n, NULL), "vkEnumeratePhysicalDevices");
+    int err = vk_producer_check(vkEnumeratePhysicalDevices(p->instance.vk, &n, NULL), "vkEnumeratePhysicalDevices");
     if (err)
         return err;
     if (n == 0)
@@ -378,23 +199,21 @@ static int vk_producer_phys_pick(vk_producer *p, int device_index, const uint8_t
     VkPhysicalDevice *devs = calloc(n, sizeof(*devs));
     if (!devs)
         return -ENOMEM;
-    VkResult r = vkEnumeratePhysicalDevices(p->instance, &n, devs);
+    VkResult r = vkEnumeratePhysicalDevices(p->instance.vk, &n, devs);
     if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
         free(devs);
         return vk_producer_check(r, "vkEnumeratePhysicalDevices");
     }
     err = -ENODEV;
     if (device_uuid) {
-        uint32_t i = 0;
-        while (i < n && !vk_producer_phys_has_uuid(devs[i], device_uuid))
-            i++;
-        if (i == n) {
+        VkPhysicalDevice found = vk_app_physical_by_uuid(p->instance.vk, device_uuid, NULL);
+        if (found == VK_NULL_HANDLE) {
             vk_producer_fail(err, "no physical device has that deviceUUID");
-        } else if (!vk_producer_phys_usable(devs[i])) {
+        } else if (!vk_producer_phys_usable(found)) {
             vk_producer_fail(err,
                              "the device with that deviceUUID lacks Vulkan 1.2, timelineSemaphore or a compute queue");
         } else {
-            p->phys = devs[i];
+            p->phys = found;
             err = 0;
         }
     } else if (device_index < 0) {
@@ -437,8 +256,8 @@ static int vk_producer_device_create(vk_producer *p)
 
     const char *exts[2];
     uint32_t n_exts = 0;
-    bool mem_fd = vk_producer_ext_present(p->phys, NULL, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
-    bool sem_fd = vk_producer_ext_present(p->phys, NULL, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
+    bool mem_fd = vk_app_has_extension(p->phys, NULL, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+    bool sem_fd = vk_app_has_extension(p->phys, NULL, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
     if (mem_fd)
         exts[n_exts++] = VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
     if (sem_fd)
@@ -606,8 +425,8 @@ static int vk_producer_create_on(int device_index, const uint8_t *device_uuid, v
     vk_producer *p = calloc(1, sizeof(*p));
     if (!p)
         return -ENOMEM;
-    p->force_staging = vk_producer_env_on("ORTVK_PRODUCER_STAGING");
-    int err = vk_producer_instance_create(p);
+    p->force_staging = vk_app_env_on("ORTVK_PRODUCER_STAGING");
+    int err = vk_app_instance_open("ortvk-test-producer", "producer", &p->instance);
     if (!err)
         err = vk_producer_phys_pick(p, device_index, device_uuid);
     if (!err)
@@ -650,10 +469,7 @@ void vk_producer_destroy(vk_producer *p)
         vkDestroySemaphore(p->device, p->work_sem, NULL);
         vkDestroyDevice(p->device, NULL);
     }
-    if (p->messenger)
-        p->destroy_messenger(p->instance, p->messenger, NULL);
-    if (p->instance)
-        vkDestroyInstance(p->instance, NULL);
+    vk_app_instance_close(&p->instance);
     free(p);
 }
 

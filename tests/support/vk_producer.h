@@ -37,8 +37,9 @@ void vk_producer_destroy(vk_producer *p);
  * physical device. */
 void vk_producer_uuids(const vk_producer *p, uint8_t device_uuid[16], uint8_t driver_uuid[16]);
 
-/* Warning/error messages the validation messenger saw, summed over every producer this
- * process created (destroyed ones included, so leaks reported at teardown count). */
+/* Warning/error messages the validation messengers saw, summed over every instance this
+ * process opened through vk_app.h (producers, the test consumer, the bench's bare import;
+ * destroyed ones included, so leaks reported at teardown count). */
 unsigned vk_producer_validation_messages(void);
 /* Name of a VkResult value ("VK_ERROR_OUT_OF_DEVICE_MEMORY"); "VK_RESULT_<unknown>" for
  * values it does not know. Takes int so this header needs no Vulkan types. */

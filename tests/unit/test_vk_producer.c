@@ -5,6 +5,8 @@
 
 #include "vk_producer.h"
 
+#include "vk_app.h"
+
 #include <vulkan/vulkan.h>
 
 #include <dlfcn.h>
@@ -21,7 +23,6 @@
 #define TEST_WAIT_NS 10000000000ull /* 10 s: lavapipe on a loaded CI box can be slow */
 
 static int test_failures;
-static unsigned test_consumer_messages;
 
 static void test_vk_producer_expect(bool ok, const char *what)
 {
@@ -57,9 +58,7 @@ static bool test_vk_producer_floats_ok(const uint8_t *bytes, size_t offset, uint
 /* ---- the importing side: a second, unrelated instance and device ----------------- */
 
 struct test_consumer {
-    VkInstance instance;
-    VkDebugUtilsMessengerEXT messenger;
-    PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger;
+    vk_app_instance instance;
     VkPhysicalDevice phys;
     VkDevice device;
     uint32_t queue_family;
@@ -72,20 +71,6 @@ struct test_consumer {
     void *map;
 };
 
-static VKAPI_ATTR VkBool32 VKAPI_CALL test_consumer_messenger_cb(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
-                                                                 VkDebugUtilsMessageTypeFlagsEXT types,
-                                                                 const VkDebugUtilsMessengerCallbackDataEXT *data,
-                                                                 void *user)
-{
-    (void)types;
-    (void)user;
-    test_consumer_messages++;
-    fprintf(stderr, "VALIDATION: [consumer %s] %s: %s\n",
-            (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) ? "error" : "warning",
-            data->pMessageIdName ? data->pMessageIdName : "-", data->pMessage ? data->pMessage : "");
-    return VK_FALSE;
-}
-
 static bool test_vk_ok(VkResult r, const char *call)
 {
     if (r == VK_SUCCESS)
@@ -94,65 +79,12 @@ static bool test_vk_ok(VkResult r, const char *call)
     return false;
 }
 
-static bool test_consumer_instance_create(struct test_consumer *c)
-{
-    const char *v = getenv("ORTVK_VALIDATION");
-    bool validation = v && v[0] && strcmp(v, "0") != 0;
-    const char *layer = "VK_LAYER_KHRONOS_validation";
-    const char *ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
-    VkDebugUtilsMessengerCreateInfoEXT messenger_info = {
-        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
-        .messageSeverity =
-            VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
-        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
-                       VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
-        .pfnUserCallback = test_consumer_messenger_cb,
-    };
-    VkApplicationInfo app = {
-        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-        .pApplicationName = "ortvk-test-consumer",
-        .apiVersion = VK_API_VERSION_1_2,
-    };
-    VkInstanceCreateInfo info = {
-        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-        .pNext = validation ? &messenger_info : NULL,
-        .pApplicationInfo = &app,
-        .enabledLayerCount = validation ? 1u : 0u,
-        .ppEnabledLayerNames = &layer,
-        .enabledExtensionCount = validation ? 1u : 0u,
-        .ppEnabledExtensionNames = &ext,
-    };
-    if (!test_vk_ok(vkCreateInstance(&info, NULL, &c->instance), "vkCreateInstance"))
-        return false;
-    if (!validation)
-        return true;
-    PFN_vkCreateDebugUtilsMessengerEXT create =
-        (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(c->instance, "vkCreateDebugUtilsMessengerEXT");
-    c->destroy_messenger =
-        (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(c->instance, "vkDestroyDebugUtilsMessengerEXT");
-    return create && c->destroy_messenger &&
-           test_vk_ok(create(c->instance, &messenger_info, NULL, &c->messenger), "vkCreateDebugUtilsMessengerEXT");
-}
-
 /* The physical device whose UUIDs match the producer's: the precondition for importing
  * OPAQUE_FD memory and reusing its memory type index. */
 static bool test_consumer_phys_find(struct test_consumer *c, const uint8_t dev_uuid[16], const uint8_t drv_uuid[16])
 {
-    VkPhysicalDevice devs[16];
-    uint32_t n = 16;
-    VkResult r = vkEnumeratePhysicalDevices(c->instance, &n, devs);
-    if (r != VK_SUCCESS && r != VK_INCOMPLETE)
-        return test_vk_ok(r, "vkEnumeratePhysicalDevices");
-    for (uint32_t i = 0; i < n; i++) {
-        VkPhysicalDeviceIDProperties id = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
-        VkPhysicalDeviceProperties2 props = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &id};
-        vkGetPhysicalDeviceProperties2(devs[i], &props);
-        if (memcmp(id.deviceUUID, dev_uuid, 16) == 0 && memcmp(id.driverUUID, drv_uuid, 16) == 0) {
-            c->phys = devs[i];
-            return true;
-        }
-    }
-    return false;
+    c->phys = vk_app_physical_by_uuid(c->instance.vk, dev_uuid, drv_uuid);
+    return c->phys != VK_NULL_HANDLE;
 }
 
 static bool test_consumer_device_create(struct test_consumer *c)
@@ -318,10 +250,7 @@ static void test_consumer_destroy(struct test_consumer *c)
         vkFreeMemory(c->device, c->memory, NULL); /* implicitly unmaps */
         vkDestroyDevice(c->device, NULL);
     }
-    if (c->messenger)
-        c->destroy_messenger(c->instance, c->messenger, NULL);
-    if (c->instance)
-        vkDestroyInstance(c->instance, NULL);
+    vk_app_instance_close(&c->instance);
 }
 
 /* ---- test sections ---------------------------------------------------------------- */
@@ -421,7 +350,7 @@ static void test_vk_producer_cross_device(vk_producer *p, vk_producer_buffer *b,
         return;
 
     struct test_consumer c = {0};
-    bool ok = test_consumer_instance_create(&c);
+    bool ok = vk_app_instance_open("ortvk-test-consumer", "consumer", &c.instance) == 0;
     test_vk_producer_expect(ok, "consumer creates its own instance");
     ok = ok && test_consumer_phys_find(&c, dev_uuid, drv_uuid);
     test_vk_producer_expect(ok, "consumer finds the producer's physical device by UUID");
@@ -542,8 +471,7 @@ static void test_vk_producer_staging(void)
 
 int main(void)
 {
-    const char *v = getenv("ORTVK_VALIDATION");
-    bool validation = v && v[0] && strcmp(v, "0") != 0;
+    bool validation = vk_app_env_on("ORTVK_VALIDATION");
     vk_producer *p = NULL;
     int err = vk_producer_create(-1, &p);
     test_vk_producer_expect(err == 0, "vk_producer_create");
@@ -579,7 +507,7 @@ int main(void)
     test_vk_producer_staging();
 
     /* Counted after every device and instance is gone, so teardown reports count too. */
-    unsigned messages = vk_producer_validation_messages() + test_consumer_messages;
+    unsigned messages = vk_producer_validation_messages();
     if (validation)
         test_vk_producer_expect(messages == 0, "validation layer reported no warnings or errors");
     else

@@ -1,7 +1,6 @@
 /* The bare Vulkan import ortvk-bench compares ortvk against (see bare_vk.h). */
 #include "bare_vk.h"
 
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,67 +8,17 @@
 
 #include <vulkan/vulkan.h>
 
+#include "vk_app.h"
 #include "vk_producer.h" /* vk_producer_result_name */
 
 struct bare_vk {
-    VkInstance instance;
-    VkDebugUtilsMessengerEXT messenger;
-    PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger;
+    vk_app_instance instance;
     VkPhysicalDevice phys;
     VkDevice device;
     bool opaque_fd, host_import, bda;
     VkDeviceSize host_alignment;
     PFN_vkGetMemoryHostPointerPropertiesEXT get_host_pointer_properties;
 };
-
-static atomic_uint bare_validation_messages;
-
-unsigned bare_vk_validation_messages(void)
-{
-    return atomic_load(&bare_validation_messages);
-}
-
-static VKAPI_ATTR VkBool32 VKAPI_CALL messenger_cb(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
-                                                   VkDebugUtilsMessageTypeFlagsEXT types,
-                                                   const VkDebugUtilsMessengerCallbackDataEXT *data, void *user)
-{
-    (void)types, (void)user;
-    atomic_fetch_add(&bare_validation_messages, 1u);
-    fprintf(stderr, "VALIDATION: [bench %s] %s: %s\n",
-            (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) ? "error" : "warning",
-            data->pMessageIdName ? data->pMessageIdName : "-", data->pMessage ? data->pMessage : "");
-    return VK_FALSE;
-}
-
-static bool env_on(const char *name)
-{
-    const char *v = getenv(name);
-    return v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
-}
-
-static bool has_layer(const char *name)
-{
-    uint32_t n = 0;
-    if (vkEnumerateInstanceLayerProperties(&n, NULL) != VK_SUCCESS || n == 0) return false;
-    VkLayerProperties *props = calloc(n, sizeof(*props));
-    bool found = false;
-    if (props && vkEnumerateInstanceLayerProperties(&n, props) >= 0)
-        for (uint32_t i = 0; i < n && !found; i++) found = strcmp(props[i].layerName, name) == 0;
-    free(props);
-    return found;
-}
-
-static bool has_device_extension(VkPhysicalDevice phys, const char *name)
-{
-    uint32_t n = 0;
-    if (vkEnumerateDeviceExtensionProperties(phys, NULL, &n, NULL) != VK_SUCCESS || n == 0) return false;
-    VkExtensionProperties *props = calloc(n, sizeof(*props));
-    bool found = false;
-    if (props && vkEnumerateDeviceExtensionProperties(phys, NULL, &n, props) >= 0)
-        for (uint32_t i = 0; i < n && !found; i++) found = strcmp(props[i].extensionName, name) == 0;
-    free(props);
-    return found;
-}
 
 #define FAIL_VK(r, call)                                                                                       \
     do {                                                                                                       \
@@ -87,66 +36,22 @@ int bare_vk_create(const uint8_t device_uuid[16], bare_vk **out, char *error, si
         snprintf(error, error_len, "bare Vulkan: out of memory");
         return -1;
     }
-    bool validation = env_on("ORTVK_VALIDATION") && has_layer("VK_LAYER_KHRONOS_validation");
-    const char *layer = "VK_LAYER_KHRONOS_validation";
-    const char *instance_ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
-    VkDebugUtilsMessengerCreateInfoEXT messenger_info = {
-        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
-        .messageSeverity =
-            VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
-        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
-                       VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
-        .pfnUserCallback = messenger_cb,
-    };
-    VkApplicationInfo app_info = {
-        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-        .pApplicationName = "ortvk-bench",
-        .apiVersion = VK_API_VERSION_1_2,
-    };
-    VkInstanceCreateInfo instance_info = {
-        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-        .pNext = validation ? &messenger_info : NULL,
-        .pApplicationInfo = &app_info,
-        .enabledLayerCount = validation ? 1u : 0u,
-        .ppEnabledLayerNames = &layer,
-        .enabledExtensionCount = validation ? 1u : 0u,
-        .ppEnabledExtensionNames = &instance_ext,
-    };
-    VkResult r = vkCreateInstance(&instance_info, NULL, &v->instance);
-    if (r != VK_SUCCESS) FAIL_VK(r, "vkCreateInstance");
-    if (validation) {
-        PFN_vkCreateDebugUtilsMessengerEXT create =
-            (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(v->instance, "vkCreateDebugUtilsMessengerEXT");
-        v->destroy_messenger = (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
-            v->instance, "vkDestroyDebugUtilsMessengerEXT");
-        if (create != NULL && v->destroy_messenger != NULL) {
-            r = create(v->instance, &messenger_info, NULL, &v->messenger);
-            if (r != VK_SUCCESS) FAIL_VK(r, "vkCreateDebugUtilsMessengerEXT");
-        }
+    int err = vk_app_instance_open("ortvk-bench", "bench", &v->instance);
+    if (err != 0) {
+        snprintf(error, error_len, "bare Vulkan: no instance (errno %d; stderr says why)", -err);
+        bare_vk_destroy(v);
+        return -1;
     }
-
     /* The physical device with ortvk's deviceUUID. */
-    uint32_t count = 0;
-    r = vkEnumeratePhysicalDevices(v->instance, &count, NULL);
-    if (r != VK_SUCCESS) FAIL_VK(r, "vkEnumeratePhysicalDevices");
-    VkPhysicalDevice *phys = calloc(count ? count : 1, sizeof(*phys));
-    if (phys == NULL) FAIL_VK(VK_ERROR_OUT_OF_HOST_MEMORY, "calloc");
-    r = vkEnumeratePhysicalDevices(v->instance, &count, phys);
-    for (uint32_t i = 0; i < count && r >= 0 && v->phys == VK_NULL_HANDLE; i++) {
-        VkPhysicalDeviceIDProperties id = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
-        VkPhysicalDeviceProperties2 props = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &id};
-        vkGetPhysicalDeviceProperties2(phys[i], &props);
-        if (memcmp(id.deviceUUID, device_uuid, VK_UUID_SIZE) == 0) v->phys = phys[i];
-    }
-    free(phys);
+    v->phys = vk_app_physical_by_uuid(v->instance.vk, device_uuid, NULL);
     if (v->phys == VK_NULL_HANDLE) {
         snprintf(error, error_len, "bare Vulkan: no physical device has ortvk's deviceUUID");
         bare_vk_destroy(v);
         return -1;
     }
 
-    v->opaque_fd = has_device_extension(v->phys, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
-    v->host_import = has_device_extension(v->phys, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+    v->opaque_fd = vk_app_has_extension(v->phys, NULL, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+    v->host_import = vk_app_has_extension(v->phys, NULL, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
     const char *extensions[2];
     uint32_t extension_count = 0;
     if (v->opaque_fd) extensions[extension_count++] = VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
@@ -182,7 +87,7 @@ int bare_vk_create(const uint8_t device_uuid[16], bare_vk **out, char *error, si
         .enabledExtensionCount = extension_count,
         .ppEnabledExtensionNames = extensions,
     };
-    r = vkCreateDevice(v->phys, &device_info, NULL, &v->device);
+    VkResult r = vkCreateDevice(v->phys, &device_info, NULL, &v->device);
     if (r != VK_SUCCESS) FAIL_VK(r, "vkCreateDevice");
     if (v->host_import) {
         v->get_host_pointer_properties = (PFN_vkGetMemoryHostPointerPropertiesEXT)vkGetDeviceProcAddr(
@@ -197,8 +102,7 @@ void bare_vk_destroy(bare_vk *v)
 {
     if (v == NULL) return;
     if (v->device) vkDestroyDevice(v->device, NULL);
-    if (v->messenger) v->destroy_messenger(v->instance, v->messenger, NULL);
-    if (v->instance) vkDestroyInstance(v->instance, NULL);
+    vk_app_instance_close(&v->instance);
     free(v);
 }
 

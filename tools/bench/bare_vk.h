@@ -30,7 +30,4 @@ int bare_vk_import_fd(bare_vk *v, int fd, uint64_t size, uint32_t type, bool ded
 /* vkGetMemoryHostPointerPropertiesEXT, vkAllocateMemory with VkImportMemoryHostPointerInfoEXT, vkFreeMemory. */
 int bare_vk_import_host(bare_vk *v, void *pointer, uint64_t size);
 
-/* Validation messages this process's bare devices printed. */
-unsigned bare_vk_validation_messages(void);
-
 #endif

@@ -1,8 +1,11 @@
 /* The per-device side of the kernels: the SPIR-V embedded at build time, the compute pipelines (per shader, float
  * type, texel reads, function and fused-chain constants) created on first use and shared by every session on the
  * device, the descriptor layout and the texel views a dispatch binds. */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kernels/kernel_internal.h"
 #include "vk/vk_buffer.h"
@@ -31,10 +34,7 @@ static const struct {
 /* A pipeline with specialization constants beyond its function (ortvk_kernel_device_pipeline). */
 typedef struct keyed_pipeline {
     struct keyed_pipeline *next;
-    ortvk_shader shader;
-    bool float16, texels;
-    uint32_t fn;
-    ortvk_kspec spec;
+    ortvk_kpipeline_key key;
     VkPipeline pipeline;
 } keyed_pipeline;
 
@@ -199,23 +199,22 @@ void ortvk_kernel_device_put(ortvk_kernel_device *kdev)
     ortvk_device_unref(device);
 }
 
-static VkResult create_pipeline(ortvk_kernel_device *kdev, ortvk_shader shader, bool float16, bool texels, uint32_t fn,
-                                const ortvk_kspec *spec, VkPipeline *out)
+static VkResult create_pipeline(ortvk_kernel_device *kdev, const ortvk_kpipeline_key *key, VkPipeline *out)
 {
     VkDevice vk = kdev->device->vk;
-    int v = float16 ? 1 : 0;
+    int v = key->float16 ? 1 : 0;
     VkShaderModuleCreateInfo module_info = {
         .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-        .codeSize = shaders[shader].size[v],
-        .pCode = shaders[shader].code[v],
+        .codeSize = shaders[key->shader].size[v],
+        .pCode = shaders[key->shader].code[v],
     };
     VkShaderModule module = VK_NULL_HANDLE;
     VkResult r = vkCreateShaderModule(vk, &module_info, NULL, &module);
     if (r != VK_SUCCESS) return r;
     /* Constant 0 is the function of shaders that have it, constant 1 their variant; the others ignore the entries.
      * Constant 2 (common.glsl's ORTVK_TEXELS): the texel operands are read as texels. Constants 3 on: `spec`. */
-    uint32_t values[3 + ORTVK_KSPEC_WORDS] = {fn % ORTVK_KVARIANT, fn / ORTVK_KVARIANT, texels ? 1 : 0};
-    if (spec != NULL) memcpy(values + 3, spec->words, sizeof(spec->words));
+    uint32_t values[3 + ORTVK_KSPEC_WORDS] = {key->fn % ORTVK_KVARIANT, key->fn / ORTVK_KVARIANT, key->texels ? 1 : 0};
+    memcpy(values + 3, key->spec.words, sizeof(key->spec.words));
     VkSpecializationMapEntry entries[3 + ORTVK_KSPEC_WORDS];
     for (uint32_t i = 0; i < 3 + ORTVK_KSPEC_WORDS; i++)
         entries[i] = (VkSpecializationMapEntry){.constantID = i, .offset = 4 * i, .size = sizeof(uint32_t)};
@@ -238,47 +237,109 @@ static VkResult create_pipeline(ortvk_kernel_device *kdev, ortvk_shader shader, 
     return r;
 }
 
-/* The slot of a pipeline with `spec`, added empty when new (under kdev->lock); NULL when out of memory. */
-static VkPipeline *keyed_slot(ortvk_kernel_device *kdev, ortvk_shader shader, bool float16, bool texels, uint32_t fn,
-                              const ortvk_kspec *spec)
+/* The slot of the pipeline of `key`, added empty when new (under kdev->lock); NULL when out of memory. */
+static VkPipeline *pipeline_slot(ortvk_kernel_device *kdev, const ortvk_kpipeline_key *key)
 {
+    static const ortvk_kspec none = {{0}};
+    if (memcmp(&key->spec, &none, sizeof(none)) == 0)
+        return &kdev->pipelines[key->shader][key->float16 ? 1 : 0][key->texels ? 1 : 0][key->fn];
     for (keyed_pipeline *k = kdev->keyed; k != NULL; k = k->next) {
-        if (k->shader == shader && k->float16 == float16 && k->texels == texels && k->fn == fn &&
-            memcmp(&k->spec, spec, sizeof(*spec)) == 0)
+        if (k->key.shader == key->shader && k->key.float16 == key->float16 && k->key.texels == key->texels &&
+            k->key.fn == key->fn && memcmp(&k->key.spec, &key->spec, sizeof(key->spec)) == 0)
             return &k->pipeline;
     }
     keyed_pipeline *k = calloc(1, sizeof(*k));
     if (k == NULL) return NULL;
-    *k = (keyed_pipeline){kdev->keyed, shader, float16, texels, fn, *spec, VK_NULL_HANDLE};
+    *k = (keyed_pipeline){kdev->keyed, *key, VK_NULL_HANDLE};
     kdev->keyed = k;
     return &k->pipeline;
 }
 
-OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, ortvk_shader shader, bool float16, bool texels,
-                                        uint32_t fn, const ortvk_kspec *spec, VkPipeline *pipeline,
-                                        VkPipelineLayout *layout)
+OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, const ortvk_kpipeline_key *key,
+                                        VkPipeline *pipeline, VkPipelineLayout *layout)
 {
     OrtStatus *status = NULL;
     *layout = kdev->layout;
     *pipeline = VK_NULL_HANDLE;
-    if (fn >= ORTVK_KMAX_FN)
-        return ortvk_status(ORT_EP_FAIL, "the %s kernel has no function %u", shaders[shader].name, fn);
-    static const ortvk_kspec none = {{0}};
-    if (spec != NULL && memcmp(spec, &none, sizeof(none)) == 0) spec = NULL;
+    const char *name = shaders[key->shader].name;
+    if (key->fn >= ORTVK_KMAX_FN) return ortvk_status(ORT_EP_FAIL, "the %s kernel has no function %u", name, key->fn);
     pthread_mutex_lock(&kdev->lock);
-    VkPipeline *slot = spec == NULL ? &kdev->pipelines[shader][float16 ? 1 : 0][texels ? 1 : 0][fn]
-                                    : keyed_slot(kdev, shader, float16, texels, fn, spec);
+    VkPipeline *slot = pipeline_slot(kdev, key);
     if (slot == NULL) {
-        status = ortvk_status(ORT_FAIL, "out of host memory creating the %s kernel's pipeline", shaders[shader].name);
+        status = ortvk_status(ORT_FAIL, "out of host memory creating the %s kernel's pipeline", name);
     } else if (*slot == VK_NULL_HANDLE) {
-        VkResult r = create_pipeline(kdev, shader, float16, texels, fn, spec, slot);
+        VkResult r = create_pipeline(kdev, key, slot);
         if (r != VK_SUCCESS)
-            status = ortvk_status_vk(r, "vkCreateComputePipelines", "creating the %s kernel's %s pipeline",
-                                     shaders[shader].name, float16 ? "float16" : "float32");
+            status = ortvk_status_vk(r, "vkCreateComputePipelines", "creating the %s kernel's %s pipeline", name,
+                                     key->float16 ? "float16" : "float32");
     }
     if (slot != NULL) *pipeline = *slot;
     pthread_mutex_unlock(&kdev->lock);
     return status;
+}
+
+/* At most this many threads create a plan's pipelines together. */
+#define PREPARE_THREADS 8
+
+/* The pipelines of a plan that ortvk_kernel_device_prepare creates, and the next one a thread takes. */
+typedef struct prepare_job {
+    ortvk_kernel_device *kdev;
+    size_t count;
+    ortvk_kpipeline_key *keys;
+    VkPipeline **slots;  /* where each goes (under kdev->lock) */
+    VkPipeline *made;    /* VK_NULL_HANDLE where creation failed */
+    atomic_size_t next;
+} prepare_job;
+
+static void *prepare_worker(void *arg)
+{
+    prepare_job *job = arg;
+    for (size_t i; (i = atomic_fetch_add(&job->next, 1)) < job->count;)
+        (void)create_pipeline(job->kdev, &job->keys[i], &job->made[i]);
+    return NULL;
+}
+
+void ortvk_kernel_device_prepare(ortvk_kernel_device *kdev, const ortvk_kplan *plan)
+{
+    prepare_job job = {.kdev = kdev};
+    job.keys = calloc(plan->count + 1, sizeof(*job.keys));
+    job.slots = calloc(plan->count + 1, sizeof(*job.slots));
+    job.made = calloc(plan->count + 1, sizeof(*job.made));
+    if (job.keys == NULL || job.slots == NULL || job.made == NULL) goto out;
+    /* The plan's pipelines not made yet, once each. */
+    pthread_mutex_lock(&kdev->lock);
+    for (size_t i = 0; i < plan->count; i++) {
+        if (plan->keys[i].fn >= ORTVK_KMAX_FN) continue; /* the run reports it */
+        VkPipeline *slot = pipeline_slot(kdev, &plan->keys[i]);
+        bool listed = slot == NULL || *slot != VK_NULL_HANDLE;
+        for (size_t j = 0; j < job.count && !listed; j++) listed = job.slots[j] == slot;
+        if (listed) continue;
+        job.keys[job.count] = plan->keys[i];
+        job.slots[job.count++] = slot;
+    }
+    pthread_mutex_unlock(&kdev->lock);
+    if (job.count < 2) goto out; /* the run creates a single one as fast */
+    /* This thread and up to PREPARE_THREADS - 1 others, no more than the cores. */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t extra = job.count < PREPARE_THREADS ? job.count - 1 : PREPARE_THREADS - 1;
+    if (cores >= 1 && (size_t)cores - 1 < extra) extra = (size_t)cores - 1;
+    pthread_t threads[PREPARE_THREADS];
+    size_t started = 0;
+    atomic_init(&job.next, 0);
+    while (started < extra && pthread_create(&threads[started], NULL, prepare_worker, &job) == 0) started++;
+    prepare_worker(&job);
+    for (size_t t = 0; t < started; t++) pthread_join(threads[t], NULL);
+    /* Into their slots, unless a run made the same pipeline meanwhile. */
+    pthread_mutex_lock(&kdev->lock);
+    for (size_t i = 0; i < job.count; i++) {
+        if (*job.slots[i] == VK_NULL_HANDLE) *job.slots[i] = job.made[i];
+        else if (job.made[i] != VK_NULL_HANDLE) vkDestroyPipeline(kdev->device->vk, job.made[i], NULL);
+    }
+    pthread_mutex_unlock(&kdev->lock);
+out:
+    free(job.keys);
+    free(job.slots);
+    free(job.made);
 }
 
 uint32_t ortvk_kernel_device_operands(ortvk_shader shader)

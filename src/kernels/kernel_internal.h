@@ -136,6 +136,8 @@ typedef struct ortvk_krun {
     size_t n_host_blocks, host_capacity;
     VkDeviceAddress chain;    /* the node's fused chain's step operands (ortvk_kchain_constants), or 0 */
     char pipelines[64];       /* the node's dispatches, "<shader>.<function>" each ("gemm.5"), for the profile */
+    struct ortvk_kplan *plan; /* a planning pass (kernel_run.c): no command buffer, nothing recorded; dispatches
+                                 add the pipelines they would bind to the plan */
 } ortvk_krun;
 
 /* lavapipe ends a shader's loops, silently, after about 65,535 iterations in one invocation (shaders/common.glsl):
@@ -415,11 +417,26 @@ void ortvk_kernel_device_bind(ortvk_kernel_device *kdev, VkCommandBuffer cmd, or
 #define ORTVK_KERNEL_FORMS_ENV "ORTVK_KERNEL_FORMS"
 bool ortvk_kernel_device_gpu_forms(const ortvk_kernel_device *kdev);
 
-/* Pipeline lookup (created on first use): the shader's float32 variant, or its float16 one, specialized for `fn`,
- * for reading its texel operands as texels (`texels`) or from the storage buffers, and with `spec` (NULL: none). */
-OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, ortvk_shader shader, bool float16, bool texels,
-                                        uint32_t fn, const ortvk_kspec *spec, VkPipeline *pipeline,
-                                        VkPipelineLayout *layout);
+/* A pipeline: the shader's float32 variant, or its float16 one, specialized for `fn`, for reading its texel
+ * operands as texels (`texels`) or from the storage buffers, and with `spec` (all zeros: none). */
+typedef struct ortvk_kpipeline_key {
+    ortvk_shader shader;
+    bool float16, texels;
+    uint32_t fn;
+    ortvk_kspec spec;
+} ortvk_kpipeline_key;
+/* Pipeline lookup, created on first use. */
+OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, const ortvk_kpipeline_key *key,
+                                        VkPipeline *pipeline, VkPipelineLayout *layout);
+/* The pipelines a run will need, gathered by a planning pass (ortvk_krun.plan). */
+typedef struct ortvk_kplan {
+    size_t count, capacity;
+    ortvk_kpipeline_key *keys;
+} ortvk_kplan;
+/* Creates those of the plan's pipelines that do not exist yet, several at a time on threads of its own (drivers
+ * compile at creation: lavapipe its NIR, about 70 ms a pipeline of ortvk's). Best effort: a pipeline that fails
+ * here is created again, and its error reported, where the run looks it up. */
+void ortvk_kernel_device_prepare(ortvk_kernel_device *kdev, const ortvk_kplan *plan);
 
 /* Room for one more of `count` items of `size` bytes: `items` itself while `count` < `*capacity`, else the array
  * grown by doubling (`first` items the first time) with `*capacity` updated; NULL when out of memory, `items` and

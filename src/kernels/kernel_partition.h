@@ -3,6 +3,8 @@
 #ifndef ORTVK_KERNEL_PARTITION_H
 #define ORTVK_KERNEL_PARTITION_H
 
+#include <stdatomic.h>
+
 #include "kernels/kernel_internal.h"
 #include "kernels/kernel_profile.h"
 
@@ -54,6 +56,7 @@ struct ortvk_partition {
     char *name;                /* the fused node's */
     ortvk_profile *profile;    /* NULL unless profiling; holds a reference */
     int profile_id;
+    atomic_bool planned;       /* a run has planned its pipelines (kernel_run.c, plan_pipelines) */
 };
 
 /* A kernel's constants (kernel_consts.c): constant input `index` of node `k` copied into a device buffer through

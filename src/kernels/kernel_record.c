@@ -7,7 +7,8 @@
 #include "vk/vk_heap.h"
 #include "vk/vk_transfer.h"
 
-/* Orders the next command after everything recorded so far in this run (reads and writes, shaders and copies). */
+/* Orders the next command after everything recorded so far in this run (reads and writes, shaders and copies). A
+ * planning pass (run->plan) records nothing: the commands below return before their vkCmd* calls. */
 static void barrier(ortvk_krun *run)
 {
     if (!run->recorded) return;
@@ -89,7 +90,8 @@ static OrtStatus *bind_operand(ortvk_krun *run, VkDeviceAddress address, ortvk_k
     if (*texels) {
         VkDeviceSize range = texel_range(buffer, start, end, limits->maxTexelBufferElements);
         *texels = range > 0;
-        if (*texels) ORTVK_TRY(ortvk_krun_hold_views(run, buffer, start, range, &bindings->texels[slot]));
+        if (*texels && run->plan == NULL)
+            ORTVK_TRY(ortvk_krun_hold_views(run, buffer, start, range, &bindings->texels[slot]));
     }
     return NULL;
 }
@@ -135,6 +137,16 @@ OrtStatus *ortvk_krun_dispatch_fn(ortvk_krun *run, ortvk_shader shader, uint32_t
     return ortvk_krun_dispatch_spec(run, shader, fn, NULL, push, push_size, invocations);
 }
 
+/* Adds `key` to a planning pass's pipelines. */
+static OrtStatus *plan_pipeline(ortvk_kplan *plan, const ortvk_kpipeline_key *key)
+{
+    ortvk_kpipeline_key *grown = ortvk_kgrow(plan->keys, &plan->capacity, plan->count, sizeof(*grown), 32);
+    if (grown == NULL) return ortvk_status(ORT_FAIL, "out of host memory planning a run");
+    plan->keys = grown;
+    plan->keys[plan->count++] = *key;
+    return NULL;
+}
+
 OrtStatus *ortvk_krun_dispatch_spec(ortvk_krun *run, ortvk_shader shader, uint32_t fn, const ortvk_kspec *spec,
                                     const void *push, uint32_t push_size, uint64_t invocations)
 {
@@ -166,9 +178,12 @@ OrtStatus *ortvk_krun_dispatch_spec(ortvk_krun *run, ortvk_shader shader, uint32
         }
         slot++;
     }
+    ortvk_kpipeline_key key = {shader, run->float16, texels, fn, {{0}}};
+    if (spec != NULL) key.spec = *spec;
+    if (run->plan != NULL) return plan_pipeline(run->plan, &key);
     VkPipeline pipeline;
     VkPipelineLayout layout;
-    ORTVK_TRY(ortvk_kernel_device_pipeline(run->kdev, shader, run->float16, texels, fn, spec, &pipeline, &layout));
+    ORTVK_TRY(ortvk_kernel_device_pipeline(run->kdev, &key, &pipeline, &layout));
     note_pipeline(run, shader, fn);
     barrier(run);
     vkCmdBindPipeline(run->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
@@ -208,6 +223,7 @@ OrtStatus *ortvk_krun_copy(ortvk_krun *run, VkDeviceAddress dst, VkDeviceAddress
     VkDeviceSize from_offset, to_offset;
     ORTVK_TRY(resolve(run, src, bytes, &from, &from_offset));
     ORTVK_TRY(resolve(run, dst, bytes, &to, &to_offset));
+    if (run->plan != NULL) return NULL;
     barrier(run);
     VkBufferCopy region = {.srcOffset = from_offset, .dstOffset = to_offset, .size = bytes};
     vkCmdCopyBuffer(run->cmd, from->vk, to->vk, 1, &region);
@@ -221,6 +237,7 @@ OrtStatus *ortvk_krun_fill(ortvk_krun *run, VkDeviceAddress dst, VkDeviceSize by
     ortvk_buffer *to;
     VkDeviceSize offset;
     ORTVK_TRY(resolve(run, dst, bytes, &to, &offset));
+    if (run->plan != NULL) return NULL;
     barrier(run);
     vkCmdFillBuffer(run->cmd, to->vk, offset, bytes, word);
     run->recorded = true;
@@ -260,6 +277,7 @@ OrtStatus *ortvk_krun_upload(ortvk_krun *run, const void *data, size_t bytes, Vk
     ortvk_buffer *buffer = NULL;
     ORTVK_TRY(scratch_buffer(run, padded, false, &buffer));
     *address = buffer->address;
+    if (run->plan != NULL) return NULL;
     if (padded > UPDATE_MAX) {
         ortvk_buffer *staging = NULL;
         ORTVK_TRY(scratch_buffer(run, bytes, true, &staging));

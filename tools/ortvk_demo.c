@@ -518,7 +518,7 @@ int main(int argc, char **argv)
     printf("\n%d frames of %ux%u:\n", opt.frames, W, H);
     /* lavapipe builds a shader's machine code at its first dispatch: say why frame 0 takes long. */
     if (strcmp(metadata(device, ORTVK_META_DEVICE_TYPE), "cpu") == 0)
-        printf("(frame 0 builds the shaders on this CPU device: seconds with a warm Mesa shader cache, 30-60 s\n"
+        printf("(frame 0 builds the shaders on this CPU device: 1-2 s with a warm Mesa shader cache, 20-60 s\n"
                " with an empty one, as on a new machine; Mesa keeps them in ~/.cache/mesa_shader_cache)\n");
     uint64_t copies_before = __atomic_load_n(&info->transfer_stats->copies, __ATOMIC_ACQUIRE);
     uint64_t bytes_before = __atomic_load_n(&info->transfer_stats->bytes, __ATOMIC_ACQUIRE);

@@ -250,6 +250,15 @@ static OrtStatus *host_values(ortvk_krun *run, ortvk_stream *stream, ortvk_ktens
     return NULL;
 }
 
+/* Frees `run` (NULL is fine) and its host blocks; its held references went with its submission, or were released. */
+static void run_free(ortvk_krun *run)
+{
+    if (run == NULL) return;
+    for (size_t b = 0; b < run->n_host_blocks; b++) free(run->host_blocks[b]);
+    free(run->host_blocks);
+    free(run);
+}
+
 /* The first run of a partition records it twice. First a planning pass: the same recording without a command
  * buffer (run->plan: nothing recorded, no texel views, uploads without their data; buffers taken and given back),
  * which gathers the pipelines the dispatches will bind; ortvk_kernel_device_prepare creates those not made yet
@@ -275,15 +284,11 @@ static void plan_pipelines(ortvk_partition *p, ortvk_device *device, const ortvk
         if (status != NULL) ortvk_ort->ReleaseStatus(status);
         ortvk_kernel_device_prepare(p->kdev, &plan);
     }
-    if (run != NULL) {
-        ortvk_kheld_release(run->held);
-        for (size_t b = 0; b < run->n_host_blocks; b++) free(run->host_blocks[b]);
-        free(run->host_blocks);
-    }
+    if (run != NULL) ortvk_kheld_release(run->held); /* nothing was submitted */
+    run_free(run);
     free(pool.buffers);
     free(plan.keys);
     free(values);
-    free(run);
 }
 
 OrtStatus *ortvk_partition_run(ortvk_partition *p, ortvk_stream *stream, OrtKernelContext *context)
@@ -340,11 +345,9 @@ OrtStatus *ortvk_partition_run(ortvk_partition *p, ortvk_stream *stream, OrtKern
     if (status == NULL) status = submit;
     else if (submit != NULL) ortvk_ort->ReleaseStatus(submit);
 out:
-    for (size_t b = 0; run != NULL && b < run->n_host_blocks; b++) free(run->host_blocks[b]);
-    if (run != NULL) free(run->host_blocks);
+    run_free(run);
     free(pool.buffers);
     free(host);
     free(values);
-    free(run);
     return status;
 }

@@ -202,3 +202,27 @@ VkPhysicalDevice vk_app_physical_by_uuid(VkInstance instance, const uint8_t devi
     free(devices);
     return found;
 }
+
+int vk_app_device_create(const char *who, VkPhysicalDevice phys, uint32_t family, const void *features,
+                         const char *const *exts, uint32_t n_exts, VkDevice *out)
+{
+    float priority = 1.0f;
+    VkDeviceQueueCreateInfo queue = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+        .queueFamilyIndex = family,
+        .queueCount = 1,
+        .pQueuePriorities = &priority,
+    };
+    VkDeviceCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+        .pNext = features,
+        .queueCreateInfoCount = 1,
+        .pQueueCreateInfos = &queue,
+        .enabledExtensionCount = n_exts,
+        .ppEnabledExtensionNames = exts,
+    };
+    VkResult r = vkCreateDevice(phys, &info, NULL, out);
+    if (r == VK_SUCCESS) return 0;
+    *out = VK_NULL_HANDLE;
+    return vk_app_failed(who, r, "vkCreateDevice");
+}

@@ -24,6 +24,12 @@ int vk_app_instance_open(const char *app_name, const char *who, vk_app_instance 
 /* NULL-safe; after every device of the instance is destroyed. */
 void vk_app_instance_close(vk_app_instance *instance);
 
+/* A logical device of `phys` with one queue of `family`, the device extensions `exts` and the feature chain
+ * `features` (a VkPhysicalDevice*Features struct chain, or NULL). 0, or a negative errno with one line on stderr
+ * naming `who`. */
+int vk_app_device_create(const char *who, VkPhysicalDevice phys, uint32_t family, const void *features,
+                         const char *const *exts, uint32_t n_exts, VkDevice *out);
+
 /* Whether the environment variable `name` is set to something other than "" and "0". */
 bool vk_app_env_on(const char *name);
 /* Whether `ext` is offered by the instance (phys VK_NULL_HANDLE, layer NULL), by a layer, or by a device. */

@@ -268,22 +268,7 @@ static int vk_producer_device_create(vk_producer *p)
         .timelineSemaphore = VK_TRUE,
         .bufferDeviceAddress = p->has_bda ? VK_TRUE : VK_FALSE,
     };
-    float priority = 1.0f;
-    VkDeviceQueueCreateInfo queue_info = {
-        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-        .queueFamilyIndex = p->queue_family,
-        .queueCount = 1,
-        .pQueuePriorities = &priority,
-    };
-    VkDeviceCreateInfo info = {
-        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-        .pNext = &want12,
-        .queueCreateInfoCount = 1,
-        .pQueueCreateInfos = &queue_info,
-        .enabledExtensionCount = n_exts,
-        .ppEnabledExtensionNames = exts,
-    };
-    int err = vk_producer_check(vkCreateDevice(p->phys, &info, NULL, &p->device), "vkCreateDevice");
+    int err = vk_app_device_create("producer", p->phys, p->queue_family, &want12, exts, n_exts, &p->device);
     if (err)
         return err;
     vkGetDeviceQueue(p->device, p->queue_family, 0, &p->queue);

@@ -98,22 +98,8 @@ static bool test_consumer_device_create(struct test_consumer *c)
             c->queue_family = i;
     if (c->queue_family == UINT32_MAX)
         return false;
-    float priority = 1.0f;
-    VkDeviceQueueCreateInfo queue_info = {
-        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-        .queueFamilyIndex = c->queue_family,
-        .queueCount = 1,
-        .pQueuePriorities = &priority,
-    };
     const char *ext = VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
-    VkDeviceCreateInfo info = {
-        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-        .queueCreateInfoCount = 1,
-        .pQueueCreateInfos = &queue_info,
-        .enabledExtensionCount = 1,
-        .ppEnabledExtensionNames = &ext,
-    };
-    if (!test_vk_ok(vkCreateDevice(c->phys, &info, NULL, &c->device), "vkCreateDevice"))
+    if (vk_app_device_create("consumer", c->phys, c->queue_family, NULL, &ext, 1, &c->device) != 0)
         return false;
     vkGetDeviceQueue(c->device, c->queue_family, 0, &c->queue);
     VkCommandPoolCreateInfo pool_info = {

@@ -20,35 +20,25 @@ struct bare_vk {
     PFN_vkGetMemoryHostPointerPropertiesEXT get_host_pointer_properties;
 };
 
-#define FAIL_VK(r, call)                                                                                       \
-    do {                                                                                                       \
-        snprintf(error, error_len, "bare Vulkan: %s failed: %s (%d)", (call), vk_producer_result_name((int)(r)), \
-                 (int)(r));                                                                                    \
-        bare_vk_destroy(v);                                                                                    \
-        return -1;                                                                                             \
-    } while (0)
+/* Gives up creating `v`: says `why` in `error`, frees what was made. -1. */
+static int create_failed(bare_vk *v, const char *why, char *error, size_t error_len)
+{
+    snprintf(error, error_len, "bare Vulkan: %s", why);
+    bare_vk_destroy(v);
+    return -1;
+}
 
 int bare_vk_create(const uint8_t device_uuid[16], bare_vk **out, char *error, size_t error_len)
 {
     *out = NULL;
     bare_vk *v = calloc(1, sizeof(*v));
-    if (v == NULL) {
-        snprintf(error, error_len, "bare Vulkan: out of memory");
-        return -1;
-    }
-    int err = vk_app_instance_open("ortvk-bench", "bench", &v->instance);
-    if (err != 0) {
-        snprintf(error, error_len, "bare Vulkan: no instance (errno %d; stderr says why)", -err);
-        bare_vk_destroy(v);
-        return -1;
-    }
+    if (v == NULL) return create_failed(v, "out of memory", error, error_len);
+    if (vk_app_instance_open("ortvk-bench", "bench", &v->instance) != 0)
+        return create_failed(v, "no Vulkan instance (stderr says why)", error, error_len);
     /* The physical device with ortvk's deviceUUID. */
     v->phys = vk_app_physical_by_uuid(v->instance.vk, device_uuid, NULL);
-    if (v->phys == VK_NULL_HANDLE) {
-        snprintf(error, error_len, "bare Vulkan: no physical device has ortvk's deviceUUID");
-        bare_vk_destroy(v);
-        return -1;
-    }
+    if (v->phys == VK_NULL_HANDLE)
+        return create_failed(v, "no physical device has ortvk's deviceUUID", error, error_len);
 
     v->opaque_fd = vk_app_has_extension(v->phys, NULL, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
     v->host_import = vk_app_has_extension(v->phys, NULL, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
@@ -72,23 +62,8 @@ int bare_vk_create(const uint8_t device_uuid[16], bare_vk **out, char *error, si
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
         .bufferDeviceAddress = v->bda ? VK_TRUE : VK_FALSE,
     };
-    float priority = 1.0f;
-    VkDeviceQueueCreateInfo queue = {
-        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-        .queueFamilyIndex = 0,
-        .queueCount = 1,
-        .pQueuePriorities = &priority,
-    };
-    VkDeviceCreateInfo device_info = {
-        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-        .pNext = &enabled12,
-        .queueCreateInfoCount = 1,
-        .pQueueCreateInfos = &queue,
-        .enabledExtensionCount = extension_count,
-        .ppEnabledExtensionNames = extensions,
-    };
-    VkResult r = vkCreateDevice(v->phys, &device_info, NULL, &v->device);
-    if (r != VK_SUCCESS) FAIL_VK(r, "vkCreateDevice");
+    if (vk_app_device_create("bench", v->phys, 0, &enabled12, extensions, extension_count, &v->device) != 0)
+        return create_failed(v, "vkCreateDevice failed (stderr says why)", error, error_len);
     if (v->host_import) {
         v->get_host_pointer_properties = (PFN_vkGetMemoryHostPointerPropertiesEXT)vkGetDeviceProcAddr(
             v->device, "vkGetMemoryHostPointerPropertiesEXT");

@@ -103,6 +103,9 @@ const dc_known dc_known_findings[] = {
     {"HardSigmoid", half_special_attribute, "float16 with an extreme alpha or beta (refused by ortvk)",
      "reference: ORT inlines HardSigmoid's float16 function body (beta -FLT_MAX -> -inf: inf - inf = NaN); the float "
      "model 1 (seed 120 case 333)"},
+    {"LeakyRelu", half_special_attribute, "float16 with an extreme alpha (refused by ortvk)",
+     "reference: ORT inlines LeakyRelu-16's float16 function body (a subnormal alpha is -0 as a float16 constant: "
+     "-inf * -0 = NaN); the float model inf (seed 191 case 2531)"},
     {"Reduce*", half_reduce_body,
      "float16, opset 18, an op with a function body, refused by ortvk (flags not 0 or 1, axes at run time, of an "
      "unknown rank or not contiguous)",

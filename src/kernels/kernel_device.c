@@ -1,6 +1,6 @@
 /* The per-device side of the kernels: the SPIR-V embedded at build time, the compute pipelines (per shader, float
- * type, texel reads, function and fused-chain constants) created on first use and shared by every session on the
- * device, the descriptor layout and the texel views a dispatch binds. */
+ * type, texel reads, function and fused-chain constants) created on first use, or several at once for a run's plan,
+ * and shared by every session on the device, the descriptor layout and the texel views a dispatch binds. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>

@@ -1,5 +1,6 @@
 /* One run of a compiled partition (Compute): the fused node's inputs, each node's outputs and dispatches recorded
- * into one command buffer, submitted without waiting; what the run holds until its submission retires. */
+ * into one command buffer (after a planning pass, the first time), submitted without waiting; what the run holds
+ * until its submission retires. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -15,18 +15,20 @@ typedef struct push_depthwise {
 _Static_assert(offsetof(push_depthwise, NC) == 40 && offsetof(push_depthwise, r) == 96 && sizeof(push_depthwise) == 104,
                "push_depthwise: the shader's five operands, then its scalars, then its sixth operand");
 
-/* The shader's form (its constant 0): square 3x3 or 5x5 windows of stride 1 or 2 without dilation whose column pad
- * is half the kernel (1-4), rows read one value at a time where they do not start 16-byte aligned (8), results
- * stored as vec4 where output rows do (16); else the general form (0). */
+/* The shader's form (its constant 0): square 3x3 or 5x5 windows of column stride 1 or 2 without dilation whose
+ * column pad is half the kernel (1-4), rows read one value at a time where they do not start 16-byte aligned (8),
+ * results stored as vec4 where output rows do (16); else the general form (0). Forms 1-4 take a row stride of 1 or
+ * 2 too: ORTVK_KVARIANT times it where it differs from the column stride (the shader's constant 1). */
 static uint32_t depthwise_form(const push_depthwise *p)
 {
     uint32_t form = 0;
-    if (p->KH == p->KW && p->SH == p->SW && p->DH == 1 && p->DW == 1 && p->PW == (int32_t)p->KW / 2) {
+    if (p->KH == p->KW && (p->SH == 1 || p->SH == 2) && p->DH == 1 && p->DW == 1 && p->PW == (int32_t)p->KW / 2) {
         if (p->KW == 3) form = p->SW == 1 ? 1 : p->SW == 2 ? 2 : 0;
         if (p->KW == 5) form = p->SW == 1 ? 3 : p->SW == 2 ? 4 : 0;
     }
     if (form != 0 && (p->W % 4 != 0 || p->x % 16 != 0)) form |= 8;
     if (p->OW % 4 == 0 && p->y % 16 == 0 && p->r % 16 == 0) form |= 16;
+    if ((form & 7) != 0 && p->SH != p->SW) form += ORTVK_KVARIANT * p->SH;
     return form;
 }
 

@@ -1239,5 +1239,25 @@ int main(int argc, char **argv)
         conv(&app, device, "Conv pointwise 24->72, 10240 pixels (few-k GEMM, 64-row blocks)", x72, w72, 1, NULL,
              NULL, NULL, NULL, false);
     }
+    /* The depthwise tile forms with a row stride other than the column stride, as PP-OCR's recognizer has them:
+     * 5x5 and 3x3 of strides (2, 1) and (1, 2), rows read as vec4 and one value at a time (a width of 30), on small
+     * images (consecutive invocations on consecutive channels) and on images of 32 tiles or more (a workgroup a
+     * channel), with and without bias. */
+    {
+        static const struct {
+            const char *name;
+            int64_t x[4], w[4], strides[2], pads[4];
+            bool bias;
+        } asym[] = {
+            {"Conv depthwise 5x5 s(2,1) p2, 12x80", {1, 6, 12, 80}, {6, 1, 5, 5}, {2, 1}, {2, 2, 2, 2}, true},
+            {"Conv depthwise 5x5 s(2,1) p2, 6x30", {2, 3, 6, 30}, {3, 1, 5, 5}, {2, 1}, {2, 2, 1, 2}, false},
+            {"Conv depthwise 3x3 s(1,2) p1, 12x160", {1, 4, 12, 160}, {4, 1, 3, 3}, {1, 2}, {1, 1, 1, 1}, true},
+            {"Conv depthwise 3x3 s(2,1) p1/0, 24x160", {1, 3, 24, 160}, {3, 1, 3, 3}, {2, 1}, {1, 1, 0, 1}, true},
+            {"Conv depthwise 3x3 s(2,1) p1, 7x30", {1, 5, 7, 30}, {5, 1, 3, 3}, {2, 1}, {1, 1, 1, 1}, false},
+        };
+        for (size_t k = 0; k < sizeof(asym) / sizeof(asym[0]); k++)
+            conv(&app, device, asym[k].name, asym[k].x, asym[k].w, asym[k].x[1], asym[k].strides, NULL, asym[k].pads,
+                 NULL, asym[k].bias);
+    }
     return test_finish(&app, half_mode ? "test_kernels_ops --float16" : "test_kernels_ops");
 }

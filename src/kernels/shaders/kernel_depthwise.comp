@@ -19,12 +19,16 @@ layout(push_constant) uniform Push {
 // their stride-2 twins): 1 3x3 stride 1, 2 3x3 stride 2, 3 5x5 stride 1, 4 5x5 stride 2; an invocation computes
 // TW columns of R rows (below), reading each input row once for all the R rows it serves. Bit 3 (8): rows read one value at
 // a time (not as aligned vec4); bit 4 (16): results stored as vec4 (output rows of a multiple of 4, aligned).
+// Constant 1, forms 1-4: the row stride where it differs from the column stride (1 or 2; 0: the same), as in
+// PP-OCR's recognizer, whose depthwise Convs take strides (2, 1) and (1, 2).
 layout(constant_id = 0) const uint FN = 0u;
+layout(constant_id = 1) const uint ROW_STRIDE = 0u;
 const uint FORM = FN & 7u;
 const bool SCALAR = (FN & 8u) != 0u;
 const bool STORE4 = (FN & 16u) != 0u;
 const uint K = FORM <= 2u ? 3u : 5u;
-const uint S = FORM % 2u == 1u ? 1u : 2u;
+const uint S = FORM % 2u == 1u ? 1u : 2u; // the column stride
+const uint SR = ROW_STRIDE == 0u ? S : ROW_STRIDE;
 const uint P = K / 2u;
 // The tile: forms 1-4 16 columns by 4 rows (measured on lavapipe against 8 by 2, 8 by 4, 16 by 2, 8 by 8 and
 // 16 by 8: 1.2-1.6x less CPU time), the general form 8 columns of one row.
@@ -32,7 +36,7 @@ const uint TW = FORM == 0u ? 8u : 16u;
 const uint R = FORM == 0u ? 1u : 4u;
 // Columns a row of the window spans: ow0 * S - 4 .. as NV aligned vec4 (tap kw of column c is xr[c S + kw + 4 - P]).
 const uint NV = ((TW - 1u) * S + K - P + 4u + 3u) / 4u;
-const uint ROWS_IN = (R - 1u) * S + K;
+const uint ROWS_IN = (R - 1u) * SR + K;
 
 // The channel (n * C + m) and the first output row and column of this invocation; false past the work. Workgroups
 // of 64 share their channel, except on small images, where consecutive invocations take consecutive channels'
@@ -121,8 +125,8 @@ void main_square()
         [[unroll]] for (uint c = 0u; c < TW; c++) acc[r][c] = 0.0;
     }
     int start = int(ow0 * S) - 4;
-    int ih0 = int(oh0 * S) - p.PH;
-    // Input row ir serves output row r through kernel row ir - r S: rows in ascending order keep each output's taps
+    int ih0 = int(oh0 * SR) - p.PH;
+    // Input row ir serves output row r through kernel row ir - r SR: rows in ascending order keep each output's taps
     // in ascending order. Rows in the padding count as zeros times the weights, as the CPU EP's (0 * inf is NaN).
     [[unroll]] for (uint ir = 0u; ir < ROWS_IN; ir++) {
         int ih = ih0 + int(ir);
@@ -144,8 +148,8 @@ void main_square()
             }
         }
         [[unroll]] for (uint r = 0u; r < R; r++) {
-            if (ir < r * S || ir - r * S >= K) continue;
-            uint kh = ir - r * S;
+            if (ir < r * SR || ir - r * SR >= K) continue;
+            uint kh = ir - r * SR;
             [[unroll]] for (uint kw = 0u; kw < K; kw++) {
                 float wv = wk[kh * K + kw];
                 [[unroll]] for (uint c = 0u; c < TW; c++) acc[r][c] += xr[c * S + kw + 4u - P] * wv;

@@ -281,13 +281,19 @@ OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, const ortvk_k
 /* At most this many threads create a plan's pipelines together. */
 #define PREPARE_THREADS 8
 
-/* The pipelines of a plan that ortvk_kernel_device_prepare creates, and the next one a thread takes. */
+/* One pipeline ortvk_kernel_device_prepare creates: its key, where it goes (under kdev->lock), and what a thread
+ * made (VK_NULL_HANDLE where creation failed). */
+typedef struct prepare_item {
+    ortvk_kpipeline_key key;
+    VkPipeline *slot;
+    VkPipeline made;
+} prepare_item;
+
+/* The pipelines of a plan to create, and the next one a thread takes. */
 typedef struct prepare_job {
     ortvk_kernel_device *kdev;
     size_t count;
-    ortvk_kpipeline_key *keys;
-    VkPipeline **slots;  /* where each goes (under kdev->lock) */
-    VkPipeline *made;    /* VK_NULL_HANDLE where creation failed */
+    prepare_item *items;
     atomic_size_t next;
 } prepare_job;
 
@@ -295,30 +301,28 @@ static void *prepare_worker(void *arg)
 {
     prepare_job *job = arg;
     for (size_t i; (i = atomic_fetch_add(&job->next, 1)) < job->count;)
-        (void)create_pipeline(job->kdev, &job->keys[i], &job->made[i]);
+        (void)create_pipeline(job->kdev, &job->items[i].key, &job->items[i].made);
     return NULL;
 }
 
 void ortvk_kernel_device_prepare(ortvk_kernel_device *kdev, const ortvk_kplan *plan)
 {
-    prepare_job job = {.kdev = kdev};
-    job.keys = calloc(plan->count + 1, sizeof(*job.keys));
-    job.slots = calloc(plan->count + 1, sizeof(*job.slots));
-    job.made = calloc(plan->count + 1, sizeof(*job.made));
-    if (job.keys == NULL || job.slots == NULL || job.made == NULL) goto out;
+    prepare_job job = {.kdev = kdev, .items = calloc(plan->count + 1, sizeof(*job.items))};
+    if (job.items == NULL) return;
     /* The plan's pipelines not made yet, once each. */
     pthread_mutex_lock(&kdev->lock);
     for (size_t i = 0; i < plan->count; i++) {
         if (plan->keys[i].fn >= ORTVK_KMAX_FN) continue; /* the run reports it */
         VkPipeline *slot = pipeline_slot(kdev, &plan->keys[i]);
         bool listed = slot == NULL || *slot != VK_NULL_HANDLE;
-        for (size_t j = 0; j < job.count && !listed; j++) listed = job.slots[j] == slot;
-        if (listed) continue;
-        job.keys[job.count] = plan->keys[i];
-        job.slots[job.count++] = slot;
+        for (size_t j = 0; j < job.count && !listed; j++) listed = job.items[j].slot == slot;
+        if (!listed) job.items[job.count++] = (prepare_item){plan->keys[i], slot, VK_NULL_HANDLE};
     }
     pthread_mutex_unlock(&kdev->lock);
-    if (job.count < 2) goto out; /* the run creates a single one as fast */
+    if (job.count < 2) { /* the run creates a single one as fast */
+        free(job.items);
+        return;
+    }
     /* This thread and up to PREPARE_THREADS - 1 others, no more than the cores. */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     size_t extra = job.count < PREPARE_THREADS ? job.count - 1 : PREPARE_THREADS - 1;
@@ -332,14 +336,12 @@ void ortvk_kernel_device_prepare(ortvk_kernel_device *kdev, const ortvk_kplan *p
     /* Into their slots, unless a run made the same pipeline meanwhile. */
     pthread_mutex_lock(&kdev->lock);
     for (size_t i = 0; i < job.count; i++) {
-        if (*job.slots[i] == VK_NULL_HANDLE) *job.slots[i] = job.made[i];
-        else if (job.made[i] != VK_NULL_HANDLE) vkDestroyPipeline(kdev->device->vk, job.made[i], NULL);
+        prepare_item *item = &job.items[i];
+        if (*item->slot == VK_NULL_HANDLE) *item->slot = item->made;
+        else if (item->made != VK_NULL_HANDLE) vkDestroyPipeline(kdev->device->vk, item->made, NULL);
     }
     pthread_mutex_unlock(&kdev->lock);
-out:
-    free(job.keys);
-    free(job.slots);
-    free(job.made);
+    free(job.items);
 }
 
 uint32_t ortvk_kernel_device_operands(ortvk_shader shader)

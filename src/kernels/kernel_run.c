@@ -314,7 +314,7 @@ OrtStatus *ortvk_partition_run(ortvk_partition *p, ortvk_stream *stream, OrtKern
             status = view(run, value, &values[v], &host[v], "input", (size_t)p->values[v].fused_in);
         if (status == NULL) status = host_values(run, stream, &values[v], host[v], p->values[v].host_read);
     }
-    if (status == NULL && !atomic_exchange(&p->planned, true))
+    if (status == NULL && !atomic_load(&p->planned) && !atomic_exchange(&p->planned, true))
         plan_pipelines(p, stream->device, values, host, context);
     if (status == NULL) status = ortvk_stream_begin(stream, &run->cmd);
     if (status != NULL) {

@@ -1,6 +1,7 @@
 /* Element-wise fusion, the partition compiler's step before the MLPs (kernel_mlp.c): runs of element-wise kernels
- * become one chain kernel, or the epilogue of the Conv before them (docs/kernels.md, "Fusion"; the steps themselves
- * are kernel_chain.c); and what both passes read of a partition's values. */
+ * become one chain kernel, or the epilogue of the Conv or MatMul before them (a MatMul's bias Add its C first)
+ * (docs/kernels.md, "Fusion"; the steps themselves are kernel_chain.c); and what both passes read of a partition's
+ * values. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -253,6 +254,38 @@ static void add_residual(ortvk_kernel *head, int r, size_t index)
     head->n_in = index + 1;
 }
 
+/* A MatMul of constant weights [..., K, N] read by nothing but an Add of a constant bias [N] (a linear layer as
+ * exporters write it): the bias becomes the MatMul's C, added in its stores as Gemm's is (kernel_math.c: the sum,
+ * then + bias, as ORT's CPU EP rounds them), and the Add goes. */
+static void take_bias(ortvk_partition *p, const int *readers, size_t j)
+{
+    ortvk_kernel *head = p->kernels[j];
+    const kconst *w = head->consts[1];
+    int t = head->out_slot[0];
+    if (!head->params.gemm.matmul || head->float16 || head->n_in != 2 || head->n_out != 1 || w == NULL ||
+        w->view.rank < 2 || t < 0 || readers[t] != 1 || p->values[t].fused_out >= 0)
+        return;
+    size_t input = 0;
+    int next = ortvk_partition_reader(p, j, t, &input);
+    ortvk_kernel *add = next >= 0 ? p->kernels[next] : NULL;
+    if (add == NULL || strcmp(add->op->op_type, "Add") != 0 || add->float16 || add->n_in != 2 || add->n_out != 1 ||
+        add->in_slot[1 - input] >= 0)
+        return;
+    kconst *bias = add->consts[1 - input];
+    if (bias == NULL || bias->buffer == NULL || bias->view.type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT ||
+        bias->view.rank != 1 || bias->view.dims[0] != w->view.dims[w->view.rank - 1] || bias->view.dims[0] == 0)
+        return;
+    add->consts[1 - input] = NULL;
+    head->consts[2] = bias;
+    head->in_slot[2] = -1;
+    head->n_in = 3;
+    head->params.gemm.beta = 1.0f;
+    head->out_slot[0] = add->out_slot[0];
+    snprintf(head->op_type, sizeof(head->op_type), "MatMul+Add");
+    ortvk_kernel_destroy(add);
+    p->kernels[next] = NULL;
+}
+
 /* Runs of element-wise nodes, each the only reader of the one before (whose output stays inside the partition),
  * become one kernel: one dispatch and one pass over memory instead of one each (the "hard swish" of MobileNet-like
  * models is Add, Clip, Div and Mul). A value read again by a later t + x or t * x of the same chain is kept in a
@@ -271,6 +304,7 @@ OrtStatus *ortvk_partition_fuse(ortvk_partition *p, ortvk_stream *stream)
         chain_plan c = {.members = {j}, .count = 1, .transcendental = head->chainable && is_transcendental(head)};
         char type[sizeof(head->op_type)] = "";
         ortvk_kparams_chain *epilogue = epilogue_of(head);
+        if (epilogue == &head->params.gemm.epilogue && epilogue->count == 0) take_bias(p, readers, j);
         if (epilogue != NULL) {
             if (epilogue->count > 0) continue; /* a head fused already, moved here (late) */
             c.strict = true; /* the Conv's stores read a residual at the element's own index */

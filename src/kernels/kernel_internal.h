@@ -349,6 +349,7 @@ typedef struct ortvk_kgemm_plan {
     int64_t a_sm, a_sk, b_sk, b_sn;
     int64_t c_sm, c_sn;
     bool has_c;
+    bool b_odd; /* B's rows may be read element by element (MatMul, Gemm; a Conv's pixels not: not measured) */
     size_t out_rank;
     int64_t out[ORTVK_KMAX_RANK];
 } ortvk_kgemm_plan;

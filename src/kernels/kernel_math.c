@@ -57,14 +57,23 @@ static OrtStatus *gemm_k0(const ortvk_kparams_gemm *p, const ortvk_kgemm_plan *g
 
 typedef ortvk_kgemm_plan gemm_plan;
 
-/* The batch dims as ORT's CPU EP (MatMulComputeHelper, 1.24 and 1.30) checks them: unless B's batch dims are all
- * 1 and A's rank is at least B's, the operands are padded to one rank (a 1-D B as (..., K, 1) behind A's batch dims
- * and M, which then count among them) and each pair of dims must broadcast as max(a, b): so a 0 against a 1 fails
- * there (an empty batch, or M = 0 times a 1-D B), where plain broadcasting would give an empty output. */
+/* Whether ORT's CPU EP (MatMulComputeHelper, 1.24 and 1.30) takes B as the 2-D [K, N], its batch dims dropped: A's
+ * rank at least B's and B's dims but the last multiplying to its K, so its batch dims all 1 or K = 0 (then the
+ * output is A's dims but the last, and N, whatever B's batch dims are). */
+static bool matmul_b_flat(const ortvk_ktensor *a, const ortvk_ktensor *b)
+{
+    size_t ar = a->rank, br = b->rank;
+    return ar >= 2 && br >= 2 && ar >= br && (b->dims[br - 2] == 0 || ortvk_kcount(b->dims, br - 2) == 1);
+}
+
+/* The batch dims as ORT's CPU EP checks them: unless B is flat (matmul_b_flat), the operands are padded to one rank
+ * (a 1-D B as (..., K, 1) behind A's batch dims and M, which then count among them) and each pair of dims must
+ * broadcast as max(a, b): so a 0 against a 1 fails there (an empty batch, or M = 0 times a 1-D B), where plain
+ * broadcasting would give an empty output. */
 static OrtStatus *matmul_cpu_batches(const ortvk_ktensor *a, const ortvk_ktensor *b)
 {
     size_t ar = a->rank, br = b->rank;
-    if (ar >= 2 && br >= 2 && ar >= br && ortvk_kcount(b->dims, br - 2) == 1) return NULL;
+    if (matmul_b_flat(a, b)) return NULL;
     size_t rank = (ar > br ? ar : br) + (br == 1), nb = rank - 2; /* padded rank, broadcast dims */
     int64_t pa[ORTVK_KMAX_RANK + 2], pb[ORTVK_KMAX_RANK + 2];
     for (size_t i = 0; i < rank; i++) pa[i] = pb[i] = 1;
@@ -96,6 +105,10 @@ static OrtStatus *matmul_plan(const ortvk_ktensor *a, const ortvk_ktensor *b, ge
     memcpy(bd, b->dims, br * sizeof(int64_t));
     if (ar == 1) ad[1] = ad[0], ad[0] = 1, ar = 2;
     if (br == 1) bd[1] = 1, br = 2;
+    if (matmul_b_flat(a, b)) { /* B's batch dims dropped: all 1, or K = 0 (an empty output, or gemm_k0's error) */
+        bd[0] = bd[br - 2], bd[1] = bd[br - 1];
+        br = 2;
+    }
     g->M = ad[ar - 2];
     g->K = ad[ar - 1];
     g->N = bd[br - 1];
@@ -137,9 +150,19 @@ static OrtStatus *matmul_plan(const ortvk_ktensor *a, const ortvk_ktensor *b, ge
 static OrtStatus *gemm_plan_for(const ortvk_kparams_gemm *p, ortvk_krun *run, gemm_plan *g)
 {
     memset(g, 0, sizeof(*g));
+    g->b_odd = true;
     const ortvk_ktensor *a = &run->in[0], *b = &run->in[1];
     if (p->matmul) {
         ORTVK_TRY(matmul_plan(a, b, g));
+        if (run->n_in > 2 && run->in[2].present) { /* a bias [N] the partition compiler took from an Add */
+            const ortvk_ktensor *c = &run->in[2];
+            if (c->rank != 1 || c->dims[0] != g->N)
+                return ortvk_status(ORT_EP_FAIL, "MatMul: a fused bias of %lld values for N = %lld",
+                                    (long long)c->count, (long long)g->N);
+            g->has_c = true;
+            g->c_sm = 0;
+            g->c_sn = 1;
+        }
         return gemm_k0(p, g);
     }
     if (a->rank != 2 || b->rank != 2) return ortvk_status(ORT_INVALID_ARGUMENT, "Gemm: inputs of rank 2 expected");
@@ -217,6 +240,8 @@ _Static_assert(sizeof(push_gemm) == 128, "push_gemm: `chain` is the last of the 
 
 /* The fast form's reads (its LAYOUT % 3): A's rows (along k), A's columns (along m) or, with A's rows, B's columns. */
 enum { GEMM_A_ROWS, GEMM_A_COLUMNS, GEMM_B_COLUMNS };
+/* Added to the fast form's function where B's rows are read element by element (the shader's B_ODD). */
+#define GEMM_B_ODD 16u
 static uint32_t gemm_fast_reads(uint32_t fn)
 {
     return fn / ORTVK_KVARIANT % 3;
@@ -226,19 +251,24 @@ static uint32_t gemm_fast_reads(uint32_t fn)
  * with M a multiple of 4), B's rows (along n) or, with A's rows, its columns (along k: Gemm's transB), 4-element
  * multiples for every stride, K a multiple of 4 unless A is read along m (the shader then takes the last K % 4 one
  * k at a time: a pointwise Conv's packed weights of 18 or 42 input channels) and 16-byte aligned tensors; its
- * K / 4 + 3 loop iterations stay under lavapipe's loop cap. 0 where it does not apply, else the shader's function:
- * 1 + ORTVK_KVARIANT * its LAYOUT. */
+ * K / 4 + 3 loop iterations stay under lavapipe's loop cap. Where the plan allows it (`b_odd`), B's rows need not
+ * be whole vec4s (N, B's row and batch strides of any size, B and y of any alignment): the shader's B_ODD reads B
+ * and stores y element by element. 0 where it does not apply, else the shader's function: 1 (+ GEMM_B_ODD) +
+ * ORTVK_KVARIANT * its LAYOUT. */
 static uint32_t gemm_fast(const gemm_plan *g, VkDeviceAddress a, VkDeviceAddress b, VkDeviceAddress y)
 {
     bool a_rows = g->a_sk == 1 && g->a_sm % 4 == 0;
     bool a_columns = !a_rows && g->a_sm == 1 && g->a_sk % 4 == 0 && g->M % 4 == 0;
-    bool b_rows = g->b_sn == 1 && g->b_sk % 4 == 0;
-    bool b_columns = !b_rows && a_rows && g->b_sk == 1 && g->b_sn % 4 == 0;
-    bool fast = g->K > 0 && (g->K % 4 == 0 || a_columns) && g->N % 4 == 0 && (a_rows || a_columns) &&
-                (b_rows || b_columns) && g->K / 4 < ORTVK_KMAX_LOOP && a % 16 == 0 && b % 16 == 0 && y % 16 == 0;
-    for (int i = 0; i < g->batch_rank; i++)
-        fast = fast && (g->batch[i] == 1 || (g->a_batch[i] % 4 == 0 && g->b_batch[i] % 4 == 0));
-    return !fast ? 0 : 1 + ORTVK_KVARIANT * (a_columns ? GEMM_A_COLUMNS : b_columns ? GEMM_B_COLUMNS : GEMM_A_ROWS);
+    bool b_whole = g->N % 4 == 0 && b % 16 == 0 && y % 16 == 0;
+    for (int i = 0; i < g->batch_rank; i++) b_whole = b_whole && (g->batch[i] == 1 || g->b_batch[i] % 4 == 0);
+    bool b_rows = b_whole && g->b_sn == 1 && g->b_sk % 4 == 0;
+    bool b_columns = b_whole && !b_rows && a_rows && g->b_sk == 1 && g->b_sn % 4 == 0;
+    bool b_odd = !b_rows && !b_columns && g->b_odd && g->b_sn == 1;
+    bool fast = g->K > 0 && (g->K % 4 == 0 || a_columns) && (a_rows || a_columns) && (b_rows || b_columns || b_odd) &&
+                g->K / 4 < ORTVK_KMAX_LOOP && a % 16 == 0;
+    for (int i = 0; i < g->batch_rank; i++) fast = fast && (g->batch[i] == 1 || g->a_batch[i] % 4 == 0);
+    uint32_t layout = a_columns ? GEMM_A_COLUMNS : b_columns ? GEMM_B_COLUMNS : GEMM_A_ROWS;
+    return !fast ? 0 : 1 + (b_odd ? GEMM_B_ODD : 0) + ORTVK_KVARIANT * layout;
 }
 
 /* A GPU's form (the shader's FAST 5, docs/kernels.md "Forms per device"): tiles through shared memory, for any
@@ -340,6 +370,9 @@ static bool softmax_prepare(const ortvk_knode *node, ortvk_kparams *params, char
     return true;
 }
 
+/* Rows at least this long take the workgroup form on every device. */
+#define SOFTMAX_ROWS_MIN_LEN 1024
+
 typedef struct push_softmax {
     uint64_t x, y;
     uint32_t rows, len, inner, log;
@@ -368,7 +401,8 @@ static OrtStatus *softmax_record(const ortvk_kparams *params, ortvk_krun *run)
         .inner = (uint32_t)inner,
         .log = p->log ? 1u : 0u,
     };
-    bool rows = inner == 1 && ortvk_krun_rows_form(run, len); /* a GPU's: a workgroup a row */
+    /* A workgroup a row: a GPU's form, and lavapipe's for long rows (a 6625-class head: 40 rows of 6625) */
+    bool rows = inner == 1 && (ortvk_krun_rows_form(run, len) || len >= SOFTMAX_ROWS_MIN_LEN);
     return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_SOFTMAX, rows ? 1 : 0, &push, sizeof(push),
                                   rows ? (uint64_t)outer * 64 : outer * inner);
 }

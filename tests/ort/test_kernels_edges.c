@@ -1707,7 +1707,8 @@ static void cpu_run_rejections(ortapp *app, const OrtEpDevice *device)
     run_case(app, device, &c);
     /* MatMul with a 0 against a 1 among the batch dims (a 1-D B is padded behind M, so M counts among them): both
      * runtimes' CPU EP fail those; an empty batch against an empty batch, or any batch against B's batch dims of 1,
-     * gives an empty output */
+     * gives an empty output; with K = 0 (and A's rank at least B's) the CPU EP drops B's batch dims, whatever they
+     * are (fuzz_diff seed 195) */
     static const struct {
         const char *name;
         int ra, rb;
@@ -1722,6 +1723,10 @@ static void cpu_run_rejections(ortapp *app, const OrtEpDevice *device)
         {"MatMul [1,3,4] by [0,4,5]", 3, 3, {1, 3, 4}, {0, 4, 5}},
         {"MatMul [0,3,4] by [0,4,5]", 3, 3, {0, 3, 4}, {0, 4, 5}},
         {"MatMul [2,3] by [0,3,4]", 2, 3, {2, 3}, {0, 3, 4}},
+        {"MatMul [1,0,0] by [2,0,4] (K = 0)", 3, 3, {1, 0, 0}, {2, 0, 4}},
+        {"MatMul [3,0,0] by [2,0,4] (K = 0)", 3, 3, {3, 0, 0}, {2, 0, 4}},
+        {"MatMul [1,1,5,0] by [2,1,0,0] (K = 0)", 4, 4, {1, 1, 5, 0}, {2, 1, 0, 0}},
+        {"MatMul [1,3,1,0] by [2,3,0,0] (K = 0)", 4, 4, {1, 3, 1, 0}, {2, 3, 0, 0}},
     };
     for (size_t k = 0; k < sizeof(matmuls) / sizeof(matmuls[0]); k++) {
         start(&c, matmuls[k].name, 13, matmuls[k].ra, matmuls[k].a);

@@ -159,38 +159,45 @@ static void pool_case(ortapp *app, const OrtEpDevice *device, const char *forms,
     free(got);
 }
 
-/* Softmax over a row of 0 then 255 values of -17: each exp(-17) is below half an ULP of 1, so the sum in order is
- * exactly 1 and the 0's output exactly 1; the workgroup form adds the small terms first and gives less than 1. */
-static void softmax_order_case(ortapp *app, const OrtEpDevice *device, const char *forms, bool rows)
+/* Softmax over a row of 0 then len - 1 values of -17: each exp(-17) is below half an ULP of 1, so the sum in order
+ * is exactly 1 and the 0's output exactly 1; the workgroup form adds the small terms first and gives less than 1.
+ * Rows of 1024 or more take the workgroup form on every device (kernel_math.c). */
+static void softmax_order_case(ortapp *app, const OrtEpDevice *device, const char *forms, int len, bool rows)
 {
-    const int64_t dims[2] = {1, 256};
-    float x[256];
-    for (int i = 0; i < 256; i++) x[i] = i == 0 ? 0.0f : -17.0f;
+    const int64_t dims[2] = {1, len};
+    float *x = malloc((size_t)len * sizeof(float));
+    if (!CHECK(x != NULL, "out of memory")) return;
+    for (int i = 0; i < len; i++) x[i] = i == 0 ? 0.0f : -17.0f;
     size_t wn = 0, gn = 0;
     float *want = run(app, device, NULL, reduce_model("Softmax", 2, dims), x, 2, dims, &wn);
     float *got = run(app, device, forms, reduce_model("Softmax", 2, dims), x, 2, dims, &gn);
-    if (CHECK(want && got && wn == 256 && gn == 256, "Softmax (forms %s): %zu and %zu values", forms, wn, gn)) {
-        CHECK(rows ? got[0] < 1.0f : got[0] == 1.0f, "Softmax (forms %s): y[0] = %.9g, the %s form's order gives %s",
-              forms, got[0], rows ? "workgroup" : "invocation", rows ? "less than 1" : "1");
-        for (int i = 0; i < 256; i++)
+    if (CHECK(want && got && wn == (size_t)len && gn == wn, "Softmax (forms %s): %zu and %zu values", forms, wn, gn)) {
+        CHECK(rows ? got[0] < 1.0f : got[0] == 1.0f, "Softmax over %d (forms %s): y[0] = %.9g, the %s form's order "
+              "gives %s", len, forms, got[0], rows ? "workgroup" : "invocation", rows ? "less than 1" : "1");
+        for (int i = 0; i < len; i++)
             if (!CHECK(close_to(want[i], got[i]), "Softmax (forms %s) [%d]: %.9g, CPU EP %.9g", forms, i, got[i],
                        want[i]))
                 break;
-        printf("Softmax of 0 and 255 values of -17, forms %-4s y[0] = %.9g (CPU EP %.9g)\n", forms, got[0], want[0]);
+        printf("Softmax of 0 and %d values of -17, forms %-4s y[0] = %.9g (CPU EP %.9g)\n", len - 1, forms, got[0],
+               want[0]);
     }
+    free(x);
     free(want);
     free(got);
 }
 
-/* Every reduction the workgroup form takes, rows of whole vec4s (300) and not (301), NaN, infinities and huge
- * values among them, against the CPU EP. A reduction over a middle axis stays one invocation an output. */
+/* Every reduction the workgroup form takes, rows of whole vec4s (300) and not (301, and 1501: Softmax's workgroup
+ * form on every device), NaN, infinities and huge values among them, against the CPU EP. A reduction over a middle
+ * axis stays one invocation an output. */
 static void ops_case(ortapp *app, const OrtEpDevice *device, const char *forms)
 {
     static const char *const ops[] = {"ReduceSum",    "ReduceMean",      "ReduceMax",       "ReduceMin",
                                       "ReduceL1",     "ReduceL2",        "ReduceSumSquare", "ReduceLogSum",
                                       "ReduceLogSumExp", "ReduceProd",   "Softmax",         "LogSoftmax"};
     const size_t n_ops = sizeof(ops) / sizeof(ops[0]);
-    for (int len = 300; len <= 301; len++) {
+    static const int lens[] = {300, 301, 1501};
+    for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+        int len = lens[l];
         const int64_t dims[2] = {6, len};
         float *x = malloc(6 * (size_t)len * sizeof(float));
         for (int r = 0; r < 6; r++) {
@@ -261,6 +268,7 @@ typedef struct gemm_case {
     int trans_a, trans_b;
     float alpha, beta;
     int64_t strides[2], pads[4], dilations[2], group; /* Conv's, where not 0 */
+    bool b_odd; /* CPU devices: the fast form reading B element by element (its function 17-20, plus 32 k) */
 } gemm_case;
 
 /* Deterministic values in [-1, 1). */
@@ -329,16 +337,30 @@ static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *
 {
     static const gemm_case cases[] = {
 #define MATMUL(what, xr, br, ...) \
-    {what, "MatMul", "gemm", xr, br, 0, __VA_ARGS__, {0}, 0, 0, 1.0f, 1.0f, {0}, {0}, {0}, 0}
-#define GEMM(what, ...) {what, "Gemm", "gemm", 2, 2, __VA_ARGS__, {0}, {0}, {0}, 0}
-#define CONV(what, shader, xr, ...) {what, "Conv", shader, xr, xr, 1, __VA_ARGS__}
+    {what, "MatMul", "gemm", xr, br, 0, __VA_ARGS__, {0}, 0, 0, 1.0f, 1.0f, {0}, {0}, {0}, 0, false}
+#define GEMM(what, ...) {what, "Gemm", "gemm", 2, 2, __VA_ARGS__, {0}, {0}, {0}, 0, false}
+#define CONV(what, shader, xr, ...) {what, "Conv", shader, xr, xr, 1, __VA_ARGS__, false}
         MATMUL("MatMul, batch 2x3 broadcast, 37x70 by 70x45", 4, 2, {2, 3, 37, 70}, {70, 45}),
         MATMUL("MatMul, 1x5 by 5x1", 2, 2, {1, 5}, {5, 1}),
         MATMUL("MatMul, K = 70,000", 2, 2, {2, 70000}, {70000, 3}),
+#define MATMUL_ODD(what, xr, br, ...) \
+    {what, "MatMul", "gemm", xr, br, 0, __VA_ARGS__, {0}, 0, 0, 1.0f, 1.0f, {0}, {0}, {0}, 0, true}
+        MATMUL_ODD("MatMul, 40x120 by 120x6625 (a recognizer's head; 16-row blocks)", 3, 2, {1, 40, 120},
+                   {120, 6625}),
+        MATMUL_ODD("MatMul, 20x16 by 16x390 (8-row blocks)", 2, 2, {20, 16}, {16, 390}),
+        MATMUL_ODD("MatMul, 300x16 by 16x13 (64 row blocks a workgroup)", 2, 2, {300, 16}, {16, 13}),
+        MATMUL_ODD("MatMul, 9x8 by 8x3 (N < 4)", 2, 2, {9, 8}, {8, 3}),
+        MATMUL_ODD("MatMul, batch 2x3, 8x12 by 12x7 (B's batches of 84)", 4, 4, {2, 3, 8, 12}, {2, 3, 12, 7}),
+#undef MATMUL_ODD
 #undef MATMUL
         GEMM("Gemm transA transB, C of M x N", 2, {17, 33}, {65, 17}, {33, 65}, 1, 1, 0.5f, 2.0f),
         GEMM("Gemm, C of N", 1, {33, 20}, {20, 65}, {65}, 0, 0, 1.0f, -1.5f),
         GEMM("Gemm, C of M x 1", 2, {40, 9}, {9, 7}, {40, 1}, 0, 0, 1.0f, 1.0f),
+#define GEMM_ODD(what, ...) {what, "Gemm", "gemm", 2, 2, __VA_ARGS__, {0}, {0}, {0}, 0, true}
+        GEMM_ODD("Gemm transA, K of 18, N of 45, C of N", 1, {18, 20}, {18, 45}, {45}, 1, 0, 1.0f, 0.5f),
+        GEMM_ODD("Gemm transA, K of 12 (a constant), N of 401, C of M x N", 2, {12, 16}, {12, 401}, {16, 401}, 1, 0,
+                 2.0f, 1.0f),
+#undef GEMM_ODD
         CONV("pointwise Conv 18 -> 20, 13x11", "gemm", 4, {1, 18, 13, 11}, {20, 18, 1, 1}, {20}, 0, 0, 1.0f, 1.0f,
              {0}, {0}, {0}, 0),
         CONV("Conv 3x3 pad 1, 16 -> 20 (packed), 17x13", "conv", 4, {1, 16, 17, 13}, {20, 16, 3, 3}, {20}, 0, 0,
@@ -376,6 +398,9 @@ static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *
         bool tiles = tiles_function(c->shader, fn), gpu = strcmp(forms, "gpu") == 0;
         CHECK(tiles == gpu, "%s form, %s: the %s shader's function is %ld (%s)", forms, c->what, c->shader, fn,
               gpu ? "expected its tiles" : "expected another form, or another shader: -1");
+        CHECK(gpu || !c->b_odd || (fn % 32 >= 17 && fn % 32 <= 20), "%s form, %s: the gemm shader's function is %ld "
+              "(expected its fast form reading B element by element, 17-20 plus a multiple of 32)", forms, c->what,
+              fn);
         size_t bad = 0, first = 0, nan_rows = 0;
         for (size_t k = 0; want && got && k < wn && k < gn; k++) {
             if (!close_to(want[k], got[k]) && bad++ == 0) first = k;
@@ -489,8 +514,9 @@ int main(void)
     order_case(&app, device, "gpu", true);
     pool_case(&app, device, "cpu", false);
     pool_case(&app, device, "gpu", true);
-    softmax_order_case(&app, device, "cpu", false);
-    softmax_order_case(&app, device, "gpu", true);
+    softmax_order_case(&app, device, "cpu", 256, false);
+    softmax_order_case(&app, device, "gpu", 256, true);
+    softmax_order_case(&app, device, "cpu", 2048, true);
     ops_case(&app, device, "cpu");
     ops_case(&app, device, "gpu");
     norm_case(&app, device);

@@ -403,10 +403,11 @@ static void affine_swish(onnx_model *m, const char *t)
 }
 
 /* Gemm (x [12, 16] times W [16, 8] plus a bias row) or batched MatMul (x [3, 12, 16] times W [16, 6]: an N the
- * vec4 form does not take), then `chain` on its result "t". */
-static onnx_model *gemm_then(bool variant, bool matmul, void (*chain)(onnx_model *, const char *))
+ * vec4 form does not take), then `chain` on its result "t". `symbolic`: x's first dim symbolic, where ORT's own
+ * MatMulAddFusion (a batched MatMul and an Add as Reshape, Gemm, Reshape) does not apply. */
+static onnx_model *gemm_then_of(bool variant, bool matmul, bool symbolic, void (*chain)(onnx_model *, const char *))
 {
-    int64_t xd[3] = {3, 12, 16}, n = matmul ? 6 : 8, wd[2] = {16, n}, bd[1] = {n};
+    int64_t xd[3] = {symbolic ? -1 : 3, 12, 16}, n = matmul ? 6 : 8, wd[2] = {16, n}, bd[1] = {n};
     onnx_model *m = model_of(14, matmul ? 3 : 2, matmul ? xd : xd + 1);
     float w[16 * 8], b[8];
     for (int i = 0; i < 16 * n; i++) w[i] = (float)((i * 37 % 17) - 8) * 0.05f;
@@ -418,6 +419,11 @@ static onnx_model *gemm_then(bool variant, bool matmul, void (*chain)(onnx_model
     if (variant) onnx_model_add_output(m, "t", ONNX_FLOAT, -1, NULL);
     chain(m, "t");
     return m;
+}
+
+static onnx_model *gemm_then(bool variant, bool matmul, void (*chain)(onnx_model *, const char *))
+{
+    return gemm_then_of(variant, matmul, false, chain);
 }
 
 static void hard_sigmoid_of(onnx_model *m, const char *t) { activation(m, "HardSigmoid", t, "y", NULL, 0, NULL, 0, 0); }
@@ -642,6 +648,14 @@ static onnx_model *head_columns(bool variant) { return head_of(variant, 8, 2, 2,
 
 static onnx_model *gemm_relu(bool variant) { return gemm_then(variant, false, relu_of); }
 static onnx_model *matmul_swish(bool variant) { return gemm_then(variant, true, hard_swish); }
+static void plus_bias(onnx_model *m, const char *t) { add(m, "Add", t, "b", "y"); }
+static void bias_plus_relu(onnx_model *m, const char *t)
+{
+    add(m, "Add", "b", t, "s");
+    relu_of(m, "s");
+}
+static onnx_model *matmul_bias(bool variant) { return gemm_then_of(variant, true, true, plus_bias); }
+static onnx_model *matmul_bias_relu(bool variant) { return gemm_then_of(variant, true, true, bias_plus_relu); }
 static onnx_model *conv3x3_affine_swish(bool variant) { return conv_then(variant, 8, 16, 3, 1, 12, 12, affine_swish); }
 static onnx_model *conv3x3_swish(bool variant) { return conv_then(variant, 8, 16, 3, 1, 12, 12, hard_swish); }
 static onnx_model *conv1x1_relu(bool variant) { return conv_then(variant, 16, 8, 1, 1, 12, 12, relu_of); }
@@ -849,6 +863,10 @@ int main(void)
     head_case(&app, device, "batched MatMul (N of 6), then hard swish in its stores", matmul_swish, 3, rows,
               "MatMul+Add+Clip+Div+Mul");
     head_case(&app, device, "Gemm, then Sigmoid in its stores", gemm_sigmoid, 2, rows + 1, "Gemm+Sigmoid");
+    head_case(&app, device, "batched MatMul, + a bias [N] (a linear layer): the bias in its stores", matmul_bias, 3,
+              rows, "\"MatMul+Add\"");
+    head_case(&app, device, "batched MatMul, bias [N] + it, Relu: the bias and Relu in its stores",
+              matmul_bias_relu, 3, rows, "\"MatMul+Add+Relu\"");
     head_case_not(&app, device, "three Gemms, Relu between, + x, Sigmoid: one MLP dispatch", mlp_small, 2, mlp_rows,
                   "\"MLP\"", "Add+Sigmoid");
     head_case_not(&app, device, "three Gemms, x + their result (x first), Sigmoid: one MLP dispatch", mlp_x_first, 2,

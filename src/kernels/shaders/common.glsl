@@ -309,6 +309,16 @@ bool ortvk_isnan(float x) { return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f8000
 ORTVK_DEFINE_EXP_CORE(float)
 ORTVK_DEFINE_EXP_CORE(vec4)
 
+// 2^e for e in -126..127, from its bits.
+float ortvk_pow2(int e)
+{
+    return intBitsToFloat((e + 127) << 23);
+}
+vec4 ortvk_pow2(ivec4 e)
+{
+    return intBitsToFloat((e + 127) << 23);
+}
+
 float ortvk_exp(float x)
 {
     if (ortvk_isnan(x)) return x;
@@ -316,10 +326,11 @@ float ortvk_exp(float x)
     if (x < -87.33654475) return 0.0; // below FLT_MIN: devices may flush denormals anyway
     float n;
     float p = ortvk_exp_core(x, n);
-    int e = int(n);
-    // 2^128 does not exist: scale in two steps so that e^88.7 (just below FLT_MAX) survives.
-    if (e > 127) return ldexp(p * 2.0, e - 1);
-    return ldexp(p, e);
+    int e = int(n); // -126..128 here, and p * 2^e is a normal float: a product by 2^e is exact, as ldexp is
+    // 2^128 does not exist: e^88.7 (just below FLT_MAX) is 2p * 2^127. 2^e from its bits rather than ldexp, which
+    // lavapipe lowers to a long sequence (the exps were half a Softmax's time on lavapipe).
+    if (e > 127) p *= 2.0;
+    return p * ortvk_pow2(min(e, 127));
 }
 
 // e^x - 1 without the cancellation near 0 (Elu, Selu): a Taylor polynomial for |x| < 0.35.
@@ -421,7 +432,7 @@ vec4 ortvk_sigmoid4(vec4 v)
     vec4 t = -abs(v);
     vec4 n;
     vec4 q = ortvk_exp_core(t, n);
-    vec4 e = ldexp(q, ivec4(max(n, vec4(-126.0))));
+    vec4 e = q * ortvk_pow2(ivec4(max(n, vec4(-126.0)))); // as ortvk_exp's
     e = mix(e, vec4(0.0), lessThan(t, vec4(-87.33654475))); // below FLT_MIN, as ortvk_exp
     vec4 s = mix(vec4(1.0), e, lessThan(v, vec4(0.0))) / (1.0 + e);
     return mix(s, v, notEqual(v, v));

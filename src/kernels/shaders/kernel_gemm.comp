@@ -2,11 +2,12 @@
 // (+ beta * C[m, n]), with A and B addressed through strides so that transposes cost nothing. Each invocation
 // computes a TM x TN block of one batch's output; every sum runs over k in ascending order. A fused element-wise
 // chain (common.glsl's ortvk_chain) applies to each stored result (a pointwise Conv's activation).
-// Specialization constant FAST (the host's choice where A's rows and B's rows are contiguous, K and N multiples
-// of 4, the tensors 16-byte aligned): blocks of 8 x 16 (16 x 8 for FAST 3, 8 x 8 for FAST 4) read as vec4 (A
-// along k, B along n), 4 k a loop iteration, no bounds checks inside the loop (edge rows and columns read clamped
-// indices and are not stored); A along m instead where its columns are contiguous, or B along k (LAYOUT). With A
-// along m, K need not be a multiple of 4: the last K % 4 steps run one k each. The generic
+// Specialization constant 0 (FORM) % 16, FAST (the host's choice where A's rows and B's rows are contiguous, K and N
+// multiples of 4, the tensors 16-byte aligned): blocks of 8 x 16 (16 x 8 for FAST 3, 8 x 8 for FAST 4) read as vec4
+// (A along k, B along n), 4 k a loop iteration, no bounds checks inside the loop (edge rows and columns read clamped
+// indices and are not stored); A along m instead where its columns are contiguous, or B along k (LAYOUT); B read
+// element by element where its rows are not whole vec4s (B_ODD, FORM 17-20). With A along m, K need not be a
+// multiple of 4: the last K % 4 steps run one k each. The generic
 // form's per-element checks and scalar loads became per-lane branches and gathers on lavapipe: 0.8 GFLOP/s.
 // Constant 6 (SMALL_K), with A along m in the wide forms: K itself, for a pointwise Conv of few input channels.
 // FAST 5 is a GPU's form (docs/kernels.md, "Forms per device"): tiles through shared memory, any strides.
@@ -26,7 +27,12 @@ layout(push_constant) uniform Push {
     uvec2 chain;       // a fused chain's step operands (common.glsl's ORTVK_CHAIN_LOAD)
 } p;
 
-layout(constant_id = 0) const uint FAST = 0u;
+layout(constant_id = 0) const uint FORM = 0u;
+const uint FAST = FORM % 16u;
+// FORM 16 + FAST 1-4 where B's rows (along n) are not whole vec4s (N, B's row or batch stride not a multiple of 4,
+// or B or y not 16-byte aligned: a text recognizer's 6625-class head): B read and y stored element by element, each
+// column clamped to N - 1; A read as in the other forms.
+const bool B_ODD = FORM >= 16u;
 // Constant 1, with FAST: the layout. 1: A's columns (along m) are contiguous rather than its rows (along k), M a
 // multiple of 4; 2: B's columns (along k) rather than its rows (Gemm's transB = 1).
 // Plus 3 times C's form: 0 none, 1 one value a row (a bias per output channel: one read a row), 2 any other. Constants
@@ -111,6 +117,14 @@ void gemm_tiles()
     }
 }
 
+// B's elements at columns bc[g].. of the row starting at `row`: one vec4 fetch, or with B_ODD four fetches at the
+// columns bn[4 g + e] (each clamped to N - 1).
+#define GEMM_B4(g, row) (B_ODD ? vec4(ORTVK_TEXEL(1, p.b, bn[4u * (g)] + (row)), \
+                                      ORTVK_TEXEL(1, p.b, bn[4u * (g) + 1u] + (row)), \
+                                      ORTVK_TEXEL(1, p.b, bn[4u * (g) + 2u] + (row)), \
+                                      ORTVK_TEXEL(1, p.b, bn[4u * (g) + 3u] + (row))) \
+                               : ORTVK_TEXEL4(1, p.b, bc[g] + (row)))
+
 // One k of the A-along-m form: FM values of A's column k (FM / 4 vec4), FG vec4 of B's row k, FM x 4 FG sums.
 #define GEMM_COLUMNS_STEP(kk) { \
     uint k_ = (kk); \
@@ -118,7 +132,7 @@ void gemm_tiles()
     [[unroll]] for (uint q = 0u; q < FM / 4u; q++) av[q] = ORTVK_TEXEL4(0, p.a, acol[q] + k_ * a_sk); \
     uint row = k_ * b_sk; \
     vec4 bv[FG]; \
-    [[unroll]] for (uint g = 0u; g < FG; g++) bv[g] = ORTVK_TEXEL4(1, p.b, bc[g] + row); \
+    [[unroll]] for (uint g = 0u; g < FG; g++) bv[g] = GEMM_B4(g, row); \
     [[unroll]] for (uint j = 0u; j < FM; j++) { \
         float a = av[j / 4u][j % 4u]; \
         [[unroll]] for (uint g = 0u; g < FG; g++) acc[j][g] += a * bv[g]; \
@@ -141,7 +155,14 @@ void gemm_store_row(uint m, uint n0, uint batch, vec4 row[FG])
             [[unroll]] for (uint e = 0u; e < 4u; e++)
                 sum[e] += p.beta * ORTVK_GET(2, p.c, int(m) * p.c_sm + int(n + e) * p.c_sn);
         }
-        ORTVK_SET4(3, p.y, (batch * p.M + m) * p.N + n, ORTVK_CHAIN_COUNT == 0u ? sum : ortvk_chain4(sum));
+        uint at = (batch * p.M + m) * p.N + n;
+        if (B_ODD) {
+            [[unroll]] for (uint e = 0u; e < 4u; e++) {
+                if (n + e < p.N) ORTVK_SET(3, p.y, at + e, ORTVK_CHAIN_COUNT == 0u ? sum[e] : ortvk_chain(sum[e]));
+            }
+        } else {
+            ORTVK_SET4(3, p.y, at, ORTVK_CHAIN_COUNT == 0u ? sum : ortvk_chain4(sum));
+        }
     }
 }
 
@@ -157,13 +178,15 @@ void gemm_block(uint m0, uint n0, uint batch)
         [[unroll]] for (uint g = 0u; g < FG; g++) acc[j][g] = vec4(0.0);
     }
     [[unroll]] for (uint g = 0u; g < FG; g++) bc[g] = bo + min(n0 + 4u * g, p.N - 4u);
+    uint bn[FG * 4u]; // each column of the block (clamped), for B_ODD and B_COLUMNS
+    [[unroll]] for (uint e = 0u; e < FG * 4u; e++) bn[e] = bo + min(n0 + e, p.N - 1u) * uint(p.b_sn);
     uint b_sk = uint(p.b_sk);
     if (SMALL_K != 0u) {
         // A along m: rows m0 + 4q.. as a vec4 per k. The sums run over k in ascending order, as below.
         uint a_sk = uint(p.a_sk);
         vec4 bk[KS][FG];
         [[unroll]] for (uint k = 0u; k < KS; k++) {
-            [[unroll]] for (uint g = 0u; g < FG; g++) bk[k][g] = ORTVK_TEXEL4(1, p.b, bc[g] + k * b_sk);
+            [[unroll]] for (uint g = 0u; g < FG; g++) bk[k][g] = GEMM_B4(g, k * b_sk);
         }
         [[dont_unroll]] for (uint q = 0u; q < p.small_k_rows / 4u; q++) {
             uint acol = ao + min(m0 + 4u * q, p.M - 4u);
@@ -183,8 +206,6 @@ void gemm_block(uint m0, uint n0, uint batch)
     // K / 4 iterations: the host keeps them under lavapipe's loop cap.
     if (B_COLUMNS) {
         // B read along k, a vec4 of 4 k for each of the 16 columns, turned into the 4 x 4 blocks the sums take.
-        uint b_sn = uint(p.b_sn), bn[FG * 4u];
-        [[unroll]] for (uint i = 0u; i < FG * 4u; i++) bn[i] = bo + min(n0 + i, p.N - 1u) * b_sn;
         for (uint k = 0u; k < p.K; k += 4u) {
             vec4 av[FM];
             [[unroll]] for (uint j = 0u; j < FM; j++) av[j] = ORTVK_TEXEL4(0, p.a, ar[j] + k);
@@ -214,7 +235,7 @@ void gemm_block(uint m0, uint n0, uint batch)
             [[unroll]] for (uint t = 0u; t < 4u; t++) {
                 uint row = (k + t) * b_sk;
                 vec4 bv[FG];
-                [[unroll]] for (uint g = 0u; g < FG; g++) bv[g] = ORTVK_TEXEL4(1, p.b, bc[g] + row);
+                [[unroll]] for (uint g = 0u; g < FG; g++) bv[g] = GEMM_B4(g, row);
                 [[unroll]] for (uint j = 0u; j < FM; j++) {
                     float a = av[j][t];
                     [[unroll]] for (uint g = 0u; g < FG; g++) acc[j][g] += a * bv[g];

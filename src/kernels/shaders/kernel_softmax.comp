@@ -11,6 +11,11 @@ layout(push_constant) uniform Push {
 } p;
 
 layout(constant_id = 0) const uint ROWS = 0u;
+#ifdef ORTVK_F16
+const bool KEEP_EXP = false; // a float16 y would round each exp before the division
+#else
+const bool KEEP_EXP = true;
+#endif
 
 // The workgroup form (inner = 1): invocation t takes the row's elements t, t + 64, ... for the maximum, the sum and
 // the outputs.
@@ -20,16 +25,29 @@ void rows_main()
     if (row >= p.rows) return; // a whole workgroup: the barriers stay in uniform control flow
     uint base = row * p.len, mine = ortvk_row_share(p.len, t);
     float mx = -ORTVK_INF;
-    ORTVK_FOR(j, 0u, mine) mx = max(mx, ORTVK_GET(0, p.x, base + t + 64u * j));
+    ORTVK_FOR(j, 0u, mine) mx = max(mx, ORTVK_TEXEL(0, p.x, base + t + 64u * j));
     mx = ortvk_row_reduce(mx, ORTVK_ROW_MAX);
+    // Softmax keeps each exp(x - max) in a float32 y, and divides it by the sum in place: one exp an element.
     float sum = 0.0;
-    ORTVK_FOR(j, 0u, mine) sum += ortvk_exp(ORTVK_GET(0, p.x, base + t + 64u * j) - mx);
-    sum = ortvk_row_reduce(sum, ORTVK_ROW_SUM);
-    float ls = p.log_ != 0u ? ortvk_log(sum) : 0.0;
     ORTVK_FOR(j, 0u, mine) {
         uint at = base + t + 64u * j;
-        float v = ORTVK_GET(0, p.x, at);
-        ORTVK_SET(1, p.y, at, p.log_ != 0u ? v - mx - ls : ortvk_exp(v - mx) / sum);
+        float e = ortvk_exp(ORTVK_TEXEL(0, p.x, at) - mx);
+        sum += e;
+        if (KEEP_EXP && p.log_ == 0u) ORTVK_SET(1, p.y, at, e);
+    }
+    sum = ortvk_row_reduce(sum, ORTVK_ROW_SUM);
+    if (p.log_ != 0u) {
+        float ls = ortvk_log(sum);
+        ORTVK_FOR(j, 0u, mine) {
+            uint at = base + t + 64u * j;
+            ORTVK_SET(1, p.y, at, ORTVK_TEXEL(0, p.x, at) - mx - ls);
+        }
+    } else {
+        ORTVK_FOR(j, 0u, mine) {
+            uint at = base + t + 64u * j;
+            float e = KEEP_EXP ? ORTVK_GET(1, p.y, at) : ortvk_exp(ORTVK_TEXEL(0, p.x, at) - mx);
+            ORTVK_SET(1, p.y, at, e / sum);
+        }
     }
 }
 
@@ -44,19 +62,19 @@ void main()
     uint o = i / p.inner, in_ = i % p.inner;
     uint base = o * p.len * p.inner + in_;
     float mx = -ORTVK_INF;
-    ORTVK_FOR(k, 0u, p.len) mx = max(mx, ORTVK_GET(0, p.x, base + k * p.inner));
+    ORTVK_FOR(k, 0u, p.len) mx = max(mx, ORTVK_TEXEL(0, p.x, base + k * p.inner));
     float sum = 0.0;
-    ORTVK_FOR(k, 0u, p.len) sum += ortvk_exp(ORTVK_GET(0, p.x, base + k * p.inner) - mx);
+    ORTVK_FOR(k, 0u, p.len) sum += ortvk_exp(ORTVK_TEXEL(0, p.x, base + k * p.inner) - mx);
     if (p.log_ != 0u) {
         float ls = ortvk_log(sum);
         ORTVK_FOR(k, 0u, p.len) {
             uint at = base + k * p.inner;
-            ORTVK_SET(1, p.y, at, ORTVK_GET(0, p.x, at) - mx - ls);
+            ORTVK_SET(1, p.y, at, ORTVK_TEXEL(0, p.x, at) - mx - ls);
         }
     } else {
         ORTVK_FOR(k, 0u, p.len) {
             uint at = base + k * p.inner;
-            ORTVK_SET(1, p.y, at, ortvk_exp(ORTVK_GET(0, p.x, at) - mx) / sum);
+            ORTVK_SET(1, p.y, at, ortvk_exp(ORTVK_TEXEL(0, p.x, at) - mx) / sum);
         }
     }
 }

@@ -117,13 +117,20 @@ void gemm_tiles()
     }
 }
 
-// B's elements at columns bc[g].. of the row starting at `row`: one vec4 fetch, or with B_ODD four fetches at the
-// columns bn[4 g + e] (each clamped to N - 1).
-#define GEMM_B4(g, row) (B_ODD ? vec4(ORTVK_TEXEL(1, p.b, bn[4u * (g)] + (row)), \
-                                      ORTVK_TEXEL(1, p.b, bn[4u * (g) + 1u] + (row)), \
-                                      ORTVK_TEXEL(1, p.b, bn[4u * (g) + 2u] + (row)), \
-                                      ORTVK_TEXEL(1, p.b, bn[4u * (g) + 3u] + (row))) \
-                               : ORTVK_TEXEL4(1, p.b, bc[g] + (row)))
+// The block's columns of B (gemm_block sets them): the first of each group of 4 (clamped to N - 4), and each one
+// (clamped to N - 1: B_ODD's, and B_COLUMNS').
+uint gemm_bc[FG], gemm_bn[FG * 4u];
+
+// B's elements at columns gemm_bc[g].. of the row starting at `row`: one vec4 fetch, or with B_ODD four fetches at
+// the columns gemm_bn[4 g + e]. (glslc -O inlines it at each site: B_ODD's reads add 4% to the SPIR-V, which every
+// pipeline of the shader parses at creation; B_ODD's stores apply the chain once as a vec4, as the others do, where
+// four scalar chains added a third: docs/benchmarks.md, run AD.)
+vec4 gemm_b4(uint g, uint row)
+{
+    if (!B_ODD) return ORTVK_TEXEL4(1, p.b, gemm_bc[g] + row);
+    return vec4(ORTVK_TEXEL(1, p.b, gemm_bn[4u * g] + row), ORTVK_TEXEL(1, p.b, gemm_bn[4u * g + 1u] + row),
+                ORTVK_TEXEL(1, p.b, gemm_bn[4u * g + 2u] + row), ORTVK_TEXEL(1, p.b, gemm_bn[4u * g + 3u] + row));
+}
 
 // One k of the A-along-m form: FM values of A's column k (FM / 4 vec4), FG vec4 of B's row k, FM x 4 FG sums.
 #define GEMM_COLUMNS_STEP(kk) { \
@@ -132,7 +139,7 @@ void gemm_tiles()
     [[unroll]] for (uint q = 0u; q < FM / 4u; q++) av[q] = ORTVK_TEXEL4(0, p.a, acol[q] + k_ * a_sk); \
     uint row = k_ * b_sk; \
     vec4 bv[FG]; \
-    [[unroll]] for (uint g = 0u; g < FG; g++) bv[g] = GEMM_B4(g, row); \
+    [[unroll]] for (uint g = 0u; g < FG; g++) bv[g] = gemm_b4(g, row); \
     [[unroll]] for (uint j = 0u; j < FM; j++) { \
         float a = av[j / 4u][j % 4u]; \
         [[unroll]] for (uint g = 0u; g < FG; g++) acc[j][g] += a * bv[g]; \
@@ -156,12 +163,13 @@ void gemm_store_row(uint m, uint n0, uint batch, vec4 row[FG])
                 sum[e] += p.beta * ORTVK_GET(2, p.c, int(m) * p.c_sm + int(n + e) * p.c_sn);
         }
         uint at = (batch * p.M + m) * p.N + n;
+        vec4 v = ORTVK_CHAIN_COUNT == 0u ? sum : ortvk_chain4(sum); // one chain a store site: SPIR-V size, above
         if (B_ODD) {
             [[unroll]] for (uint e = 0u; e < 4u; e++) {
-                if (n + e < p.N) ORTVK_SET(3, p.y, at + e, ORTVK_CHAIN_COUNT == 0u ? sum[e] : ortvk_chain(sum[e]));
+                if (n + e < p.N) ORTVK_SET(3, p.y, at + e, v[e]);
             }
         } else {
-            ORTVK_SET4(3, p.y, at, ORTVK_CHAIN_COUNT == 0u ? sum : ortvk_chain4(sum));
+            ORTVK_SET4(3, p.y, at, v);
         }
     }
 }
@@ -171,22 +179,21 @@ void gemm_block(uint m0, uint n0, uint batch)
 {
     uint ao, bo;
     gemm_batch_offsets(batch, ao, bo);
-    uint ar[FM], bc[FG];
+    uint ar[FM];
     vec4 acc[FM][FG];
     [[unroll]] for (uint j = 0u; j < FM; j++) {
         ar[j] = ao + min(m0 + j, p.M - 1u) * uint(p.a_sm);
         [[unroll]] for (uint g = 0u; g < FG; g++) acc[j][g] = vec4(0.0);
     }
-    [[unroll]] for (uint g = 0u; g < FG; g++) bc[g] = bo + min(n0 + 4u * g, p.N - 4u);
-    uint bn[FG * 4u]; // each column of the block (clamped), for B_ODD and B_COLUMNS
-    [[unroll]] for (uint e = 0u; e < FG * 4u; e++) bn[e] = bo + min(n0 + e, p.N - 1u) * uint(p.b_sn);
+    [[unroll]] for (uint g = 0u; g < FG; g++) gemm_bc[g] = bo + min(n0 + 4u * g, p.N - 4u);
+    [[unroll]] for (uint e = 0u; e < FG * 4u; e++) gemm_bn[e] = bo + min(n0 + e, p.N - 1u) * uint(p.b_sn);
     uint b_sk = uint(p.b_sk);
     if (SMALL_K != 0u) {
         // A along m: rows m0 + 4q.. as a vec4 per k. The sums run over k in ascending order, as below.
         uint a_sk = uint(p.a_sk);
         vec4 bk[KS][FG];
         [[unroll]] for (uint k = 0u; k < KS; k++) {
-            [[unroll]] for (uint g = 0u; g < FG; g++) bk[k][g] = GEMM_B4(g, k * b_sk);
+            [[unroll]] for (uint g = 0u; g < FG; g++) bk[k][g] = gemm_b4(g, k * b_sk);
         }
         [[dont_unroll]] for (uint q = 0u; q < p.small_k_rows / 4u; q++) {
             uint acol = ao + min(m0 + 4u * q, p.M - 4u);
@@ -210,8 +217,10 @@ void gemm_block(uint m0, uint n0, uint batch)
             vec4 av[FM];
             [[unroll]] for (uint j = 0u; j < FM; j++) av[j] = ORTVK_TEXEL4(0, p.a, ar[j] + k);
             [[unroll]] for (uint g = 0u; g < FG; g++) {
-                vec4 b0 = ORTVK_TEXEL4(1, p.b, bn[4u * g] + k), b1 = ORTVK_TEXEL4(1, p.b, bn[4u * g + 1u] + k);
-                vec4 b2 = ORTVK_TEXEL4(1, p.b, bn[4u * g + 2u] + k), b3 = ORTVK_TEXEL4(1, p.b, bn[4u * g + 3u] + k);
+                vec4 b0 = ORTVK_TEXEL4(1, p.b, gemm_bn[4u * g] + k);
+                vec4 b1 = ORTVK_TEXEL4(1, p.b, gemm_bn[4u * g + 1u] + k);
+                vec4 b2 = ORTVK_TEXEL4(1, p.b, gemm_bn[4u * g + 2u] + k);
+                vec4 b3 = ORTVK_TEXEL4(1, p.b, gemm_bn[4u * g + 3u] + k);
                 [[unroll]] for (uint t = 0u; t < 4u; t++) {
                     vec4 bt = vec4(b0[t], b1[t], b2[t], b3[t]);
                     [[unroll]] for (uint j = 0u; j < FM; j++) acc[j][g] += av[j][t] * bt;
@@ -235,7 +244,7 @@ void gemm_block(uint m0, uint n0, uint batch)
             [[unroll]] for (uint t = 0u; t < 4u; t++) {
                 uint row = (k + t) * b_sk;
                 vec4 bv[FG];
-                [[unroll]] for (uint g = 0u; g < FG; g++) bv[g] = GEMM_B4(g, row);
+                [[unroll]] for (uint g = 0u; g < FG; g++) bv[g] = gemm_b4(g, row);
                 [[unroll]] for (uint j = 0u; j < FM; j++) {
                     float a = av[j][t];
                     [[unroll]] for (uint g = 0u; g < FG; g++) acc[j][g] += a * bv[g];

@@ -262,7 +262,7 @@ static void take_bias(ortvk_partition *p, const int *readers, size_t j)
     ortvk_kernel *head = p->kernels[j];
     const kconst *w = head->consts[1];
     int t = head->out_slot[0];
-    if (!head->params.gemm.matmul || head->float16 || head->n_in != 2 || head->n_out != 1 || w == NULL ||
+    if (strcmp(head->op->op_type, "MatMul") != 0 || head->float16 || head->n_in != 2 || head->n_out != 1 || w == NULL ||
         w->view.rank < 2 || t < 0 || readers[t] != 1 || p->values[t].fused_out >= 0)
         return;
     size_t input = 0;
@@ -304,7 +304,7 @@ OrtStatus *ortvk_partition_fuse(ortvk_partition *p, ortvk_stream *stream)
         chain_plan c = {.members = {j}, .count = 1, .transcendental = head->chainable && is_transcendental(head)};
         char type[sizeof(head->op_type)] = "";
         ortvk_kparams_chain *epilogue = epilogue_of(head);
-        if (epilogue == &head->params.gemm.epilogue && epilogue->count == 0) take_bias(p, readers, j);
+        if (epilogue != NULL && epilogue->count == 0) take_bias(p, readers, j); /* MatMul heads only */
         if (epilogue != NULL) {
             if (epilogue->count > 0) continue; /* a head fused already, moved here (late) */
             c.strict = true; /* the Conv's stores read a residual at the element's own index */

@@ -239,7 +239,10 @@ typedef struct push_conv {
     uint32_t TM;                   /* output channels per invocation: 1, 2 or 4 of one group */
     uint32_t step_h, step_w;       /* ConvTranspose: taps between those that reach one output; Conv: the range of
                                       a group's input channels a dispatch sums (conv_dispatch) */
-    int32_t di_h;                  /* ConvTranspose: how far the input index moves from one such tap to the next */
+    union {
+        int32_t di_h;              /* ConvTranspose: how far the input index moves from one such tap to the next */
+        uint32_t slices;           /* Conv with packed weights: the slices of its split sums (packed_sliced) */
+    };
     union {
         struct {
             int32_t di_w;          /* ConvTranspose: di_h's twin */
@@ -383,7 +386,7 @@ static bool pointwise(const push_conv *push, const conv_geometry *g)
 }
 
 /* A GPU's form (docs/kernels.md, "Forms per device"): a convolution that is not depthwise as an implicit GEMM per
- * image and group in tiles through shared memory (the shader's constant 1 bit 2, main_tiles; constant 0 says
+ * image and group in tiles through shared memory (the shader's variant 4, main_tiles; constant 0 says
  * whether the weights are packed), all the channels in one dispatch; a pointwise one of group 1 as the GEMM's tiles
  * where the GEMM takes it (no residual). *done stays false where the form does not apply. */
 #define CONV_TILES (4 * ORTVK_KVARIANT)
@@ -408,6 +411,42 @@ static OrtStatus *tiles_record(ortvk_krun *run, push_conv *push, const conv_geom
                                                                  (uint64_t)push->N * push->G));
 }
 
+/* Invocations a sliced convolution aims for (packed_sliced), and the taps a slice sums at least. */
+#define CONV_SLICED_INVOCATIONS 512
+#define CONV_SLICE_TAPS 256
+#define CONV_SLICED (5 * ORTVK_KVARIANT)
+#define CONV_SLICE_SUM (6 * ORTVK_KVARIANT)
+
+/* Packed weights of few output blocks and many taps, where one invocation per block would leave most lanes and
+ * cores idle (the recognizer's 1x3 Convs: 60 channels of 40 pixels over 960 x 3 taps, 75 blocks, 2.8 GFLOP/s): the
+ * group's channels in slices summed by their own invocations into float32 partial sums, then added slice after
+ * slice with the bias and the chain (the shader's variants 5 and 6). Not with a residual (its operand holds the
+ * partial sums) and not where the blocks alone make enough invocations. *done says whether it ran. */
+static OrtStatus *packed_sliced(ortvk_krun *run, push_conv *push, uint32_t fn, const ortvk_kspec *spec,
+                                uint64_t pixel_blocks, bool *done)
+{
+    *done = false;
+    uint64_t blocks = (uint64_t)push->N * (push->M / push->TM) * pixel_blocks;
+    uint32_t cg = push->C / push->G, taps = push->KH * push->KW;
+    if (blocks >= CONV_SLICED_INVOCATIONS / 2 || (spec->words[1] & ORTVK_CHAIN_RESIDUAL)) return NULL;
+    uint64_t slices = (CONV_SLICED_INVOCATIONS + blocks - 1) / blocks;
+    uint64_t most = (uint64_t)cg * taps / CONV_SLICE_TAPS; /* slices of CONV_SLICE_TAPS taps at least */
+    if (slices > most) slices = most;
+    if (slices < 2) return NULL;
+    uint32_t step = (uint32_t)((cg + slices - 1) / slices);
+    slices = (cg + step - 1) / step; /* none empty */
+    if (step > conv_chunk(push) || slices < 2) return NULL; /* a slice's loop within lavapipe's cap */
+    uint64_t count = run->out[0].count;
+    ORTVK_TRY(ortvk_krun_scratch(run, slices * count * sizeof(float), &push->partial));
+    push->slices = (uint32_t)slices;
+    push->step_h = 0;
+    push->step_w = cg;
+    *done = true;
+    ORTVK_TRY(ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CONV, fn + CONV_SLICED, spec, push, sizeof(*push),
+                                       blocks * slices));
+    return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CONV, CONV_SLICE_SUM, spec, push, sizeof(*push), count);
+}
+
 /* Packed weights (conv_pack): 8 or 4 channels a vec4 at a time. A pointwise convolution runs as the GEMM where it
  * can, else as one row of H * W columns, read as vec4 where the rows start 16-byte aligned. */
 static OrtStatus *packed_record(ortvk_krun *run, push_conv *push, const conv_geometry *g, const ortvk_kspec *spec)
@@ -423,16 +462,24 @@ static OrtStatus *packed_record(ortvk_krun *run, push_conv *push, const conv_geo
         if (push->W % 4 == 0 && run->in[0].address % 16 == 0) fn |= 4;
     } else if (push->KH == 3 && push->KW == 3 && push->SW == push->SH && push->SW <= 2 && push->DW == 1 &&
                push->DH == 1 && push->PW == 1 && push->W % 4 == 0 && run->in[0].address % 16 == 0) {
-        /* Rows as vec4, two output rows an invocation (each weight fetched serves both); stride 2: bit 4. */
+        /* Rows as vec4, two output rows an invocation (each weight fetched serves both); stride 2: bit 2. */
         fn |= 8 | 16 | (push->SW == 2 ? 4 : 0);
-        /* Results stored 4 columns at a time (the shader's constant 1, bit 0) where output rows and y (and a
+        /* Results stored 4 columns at a time (the shader's variant 1) where output rows and y (and a
          * residual) allow it and one dispatch sums all the channels (no partial sums between ranges). */
         if (push->OW % 4 == 0 && push->y % 16 == 0 && push->partial % 16 == 0 && push->C / push->G <= conv_chunk(push))
             fn += ORTVK_KVARIANT;
+    } else if (push->KH == 1 && push->KW == 3 && push->SW == 1 && push->SH == 1 && push->DW == 1 && push->PW == 1 &&
+               push->W % 4 == 0 && run->in[0].address % 16 == 0) {
+        fn |= 8; /* 1x3: rows as vec4, one output row an invocation */
     }
     uint32_t rows = (fn % ORTVK_KVARIANT) & 16 ? 2 : 1;
     /* Workgroups of 64 column blocks that share their output channels (shaders/kernel_conv.comp). */
     uint64_t pixel_blocks = (uint64_t)((push->OH + rows - 1) / rows) * ((push->OW + CONV_COLUMNS - 1) / CONV_COLUMNS);
+    if (rows == 1) {
+        bool done = false;
+        ORTVK_TRY(packed_sliced(run, push, fn % ORTVK_KVARIANT, spec, pixel_blocks, &done));
+        if (done) return NULL;
+    }
     uint64_t groups = (uint64_t)push->N * (push->M / push->TM) * ((pixel_blocks + 63) / 64);
     return conv_dispatch(run, fn, spec, push, groups * 64);
 }

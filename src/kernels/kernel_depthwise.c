@@ -47,8 +47,7 @@ OrtStatus *ortvk_kdepthwise_record(ortvk_krun *run, const ortvk_kdepthwise *d, c
     /* The shader's tile: 16 columns by 4 rows for forms 1-4, 8 columns of one row for the general form. */
     uint32_t columns = (form & 7) != 0 ? 16 : 8, rows = (form & 7) != 0 ? 4 : 1;
     uint64_t tiles = (uint64_t)((d->OH + rows - 1) / rows) * ((d->OW + columns - 1) / columns);
-    /* Small images: consecutive invocations take consecutive channels' tiles; else workgroups of 64 share one
-     * channel (the shader's depthwise_tile). */
-    uint64_t invocations = tiles < 32 ? tiles * push.NC : (uint64_t)push.NC * ((tiles + 63) / 64) * 64;
+    /* One invocation a tile, channel after channel (the shader's depthwise_tile). */
+    uint64_t invocations = tiles * push.NC;
     return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_DEPTHWISE, form, spec, &push, sizeof(push), invocations);
 }

@@ -9,7 +9,10 @@
 #include "vk/vk_buffer.h"
 
 #define ORTVK_STAGING_CACHE 8                       /* freed staging buffers kept for reuse, at most */
-#define ORTVK_DEVICE_CACHE 128                      /* freed device buffers kept for reuse, at most */
+/* Freed device buffers kept for reuse, at most: a run's whole set, for the next run of the same shapes. PP-OCR's
+ * detector frees about 150 a run; a buffer the cache drops comes back as a fresh allocation, whose first writes
+ * page-fault (128 cost its 640x640 runs 20-30%: docs/benchmarks.md, run AE). */
+#define ORTVK_DEVICE_CACHE 512
 #define ORTVK_DEVICE_CACHE_BYTES (512ull << 20)     /* and at most this many bytes of them */
 
 /* `device_index` only names the device in messages. */

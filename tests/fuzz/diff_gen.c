@@ -626,6 +626,14 @@ static void gen_conv(dcase *c)
         pointwise = rp(c, 0.3);
         dense_stride = pointwise ? 1 : rint_(c, 1, 2);
     }
+    /* The recognizer's last Convs: output channels in fours over few pixels and many input channels (ortvk sums
+     * them in slices), 1x3 with pads of 1 in W (rows read as vec4 where they are a multiple of 4 long) or 3x3. */
+    bool sliced = dw_stride == 0 && dense_stride == 0 && group == 1 && sp == 2 && !c->big && rp(c, 0.15);
+    if (sliced) {
+        cout = 4 * rint_(c, 1, 3);
+        cin = rint_(c, 100, 600);
+        dense_stride = 1;
+    }
     int64_t x[DC_MAX_RANK], w[DC_MAX_RANK], kernel[3];
     x[0] = rint_(c, 1, 2);
     x[1] = cin;
@@ -637,6 +645,11 @@ static void gen_conv(dcase *c)
         kernel[0] = kernel[1] = pointwise ? 1 : 3;
         x[2] = rint_(c, 3, 24);
         x[3] = 4 * rint_(c, 1, 10);
+    }
+    if (sliced) {
+        kernel[0] = rp(c, 0.6) ? 1 : 3;
+        x[2] = kernel[0] == 1 ? 1 : rint_(c, 1, 4);
+        x[3] = rp(c, 0.7) ? 4 * rint_(c, 1, 12) : rint_(c, 1, 20);
     }
     if (dw_stride != 0) {
         kernel[0] = kernel[1] = rp(c, 0.5) ? 3 : 5;
@@ -686,7 +699,8 @@ static void gen_conv(dcase *c)
     }
     if (group != 1 || rp(c, 0.3)) a_int(c, "group", rp(c, 0.05) ? hostile_int(c) : group);
     if (dense_stride != 0) {
-        int64_t strides[2] = {dense_stride, dense_stride}, pad_h = pointwise || rp(c, 0.2) ? 0 : 1;
+        int64_t strides[2] = {dense_stride, dense_stride};
+        int64_t pad_h = pointwise || kernel[0] == 1 || rp(c, 0.2) ? 0 : 1;
         int64_t pads[4] = {pad_h, pointwise ? 0 : 1, pad_h, pointwise ? 0 : 1};
         a_ints(c, "kernel_shape", kernel, 2);
         a_ints(c, "strides", strides, 2);
@@ -721,7 +735,7 @@ static void gen_conv(dcase *c)
             a_ints(c, "output_shape", v, sp);
         }
     }
-    c->atol = 1e-5 * (c->big ? 300 : 4);
+    c->atol = 1e-5 * (c->big ? 300 : sliced ? 40 : 4);
 }
 
 static void gen_batchnorm(dcase *c)

@@ -268,8 +268,25 @@ typedef struct gemm_case {
     int trans_a, trans_b;
     float alpha, beta;
     int64_t strides[2], pads[4], dilations[2], group; /* Conv's, where not 0 */
-    bool b_odd; /* CPU devices: the fast form reading B element by element (its function 17-20, plus 32 k) */
+    int cpu_form; /* CPU devices: the form expected (gemm_cpu_form), or 0 for any */
 } gemm_case;
+
+/* Forms a case expects on CPU devices, told by the function the profile names. */
+enum gemm_cpu_form {
+    B_ODD = 1, /* gemm: the fast form reading B element by element (functions 17-20, plus 32 k) */
+    SLICED,    /* conv: packed weights in slices (variant 5: fn / 32) */
+    ROWS,      /* conv: packed weights, input rows read as vec4 (fn % 32 with bit 3), not in slices */
+};
+
+static bool cpu_form_is(int form, long fn)
+{
+    switch (form) {
+    case B_ODD: return fn % 32 >= 17 && fn % 32 <= 20;
+    case SLICED: return fn / 32 == 5;
+    case ROWS: return fn / 32 != 5 && (fn % 32 & 8) != 0;
+    default: return true;
+    }
+}
 
 /* Deterministic values in [-1, 1). */
 static float *gemm_values(size_t n, uint32_t seed)
@@ -299,7 +316,7 @@ static onnx_model *gemm_model(const gemm_case *c, const float *b, const float *b
     int spatial = c->x_rank - 2;
     if (c->strides[0]) onnx_node_attr_ints(n, "strides", c->strides, spatial);
     if (c->dilations[0]) onnx_node_attr_ints(n, "dilations", c->dilations, spatial);
-    if (c->pads[0]) onnx_node_attr_ints(n, "pads", c->pads, 2 * spatial);
+    if (c->pads[0] || c->pads[1]) onnx_node_attr_ints(n, "pads", c->pads, 2 * spatial);
     if (c->group) onnx_node_attr_int(n, "group", c->group);
     return m;
 }
@@ -321,11 +338,11 @@ static long shader_function(const char *path, const char *op, const char *shader
 }
 
 /* Whether function `fn` of the gemm or conv shader is its tiles: gemm's 5 plus a multiple of 32 (ORTVK_KVARIANT,
- * C's forms), conv's constant 1 (fn / 32) with bit 2. */
+ * C's forms), conv's variant 4 (its constant 1, fn / 32). */
 static bool tiles_function(const char *shader, long fn)
 {
     if (fn < 0) return false;
-    return strcmp(shader, "gemm") == 0 ? fn % 32 == 5 : ((fn / 32) & 4) != 0;
+    return strcmp(shader, "gemm") == 0 ? fn % 32 == 5 : fn / 32 == 4;
 }
 
 /* The matrix products' forms: register tiles or a generic form (CPU devices; a pointwise Conv whose pixels are not a
@@ -337,14 +354,14 @@ static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *
 {
     static const gemm_case cases[] = {
 #define MATMUL(what, xr, br, ...) \
-    {what, "MatMul", "gemm", xr, br, 0, __VA_ARGS__, {0}, 0, 0, 1.0f, 1.0f, {0}, {0}, {0}, 0, false}
-#define GEMM(what, ...) {what, "Gemm", "gemm", 2, 2, __VA_ARGS__, {0}, {0}, {0}, 0, false}
-#define CONV(what, shader, xr, ...) {what, "Conv", shader, xr, xr, 1, __VA_ARGS__, false}
+    {what, "MatMul", "gemm", xr, br, 0, __VA_ARGS__, {0}, 0, 0, 1.0f, 1.0f, {0}, {0}, {0}, 0, 0}
+#define GEMM(what, ...) {what, "Gemm", "gemm", 2, 2, __VA_ARGS__, {0}, {0}, {0}, 0, 0}
+#define CONV(what, shader, xr, ...) {what, "Conv", shader, xr, xr, 1, __VA_ARGS__, 0}
         MATMUL("MatMul, batch 2x3 broadcast, 37x70 by 70x45", 4, 2, {2, 3, 37, 70}, {70, 45}),
         MATMUL("MatMul, 1x5 by 5x1", 2, 2, {1, 5}, {5, 1}),
         MATMUL("MatMul, K = 70,000", 2, 2, {2, 70000}, {70000, 3}),
 #define MATMUL_ODD(what, xr, br, ...) \
-    {what, "MatMul", "gemm", xr, br, 0, __VA_ARGS__, {0}, 0, 0, 1.0f, 1.0f, {0}, {0}, {0}, 0, true}
+    {what, "MatMul", "gemm", xr, br, 0, __VA_ARGS__, {0}, 0, 0, 1.0f, 1.0f, {0}, {0}, {0}, 0, B_ODD}
         MATMUL_ODD("MatMul, 40x120 by 120x6625 (a recognizer's head; 16-row blocks)", 3, 2, {1, 40, 120},
                    {120, 6625}),
         MATMUL_ODD("MatMul, 20x16 by 16x390 (8-row blocks)", 2, 2, {20, 16}, {16, 390}),
@@ -356,7 +373,7 @@ static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *
         GEMM("Gemm transA transB, C of M x N", 2, {17, 33}, {65, 17}, {33, 65}, 1, 1, 0.5f, 2.0f),
         GEMM("Gemm, C of N", 1, {33, 20}, {20, 65}, {65}, 0, 0, 1.0f, -1.5f),
         GEMM("Gemm, C of M x 1", 2, {40, 9}, {9, 7}, {40, 1}, 0, 0, 1.0f, 1.0f),
-#define GEMM_ODD(what, ...) {what, "Gemm", "gemm", 2, 2, __VA_ARGS__, {0}, {0}, {0}, 0, true}
+#define GEMM_ODD(what, ...) {what, "Gemm", "gemm", 2, 2, __VA_ARGS__, {0}, {0}, {0}, 0, B_ODD}
         GEMM_ODD("Gemm transA, K of 18, N of 45, C of N", 1, {18, 20}, {18, 45}, {45}, 1, 0, 1.0f, 0.5f),
         GEMM_ODD("Gemm transA, K of 12 (a constant), N of 401, C of M x N", 2, {12, 16}, {12, 401}, {16, 401}, 1, 0,
                  2.0f, 1.0f),
@@ -377,6 +394,18 @@ static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *
              {0}, {0}, 3),
         CONV("Conv 3x3 of 3 channels to 6, group 3 (a multiplier of 2)", "conv", 4, {1, 3, 12, 13}, {6, 1, 3, 3}, {6},
              0, 0, 1.0f, 1.0f, {1, 1}, {1, 1, 1, 1}, {1, 1}, 3),
+#define CONV_FORM(what, form, ...) {what, "Conv", "conv", 4, 4, 1, __VA_ARGS__, form}
+        CONV_FORM("Conv 1x3 pad 1 in W, 256 -> 60 over 1x40 (a recognizer's, fewer channels: in slices, rows as "
+                  "vec4)", SLICED, {1, 256, 1, 40}, {60, 256, 1, 3}, {60}, 0, 0, 1.0f, 1.0f, {1, 1}, {0, 1, 0, 1}, {1, 1}, 0),
+        CONV_FORM("Conv 1x3 without pads, 256 -> 60 over 1x40 (in slices, rows read value by value)", SLICED,
+                  {1, 256, 1, 40}, {60, 256, 1, 3}, {60}, 0, 0, 1.0f, 1.0f, {1, 1}, {0}, {1, 1}, 0),
+        CONV_FORM("Conv 3x3 pad 1, 512 -> 8 over 3x5 (in slices, rows read value by value)", SLICED, {1, 512, 3, 5},
+                  {8, 512, 3, 3}, {8}, 0, 0, 1.0f, 1.0f, {1, 1}, {1, 1, 1, 1}, {1, 1}, 0),
+        CONV_FORM("Conv 3x3 pad 1 group 2, 256 -> 8, 2 images of 2x6 (in slices)", SLICED, {2, 256, 2, 6},
+                  {8, 128, 3, 3}, {8}, 0, 0, 1.0f, 1.0f, {1, 1}, {1, 1, 1, 1}, {1, 1}, 2),
+        CONV_FORM("Conv 1x3 pad 1 in W, 8 -> 8 over 2x64 (rows as vec4, not in slices)", ROWS, {1, 8, 2, 64},
+                  {8, 8, 1, 3}, {8}, 0, 0, 1.0f, 1.0f, {1, 1}, {0, 1, 0, 1}, {1, 1}, 0),
+#undef CONV_FORM
 #undef GEMM
 #undef CONV
     };
@@ -398,9 +427,8 @@ static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *
         bool tiles = tiles_function(c->shader, fn), gpu = strcmp(forms, "gpu") == 0;
         CHECK(tiles == gpu, "%s form, %s: the %s shader's function is %ld (%s)", forms, c->what, c->shader, fn,
               gpu ? "expected its tiles" : "expected another form, or another shader: -1");
-        CHECK(gpu || !c->b_odd || (fn % 32 >= 17 && fn % 32 <= 20), "%s form, %s: the gemm shader's function is %ld "
-              "(expected its fast form reading B element by element, 17-20 plus a multiple of 32)", forms, c->what,
-              fn);
+        CHECK(gpu || cpu_form_is(c->cpu_form, fn), "%s form, %s: the %s shader's function is %ld (expected form %d "
+              "of enum gemm_cpu_form)", forms, c->what, c->shader, fn, c->cpu_form);
         size_t bad = 0, first = 0, nan_rows = 0;
         for (size_t k = 0; want && got && k < wn && k < gn; k++) {
             if (!close_to(want[k], got[k]) && bad++ == 0) first = k;

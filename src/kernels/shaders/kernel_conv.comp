@@ -4,8 +4,10 @@
 // reference. Specialization constant FN: 0 weights as ONNX lays them out; else packed at Compile as
 // [g][c][kh][kw][m of the group] (kernel_conv.c), read 4 channels per vec4: bit 0 TM = 4, bit 1 TM = 8, bit 2 the
 // input rows read as vec4 (a 1x1 convolution of stride 1 without pads, run as one row of H * W columns), bit 3 the
-// same for 3x3 windows of stride 1 or 2, pad 1 (main_row3; there bit 2 is stride 2, bit 4 two output rows).
-// Specialization constant 1 bit 2: a GPU's form, tiles through shared memory (main_tiles).
+// same for windows of 3 columns, pad 1 (main_row3; there bit 2 is stride 2, bit 4 3x3 windows and two output rows,
+// without it 1x3 windows and one row).
+// Specialization constant 1 (VARIANT): below; 4 is a GPU's form, tiles through shared memory (main_tiles), 5 and 6
+// sum few outputs of many taps in slices of the channels (main_packed, main_slices).
 // A fused element-wise chain (common.glsl's ortvk_chain) applies to each stored result (conv_store).
 #version 460
 #include "common.glsl"
@@ -21,7 +23,7 @@ layout(push_constant) uniform Push {
     // The channels of a group this dispatch sums: all of them, or a range where one loop over them all would pass
     // lavapipe's loop cap (common.glsl); a range after the first adds to y's partial sums, the last adds the bias.
     uint c_begin, c_end;
-    int unused_;
+    uint slices; // packed weights, variants 5 and 6: the group's channels in this many slices (main_packed)
     uvec2 chain;   // a fused chain's step operands (common.glsl's ORTVK_CHAIN_LOAD)
     // float16 tensors over several ranges: the partial sums in float32 (y's element count); float32 tensors with a
     // chain that reads a residual (ORTVK_CHAIN_R): the residual, a tensor of y's shape
@@ -31,11 +33,18 @@ layout(push_constant) uniform Push {
 #define TW 8u // output columns per invocation
 
 layout(constant_id = 0) const uint FN = 0u;
-// Specialization constant 1, more of the row3 form (main_row3): bit 0 the results stored as vec4, 4 columns at a
-// time (output rows of a multiple of 4 columns, y and a residual 16-byte aligned, one range of channels); bit 1 16
-// output channels an invocation (few input channels: each input row read serves twice the sums).
-layout(constant_id = 1) const uint FN_ROW3 = 0u;
-const bool STORE4 = (FN_ROW3 & 1u) != 0u;
+// Specialization constant 1, the variant: 0 none; 1 the row3 form's results stored as vec4, 4 columns at a time
+// (main_row3: output rows of a multiple of 4 columns, y and a residual 16-byte aligned, one range of channels); 4 a
+// GPU's tiles (main_tiles); 5 and 6 packed weights in slices (main_packed, main_slices).
+layout(constant_id = 1) const uint VARIANT = 0u;
+const bool STORE4 = VARIANT == 1u;
+// Packed weights of few outputs and many taps (the recognizer's 1x3 Convs over 960 channels of 40 pixels: 75 blocks
+// of outputs, 5 to a workgroup): variant 5 sums p.slices ranges of the group's channels in separate invocations,
+// each range's partial sums stored in `partial` (float32, slice s's at s times y's element count); then variant 6
+// adds them, slice after slice, and stores the results with the bias and the chain (main_slices). No residual
+// then: its operand is `partial`.
+const bool SLICED = VARIANT == 5u;
+const bool SLICE_SUM = VARIANT == 6u;
 
 // X and W are texel operands (kernel_device.c): read as texels where the dispatch could bind them.
 #define WEIGHTS4(i) ORTVK_TEXEL4(1, p.w, i)
@@ -70,12 +79,12 @@ void conv_store4(uint i, vec4 sum, float bias)
     ORTVK_SET4(3, p.y, i, ORTVK_CHAIN_COUNT == 0u ? sum : ortvk_chain4r(sum, r));
 }
 
-// Constant 1 bit 2, a GPU's form: the convolution as an implicit GEMM in tiles through shared memory (tiles.glsl),
+// Variant 4, a GPU's form: the convolution as an implicit GEMM in tiles through shared memory (tiles.glsl),
 // per image and group: the group's M / G output channels by OH x OW pixels over its C / G x KH x KW taps in the
 // order of the other forms (channel, then kh, then kw; padded taps add 0 times their weight, as an im2col does),
 // then the bias and the chain (a residual too). FN is 1 where the weights are packed ([g][c][kh][kw][m of the
 // group]: A along m), else 0. `base` is the group's first weight, or the image's and group's first input.
-const bool ORTVK_TILES = (FN_ROW3 & 4u) != 0u;
+const bool ORTVK_TILES = VARIANT == 4u;
 float ortvk_tile_a(uint base, uint m, uint k)
 {
     return ORTVK_TEXEL(1, p.w, base + (FN != 0u ? k * (p.M / p.G) + m : m * (p.C / p.G * p.KH * p.KW) + k));
@@ -108,27 +117,67 @@ void main_tiles()
     }
 }
 
-// 3x3 windows of pad 1 in W, stride 1 (the "same" convolutions) or 2 in both dims (FN bit 2 with bit 3), dilation 1,
-// rows of a multiple of 4 (FN bit 3): R3_ROWS output rows (FN bit 4: two) by TW columns by R3_TM channels (4 or 8)
-// an invocation. An input row, columns S ow0 - 4 .. as aligned vec4 (zero outside the image), serves every output
+// Windows of 3 columns, pad 1 in W, dilation 1, rows of a multiple of 4 (FN bit 3): with FN bit 4, 3x3 windows of
+// stride 1 (the "same" convolutions) or 2 in both dims (bit 2), two output rows an invocation; without it, one row
+// (1x3, stride 1: the recognizer's last Convs). R3_ROWS output rows by TW columns by R3_TM channels (4 or 8) an
+// invocation. An input row, columns S ow0 - 4 .. as aligned vec4 (zero outside the image), serves every output
 // row whose window holds it, and each weight fetched every row; each output still sums its taps in the order of the
 // other forms (channel, then kh, then kw).
-const uint R3_ROWS = (FN & 16u) != 0u ? 2u : 1u;
+const uint R3_KH = (FN & 16u) != 0u ? 3u : 1u;
+const uint R3_ROWS = R3_KH == 3u ? 2u : 1u;
 const uint R3_TM = (FN & 2u) != 0u ? 8u : 4u;
 const uint R3_ACC = R3_ROWS * R3_TM / 4u;
 const uint R3_S = (FN & 4u) != 0u ? 2u : 1u;
 const uint R3_NV = R3_S == 1u ? 4u : 6u; // vec4 of an input row: columns S ow0 - 4 .. S ow0 + 4 NV - 5
 
+// The block of outputs of a packed form's invocation: its pixel block `pb` (of `pixel_blocks`) and its channel
+// block `mt` (of p.N times `m_blocks`), and with SLICED its slice; false past the work. Not sliced, a workgroup's 64
+// invocations share their output channels: the weights' index is uniform across them (one load serves the workgroup
+// where a driver sees that), the inputs' differs by column block. Sliced: an invocation per block and slice, the
+// blocks of a slice after each other.
+bool packed_block(uint pixel_blocks, uint m_blocks, out uint pb, out uint mt, out uint slice)
+{
+    if (SLICED) {
+        uint i = ortvk_index(), blocks = p.N * m_blocks * pixel_blocks;
+        slice = i / blocks;
+        pb = i % pixel_blocks;
+        mt = i % blocks / pixel_blocks;
+        return slice < p.slices;
+    }
+    uint groups_per_m = (pixel_blocks + 63u) / 64u;
+    uint wg = ortvk_workgroup();
+    pb = (wg % groups_per_m) * 64u + gl_LocalInvocationID.x;
+    mt = wg / groups_per_m;
+    slice = 0u;
+    return pb < pixel_blocks && mt < p.N * m_blocks;
+}
+
+// The channels of a group an invocation sums: the dispatch's range, or with SLICED slice `slice` of it.
+void packed_channels(uint slice, out uint c_lo, out uint c_hi)
+{
+    c_lo = p.c_begin;
+    c_hi = p.c_end;
+    if (SLICED) {
+        uint step = (p.c_end - p.c_begin + p.slices - 1u) / p.slices;
+        c_lo = min(p.c_end, p.c_begin + slice * step);
+        c_hi = min(p.c_end, c_lo + step);
+    }
+}
+
+// A sliced form's partial sum of output i (slice `slice`): float32 in `partial`, the slices y's element count apart.
+void packed_partial_store(uint slice, uint i, float sum)
+{
+    ORTVK_FLOAT(5, p.partial, slice * (p.N * p.M * p.OH * p.OW) + i) = sum;
+}
+
 void main_row3()
 {
     uint col_blocks = (p.OW + TW - 1u) / TW;
     uint pixel_blocks = (p.OH + R3_ROWS - 1u) / R3_ROWS * col_blocks;
-    uint groups_per_m = (pixel_blocks + 63u) / 64u;
-    uint wg = ortvk_workgroup();
-    uint pb = (wg % groups_per_m) * 64u + gl_LocalInvocationID.x;
     uint m_blocks = p.M / R3_TM;
-    uint mt = wg / groups_per_m;
-    if (pb >= pixel_blocks || mt >= p.N * m_blocks) return;
+    uint pb, mt, slice, c_lo, c_hi;
+    if (!packed_block(pixel_blocks, m_blocks, pb, mt, slice)) return;
+    packed_channels(slice, c_lo, c_hi);
     uint ow0 = (pb % col_blocks) * TW;
     uint oh0 = (pb / col_blocks) * R3_ROWS;
     uint m0 = (mt % m_blocks) * R3_TM;
@@ -154,16 +203,16 @@ void main_row3()
             }
         }
     }
-    for (uint c = p.c_begin; c < p.c_end; c++) {
+    for (uint c = c_lo; c < c_hi; c++) {
         uint xc = (n * p.C + g * cg + c) * p.H;
-        uint wc = (g * cg + c) * 9u * mg + ml0;
-        // The channel's 9 taps' weights, fetched once for all the rows.
-        vec4 wv[9u * R3_TM / 4u];
-        [[unroll]] for (uint k = 0u; k < 9u; k++) {
+        uint wc = (g * cg + c) * (R3_KH * 3u) * mg + ml0;
+        // The channel's taps' weights, fetched once for all the rows.
+        vec4 wv[R3_KH * 3u * R3_TM / 4u];
+        [[unroll]] for (uint k = 0u; k < R3_KH * 3u; k++) {
             [[unroll]] for (uint j4 = 0u; j4 < R3_TM / 4u; j4++)
                 wv[k * (R3_TM / 4u) + j4] = WEIGHTS4(wc + k * mg + j4 * 4u);
         }
-        [[unroll]] for (uint ir = 0u; ir < (R3_ROWS - 1u) * R3_S + 3u; ir++) {
+        [[unroll]] for (uint ir = 0u; ir < (R3_ROWS - 1u) * R3_S + R3_KH; ir++) {
             int ih = int(oh0 * R3_S) - p.PH + int(ir);
             if (ih < 0 || ih >= int(p.H)) continue;
             uint xrow = (xc + uint(ih)) * p.W;
@@ -174,7 +223,7 @@ void main_row3()
                 xr[q * 4u] = v.x, xr[q * 4u + 1u] = v.y, xr[q * 4u + 2u] = v.z, xr[q * 4u + 3u] = v.w;
             }
             [[unroll]] for (uint r = 0u; r < R3_ROWS; r++) {
-                if (ir < r * R3_S || ir - r * R3_S >= 3u) continue;
+                if (ir < r * R3_S || ir - r * R3_S >= R3_KH) continue;
                 [[unroll]] for (uint kw = 0u; kw < 3u; kw++) {
                     [[unroll]] for (uint j4 = 0u; j4 < R3_TM / 4u; j4++) {
                         vec4 w = wv[((ir - r * R3_S) * 3u + kw) * (R3_TM / 4u) + j4];
@@ -193,6 +242,12 @@ void main_row3()
             uint m = m0 + (a % (R3_TM / 4u)) * 4u + j;
             float bias = p.b != uvec2(0u) && last ? ORTVK_GET(2, p.b, m) : 0.0;
             uint row = ((n * p.M + m) * p.OH + oh0 + r) * p.OW + ow0;
+            if (SLICED) {
+                [[unroll]] for (uint q = 0u; q < TW; q++) {
+                    if (col_in[q]) packed_partial_store(slice, row + q, acc[a][q][j]);
+                }
+                continue;
+            }
             if (STORE4) {
                 [[unroll]] for (uint q = 0u; q < TW; q += 4u) {
                     if (col_in[q])
@@ -217,16 +272,12 @@ void main_packed()
         main_row3();
         return;
     }
-    // A workgroup's 64 invocations share their output channels: the weights' index is uniform across them (one
-    // load serves the workgroup where a driver sees that), the inputs' differs by column block.
     uint col_blocks = (p.OW + TW - 1u) / TW;
     uint pixel_blocks = p.OH * col_blocks;
-    uint groups_per_m = (pixel_blocks + 63u) / 64u;
-    uint wg = ortvk_workgroup();
-    uint pb = (wg % groups_per_m) * 64u + gl_LocalInvocationID.x;
     uint m_blocks = p.M / TM8;
-    uint mt = wg / groups_per_m;
-    if (pb >= pixel_blocks || mt >= p.N * m_blocks) return;
+    uint pb, mt, slice, c_lo, c_hi;
+    if (!packed_block(pixel_blocks, m_blocks, pb, mt, slice)) return;
+    packed_channels(slice, c_lo, c_hi);
     uint ow0 = (pb % col_blocks) * TW;
     uint oh = pb / col_blocks;
     uint m0 = (mt % m_blocks) * TM8;
@@ -257,7 +308,7 @@ void main_packed()
     if (XVEC) {
         // 1x1, one row: no window loops (each loop iteration costs lavapipe more than this body's loads). A plain
         // loop over the channels: the host keeps a dispatch's range under lavapipe's loop cap (conv_dispatch).
-        for (uint c = p.c_begin; c < p.c_end; c++) {
+        for (uint c = c_lo; c < c_hi; c++) {
             uint xrow = (n * p.C + g * cg + c) * p.W;
             vec4 lo = INPUT4(xrow + ow0);
             vec4 hi = col_in[4] ? INPUT4(xrow + ow0 + 4u) : vec4(0.0);
@@ -271,7 +322,7 @@ void main_packed()
             }
         }
     } else {
-        for (uint c = p.c_begin; c < p.c_end; c++) {
+        for (uint c = c_lo; c < c_hi; c++) {
             uint xc = (n * p.C + g * cg + c) * p.H;
             uint wc = (g * cg + c) * p.KH;
             for (uint kh = 0u; kh < p.KH; kh++) {
@@ -307,19 +358,42 @@ void main_packed()
     [[unroll]] for (uint j = 0u; j < 8u; j++) {
         if (j >= TM8) break;
         uint m = m0 + j;
-        float bias = p.b != uvec2(0u) ? ORTVK_GET(2, p.b, m) : 0.0;
         uint row = ((n * p.M + m) * p.OH + oh) * p.OW;
+        if (SLICED) {
+            [[unroll]] for (uint c = 0u; c < TW; c++) {
+                if (col_in[c]) packed_partial_store(slice, row + ow0 + c, acc[j / 4u][c][j % 4u]);
+            }
+            continue;
+        }
+        float bias = p.b != uvec2(0u) ? ORTVK_GET(2, p.b, m) : 0.0;
         [[unroll]] for (uint c = 0u; c < TW; c++) {
             if (col_in[c]) conv_store(row + ow0 + c, acc[j / 4u][c][j % 4u], bias, p.c_end == cg);
         }
     }
 }
 
+// Variant 6: output i is the sum of variant 5's partial sums, in the order of the slices, then the bias and
+// the chain.
+void main_slices()
+{
+    uint i = ortvk_index(), count = p.N * p.M * p.OH * p.OW;
+    if (i >= count) return;
+    float sum = 0.0;
+    for (uint s = 0u; s < p.slices; s++) sum += ORTVK_FLOAT(5, p.partial, s * count + i);
+    uint m = i / (p.OH * p.OW) % p.M;
+    conv_store(i, sum, p.b != uvec2(0u) ? ORTVK_GET(2, p.b, m) : 0.0, true);
+}
+
+
 void main()
 {
     ORTVK_CHAIN_LOAD(4, p.chain);
     if (ORTVK_TILES) {
         main_tiles();
+        return;
+    }
+    if (SLICE_SUM) {
+        main_slices();
         return;
     }
     if (FN != 0u) {

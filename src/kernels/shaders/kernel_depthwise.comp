@@ -38,27 +38,20 @@ const uint R = FORM == 0u ? 1u : 4u;
 const uint NV = ((TW - 1u) * S + K - P + 4u + 3u) / 4u;
 const uint ROWS_IN = (R - 1u) * SR + K;
 
-// The channel (n * C + m) and the first output row and column of this invocation; false past the work. Workgroups
-// of 64 share their channel, except on small images, where consecutive invocations take consecutive channels'
-// tiles (a workgroup per channel would leave most of it idle); kernel_depthwise.c dispatches to match.
+// The channel (n * C + m) and the first output row and column of this invocation; false past the work.
+// Consecutive invocations take consecutive tiles of one channel, then the next channel's: no lane idles at the end
+// of a channel (workgroups of 64 that each kept to one channel left 48 of 448 lanes idle at 160x160 and 28 of 128
+// at 80x80; the weights' reads, once an invocation, gained nothing from a workgroup's single channel on lavapipe).
 bool depthwise_tile(out uint nc, out uint oh0, out uint ow0)
 {
     uint col_blocks = (p.OW + TW - 1u) / TW;
     uint tiles = (p.OH + R - 1u) / R * col_blocks;
-    uint t;
-    if (tiles < 32u) {
-        uint i = ortvk_index();
-        t = i % tiles;
-        nc = i / tiles;
-    } else {
-        uint groups_per_channel = (tiles + 63u) / 64u;
-        uint wg = ortvk_workgroup();
-        t = (wg % groups_per_channel) * 64u + gl_LocalInvocationID.x;
-        nc = wg / groups_per_channel;
-    }
+    uint i = ortvk_index();
+    uint t = i % tiles;
+    nc = i / tiles;
     ow0 = (t % col_blocks) * TW;
     oh0 = (t / col_blocks) * R;
-    return t < tiles && nc < p.NC;
+    return nc < p.NC;
 }
 
 // Bias and chain, then the store of `v`, outputs `o` .. `o` + 3 of a row whose first `left` of them exist.

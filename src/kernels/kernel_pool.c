@@ -237,17 +237,21 @@ static OrtStatus *pool_record(const ortvk_kparams *params, ortvk_krun *run)
         .mode = p->kind == ORTVK_POOL_MAX ? 0u : (p->count_include_pad ? 2u : 1u),
         .divisor = (float)divisor,
     };
+    /* The shader's function: the kind, then whether every dilation is 1 and whether the outputs are fewer than 2^24
+     * (its taps' ranges and its index without integer divisions). */
+    bool dilated = dl[0] != 1 || dl[1] != 1 || dl[2] != 1;
+    uint32_t fn = kind | (dilated ? 0u : 4u) | (y->count < (1u << 24) ? 8u : 0u);
     /* Between passes each output's partial result stays a float (float16 outputs are rounded once, at the end). */
     size_t partial = kind == POOL_GLOBAL ? 4 * sizeof(float) : sizeof(float); /* the 4 lanes of MLAS's */
     if (passes > 1) ORTVK_TRY(ortvk_krun_scratch(run, y->count * partial, &push.partial));
     for (int64_t pass = 0; pass < (passes > 0 ? passes : 1); pass++) {
         push.t0 = (uint32_t)(pass * pass_taps);
         push.t1 = (uint32_t)((pass + 1) * pass_taps < taps ? (pass + 1) * pass_taps : taps);
-        push.flags = (pass == 0 ? 1u : 0u) | (pass + 1 >= passes ? 2u : 0u) | kind << 2 | (p->spatial == 3 ? 16u : 0u);
+        push.flags = (pass == 0 ? 1u : 0u) | (pass + 1 >= passes ? 2u : 0u) | (p->spatial == 3 ? 16u : 0u);
         /* The global kernel's planes of a multiple of 4 taps at a 16-byte offset: read as vec4, the same order. */
         if (kind == POOL_GLOBAL && taps % 4 == 0 && push.x % 16 == 0 && !run->float16)
             push.flags |= 32u;
-        ORTVK_TRY(ortvk_krun_dispatch(run, ORTVK_SHADER_POOL, &push, sizeof(push), y->count));
+        ORTVK_TRY(ortvk_krun_dispatch_fn(run, ORTVK_SHADER_POOL, fn, &push, sizeof(push), y->count));
     }
     return NULL;
 }

@@ -737,6 +737,12 @@ int main(int argc, char **argv)
         attr_ints(n, "pads", p, 4);
         attr_int(n, "count_include_pad", 1);
         run_case(&app, device, &c);
+        /* 2^24 outputs or more: the shader's index takes integer divisions rather than float quotients. */
+        int64_t big[4] = {1, 1, 4097, 4097}, k21[2] = {2, 1};
+        start(&c, "MaxPool 2x1 over 4097x4097 (2^24 + 4,096 outputs)", 13, 4, big);
+        n = node(&c, "MaxPool", 1, (const char *[]){"x"});
+        attr_ints(n, "kernel_shape", k21, 2);
+        run_case(&app, device, &c);
     }
     {
         /* The global kernel (kernel_pool.comp's pool_global): planes of a multiple of 4 (vec4 texels, blocks of 16

@@ -19,8 +19,7 @@ layout(push_constant) uniform Push {
     uint mode;     // 0 max, 1 average (padding excluded), 2 average (padding included)
     uint t0, t1;   // this pass's share of each output's taps
     uint flags;    // 1: the first pass (else it continues from partial), 2: the last (average: divide; store y),
-                   // bits 2-3: which of the CPU EP's kernels to follow (KIND_*), 16: MLAS's is its 3-D one,
-                   // 32: KIND_GLOBAL over planes that start 16-byte aligned (vec4 texels)
+                   // 16: MLAS's is its 3-D one, 32: KIND_GLOBAL over planes that start 16-byte aligned (vec4 texels)
     float divisor; // mode 2: the kernel's size
 } p;
 
@@ -32,6 +31,26 @@ const uint KIND_GENERIC = 0u; // MLAS's generic kernels (and AveragePool-19's lo
 const uint KIND_FIRST = 1u;   // MaxPool's own loops (dilations, storage_order): the first tap, then each greater one
 const uint KIND_VECTOR = 2u;  // MLAS's vector kernels: per column down the rows, then across (one pass)
 const uint KIND_GLOBAL = 3u;  // MLAS's global kernel: 4 lanes, folded, then the tail
+// Specialization constant 0: the kind (bits 0-1), so that a pipeline holds one kind's code; bit 2: no dilation in
+// any dim; bit 3: fewer than 2^24 outputs. lavapipe divides integers lane by lane (x86 has no vector division): the
+// 9 divisions of an output's index and its taps' ranges were most of a small pool's time (the recognizer's
+// AveragePool of 6 taps: 1.8 ms for 19,200 outputs). Without dilation the ranges need none; below 2^24 the index's
+// take a float quotient, corrected in integers (pool_div).
+layout(constant_id = 0) const uint FN = 0u;
+const uint KIND = FN & 3u;
+const bool NO_DILATION = (FN & 4u) != 0u;
+const bool SMALL_INDEX = (FN & 8u) != 0u;
+
+// n / d for n < 2^24 and d >= 1 (SMALL_INDEX): the float quotient is within a few units of it (Vulkan lets a
+// division be 2.5 ULP off), and the steps below put it in place; exact, as the integer division is.
+uint pool_div(uint n, uint d)
+{
+    if (!SMALL_INDEX) return n / d;
+    uint q = uint(float(n) / float(d));
+    [[unroll]] for (uint s = 0u; s < 3u; s++) q -= q * d > n ? 1u : 0u;
+    [[unroll]] for (uint s = 0u; s < 3u; s++) q += (q + 1u) * d <= n ? 1u : 0u;
+    return q;
+}
 #define LOWEST uintBitsToFloat(0xff7fffffu)
 
 float mm_max(float a, float b) { return a > b ? a : b; }
@@ -42,6 +61,11 @@ void taps(uint o, uint S, int P, uint D, uint I, uint K, out uint lo, out uint h
 {
     int start = int(o * S) - P;
     uint span = start < 0 ? I + uint(-start) : (I > uint(start) ? I - uint(start) : 0u);
+    if (NO_DILATION) { // D = 1
+        lo = start < 0 ? uint(-start) : 0u;
+        hi = max(lo, min(K, span));
+        return;
+    }
     lo = start < 0 ? (uint(-start) + D - 1u) / D : 0u;
     hi = max(lo, min(K, (span + D - 1u) / D));
 }
@@ -130,12 +154,12 @@ void main()
     uint i = ortvk_index();
     uint total = p.NC * p.OD * p.OH * p.OW;
     if (i >= total) return;
-    uint ow = i % p.OW;
-    uint t = i / p.OW;
-    uint oh = t % p.OH;
-    t /= p.OH;
-    uint od = t % p.OD;
-    uint nc = t / p.OD;
+    uint t = pool_div(i, p.OW);
+    uint ow = i - t * p.OW;
+    uint t2 = pool_div(t, p.OH);
+    uint oh = t - t2 * p.OH;
+    uint nc = pool_div(t2, p.OD);
+    uint od = t2 - nc * p.OD;
     uint dlo, dhi, hlo, hhi, wlo, whi;
     taps(od, p.SD, p.PD, p.DD, p.ID, p.KD, dlo, dhi);
     taps(oh, p.SH, p.PH, p.DH, p.IH, p.KH, hlo, hhi);
@@ -145,7 +169,7 @@ void main()
     // The first input index of each dim (wrapping arithmetic: the sums below land in [0, I)).
     uint d0 = od * p.SD - uint(p.PD), h0 = oh * p.SH - uint(p.PH), w0 = ow * p.SW - uint(p.PW);
     uint base = nc * p.ID * p.IH * p.IW;
-    uint kind = (p.flags >> 2u) & 3u;
+    uint kind = KIND;
     if (kind == KIND_VECTOR) {
         ORTVK_SET(1, p.y, i, pool_vector(base, d0, h0, w0, dlo, dhi, hlo, hhi, n));
         return;

@@ -169,12 +169,11 @@ void main()
     // The first input index of each dim (wrapping arithmetic: the sums below land in [0, I)).
     uint d0 = od * p.SD - uint(p.PD), h0 = oh * p.SH - uint(p.PH), w0 = ow * p.SW - uint(p.PW);
     uint base = nc * p.ID * p.IH * p.IW;
-    uint kind = KIND;
-    if (kind == KIND_VECTOR) {
+    if (KIND == KIND_VECTOR) {
         ORTVK_SET(1, p.y, i, pool_vector(base, d0, h0, w0, dlo, dhi, hlo, hhi, n));
         return;
     }
-    if (kind == KIND_GLOBAL) {
+    if (KIND == KIND_GLOBAL) {
         float r = pool_global(i, base, n);
         if ((p.flags & 2u) != 0u) ORTVK_SET(1, p.y, i, r);
         return;
@@ -189,7 +188,7 @@ void main()
         uint id = d0 + kd * p.DD, ih = h0 + kh * p.DH, iw = w0 + kw * p.DW;
         float v = ORTVK_GET(0, p.x, base + (id * p.IH + ih) * p.IW + iw);
         if (p.mode == 0u) {
-            acc = kind == KIND_FIRST ? (k == 0u || v > acc ? v : acc) : std_max(acc, v);
+            acc = KIND == KIND_FIRST ? (k == 0u || v > acc ? v : acc) : std_max(acc, v);
         } else {
             acc += v;
         }

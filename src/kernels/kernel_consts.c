@@ -1,13 +1,12 @@
-/* A compiled kernel's constants and their lifetime: constant inputs copied to the device (Conv's weights packed on
- * the way) or kept on the host for ops that read them there, a fused chain's step operands, and the kernel's end. */
+/* A compiled kernel's constants and their lifetime: constant inputs copied to the device (Conv's and MatMul's
+ * weights packed on the way) or kept on the host for ops that read them there, a fused chain's step operands, and
+ * the kernel's end. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernels/kernel_partition.h"
 #include "vk/vk_transfer.h"
 
-/* Copies constant input `index` into a device buffer through `stream` (a host wait: Compile is before any run).
- * ORT keeps initializers of a fused node in host memory, so the device needs its own copy. */
 /* The kernel's record of constant input `index` (kernel->consts[index], owned by the kernel from here on): its type
  * and dims; *data and *bytes its values in ORT's host memory. */
 static OrtStatus *const_view(ortvk_kernel *kernel, const ortvk_knode *k, size_t index, kconst **out,
@@ -29,6 +28,15 @@ static OrtStatus *const_view(ortvk_kernel *kernel, const ortvk_knode *k, size_t 
     return *bytes == 0 ? NULL : ortvk_ort->GetTensorData(value, data);
 }
 
+/* The ops that rearrange a constant input on its way to the device (ortvk_kpack_fn). */
+static const struct {
+    const char *op_type;
+    ortvk_kpack_fn pack;
+} packers[] = {{"Conv", ortvk_kconv_pack}, {"MatMul", ortvk_kgemm_pack}, {"Gemm", ortvk_kgemm_pack}};
+
+/* Copies constant input `index` into a device buffer through `stream` (a host wait: Compile is before any run),
+ * rearranged by its op's packer where it has one. ORT keeps initializers of a fused node in host memory, so the
+ * device needs its own copy. */
 OrtStatus *ortvk_kernel_upload_const(ortvk_kernel *kernel, ortvk_stream *stream, const ortvk_knode *k, size_t index)
 {
     kconst *c = NULL;
@@ -37,16 +45,26 @@ OrtStatus *ortvk_kernel_upload_const(ortvk_kernel *kernel, ortvk_stream *stream,
     ORTVK_TRY(const_view(kernel, k, index, &c, &data, &bytes));
     if (bytes == 0) return NULL;
     ortvk_ktensor *t = &c->view;
-    ORTVK_TRY(ortvk_buffer_allocate(stream->device, bytes, &c->buffer));
-    t->buffer = c->buffer;
-    t->address = c->buffer->address;
-    void *packed = strcmp(k->op_type, "Conv") == 0 ? malloc(bytes) : NULL;
-    if (packed != NULL && ortvk_kconv_pack(&kernel->params, index, t, data, packed)) {
+    ortvk_kpack_fn pack = NULL;
+    for (size_t i = 0; i < sizeof(packers) / sizeof(packers[0]); i++)
+        if (strcmp(k->op_type, packers[i].op_type) == 0) pack = packers[i].pack;
+    size_t packed_bytes = pack != NULL ? pack(&kernel->params, index, t, data, NULL) : 0;
+    void *packed = NULL;
+    if (packed_bytes > 0) {
+        if ((packed = malloc(packed_bytes)) == NULL)
+            return ortvk_status(ORT_FAIL, "out of host memory compiling %s", k->name);
+        pack(&kernel->params, index, t, data, packed);
         t->packed = true;
         data = packed;
+        bytes = packed_bytes;
     }
-    ortvk_copy_end dst = {.buffer = c->buffer}, src = {.host = (void *)data};
-    OrtStatus *status = ortvk_transfer_copy(stream, dst, src, bytes, true);
+    OrtStatus *status = ortvk_buffer_allocate(stream->device, bytes, &c->buffer);
+    if (status == NULL) {
+        t->buffer = c->buffer;
+        t->address = c->buffer->address;
+        ortvk_copy_end dst = {.buffer = c->buffer}, src = {.host = (void *)data};
+        status = ortvk_transfer_copy(stream, dst, src, bytes, true);
+    }
     free(packed);
     return status;
 }

@@ -551,15 +551,16 @@ static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *ru
 
 /* Conv's constant weights [M][C/G][KH][KW] rearranged as [G][C/G][KH][KW][M/G], so that one vec4 holds 4 output
  * channels' weights of one tap; only where a group's output channels come in fours (not depthwise). */
-bool ortvk_kconv_pack(const ortvk_kparams *params, size_t input, const ortvk_ktensor *t, const void *data,
-                      void *packed)
+size_t ortvk_kconv_pack(const ortvk_kparams *params, size_t input, const ortvk_ktensor *t, const void *data,
+                        void *packed)
 {
-    if (input != 1 || (t->rank != 3 && t->rank != 4) || t->count == 0) return false;
+    if (input != 1 || (t->rank != 3 && t->rank != 4) || t->count == 0) return 0;
     int64_t G = params->conv.group, M = t->dims[0], cg = t->dims[1];
     int64_t taps = t->rank == 4 ? t->dims[2] * t->dims[3] : t->dims[2];
-    if (G < 1 || M % G != 0 || (M / G) % 4 != 0) return false;
+    if (G < 1 || M % G != 0 || (M / G) % 4 != 0) return 0;
     int64_t mg = M / G;
     size_t es = ortvk_element_size(t->type);
+    if (packed == NULL) return t->count * es;
     const uint8_t *from = data;
     uint8_t *to = packed;
     for (int64_t m = 0; m < M; m++) {
@@ -572,7 +573,7 @@ bool ortvk_kconv_pack(const ortvk_kparams *params, size_t input, const ortvk_kte
             }
         }
     }
-    return true;
+    return t->count * es;
 }
 
 static OrtStatus *conv_record(const ortvk_kparams *params, ortvk_krun *run)

@@ -11,6 +11,12 @@ size_t ortvk_kcount(const int64_t *dims, size_t rank)
     return n;
 }
 
+VkDeviceSize ortvk_ktensor_bytes(const ortvk_ktensor *t)
+{
+    if (t->packed && t->buffer != NULL) return t->buffer->size - t->offset; /* a constant owns its whole buffer */
+    return (VkDeviceSize)t->count * ortvk_element_size(t->type);
+}
+
 bool ortvk_kcount_checked(const int64_t *dims, size_t rank, size_t esize, int64_t *out)
 {
     int64_t n = 1, bytes = 0;

@@ -104,7 +104,8 @@ typedef struct ortvk_ktensor {
     VkDeviceAddress address;  /* 0 when empty */
     ortvk_buffer *buffer;     /* what `address` resolves to */
     VkDeviceSize offset;
-    bool packed;              /* a constant the op's `pack` rearranged at Compile (dims stay the original's) */
+    bool packed;              /* a constant its op's packer rearranged at Compile (ortvk_kpack_fn; dims stay the
+                                 original's, the buffer may hold more bytes) */
     const void *host;         /* the elements in host memory, in `type`, or NULL: shape values computed on the host
                                  (kernel_shape_ops.c), constants read on the host, inputs ORT gives in host memory */
 } ortvk_ktensor;
@@ -252,6 +253,8 @@ OrtStatus *ortvk_kshape_upload(const ortvk_kparams *params, ortvk_krun *run);
 
 /* Helpers for shapes. */
 size_t ortvk_kcount(const int64_t *dims, size_t rank);
+/* The bytes a tensor takes in its buffer: its elements', or a packed constant's (padding may make them more). */
+VkDeviceSize ortvk_ktensor_bytes(const ortvk_ktensor *t);
 /* Checked 64-bit arithmetic: every shape, size, stride and loop bound computed from a model's attributes or an
  * input's dims goes through these (or is bounded by values that did). False when the exact result does not fit an
  * int64_t; the caller refuses the node (GetCapability) or fails the run naming the op, the field and the value. */
@@ -335,10 +338,15 @@ bool ortvk_kchain_kind_is_channel(ortvk_chain_kind kind);
 #define ORTVK_KCHAIN_FLOATS (2 * ORTVK_KMAX_CHAIN)
 void ortvk_kchain_constants(const ortvk_kparams_chain *chain, float out[ORTVK_KCHAIN_FLOATS]);
 
-/* Compile: Conv's constant input `input` (`t` its type and dims, `data` its host values) rearranged into `packed`
- * (as many bytes) for faster reads; false keeps it as it is. The run sees t->packed (kernel_conv.c). */
-bool ortvk_kconv_pack(const ortvk_kparams *params, size_t input, const ortvk_ktensor *t, const void *data,
-                      void *packed);
+/* Compile: an op's constant input `input` (`t` its type and dims, `data` its host values) rearranged for faster
+ * reads. With `packed` NULL it returns the bytes the rearranged form takes, 0 to keep the constant as it is; else it
+ * writes them to `packed`. The run sees t->packed. kernel_consts.c lists each op's packer. */
+typedef size_t (*ortvk_kpack_fn)(const ortvk_kparams *params, size_t input, const ortvk_ktensor *t, const void *data,
+                                 void *packed);
+size_t ortvk_kconv_pack(const ortvk_kparams *params, size_t input, const ortvk_ktensor *t, const void *data,
+                        void *packed); /* Conv's weights, 4 output channels a vec4 (kernel_conv.c) */
+size_t ortvk_kgemm_pack(const ortvk_kparams *params, size_t input, const ortvk_ktensor *t, const void *data,
+                        void *packed); /* MatMul's and Gemm's B, rows padded to whole vec4s (kernel_math.c) */
 
 /* A (batched) matrix product y = alpha * A B (+ beta * C) as the GEMM shader computes it: MatMul, Gemm and the
  * pointwise convolutions (kernel_math.c). Strides in elements; batch dims broadcast by a stride of 0. */
@@ -349,7 +357,8 @@ typedef struct ortvk_kgemm_plan {
     int64_t a_sm, a_sk, b_sk, b_sn;
     int64_t c_sm, c_sn;
     bool has_c;
-    bool b_odd; /* B's rows may be read element by element (MatMul, Gemm; a Conv's pixels not: not measured) */
+    bool b_odd;    /* B's rows may be read element by element (MatMul, Gemm; a Conv's pixels not: not measured) */
+    bool b_padded; /* B is a packed constant whose rows ortvk_kgemm_pack padded to whole vec4s (b_sk) */
     size_t out_rank;
     int64_t out[ORTVK_KMAX_RANK];
 } ortvk_kgemm_plan;

@@ -154,6 +154,7 @@ static OrtStatus *gemm_plan_for(const ortvk_kparams_gemm *p, ortvk_krun *run, ge
     const ortvk_ktensor *a = &run->in[0], *b = &run->in[1];
     if (p->matmul) {
         ORTVK_TRY(matmul_plan(a, b, g));
+        if (b->packed) g->b_padded = true, g->b_sk = (g->N + 3) / 4 * 4; /* ortvk_kgemm_pack: [K, N] only */
         if (run->n_in > 2 && run->in[2].present) { /* a bias [N] the partition compiler took from an Add */
             const ortvk_ktensor *c = &run->in[2];
             if (c->rank != 1 || c->dims[0] != g->N)
@@ -176,6 +177,7 @@ static OrtStatus *gemm_plan_for(const ortvk_kparams_gemm *p, ortvk_krun *run, ge
     g->a_sk = p->trans_a ? a->dims[1] : 1;
     g->b_sk = p->trans_b ? 1 : b->dims[1];
     g->b_sn = p->trans_b ? b->dims[1] : 1;
+    if (b->packed) g->b_padded = true, g->b_sk = (g->N + 3) / 4 * 4; /* ortvk_kgemm_pack: not transposed only */
     g->out_rank = 2;
     g->out[0] = g->M;
     g->out[1] = g->N;
@@ -240,8 +242,10 @@ _Static_assert(sizeof(push_gemm) == 128, "push_gemm: `chain` is the last of the 
 
 /* The fast form's reads (its LAYOUT % 3): A's rows (along k), A's columns (along m) or, with A's rows, B's columns. */
 enum { GEMM_A_ROWS, GEMM_A_COLUMNS, GEMM_B_COLUMNS };
-/* Added to the fast form's function where B's rows are read element by element (the shader's B_ODD). */
+/* Added to the fast form's function where B's rows are read element by element (the shader's B_ODD), or where they
+ * are whole vec4s only by ortvk_kgemm_pack's padding (Y_ODD); y is then stored element by element. */
 #define GEMM_B_ODD 16u
+#define GEMM_Y_ODD 8u
 static uint32_t gemm_fast_reads(uint32_t fn)
 {
     return fn / ORTVK_KVARIANT % 3;
@@ -253,8 +257,9 @@ static uint32_t gemm_fast_reads(uint32_t fn)
  * k at a time: a pointwise Conv's packed weights of 18 or 42 input channels) and 16-byte aligned tensors; its
  * K / 4 + 3 loop iterations stay under lavapipe's loop cap. Where the plan allows it (`b_odd`), B's rows need not
  * be whole vec4s (N, B's row and batch strides of any size, B and y of any alignment): the shader's B_ODD reads B
- * and stores y element by element. 0 where it does not apply, else the shader's function: 1 (+ GEMM_B_ODD) +
- * ORTVK_KVARIANT * its LAYOUT. */
+ * and stores y element by element; where ortvk_kgemm_pack padded them (`b_padded`), its Y_ODD reads them as vec4
+ * and stores y element by element. 0 where it does not apply, else the shader's function: 1 (+ GEMM_B_ODD or
+ * GEMM_Y_ODD) + ORTVK_KVARIANT * its LAYOUT. */
 static uint32_t gemm_fast(const gemm_plan *g, VkDeviceAddress a, VkDeviceAddress b, VkDeviceAddress y)
 {
     bool a_rows = g->a_sk == 1 && g->a_sm % 4 == 0;
@@ -263,12 +268,13 @@ static uint32_t gemm_fast(const gemm_plan *g, VkDeviceAddress a, VkDeviceAddress
     for (int i = 0; i < g->batch_rank; i++) b_whole = b_whole && (g->batch[i] == 1 || g->b_batch[i] % 4 == 0);
     bool b_rows = b_whole && g->b_sn == 1 && g->b_sk % 4 == 0;
     bool b_columns = b_whole && !b_rows && a_rows && g->b_sk == 1 && g->b_sn % 4 == 0;
-    bool b_odd = !b_rows && !b_columns && g->b_odd && g->b_sn == 1;
-    bool fast = g->K > 0 && (g->K % 4 == 0 || a_columns) && (a_rows || a_columns) && (b_rows || b_columns || b_odd) &&
-                g->K / 4 < ORTVK_KMAX_LOOP && a % 16 == 0;
+    bool b_padded = !b_rows && !b_columns && g->b_padded && g->b_sn == 1 && g->b_sk % 4 == 0 && b % 16 == 0;
+    bool b_odd = !b_rows && !b_columns && !b_padded && g->b_odd && g->b_sn == 1;
+    bool fast = g->K > 0 && (g->K % 4 == 0 || a_columns) && (a_rows || a_columns) &&
+                (b_rows || b_columns || b_padded || b_odd) && g->K / 4 < ORTVK_KMAX_LOOP && a % 16 == 0;
     for (int i = 0; i < g->batch_rank; i++) fast = fast && (g->batch[i] == 1 || g->a_batch[i] % 4 == 0);
     uint32_t layout = a_columns ? GEMM_A_COLUMNS : b_columns ? GEMM_B_COLUMNS : GEMM_A_ROWS;
-    return !fast ? 0 : 1 + (b_odd ? GEMM_B_ODD : 0) + ORTVK_KVARIANT * layout;
+    return !fast ? 0 : 1 + (b_odd ? GEMM_B_ODD : b_padded ? GEMM_Y_ODD : 0) + ORTVK_KVARIANT * layout;
 }
 
 /* A GPU's form (the shader's FAST 5, docs/kernels.md "Forms per device"): tiles through shared memory, for any
@@ -343,6 +349,28 @@ OrtStatus *ortvk_kgemm_record(ortvk_krun *run, const ortvk_kgemm_plan *g, VkDevi
     uint64_t blocks = (uint64_t)((g->M + bm - 1) / bm) * (uint64_t)((g->N + bn - 1) / bn) * batches;
     if (rows || wide) blocks *= 64;
     return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_GEMM, fn, &small, &push, sizeof(push), blocks);
+}
+
+/* MatMul's and Gemm's constant B [K, N] (not transposed) with N not a multiple of 4, its rows padded with zeros to
+ * whole vec4s (K x N rounded up to 4), so that the fast form reads them as vec4 (the shader's Y_ODD; a text
+ * recognizer's CTC head, [40, 120] x [120, 6625]: 5.3 -> 2.9 ms on lavapipe, docs/benchmarks.md run AF). Only where
+ * N is more than an MLP layer's outputs can be (ORTVK_MLP_VALUES), since kernel_mlp.c copies its layers' weights as
+ * they are: small layers stay one dispatch. */
+size_t ortvk_kgemm_pack(const ortvk_kparams *params, size_t input, const ortvk_ktensor *t, const void *data,
+                        void *packed)
+{
+    const ortvk_kparams_gemm *p = &params->gemm;
+    if (input != 1 || t->rank != 2 || t->count == 0 || (!p->matmul && p->trans_b) || t->dims[1] % 4 == 0 ||
+        t->dims[1] <= (int64_t)ORTVK_MLP_VALUES)
+        return 0;
+    size_t es = ortvk_element_size(t->type), K = (size_t)t->dims[0], N = (size_t)t->dims[1], n4 = (N + 3) / 4 * 4;
+    uint8_t *to = packed;
+    const uint8_t *from = data;
+    if (to != NULL) {
+        memset(to, 0, K * n4 * es);
+        for (size_t k = 0; k < K; k++) memcpy(to + k * n4 * es, from + k * N * es, N * es);
+    }
+    return K * n4 * es;
 }
 
 static OrtStatus *gemm_record(const ortvk_kparams *params, ortvk_krun *run)

@@ -25,8 +25,8 @@ typedef struct mlp_plan {
 } mlp_plan;
 
 /* Whether kernel `k` can be a layer: a float32 Gemm or MatMul of a 2-D input (not transposed) by constant 2-D
- * weights, with a constant bias of one value a column or none, its epilogue reading no residual. *K and *N its
- * dims. */
+ * weights as they are (not padded: ortvk_kgemm_pack leaves those of a layer this small alone), with a constant bias
+ * of one value a column or none, its epilogue reading no residual. *K and *N its dims. */
 static bool mlp_layer(const ortvk_kernel *k, int64_t *K, int64_t *N)
 {
     if (k == NULL || k->float16 || k->n_out != 1 || k->out_slot[0] < 0 || k->in_slot[0] < 0 || k->n_in < 2)
@@ -35,7 +35,7 @@ static bool mlp_layer(const ortvk_kernel *k, int64_t *K, int64_t *N)
     const ortvk_kparams_gemm *g = &k->params.gemm;
     const kconst *w = k->consts[1], *c = k->n_in > 2 ? k->consts[2] : NULL;
     if (g->trans_a || g->epilogue.residual != 0 || w == NULL || w->buffer == NULL || w->view.rank != 2 ||
-        w->view.type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT || (k->n_in > 2 && k->in_slot[2] >= 0))
+        w->view.packed || w->view.type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT || (k->n_in > 2 && k->in_slot[2] >= 0))
         return false;
     *K = w->view.dims[g->trans_b ? 1 : 0];
     *N = w->view.dims[g->trans_b ? 0 : 1];

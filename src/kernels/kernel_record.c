@@ -38,7 +38,7 @@ static OrtStatus *locate_operand(ortvk_krun *run, VkDeviceAddress address, ortvk
 {
     for (size_t i = 0; i < run->n_in + run->n_out; i++) {
         const ortvk_ktensor *t = i < run->n_in ? &run->in[i] : &run->out[i - run->n_in];
-        VkDeviceSize size = t->count * ortvk_element_size(t->type);
+        VkDeviceSize size = ortvk_ktensor_bytes(t);
         if (t->buffer == NULL || address < t->address || address - t->address >= size) continue;
         *out = t->buffer;
         *offset = t->offset + (address - t->address);
@@ -202,7 +202,7 @@ static OrtStatus *resolve(ortvk_krun *run, VkDeviceAddress address, VkDeviceSize
     for (size_t i = 0; i < run->n_in + run->n_out; i++) {
         const ortvk_ktensor *t = i < run->n_in ? &run->in[i] : &run->out[i - run->n_in];
         if (t->buffer == NULL || address < t->address) continue;
-        VkDeviceSize into = address - t->address, size = t->count * ortvk_element_size(t->type);
+        VkDeviceSize into = address - t->address, size = ortvk_ktensor_bytes(t);
         if (into <= size && bytes <= size - into) {
             *buffer = t->buffer;
             *offset = t->offset + into;

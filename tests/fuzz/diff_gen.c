@@ -1150,10 +1150,15 @@ static void gen_matmul(dcase *c)
     for (int i = 0; i < rb - 2; i++) b[i] = rp(c, 0.2) ? 1 : batch[2 - (rb - 2) + i];
     if (ra == 1) a[0] = k;
     else a[ra - 2] = m, a[ra - 1] = k;
+    /* Constant weights of rank 2, sometimes wider than 1024 columns (ortvk pads rows of more than 1024 to whole
+     * vec4s at Compile: kernel_math.c's ortvk_kgemm_pack). */
+    bool constant_b = rb == 2 && !c->big && rp(c, 0.3);
+    if (constant_b && rp(c, 0.5)) n = rint_(c, 1025, 1100);
     if (rb == 1) b[0] = k + (rp(c, 0.03) ? 1 : 0);
     else b[rb - 2] = k + (rp(c, 0.03) ? 1 : 0), b[rb - 1] = n;
     input_of(c, "a", 0, ra, a, c->big ? DC_VALUES_POSITIVE : c->values);
-    input_of(c, "b", 0, rb, b, c->big ? DC_VALUES_POSITIVE : c->values);
+    if (constant_b) const_float_tensor(c, "b", rb, b, c->values);
+    else input_of(c, "b", 0, rb, b, c->big ? DC_VALUES_POSITIVE : c->values);
     static const char *in[] = {"a", "b"};
     node(c, in, 2, 1, 0);
     c->atol = 1e-5 * (1 + (double)k / 16);
@@ -1652,7 +1657,8 @@ static int fusion_head(dcase *c, int head, int64_t *out, bool *residual)
         return rank;
     }
     if (head == 4 || head == 5) {
-        int64_t m = small_dim(c), k = rint_(c, 1, 40), n = rint_(c, 1, 24), x[2] = {m, k}, w[2] = {k, n};
+        int64_t m = small_dim(c), k = rint_(c, 1, 40), n = rp(c, 0.2) ? rint_(c, 1025, 1100) : rint_(c, 1, 24);
+        int64_t x[2] = {m, k}, w[2] = {k, n};
         input_of(c, "x", 0, 2, x, kind);
         const_float_tensor(c, "w", 2, w, DC_VALUES_NORMAL);
         const char *in[3] = {"x", "w", "b"}, *outs[1] = {"t0"};

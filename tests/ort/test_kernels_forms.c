@@ -274,6 +274,7 @@ typedef struct gemm_case {
 /* Forms a case expects on CPU devices, told by the function the profile names. */
 enum gemm_cpu_form {
     B_ODD = 1, /* gemm: the fast form reading B element by element (functions 17-20, plus 32 k) */
+    Y_ODD,     /* gemm: the fast form reading B padded to whole vec4s, storing y element by element (9-12) */
     SLICED,    /* conv: packed weights in slices (variant 5: fn / 32) */
     ROWS,      /* conv: packed weights, input rows read as vec4 (fn % 32 with bit 3), not in slices */
 };
@@ -282,6 +283,7 @@ static bool cpu_form_is(int form, long fn)
 {
     switch (form) {
     case B_ODD: return fn % 32 >= 17 && fn % 32 <= 20;
+    case Y_ODD: return fn % 32 >= 9 && fn % 32 <= 12;
     case SLICED: return fn / 32 == 5;
     case ROWS: return fn / 32 != 5 && (fn % 32 & 8) != 0;
     default: return true;
@@ -362,13 +364,22 @@ static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *
         MATMUL("MatMul, K = 70,000", 2, 2, {2, 70000}, {70000, 3}),
 #define MATMUL_ODD(what, xr, br, ...) \
     {what, "MatMul", "gemm", xr, br, 0, __VA_ARGS__, {0}, 0, 0, 1.0f, 1.0f, {0}, {0}, {0}, 0, B_ODD}
-        MATMUL_ODD("MatMul, 40x120 by 120x6625 (a recognizer's head; 16-row blocks)", 3, 2, {1, 40, 120},
-                   {120, 6625}),
+        MATMUL_ODD("MatMul, batch 2, 4x12 by 2x12x1027 (B of rank 3: not padded)", 3, 3, {2, 4, 12},
+                   {2, 12, 1027}),
         MATMUL_ODD("MatMul, 20x16 by 16x390 (8-row blocks)", 2, 2, {20, 16}, {16, 390}),
         MATMUL_ODD("MatMul, 300x16 by 16x13 (64 row blocks a workgroup)", 2, 2, {300, 16}, {16, 13}),
         MATMUL_ODD("MatMul, 9x8 by 8x3 (N < 4)", 2, 2, {9, 8}, {8, 3}),
         MATMUL_ODD("MatMul, batch 2x3, 8x12 by 12x7 (B's batches of 84)", 4, 4, {2, 3, 8, 12}, {2, 3, 12, 7}),
 #undef MATMUL_ODD
+#define MATMUL_PADDED(what, xr, br, ...) \
+    {what, "MatMul", "gemm", xr, br, 0, __VA_ARGS__, {0}, 0, 0, 1.0f, 1.0f, {0}, {0}, {0}, 0, Y_ODD}
+        MATMUL_PADDED("MatMul, 40x120 by 120x6625 (a recognizer's head: B's rows padded; 16-row blocks)", 3, 2,
+                      {1, 40, 120}, {120, 6625}),
+        MATMUL_PADDED("MatMul, batch 2x3, 5x64 by 64x1030 (B's rows padded; 8 x 16 blocks)", 4, 2, {2, 3, 5, 64},
+                      {64, 1030}),
+        MATMUL_PADDED("MatMul, 300x8 by 8x1025 (B's rows padded; 64 row blocks a workgroup)", 2, 2, {300, 8},
+                      {8, 1025}),
+#undef MATMUL_PADDED
 #undef MATMUL
         GEMM("Gemm transA transB, C of M x N", 2, {17, 33}, {65, 17}, {33, 65}, 1, 1, 0.5f, 2.0f),
         GEMM("Gemm, C of N", 1, {33, 20}, {20, 65}, {65}, 0, 0, 1.0f, -1.5f),
@@ -378,6 +389,9 @@ static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *
         GEMM_ODD("Gemm transA, K of 12 (a constant), N of 401, C of M x N", 2, {12, 16}, {12, 401}, {16, 401}, 1, 0,
                  2.0f, 1.0f),
 #undef GEMM_ODD
+        {"Gemm, 33x20 by 20x1027, C of N (B's rows padded)", "Gemm", "gemm", 2, 2, 1, {33, 20}, {20, 1027}, {1027},
+         0, 0, 1.0f, 0.5f, {0}, {0}, {0}, 0, Y_ODD},
+        GEMM("Gemm transB, 33x20 by 1027x20 (not padded)", 1, {33, 20}, {1027, 20}, {1027}, 0, 1, 1.0f, 1.0f),
         CONV("pointwise Conv 18 -> 20, 13x11", "gemm", 4, {1, 18, 13, 11}, {20, 18, 1, 1}, {20}, 0, 0, 1.0f, 1.0f,
              {0}, {0}, {0}, 0),
         CONV("Conv 3x3 pad 1, 16 -> 20 (packed), 17x13", "conv", 4, {1, 16, 17, 13}, {20, 16, 3, 3}, {20}, 0, 0,

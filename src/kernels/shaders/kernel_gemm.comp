@@ -2,13 +2,14 @@
 // (+ beta * C[m, n]), with A and B addressed through strides so that transposes cost nothing. Each invocation
 // computes a TM x TN block of one batch's output; every sum runs over k in ascending order. A fused element-wise
 // chain (common.glsl's ortvk_chain) applies to each stored result (a pointwise Conv's activation).
-// Specialization constant 0 (FORM) % 16, FAST (the host's choice where A's rows and B's rows are contiguous, K and N
+// Specialization constant 0 (FORM) % 8, FAST (the host's choice where A's rows and B's rows are contiguous, K and N
 // multiples of 4, the tensors 16-byte aligned): blocks of 8 x 16 (16 x 8 for FAST 3, 8 x 8 for FAST 4) read as vec4
 // (A along k, B along n), 4 k a loop iteration, no bounds checks inside the loop (edge rows and columns read clamped
 // indices and are not stored); A along m instead where its columns are contiguous, or B along k (LAYOUT); B read
-// element by element where its rows are not whole vec4s (B_ODD, FORM 17-20). With A along m, K need not be a
-// multiple of 4: the last K % 4 steps run one k each. The generic
-// form's per-element checks and scalar loads became per-lane branches and gathers on lavapipe: 0.8 GFLOP/s.
+// element by element where its rows are not whole vec4s (B_ODD, FORM 17-20), as vec4 where a packed constant's
+// padding makes them so (Y_ODD, FORM 9-12), y then stored element by element. With A along m, K need not be a
+// multiple of 4: the last K % 4 steps run one k each. The generic form's per-element checks and scalar loads became
+// per-lane branches and gathers on lavapipe: 0.8 GFLOP/s.
 // Constant 6 (SMALL_K), with A along m in the wide forms: K itself, for a pointwise Conv of few input channels.
 // FAST 5 is a GPU's form (docs/kernels.md, "Forms per device"): tiles through shared memory, any strides.
 #version 460
@@ -28,11 +29,14 @@ layout(push_constant) uniform Push {
 } p;
 
 layout(constant_id = 0) const uint FORM = 0u;
-const uint FAST = FORM % 16u;
+const uint FAST = FORM % 8u;
 // FORM 16 + FAST 1-4 where B's rows (along n) are not whole vec4s (N, B's row or batch stride not a multiple of 4,
-// or B or y not 16-byte aligned: a text recognizer's 6625-class head): B read and y stored element by element, each
-// column clamped to N - 1; A read as in the other forms.
+// or B or y not 16-byte aligned): B read and y stored element by element, each column clamped to N - 1; A read as
+// in the other forms. FORM 8 + FAST 1-4 where N is not a multiple of 4 but B's rows are padded to whole vec4s (the
+// host's ortvk_kgemm_pack: a text recognizer's 6625-class head): B read as vec4 up to N rounded up to 4, y stored
+// element by element.
 const bool B_ODD = FORM >= 16u;
+const bool Y_ODD = FORM >= 8u;
 // Constant 1, with FAST: the layout. 1: A's columns (along m) are contiguous rather than its rows (along k), M a
 // multiple of 4; 2: B's columns (along k) rather than its rows (Gemm's transB = 1).
 // Plus 3 times C's form: 0 none, 1 one value a row (a bias per output channel: one read a row), 2 any other. Constants
@@ -117,8 +121,8 @@ void gemm_tiles()
     }
 }
 
-// The block's columns of B (gemm_block sets them): the first of each group of 4 (clamped to N - 4), and each one
-// (clamped to N - 1: B_ODD's, and B_COLUMNS').
+// The block's columns of B (gemm_block sets them): the first of each group of 4 (clamped to N - 4, N rounded up to 4
+// in Y_ODD), and each one (clamped to N - 1: B_ODD's, and B_COLUMNS').
 uint gemm_bc[FG], gemm_bn[FG * 4u];
 
 // B's elements at columns gemm_bc[g].. of the row starting at `row`: one vec4 fetch, or with B_ODD four fetches at
@@ -164,7 +168,7 @@ void gemm_store_row(uint m, uint n0, uint batch, vec4 row[FG])
         }
         uint at = (batch * p.M + m) * p.N + n;
         vec4 v = ORTVK_CHAIN_COUNT == 0u ? sum : ortvk_chain4(sum); // one chain a store site: SPIR-V size, above
-        if (B_ODD) {
+        if (Y_ODD) {
             [[unroll]] for (uint e = 0u; e < 4u; e++) {
                 if (n + e < p.N) ORTVK_SET(3, p.y, at + e, v[e]);
             }
@@ -185,7 +189,8 @@ void gemm_block(uint m0, uint n0, uint batch)
         ar[j] = ao + min(m0 + j, p.M - 1u) * uint(p.a_sm);
         [[unroll]] for (uint g = 0u; g < FG; g++) acc[j][g] = vec4(0.0);
     }
-    [[unroll]] for (uint g = 0u; g < FG; g++) gemm_bc[g] = bo + min(n0 + 4u * g, p.N - 4u);
+    uint n4 = (p.N + 3u) & ~3u; // N itself but in Y_ODD
+    [[unroll]] for (uint g = 0u; g < FG; g++) gemm_bc[g] = bo + min(n0 + 4u * g, n4 - 4u);
     [[unroll]] for (uint e = 0u; e < FG * 4u; e++) gemm_bn[e] = bo + min(n0 + e, p.N - 1u) * uint(p.b_sn);
     uint b_sk = uint(p.b_sk);
     if (SMALL_K != 0u) {

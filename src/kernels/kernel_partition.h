@@ -32,6 +32,10 @@ typedef struct ortvk_kernel {
     bool operand_ok;                   /* chain_input -1, ranks known: t + r, t * r, t + q, t * q broadcast in the
                                           stand-alone chain kernel (ortvk_kchain_operand_shapes) */
     int operand_x;                     /* ... and the input a chain starting at it takes as x */
+    int x_rank;                        /* input 0's rank at Compile (-1 unknown) and its last dim (-1 symbolic or */
+    int64_t x_last;                    /* unknown): the written-out LayerNormalization (kernel_fuse_norm.c) */
+    bool has_scalar;                   /* input 1 is a float constant of one element, of rank 0 or 1: */
+    float scalar;                      /* its value (Pow's exponent there) */
     char op_type[32];
     char *name;                        /* the node's name (the profile, run-time errors) */
 } ortvk_kernel;
@@ -67,6 +71,9 @@ OrtStatus *ortvk_kernel_keep_const(ortvk_kernel *kernel, const ortvk_knode *k, s
 void ortvk_kernel_free_consts(ortvk_kernel *kernel);
 void ortvk_kernel_destroy(ortvk_kernel *kernel);
 
+/* Runs LayerNormalization written out as its ops (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add) as
+ * one LayerNormalization kernel (kernel_fuse_norm.c); before the other fusions. */
+void ortvk_partition_fuse_norms(ortvk_partition *p);
 /* Fuses runs of element-wise kernels of a compiled partition (kernel_fuse.c); `stream` uploads each chain's
  * constants (ortvk_kernel_upload_chain). */
 OrtStatus *ortvk_partition_fuse(ortvk_partition *p, ortvk_stream *stream);

@@ -225,6 +225,12 @@ static OrtStatus *kernel_create(ortvk_partition *p, ortvk_stream *stream, const 
     if (status != NULL) goto fail;
     kernel->n_in = k->n_in;
     kernel->n_out = k->n_out;
+    kernel->x_rank = k->n_in > 0 ? k->in[0].rank : -1;
+    kernel->x_last = kernel->x_rank > 0 ? k->in[0].dims[kernel->x_rank - 1] : -1;
+    size_t scalars = 0;
+    kernel->has_scalar = k->n_in == 2 && k->in[1].constant != NULL && k->in[1].rank <= 1 &&
+                         k->in[1].type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT &&
+                         ortvk_knode_const_floats(k, 1, &kernel->scalar, 1, &scalars) && scalars == 1;
     snprintf(kernel->op_type, sizeof(kernel->op_type), "%s", k->op_type);
     kernel->name = strdup(k->name ? k->name : "");
     if (kernel->name == NULL) {
@@ -396,6 +402,7 @@ OrtStatus *ortvk_partition_create(ortvk_kernel_device *kdev, ortvk_stream *strea
         status = kernel_create(p, stream, nodes[next], &io, &p->kernels[p->n_kernels]);
         if (status == NULL) p->n_kernels++;
     }
+    if (status == NULL) ortvk_partition_fuse_norms(p);
     if (status == NULL) status = ortvk_partition_fuse(p, stream);
     if (status == NULL) status = ortvk_partition_fuse_mlp(p, stream);
 out:

@@ -1847,6 +1847,54 @@ static void gen_fusion(dcase *c)
     c->atol *= fmin(gain, 1e30);
 }
 
+/* LayerNormalization written out as exporters write it before opset 17 (ReduceMean, Sub, Pow, ReduceMean, Add,
+ * Sqrt, Div, Mul, Add), which ortvk runs as one LayerNormalization kernel (kernel_fuse_norm.c) where the CPU EP
+ * fuses it too: over the last axis mostly (now and then another, or a last dim of a symbolic size), epsilon 0 now
+ * and then, the scale either side of its Mul, of rank 1 or [1, L], a constant or an input. The Pow's exponent stays
+ * 2: the CPU EP's LayerNormFusion also fuses other exponents, which changes the model's meaning there
+ * (test_kernels_fusion checks ortvk against the CPU EP without graph optimizations). */
+static void gen_layer_norm_written(dcase *c)
+{
+    int64_t dims[DC_MAX_RANK];
+    int rank = random_shape(c, 2, 4, dims); /* rank 1: ORT 1.30's fusion makes an invalid graph (seed 214) */
+    /* A last dim of at least 1: over 0 elements the CPU EP's fused LayerNormalization fails (ONNX's form is an
+     * empty output, as ortvk's). */
+    dims[rank - 1] = rp(c, 0.5) ? rint_(c, 1, 300) : dims[rank - 1] + (dims[rank - 1] == 0);
+    while (count_of(rank, dims) > 40000 && dims[0] > 1) dims[0] = (dims[0] + 1) / 2;
+    input(c, "x", rank, dims);
+    int64_t len = dims[rank - 1], axis = rp(c, 0.85) ? -1 : rp(c, 0.5) ? rank - 1 : axis_of(c, rank);
+    int64_t sd[2] = {1, len};
+    int scale_rank = rp(c, 0.9) ? 1 : 2;
+    if (rp(c, 0.9)) const_float_tensor(c, "scale", scale_rank, sd + 2 - scale_rank, DC_VALUES_NORMAL);
+    else input_of(c, "scale", 0, scale_rank, sd + 2 - scale_rank, DC_VALUES_NORMAL);
+    const_float_tensor(c, "bias", 1, &len, DC_VALUES_NORMAL);
+    float two = 2.0f, eps = rp(c, 0.1) ? 0.0f : (float)(1e-6 + runi(c) * 1e-2);
+    int64_t one = 1;
+    onnx_model_add_initializer(c->model, "two", c->ft, rp(c, 0.5) ? 0 : 1, &one, &two, sizeof(two));
+    onnx_model_add_initializer(c->model, "eps", c->ft, rp(c, 0.5) ? 0 : 1, &one, &eps, sizeof(eps));
+    bool axes_input = c->opset >= 18;
+    if (axes_input) onnx_model_add_initializer(c->model, "axes", ONNX_INT64, 1, &one, &axis, sizeof(axis));
+    desc(c, " axis=%lld eps=%g", (long long)axis, (double)eps);
+    const char *mean_in[2] = {"x", "axes"}, *var_in[2] = {"sq", "axes"}, *mean_out[1] = {"mean"}, *var_out[1] = {"var"};
+    onnx_node *m1 = onnx_model_add_node(c->model, "ReduceMean", mean_in, axes_input ? 2 : 1, mean_out, 1);
+    onnx_model_add_node(c->model, "Sub", (const char *[]){"x", "mean"}, 2, (const char *[]){"d"}, 1);
+    onnx_model_add_node(c->model, "Pow", (const char *[]){"d", "two"}, 2, (const char *[]){"sq"}, 1);
+    onnx_node *m2 = onnx_model_add_node(c->model, "ReduceMean", var_in, axes_input ? 2 : 1, var_out, 1);
+    if (!axes_input) onnx_node_attr_ints(m1, "axes", &axis, 1), onnx_node_attr_ints(m2, "axes", &axis, 1);
+    onnx_model_add_node(c->model, "Add", (const char *[]){"var", "eps"}, 2, (const char *[]){"ve"}, 1);
+    onnx_model_add_node(c->model, "Sqrt", (const char *[]){"ve"}, 1, (const char *[]){"sd"}, 1);
+    onnx_model_add_node(c->model, "Div", (const char *[]){"d", "sd"}, 2, (const char *[]){"n"}, 1);
+    bool scale_first = rp(c, 0.3);
+    onnx_model_add_node(c->model, "Mul", (const char *[]){scale_first ? "scale" : "n", scale_first ? "n" : "scale"}, 2,
+                        (const char *[]){"t"}, 1);
+    onnx_model_add_node(c->model, "Add", (const char *[]){"t", "bias"}, 2, (const char *[]){"y"}, 1);
+    snprintf(c->out[0], sizeof(c->out[0]), "y");
+    c->out_type[0] = c->ft;
+    c->n_out = 1;
+    onnx_model_add_output(c->model, "y", c->ft, -1, NULL);
+    c->atol = 1e-5 * 4;
+}
+
 static const dc_op ops[] = {
     U("Relu", 7, 14), U("LeakyRelu", 7, 16), U("Sigmoid", 7, 13), U("HardSigmoid", 7, 21), U("HardSwish", 14, 21),
     U("Tanh", 7, 13), U("Exp", 7, 13), U("Log", 7, 13), U("Abs", 7, 13), U("Neg", 7, 13), U("Sqrt", 7, 13),
@@ -1887,6 +1935,7 @@ static const dc_op ops[] = {
     {"MatMulInteger", 10, 10, gen_matmul_integer, false}, {"ConvInteger", 10, 10, gen_conv_integer, false},
     {"QLinearMatMul", 10, 10, gen_qlinear_matmul, false},
     {"Fusion", 14, 14, gen_fusion, false}, /* not an op: a head and a chain, fused by ortvk's partition compiler */
+    {"LayerNormWritten", 11, 18, gen_layer_norm_written, false}, /* not an op: nine, fused (kernel_fuse_norm.c) */
 };
 #undef U
 #undef B

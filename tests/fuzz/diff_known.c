@@ -92,6 +92,11 @@ static bool constant_or_special_input(const dcase *c) { return c->values == DC_V
 /* a value of magnitude 1e38 or more (FLT_MAX, infinities) */
 static bool is_near_float_max(float v) { return !isnan(v) && fabsf(v) >= 1e38f; }
 static bool near_float_max_input(const dcase *c) { return any_value(c, is_near_float_max); }
+/* a value of magnitude 1e19 or more (squares past FLT_MAX), or rows of one value (ONE_SPECIAL: variance 0) */
+static bool huge_or_constant_input(const dcase *c)
+{
+    return c->values == DC_VALUES_ONE_SPECIAL || any_value(c, is_huge);
+}
 
 static bool ill_conditioned(const dcase *c) { return c->ill_conditioned; }
 
@@ -124,6 +129,11 @@ const dc_known dc_known_findings[] = {
      "boundary): a constant row's x - mean (and overflow) differ"},
     {"LayerNormalization", near_float_max_input, "values of magnitude 1e38 or more (FLT_MAX, infinities)",
      "wrong: NaN vs 0 * scale + bias: the running mean overflows on +-FLT_MAX where the CPU EP's does not"},
+    {"LayerNormWritten", huge_or_constant_input, "values of magnitude 1e19 or more, or rows of one value",
+     "reference: the CPU EP fuses the nodes into a running mean, which ONNX's form does not compute (squares of x - "
+     "mean past FLT_MAX: y the bias; a constant row's x - mean is the sum's rounding over sqrt(epsilon)); ortvk "
+     "computes ONNX's form where it does not fuse (a scale that is an input) and overflows on +-FLT_MAX where it "
+     "does (as LayerNormalization) (seed 214 cases 29414, 36185; seed 215 case 1886)"},
     {"Conv", finite_huge_value, "a finite value of 1e19 or more (inputs or weights)",
      "wrong: partial sums of huge finite terms overflow to +-inf (then inf - inf = NaN) in another order than MLAS's; "
      "weights holding NaN or infinity are refused (padded taps)"},

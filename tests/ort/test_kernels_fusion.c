@@ -52,10 +52,27 @@ static uint32_t ulps(float want, float got)
     return d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
 }
 
-/* The output y of `model` for input x (`dims`) on ortvk (device) or the CPU EP;
- * with ortvk and `profile`, the session's profile is written there. NULL on failure. */
+/* Where compare() runs its reference: ORT's CPU EP, ortvk, or the CPU EP without ORT's graph optimizations (whose
+ * fusions may change a model's meaning: its LayerNormFusion takes Pow(d, 4) for Pow(d, 2)). */
+enum { REF_CPU, REF_ORTVK, REF_CPU_PLAIN };
+
+/* The CPU EP's session of `model` without graph optimizations, or NULL. */
+static OrtSession *plain_session(ortapp *app, const uint8_t *model, size_t len)
+{
+    const OrtApi *api = app->api;
+    OrtSessionOptions *options = NULL;
+    OrtSession *s = NULL;
+    ORT_OK(app, api->CreateSessionOptions(&options));
+    if (options != NULL && ORT_OK(app, api->SetSessionGraphOptimizationLevel(options, ORT_DISABLE_ALL)))
+        ORT_OK(app, api->CreateSessionFromArray(app->env, model, len, options, &s));
+    if (options != NULL) api->ReleaseSessionOptions(options);
+    return s;
+}
+
+/* The output y of `model` for input x (`dims`) on ortvk (device) or the CPU EP (without graph optimizations:
+ * `plain`); with ortvk and `profile`, the session's profile is written there. NULL on failure. */
 static float *run_model(ortapp *app, const OrtEpDevice *device, onnx_model *m, int rank, const int64_t *dims,
-                        const char *profile, size_t *count)
+                        const char *profile, bool plain, size_t *count)
 {
     const OrtApi *api = app->api;
     uint8_t *model = NULL;
@@ -66,7 +83,8 @@ static float *run_model(ortapp *app, const OrtEpDevice *device, onnx_model *m, i
     const char *keys[] = {ORTVK_OPTION_PROFILE}, *values[] = {profile};
     OrtStatus *error = NULL;
     OrtSession *s = device ? test_session(app, device, model, len, keys, values, profile ? 1 : 0)
-                           : kc_session(app, NULL, model, len, false, false, &error);
+                    : plain ? plain_session(app, model, len)
+                            : kc_session(app, NULL, model, len, false, false, &error);
     free(model);
     if (error) api->ReleaseStatus(error);
     if (s == NULL) return NULL;
@@ -87,18 +105,17 @@ static float *run_model(ortapp *app, const OrtEpDevice *device, onnx_model *m, i
     return result;
 }
 
-/* Runs `m` on ortvk and `reference` on the CPU EP (ref_on_ortvk false) or on ortvk too, and compares y to 3 ULP
- * (`exact`) or within ONNX's tolerance; `fused` must appear among ortvk's profile's op types, `unfused` not. */
+/* Runs `m` on ortvk and `reference` where `on` says (REF_*: false is the CPU EP, true ortvk), and compares y to 3
+ * ULP (`exact`) or within ONNX's tolerance; `fused` must appear among ortvk's profile's op types, `unfused` not. */
 static void compare(ortapp *app, const OrtEpDevice *device, const char *name, onnx_model *m, onnx_model *reference,
-                    bool ref_on_ortvk, bool exact, int rank, const int64_t *dims, const char *fused,
-                    const char *unfused)
+                    int on, bool exact, int rank, const int64_t *dims, const char *fused, const char *unfused)
 {
     char path[256];
     snprintf(path, sizeof(path), "/tmp/ortvk-test-fusion-%d.json", (int)getpid());
     size_t wn = 0, gn = 0;
     uint32_t worst = 0; /* the largest ULP distance */
-    float *w = run_model(app, ref_on_ortvk ? device : NULL, reference, rank, dims, NULL, &wn);
-    float *g = run_model(app, device, m, rank, dims, path, &gn);
+    float *w = run_model(app, on == REF_ORTVK ? device : NULL, reference, rank, dims, NULL, on == REF_CPU_PLAIN, &wn);
+    float *g = run_model(app, device, m, rank, dims, path, false, &gn);
     if (CHECK(w != NULL && g != NULL && wn == gn && wn > 0, "%s: outputs of %zu and %zu values", name, wn, gn)) {
         size_t bad = 0, first = 0;
         for (size_t i = 0; i < wn; i++) {
@@ -766,6 +783,106 @@ static onnx_model *mlp_read_twice(bool variant)
     return m;
 }
 
+/* LayerNormalization written out over the last axis as exporters write it before opset 17: ReduceMean, Sub, Pow
+ * (2), ReduceMean, Add (epsilon), Sqrt, Div, Mul by a scale [L], Add a bias [L] (x [..., 120] of `dims`). `variant`:
+ * the square as Mul(d, d), a form not fused (ortvk's reference of its own). `opset` 18: ReduceMean's axes an input.
+ * `exponent`, `axis` and `scale_rank` other than 2, -1 and 1: forms the fusion leaves apart. */
+static onnx_model *layer_norm_written(bool variant, int opset, int rank, const int64_t *dims, float exponent,
+                                      int64_t axis, int scale_rank)
+{
+    onnx_model *m = model_of(opset, rank, dims);
+    int64_t len = 120, scale_dims[2] = {1, len}; /* x's last dim at run time */
+    float *scale = malloc((size_t)len * sizeof(float)), *bias = malloc((size_t)len * sizeof(float));
+    for (int64_t i = 0; i < len; i++) {
+        scale[i] = 0.5f + 0.125f * (float)(i % 7);
+        bias[i] = 0.25f * (float)(i % 5) - 0.5f;
+    }
+    onnx_model_add_initializer(m, "scale", ONNX_FLOAT, scale_rank, scale_dims + 2 - scale_rank, scale,
+                               (size_t)len * sizeof(float));
+    onnx_model_add_initializer(m, "bias", ONNX_FLOAT, 1, &len, bias, (size_t)len * sizeof(float));
+    free(scale), free(bias);
+    scalar(m, "two", exponent);
+    scalar(m, "eps", 1e-5f);
+    int64_t one = 1;
+    if (opset >= 18) onnx_model_add_initializer(m, "axes", ONNX_INT64, 1, &one, &axis, sizeof(axis));
+    const char *means[2][2] = {{"x", "axes"}, {"sq", "axes"}}, *mean_out[2] = {"mean", "var"};
+    for (int i = 0; i < 2; i++) {
+        if (i == 1) {
+            add(m, "Sub", "x", "mean", "d");
+            if (variant) add(m, "Mul", "d", "d", "sq");
+            else add(m, "Pow", "d", "two", "sq");
+        }
+        onnx_node *r = onnx_model_add_node(m, "ReduceMean", means[i], opset >= 18 ? 2 : 1, &mean_out[i], 1);
+        if (opset < 18) onnx_node_attr_ints(r, "axes", &axis, 1);
+    }
+    add(m, "Add", "var", "eps", "ve");
+    add(m, "Sqrt", "ve", NULL, "sd");
+    add(m, "Div", "d", "sd", "n");
+    add(m, "Mul", "n", "scale", "t");
+    add(m, "Add", "t", "bias", "y");
+    return m;
+}
+
+static const int64_t ln_dims[3] = {2, 40, 120};
+static onnx_model *layer_norm_13(bool variant) { return layer_norm_written(variant, 13, 3, ln_dims, 2.0f, -1, 1); }
+static onnx_model *layer_norm_18(bool variant) { return layer_norm_written(variant, 18, 2, ln_dims + 1, 2.0f, 1, 1); }
+
+/* Runs the written-out LayerNormalization `build` on ortvk within ONNX's tolerance of the CPU EP (which fuses it
+ * too) and, `fused`, of its unfused form on ortvk (its variant), the fused kernel in ortvk's profile: ortvk's
+ * ("LayerNorm=ReduceMean..Add") or, where ORT fused the nodes before ortvk saw them (opset 17 on, where ONNX has
+ * the op), "LayerNormalization". Else neither. */
+static void layer_norm_case(ortapp *app, const OrtEpDevice *device, const char *name, onnx_model *(*build)(bool),
+                            int rank, const int64_t *dims, const char *fused)
+{
+    const char *kernel = fused != NULL ? fused : "LayerNorm";
+    compare(app, device, name, build(false), build(false), REF_CPU, false, rank, dims, fused, fused ? NULL : kernel);
+    if (!fused) return;
+    char against[128];
+    snprintf(against, sizeof(against), "%s (ortvk, unfused)", name);
+    compare(app, device, against, build(false), build(true), REF_ORTVK, false, rank, dims, fused, NULL);
+}
+
+static onnx_model *layer_norm_fourth(bool variant) { return layer_norm_written(variant, 13, 3, ln_dims, 4.0f, -1, 1); }
+static onnx_model *layer_norm_middle(bool variant) { return layer_norm_written(variant, 13, 3, ln_dims, 2.0f, 1, 1); }
+static onnx_model *layer_norm_row_scale(bool variant)
+{
+    return layer_norm_written(variant, 13, 3, ln_dims, 2.0f, -1, 2);
+}
+static const int64_t ln_symbolic[3] = {2, 40, -1};
+static onnx_model *layer_norm_symbolic(bool variant)
+{
+    return layer_norm_written(variant, 13, 3, ln_symbolic, 2.0f, -1, 1);
+}
+
+/* The fused kernel of a symbolic last dim, run with x [2, 40, 1] against a scale of 120: the written-out form would
+ * broadcast the scale (y [2, 40, 120]); ortvk fails the run instead, naming the sizes. */
+static void layer_norm_mismatch_case(ortapp *app, const OrtEpDevice *device)
+{
+    const OrtApi *api = app->api;
+    uint8_t *model = NULL;
+    size_t len = 0;
+    onnx_model *m = layer_norm_symbolic(false);
+    int rc = onnx_model_serialize(m, &model, &len);
+    onnx_model_free(m);
+    OrtSession *s = rc == ONNX_OK ? test_session(app, device, model, len, NULL, NULL, 0) : NULL;
+    free(model);
+    if (!CHECK(s != NULL, "written-out LayerNorm, a last dim of 1 at run time: a session")) return;
+    const int64_t dims[3] = {2, 40, 1};
+    float data[80];
+    for (int i = 0; i < 80; i++) data[i] = (float)i;
+    OrtValue *x = test_host_tensor(app, data, 80, 3, dims), *y = NULL;
+    const char *in[] = {"x"}, *out[] = {"y"};
+    OrtStatus *status = api->Run(s, NULL, in, (const OrtValue *const *)&x, 1, out, 1, &y);
+    const char *message = status != NULL ? api->GetErrorMessage(status) : "";
+    if (CHECK(status != NULL && strstr(message, "LayerNorm") != NULL && strstr(message, "120") != NULL,
+              "written-out LayerNorm, a last dim of 1 at run time: a clear error (%s)", message))
+        printf("%-60s ok (%s)\n", "written-out LayerNorm, a last dim of 1 at run time: fails", message);
+    if (status != NULL) api->ReleaseStatus(status);
+    if (y != NULL) api->ReleaseValue(y);
+    api->ReleaseValue(x);
+    api->ReleaseSession(s);
+}
+
 int main(void)
 {
     ortapp app;
@@ -879,6 +996,21 @@ int main(void)
             mlp_rows, NULL, "\"MLP\"");
     compare(&app, device, "a layer's result read twice: apart", mlp_read_twice(false), mlp_read_twice(false), false,
             false, 2, mlp_rows, NULL, "\"MLP\"");
+    const char *ln_fused = "LayerNorm=ReduceMean..Add";
+    layer_norm_case(&app, device, "LayerNorm written out (9 ops) over [2, 40, 120]: one kernel", layer_norm_13, 3,
+                    ln_dims, ln_fused);
+    layer_norm_case(&app, device, "LayerNorm written out at opset 18 ([40, 120]): ORT's LayerNormalization",
+                    layer_norm_18, 2, ln_dims + 1, "LayerNormalization");
+    /* ORT's CPU EP fuses this one too, as LayerNormalization (its LayerNormFusion does not check the exponent):
+     * ortvk keeps ONNX's meaning, that of the CPU EP without graph optimizations. */
+    compare(&app, device, "written-out LayerNorm with Pow(d, 4): apart, ONNX's meaning", layer_norm_fourth(false),
+            layer_norm_fourth(false), REF_CPU_PLAIN, false, 3, ln_dims, NULL, "LayerNorm");
+    layer_norm_case(&app, device, "written-out LayerNorm over axis 1: apart", layer_norm_middle, 3, ln_dims, NULL);
+    layer_norm_case(&app, device, "written-out LayerNorm, a scale of [1, L]: apart", layer_norm_row_scale, 3, ln_dims,
+                    NULL);
+    layer_norm_case(&app, device, "written-out LayerNorm, a symbolic last dim: one kernel", layer_norm_symbolic, 3,
+                    ln_dims, ln_fused);
+    layer_norm_mismatch_case(&app, device);
     const int64_t k18[4] = {1, 18, 16, 32};
     conv_case(&app, device, "Conv 1x1 of 18 channels to 24 (the GEMM, K % 4 = 2), then hard swish", conv1x1_k18_swish,
               k18, "Conv+Add+Clip+Div+Mul");

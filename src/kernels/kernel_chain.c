@@ -12,9 +12,11 @@ static bool scalar_step(const ortvk_knode *node, ortvk_binary_fn fn, size_t scal
 {
     size_t data = 1 - scalar, count = 0;
     float value = 0.0f;
-    /* The output keeps the data input's shape only when the constant's rank does not exceed its rank. */
-    if (node->in[data].constant != NULL || node->in[data].rank < 0 || node->in[scalar].rank > node->in[data].rank ||
-        node->in[scalar].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT ||
+    /* The output keeps the data input's shape only when the constant's rank does not exceed its rank: always for a
+     * constant of rank 0, whether the data's rank is known or not (ORT knows none of a recognizer's at Compile). */
+    const ortvk_kvalue *k = &node->in[scalar], *x = &node->in[data];
+    if (x->constant != NULL || (k->rank != 0 && (x->rank < 0 || k->rank > x->rank)) ||
+        k->type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT ||
         !ortvk_knode_const_floats(node, scalar, &value, 1, &count) || count != 1)
         return false;
     bool first = scalar == 0; /* the constant is the left operand */

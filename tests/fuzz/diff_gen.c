@@ -1763,6 +1763,8 @@ static void gen_fusion(dcase *c)
      * times -1e20, seed 141 case 11219), and an infinity turns a 0 on one side into NaN (case 161919). */
     double operand_max = 0;
     bool operand_nonfinite = false;
+    bool absolute = false; /* a Sigmoid or Tanh ran (MLAS's have absolute accuracy) */
+    int times_x = 0;       /* Mul steps by the head's result since */
     snprintf(prev, sizeof(prev), "%s", first);
     for (int i = 0; i < steps; i++) {
         char out[8], k[16];
@@ -1781,8 +1783,9 @@ static void gen_fusion(dcase *c)
             float v = chain_scalar(c, k);
             bool left = rp(c, 0.3);
             /* k / t, t / 0 and t * inf: a last-bit difference near t = 0 becomes NaN (0 / 0, 0 * inf) on one side
-             * and +-inf on the other (seed 145 case 43119: MatMul, Sigmoid, / 0). */
-            bool blows_up = !strcmp(op, "Div") ? left || v == 0 : !strcmp(op, "Mul") && isinf(v);
+             * and +-inf on the other (seed 145 case 43119: MatMul, Sigmoid, / 0); t * FLT_MAX: one near 1 becomes
+             * FLT_MAX on one side and inf on the other (seed 219 case 15649: Tanh, then * FLT_MAX). */
+            bool blows_up = !strcmp(op, "Div") ? left || v == 0 : !strcmp(op, "Mul") && fabsf(v) >= 1e38f;
             if (blows_up && inexact) c->ill_conditioned = true;
             double m = fabs((double)v);
             if (isfinite(m) && m > 0) {
@@ -1809,6 +1812,9 @@ static void gen_fusion(dcase *c)
                 gain *= fmax(4.5, operand_max);
                 if (operand_nonfinite && inexact) c->ill_conditioned = true;
             }
+            /* A Sigmoid or Tanh (absolute accuracy on the CPU EP) times the head's result twice or more: its last
+             * bits times |x|^2 (seed 220 case 121321: Conv, Sigmoid, then * x three times, 7.4e-6 against 3.7e-5). */
+            if (kind == 8 && !strcmp(op, "Mul") && absolute && ++times_x >= 2) c->ill_conditioned = true;
             const char *in[2] = {left ? with : prev, left ? prev : with};
             onnx_model_add_node(c->model, op, in, 2, outs, 1);
             desc(c, " %s(%s)", op, with);
@@ -1825,7 +1831,7 @@ static void gen_fusion(dcase *c)
         } else {
             static const char *const acts[] = {"Relu", "Sigmoid", "HardSigmoid", "HardSwish", "LeakyRelu", "Tanh"};
             const char *op = acts[kind - 2], *in[1] = {prev};
-            if (!strcmp(op, "Sigmoid") || !strcmp(op, "Tanh")) inexact = true;
+            if (!strcmp(op, "Sigmoid") || !strcmp(op, "Tanh")) inexact = absolute = true;
             onnx_node *n = onnx_model_add_node(c->model, op, in, 1, outs, 1);
             if (!strcmp(op, "HardSigmoid") && rp(c, 0.5)) {
                 onnx_node_attr_float(n, "alpha", (float)runi(c));

@@ -208,6 +208,15 @@ static onnx_model *swish_chain(bool variant)
     hard_swish(m, "x");
     return m;
 }
+/* The same on an input of no known rank (ORT knows none of a recognizer's values' at Compile): its constants of rank
+ * 0 keep the shape whatever it is. */
+static onnx_model *swish_unknown_rank(bool variant)
+{
+    (void)variant;
+    onnx_model *m = model_of(13, -1, NULL);
+    hard_swish(m, "x");
+    return m;
+}
 
 /* A learnable affine then Relu, the scalar on the left. */
 static onnx_model *affine_relu(bool variant)
@@ -673,6 +682,16 @@ static void bias_plus_relu(onnx_model *m, const char *t)
 }
 static onnx_model *matmul_bias(bool variant) { return gemm_then_of(variant, true, true, plus_bias); }
 static onnx_model *matmul_bias_relu(bool variant) { return gemm_then_of(variant, true, true, bias_plus_relu); }
+/* QuickGelu as the recognizer writes it after a linear layer: s = t + b, then s * Sigmoid(1.702 s). */
+static void bias_quick_gelu(onnx_model *m, const char *t)
+{
+    add(m, "Add", t, "b", "s");
+    scalar(m, "k", 1.702f);
+    add(m, "Mul", "s", "k", "ks");
+    activation(m, "Sigmoid", "ks", "g", NULL, 0, NULL, 0, false);
+    add(m, "Mul", "s", "g", "y");
+}
+static onnx_model *matmul_bias_gelu(bool variant) { return gemm_then_of(variant, true, true, bias_quick_gelu); }
 static onnx_model *conv3x3_affine_swish(bool variant) { return conv_then(variant, 8, 16, 3, 1, 12, 12, affine_swish); }
 static onnx_model *conv3x3_swish(bool variant) { return conv_then(variant, 8, 16, 3, 1, 12, 12, hard_swish); }
 static onnx_model *conv1x1_relu(bool variant) { return conv_then(variant, 16, 8, 1, 1, 12, 12, relu_of); }
@@ -890,6 +909,7 @@ int main(void)
     test_open(&app, &device);
     unsetenv("ORTVK_PROFILE");
     chain_case(&app, device, "Add, Clip, Div, Mul (hard swish)", swish_chain, "Add+Clip+Div+Mul", NULL);
+    chain_case(&app, device, "hard swish of an input of unknown rank", swish_unknown_rank, "Add+Clip+Div+Mul", NULL);
     chain_case(&app, device, "Mul (scalar first), Add, Relu", affine_relu, "Mul+Add+Relu", NULL);
     chain_case(&app, device, "Sub (reversed), Div (reversed), Sub, Add x", reversed, "Sub+Div+Sub+Add", NULL);
     chain_case(&app, device, "Mul by 1e30, Clip with attribute bounds", clip_attributes, "Mul+Clip", NULL);
@@ -984,6 +1004,8 @@ int main(void)
               rows, "\"MatMul+Add\"");
     head_case(&app, device, "batched MatMul, bias [N] + it, Relu: the bias and Relu in its stores",
               matmul_bias_relu, 3, rows, "\"MatMul+Add+Relu\"");
+    head_case(&app, device, "batched MatMul + bias, then s * Sigmoid(1.702 s) (QuickGelu) in its stores",
+              matmul_bias_gelu, 3, rows, "\"MatMul+Add+Mul+Sigmoid+Mul\"");
     head_case_not(&app, device, "three Gemms, Relu between, + x, Sigmoid: one MLP dispatch", mlp_small, 2, mlp_rows,
                   "\"MLP\"", "Add+Sigmoid");
     head_case_not(&app, device, "three Gemms, x + their result (x first), Sigmoid: one MLP dispatch", mlp_x_first, 2,

@@ -163,8 +163,11 @@ void gemm_store_row(uint m, uint n0, uint batch, vec4 row[FG])
         if (C_FORM == 1u) {
             sum += c_row;
         } else if (C_FORM == 2u) {
-            [[unroll]] for (uint e = 0u; e < 4u; e++)
-                sum[e] += p.beta * ORTVK_GET(2, p.c, int(m) * p.c_sm + int(n + e) * p.c_sn);
+            // In the odd forms the group's last columns may lie past N, and C's elements with them: C is read only
+            // where y is stored.
+            [[unroll]] for (uint e = 0u; e < 4u; e++) {
+                if (!Y_ODD || n + e < p.N) sum[e] += p.beta * ORTVK_GET(2, p.c, int(m) * p.c_sm + int(n + e) * p.c_sn);
+            }
         }
         uint at = (batch * p.M + m) * p.N + n;
         vec4 v = ORTVK_CHAIN_COUNT == 0u ? sum : ortvk_chain4(sum); // one chain a store site: SPIR-V size, above

@@ -353,9 +353,9 @@ OrtStatus *ortvk_kgemm_record(ortvk_krun *run, const ortvk_kgemm_plan *g, VkDevi
 
 /* MatMul's and Gemm's constant B [K, N] (not transposed) with N not a multiple of 4, its rows padded with zeros to
  * whole vec4s (K x N rounded up to 4), so that the fast form reads them as vec4 (the shader's Y_ODD; a text
- * recognizer's CTC head, [40, 120] x [120, 6625]: 5.3 -> 2.9 ms on lavapipe, docs/benchmarks.md run AF). Only where
- * N is more than an MLP layer's outputs can be (ORTVK_MLP_VALUES), since kernel_mlp.c copies its layers' weights as
- * they are: small layers stay one dispatch. */
+ * recognizer's CTC head, [40, 120] x [120, 6625]: 5.3 -> 2.6-2.8 ms on lavapipe, docs/benchmarks.md run AF). Only
+ * where N is more than an MLP layer's outputs can be (ORTVK_MLP_VALUES), since kernel_mlp.c copies its layers'
+ * weights as they are: small layers stay one dispatch. */
 size_t ortvk_kgemm_pack(const ortvk_kparams *params, size_t input, const ortvk_ktensor *t, const void *data,
                         void *packed)
 {

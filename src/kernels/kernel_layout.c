@@ -27,7 +27,67 @@ typedef struct push_copy {
     int32_t src_offset, dst_offset;
     uint32_t dims[6];
     int32_t sstride[6], dstride[6];
+    int32_t tile_s, tile_d;
 } push_copy;
+
+/* Whether every operand's offset (elements) and address, and its stride along each dim but `skip[o]`, are whole
+ * multiples of 16 bytes (elements of `esize`). */
+static bool vec4_aligned(const ortvk_kstrides *s, const VkDeviceAddress *address, const int64_t *off, size_t esize,
+                         const int *skip)
+{
+    for (int o = 0; o < 2; o++) {
+        if (address[o] % 16 != 0 || off[o] * (int64_t)esize % 16 != 0) return false;
+        for (int k = 0; k < s->rank; k++)
+            if (k != skip[o] && s->stride[o][k] * (int64_t)esize % 16 != 0) return false;
+    }
+    return true;
+}
+
+/* A copy whose last dim is contiguous in both operands, in whole vec4s: as a copy of 16-byte elements. */
+static bool as_vec4s(ortvk_kstrides *s, const VkDeviceAddress *address, int64_t *off, size_t esize)
+{
+    int last = s->rank - 1, none[2] = {last, last};
+    if (s->stride[0][last] != 1 || s->stride[1][last] != 1 || s->dims[last] * (int64_t)esize % 16 != 0 ||
+        !vec4_aligned(s, address, off, esize, none))
+        return false;
+    int64_t per = 16 / (int64_t)esize;
+    s->dims[last] /= per;
+    for (int o = 0; o < 2; o++) {
+        off[o] /= per;
+        for (int k = 0; k < last; k++) s->stride[o][k] /= per;
+    }
+    return true;
+}
+
+/* A transpose of 32-bit elements in 4 x 4 tiles (shaders/kernel_copy.comp): the destination contiguous along the
+ * last dim, the source along another, b, both of whole vec4s. The iteration space is reordered to put b next to
+ * last, and those two dims counted in tiles; tile_s and tile_d keep the in-tile strides (the source's along last,
+ * the destination's along b). False (and `s` unchanged) where the copy is not such a transpose. */
+static bool as_tiles(ortvk_kstrides *s, const VkDeviceAddress *address, const int64_t *off, size_t esize,
+                     int32_t *tile_s, int32_t *tile_d)
+{
+    int last = s->rank - 1, b = -1;
+    for (int k = 0; k < last; k++)
+        if (s->stride[0][k] == 1) b = k;
+    if (esize != 4 || b < 0 || s->stride[1][last] != 1 || s->dims[last] % 4 != 0 || s->dims[b] % 4 != 0)
+        return false;
+    int unit[2] = {b, last};
+    if (!vec4_aligned(s, address, off, esize, unit)) return false;
+    int64_t dim = s->dims[b], stride[2] = {s->stride[0][b], s->stride[1][b]};
+    for (int k = b; k < last - 1; k++) { /* b moves to last - 1, the dims between it and last one step up */
+        s->dims[k] = s->dims[k + 1];
+        for (int o = 0; o < 2; o++) s->stride[o][k] = s->stride[o][k + 1];
+    }
+    s->dims[last - 1] = dim;
+    for (int o = 0; o < 2; o++) s->stride[o][last - 1] = stride[o];
+    *tile_s = (int32_t)s->stride[0][last];
+    *tile_d = (int32_t)s->stride[1][last - 1];
+    for (int k = last - 1; k <= last; k++) {
+        s->dims[k] /= 4;
+        for (int o = 0; o < 2; o++) s->stride[o][k] *= 4;
+    }
+    return true;
+}
 
 /* Copies the elements of the iteration space `s` (stride[0]: source, stride[1]: destination, in elements) from
  * src + src_off to dst + dst_off. A contiguous copy becomes a buffer copy. */
@@ -48,21 +108,35 @@ OrtStatus *ortvk_kstrided_copy(ortvk_krun *run, VkDeviceAddress src, int64_t src
         return ortvk_krun_copy(run, dst + (VkDeviceAddress)dst_off * esize, src + (VkDeviceAddress)src_off * esize,
                                n * esize);
     if (s->rank > ORTVK_KMAX_SHADER_RANK) return ortvk_status(ORT_EP_FAIL, "a copy of rank %d", s->rank);
+    VkDeviceAddress address[2] = {src, dst};
+    int64_t off[2] = {src_off, dst_off};
+    int32_t tile_s = 0, tile_d = 0;
+    /* 0: a 16-bit element (the float16 variant, chosen by the run); 4: a vec4 of any type */
+    uint32_t words = (uint32_t)(esize / 4);
+    if (as_tiles(s, address, off, esize, &tile_s, &tile_d))
+        words = ORTVK_COPY_TILES;
+    else if (as_vec4s(s, address, off, esize))
+        words = 4;
     push_copy push = {
         .src = src,
         .dst = dst,
-        .n = (uint32_t)n,
         .rank = (uint32_t)s->rank,
-        .words = (uint32_t)(esize / 4), /* 0: a 16-bit element (the float16 variant, chosen by the run) */
-        .src_offset = (int32_t)src_off,
-        .dst_offset = (int32_t)dst_off,
+        .words = words,
+        .src_offset = (int32_t)off[0],
+        .dst_offset = (int32_t)off[1],
+        .tile_s = tile_s,
+        .tile_d = tile_d,
     };
     for (int k = 0; k < s->rank; k++) {
         push.dims[k] = (uint32_t)s->dims[k];
         push.sstride[k] = (int32_t)s->stride[0][k];
         push.dstride[k] = (int32_t)s->stride[1][k];
     }
-    return ortvk_krun_dispatch(run, ORTVK_SHADER_COPY, &push, sizeof(push), n);
+    /* An invocation a run of up to ORTVK_COPY_RUN elements (or tiles) along the last dim. */
+    uint64_t count = ortvk_kcount(s->dims, (size_t)s->rank), inner = (uint64_t)s->dims[s->rank - 1];
+    push.n = (uint32_t)count;
+    uint64_t invocations = count / inner * ((inner + ORTVK_COPY_RUN - 1) / ORTVK_COPY_RUN);
+    return ortvk_krun_dispatch(run, ORTVK_SHADER_COPY, &push, sizeof(push), invocations);
 }
 
 void ortvk_krow_major(const int64_t *dims, size_t rank, int64_t *strides)

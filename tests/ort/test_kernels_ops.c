@@ -1265,5 +1265,77 @@ int main(int argc, char **argv)
             conv(&app, device, asym[k].name, asym[k].x, asym[k].w, asym[k].x[1], asym[k].strides, NULL, asym[k].pads,
                  NULL, asym[k].bias);
     }
+    /* Last, so that the cases above keep their random values. The strided copy's forms (kernel_layout.c): 4 x 4
+     * tiles where the source and the destination are contiguous along two dims of whole vec4s (the float32 cases;
+     * next to each other or not, batched or not, as DepthToSpace), runs of elements where they are not (odd dims,
+     * one dim short of a vec4, float16), runs of vec4s where the last dim is contiguous in both in whole vec4s
+     * (float32 and float16 alike), and runs cut short at a row's end. */
+    {
+        static const struct {
+            const char *name;
+            int rank;
+            int64_t x[4], perm[4];
+        } cases[] = {
+            {"Transpose [3,8,12] perm [0,2,1] (tiles)", 3, {3, 8, 12}, {0, 2, 1}},
+            {"Transpose [8,5,12] perm [2,1,0] (tiles apart)", 3, {8, 5, 12}, {2, 1, 0}},
+            {"Transpose [4,36] perm [1,0] (tiles, runs cut)", 2, {4, 36}, {1, 0}},
+            {"Transpose [4,6,8] perm [2,0,1] (tiles: [24,8] coalesced)", 3, {4, 6, 8}, {2, 0, 1}},
+            {"Transpose [3,6,10] perm [2,0,1] (elements)", 3, {3, 6, 10}, {2, 0, 1}},
+            {"Transpose [5,19] perm [1,0] (elements, runs cut)", 2, {5, 19}, {1, 0}},
+            {"Transpose [2,3,8,16] perm [2,0,1,3] (vec4 rows)", 4, {2, 3, 8, 16}, {2, 0, 1, 3}},
+            {"Transpose [2,3,8,6] perm [2,0,1,3] (element rows)", 4, {2, 3, 8, 6}, {2, 0, 1, 3}},
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+            op_case c;
+            start(&c, cases[i].name, 13, cases[i].rank, cases[i].x);
+            const char *in[] = {"x"};
+            attr_ints(node(&c, "Transpose", 1, in), "perm", cases[i].perm, cases[i].rank);
+            run_case(&app, device, &c);
+        }
+        /* Slices of rows of 16: from an aligned start (vec4 rows), backwards (negative strides), from 1 (elements). */
+        static const struct {
+            const char *name;
+            int64_t starts[2], ends[2], axes[2], steps[2];
+        } slices[] = {
+            {"Slice [6,8,16] axis 1 [4, 8) (vec4 rows)", {4, 0}, {8, 16}, {1, 2}, {1, 1}},
+            {"Slice [6,8,16] axis 0 backwards (vec4 rows)", {5, 0}, {-100, 16}, {0, 2}, {-2, 1}},
+            {"Slice [6,8,16] axis 2 [1, 13) (elements)", {0, 1}, {8, 13}, {1, 2}, {1, 1}},
+        };
+        int64_t x[3] = {6, 8, 16};
+        for (size_t i = 0; i < sizeof(slices) / sizeof(slices[0]); i++) {
+            op_case c;
+            start(&c, slices[i].name, 13, 3, x);
+            const_ints(&c, "starts", 2, slices[i].starts);
+            const_ints(&c, "ends", 2, slices[i].ends);
+            const_ints(&c, "axes", 2, slices[i].axes);
+            const_ints(&c, "steps", 2, slices[i].steps);
+            const char *in[] = {"x", "starts", "ends", "axes", "steps"};
+            node(&c, "Slice", 5, in);
+            run_case(&app, device, &c);
+        }
+        op_case c;
+        int64_t a[3] = {2, 4, 8}, b[3] = {2, 3, 8};
+        start(&c, "Concat [2,4,8] [2,3,8] axis 1 (vec4 rows)", 13, 3, a);
+        second_input(&c, "b", 3, b);
+        attr_int(node(&c, "Concat", 2, (const char *[]){"x", "b"}), "axis", 1);
+        run_case(&app, device, &c);
+        int64_t row[2] = {1, 16}, shape[2] = {6, 16};
+        start(&c, "Expand [1,16] to [6,16] (vec4 rows)", 13, 2, row);
+        const_ints(&c, "shape", 2, shape);
+        node(&c, "Expand", 2, (const char *[]){"x", "shape"});
+        run_case(&app, device, &c);
+        /* A tile whose source stride along the last dim is 0 (fuzz_diff seed 222 case 110631: read as no tile). */
+        int64_t column[2] = {8, 1}, wide[2] = {8, 12};
+        start(&c, "Expand [8,1] to [8,12] (tiles of one column)", 13, 2, column);
+        const_ints(&c, "shape", 2, wide);
+        node(&c, "Expand", 2, (const char *[]){"x", "shape"});
+        run_case(&app, device, &c);
+        int64_t d2s[4] = {1, 16, 4, 8};
+        start(&c, "DepthToSpace [1,16,4,8] blocksize 4 (tiles)", 13, 4, d2s);
+        node2 n = node(&c, "DepthToSpace", 1, (const char *[]){"x"});
+        attr_int(n, "blocksize", 4);
+        attr_string(n, "mode", "CRD");
+        run_case(&app, device, &c);
+    }
     return test_finish(&app, half_mode ? "test_kernels_ops --float16" : "test_kernels_ops");
 }

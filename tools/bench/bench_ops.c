@@ -36,6 +36,8 @@ static const op_spec specs[] = {
     /* A squeeze-excitation scale: each channel's plane times that channel's constant ([1, C, 1, 1]). */
     {"mulch", "Mul 96x160x160 by [1,96,1,1]", 4, {1, 96, 160, 160}, 96.0 * 160 * 160, true},
     {"sigmoid", "Sigmoid 16M", 1, {16 << 20}, 16 << 20, true},
+    /* Each plane's rows and columns swapped (perm 0, 1, 3, 2): a strided copy whose reads step a row at a time. */
+    {"transpose", "Transpose 96x160x160 perm 0,1,3,2", 4, {1, 96, 160, 160}, 96.0 * 160 * 160, true},
     /* A node here is a pair, the squeeze-excitation's pool and scale without its 1x1 convs: x * GlobalAveragePool(x). */
     {"se", "GlobalAveragePool + Mul 96x80x80", 4, {1, 96, 80, 80}, 96.0 * 80 * 80, true},
     /* A node here is one GlobalAveragePool of the input x (the detector's largest), their results summed into y
@@ -86,6 +88,13 @@ static void add_random(onnx_model *m, const char *name, int rank, const int64_t 
 static bool pooled_output(const op_spec *s)
 {
     return strcmp(s->name, "gap") == 0;
+}
+
+/* Whether the sessions run without graph optimizations: identical pools (CSE would merge them), or Transposes
+ * (the optimizer would cancel pairs of them). */
+static bool unoptimized(const op_spec *s)
+{
+    return pooled_output(s) || strcmp(s->name, "transpose") == 0;
 }
 
 static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
@@ -214,6 +223,9 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
             onnx_model_add_node(m, "Add", ins, 2, outs, 1);
         } else if (strncmp(s->name, "mul", 3) == 0) {
             onnx_model_add_node(m, "Mul", ins, 2, outs, 1);
+        } else if (strcmp(s->name, "transpose") == 0) {
+            int64_t perm[4] = {0, 1, 3, 2};
+            onnx_node_attr_ints(onnx_model_add_node(m, "Transpose", ins, 1, outs, 1), "perm", perm, 4);
         } else if (strcmp(s->name, "gap") == 0) {
             /* p_k = GlobalAveragePool(x); y = p_0 + ... + p_k */
             char pool_name[20], sum_in[20];
@@ -518,7 +530,7 @@ int bench_ops(const bench_options *opt, const char *ort_path, const char *ep_pat
             size_t len = 0;
             if (build(s, l ? CHAIN : 1, &model, &len) != ONNX_OK) rc = 1;
             for (int e = 0; e < 2 && rc == 0; e++) {
-                sessions[l][e] = session(&app, e ? NULL : device, model, len, opt->threads, pooled_output(s));
+                sessions[l][e] = session(&app, e ? NULL : device, model, len, opt->threads, unoptimized(s));
                 if (sessions[l][e] == NULL) rc = 1;
             }
             free(model);

@@ -1,6 +1,11 @@
-// Strided copy of elements of 1 or 2 32-bit words (or of one 16-bit half, words = 0, in the float16 variant):
+// Strided copy of elements of 1, 2 or 4 32-bit words (or of one 16-bit half, words = 0, in the float16 variant):
 // dst[dst_offset + sum c_k dstride_k] = src[src_offset + sum c_k sstride_k] over the coordinates c of `dims`.
-// Transpose, Slice, Split, Concat and Expand are all this.
+// Transpose, Slice, Split, Concat and Expand are all this (kernel_layout.c). An invocation copies a run of up to
+// ORTVK_COPY_RUN elements along the last dim, dividing out the other coordinates once per run (integer division is
+// scalar on a CPU device). With words = ORTVK_COPY_TILES an element is a 4 x 4 tile of a transpose, moved as vec4s:
+// the last two dims count tiles, tile_s is the source's stride along the last dim and tile_d the destination's
+// along the one before. (lavapipe loads and stores lane by lane: by single elements, a rank-4 Transpose took 13 ns
+// an element; docs/benchmarks.md, run AG.)
 #version 460
 #include "common.glsl"
 
@@ -11,15 +16,18 @@ layout(push_constant) uniform Push {
     uint dims[6];
     int sstride[6];
     int dstride[6];
+    int tile_s, tile_d;
 } p;
 
-void main()
+layout(set = 0, binding = 0, std430) restrict buffer OrtvkUvec4 { uvec4 v[]; } ortvk_uvec4s[ORTVK_BINDINGS];
+// The 4 words at element i (a multiple of 4) of 32-bit words, or at element i of 16-byte elements, of operand n.
+#define COPY_WORDS4(n, ref, i) ortvk_uvec4s[n].v[((ref).x >> 4u) + uint(i)]
+
+// The offsets of the coordinates of `index` over dims[0 .. end - 1], added to si and di.
+void coordinates(uint index, int end, inout int si, inout int di)
 {
-    uint i = ortvk_index();
-    if (i >= p.n) return;
-    int si = p.src_offset, di = p.dst_offset;
-    uint r = i;
-    for (int k = int(p.rank) - 1; k >= 0; k--) {
+    uint r = index;
+    for (int k = end - 1; k >= 0; k--) {
         uint d = p.dims[k];
         uint q = r / d;
         int c = int(r - q * d);
@@ -27,14 +35,51 @@ void main()
         si += c * p.sstride[k];
         di += c * p.dstride[k];
     }
-    if (p.words == 1u) {
-        ORTVK_WORD(1, p.dst, di) = ORTVK_WORD(0, p.src, si);
+}
+
+// The 4 x 4 tile whose source and destination start at elements si and di.
+void copy_tile(int si, int di)
+{
+    uvec4 a0 = floatBitsToUint(ORTVK_TEXEL4(0, p.src, si)), a1 = floatBitsToUint(ORTVK_TEXEL4(0, p.src, si + p.tile_s));
+    uvec4 a2 = floatBitsToUint(ORTVK_TEXEL4(0, p.src, si + 2 * p.tile_s));
+    uvec4 a3 = floatBitsToUint(ORTVK_TEXEL4(0, p.src, si + 3 * p.tile_s));
+    COPY_WORDS4(1, p.dst, di / 4) = uvec4(a0.x, a1.x, a2.x, a3.x);
+    COPY_WORDS4(1, p.dst, (di + p.tile_d) / 4) = uvec4(a0.y, a1.y, a2.y, a3.y);
+    COPY_WORDS4(1, p.dst, (di + 2 * p.tile_d) / 4) = uvec4(a0.z, a1.z, a2.z, a3.z);
+    COPY_WORDS4(1, p.dst, (di + 3 * p.tile_d) / 4) = uvec4(a0.w, a1.w, a2.w, a3.w);
+}
+
+void main()
+{
+    uint last = p.rank - 1u, inner = p.dims[last];
+    uint runs = (inner + ORTVK_COPY_RUN - 1u) / ORTVK_COPY_RUN;
+    uint i = ortvk_index(), row = i / runs;
+    if (row >= p.n / inner) return;
+    uint first = (i - row * runs) * ORTVK_COPY_RUN, count = min(ORTVK_COPY_RUN, inner - first);
+    int ss = p.sstride[last], ds = p.dstride[last];
+    int si = p.src_offset + int(first) * ss, di = p.dst_offset + int(first) * ds;
+    coordinates(row, int(last), si, di);
+    if (p.words == ORTVK_COPY_TILES) {
+        [[unroll]] for (uint j = 0u; j < ORTVK_COPY_RUN; j++)
+            if (j < count) copy_tile(si + int(j) * ss, di + int(j) * ds);
+    } else if (p.words == 1u) {
+        [[unroll]] for (uint j = 0u; j < ORTVK_COPY_RUN; j++)
+            if (j < count) ORTVK_WORD(1, p.dst, di + int(j) * ds) = ORTVK_WORD(0, p.src, si + int(j) * ss);
+    } else if (p.words == 4u) {
+        [[unroll]] for (uint j = 0u; j < ORTVK_COPY_RUN; j++)
+            if (j < count) COPY_WORDS4(1, p.dst, di + int(j) * ds) = COPY_WORDS4(0, p.src, si + int(j) * ss);
     } else if (p.words == 0u) {
 #ifdef ORTVK_F16
-        ORTVK_ELEM(1, p.dst, di) = ORTVK_ELEM(0, p.src, si);
+        [[unroll]] for (uint j = 0u; j < ORTVK_COPY_RUN; j++)
+            if (j < count) ORTVK_ELEM(1, p.dst, di + int(j) * ds) = ORTVK_ELEM(0, p.src, si + int(j) * ss);
 #endif
     } else {
-        ORTVK_WORD(1, p.dst, 2 * di) = ORTVK_WORD(0, p.src, 2 * si);
-        ORTVK_WORD(1, p.dst, 2 * di + 1) = ORTVK_WORD(0, p.src, 2 * si + 1);
+        [[unroll]] for (uint j = 0u; j < ORTVK_COPY_RUN; j++) {
+            if (j < count) {
+                int s = 2 * (si + int(j) * ss), d = 2 * (di + int(j) * ds);
+                ORTVK_WORD(1, p.dst, d) = ORTVK_WORD(0, p.src, s);
+                ORTVK_WORD(1, p.dst, d + 1) = ORTVK_WORD(0, p.src, s + 1);
+            }
+        }
     }
 }

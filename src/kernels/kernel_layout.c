@@ -132,11 +132,13 @@ OrtStatus *ortvk_kstrided_copy(ortvk_krun *run, VkDeviceAddress src, int64_t src
         push.sstride[k] = (int32_t)s->stride[0][k];
         push.dstride[k] = (int32_t)s->stride[1][k];
     }
-    /* An invocation a run of up to ORTVK_COPY_RUN elements (or tiles) along the last dim. */
+    /* An invocation a run of up to ORTVK_COPY_RUN elements (or tiles) along the last dim; on a GPU one. */
+    bool single = ortvk_kernel_device_gpu_forms(run->kdev);
     uint64_t count = ortvk_kcount(s->dims, (size_t)s->rank), inner = (uint64_t)s->dims[s->rank - 1];
+    uint64_t per = single ? 1 : ORTVK_COPY_RUN;
     push.n = (uint32_t)count;
-    uint64_t invocations = count / inner * ((inner + ORTVK_COPY_RUN - 1) / ORTVK_COPY_RUN);
-    return ortvk_krun_dispatch(run, ORTVK_SHADER_COPY, &push, sizeof(push), invocations);
+    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_COPY, single ? ORTVK_COPY_SINGLE : 0, &push, sizeof(push),
+                                  count / inner * ((inner + per - 1) / per));
 }
 
 void ortvk_krow_major(const int64_t *dims, size_t rank, int64_t *strides)

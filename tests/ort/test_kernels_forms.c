@@ -1,10 +1,10 @@
 /* The forms ortvk's kernels take per device (ORTVK_KERNEL_FORMS; docs/kernels.md, "Forms per device"), each tested
  * on whatever device runs the suite: the reductions, Softmax, the normalizations and GlobalAveragePool as one
  * invocation an output (CPU devices) and as one workgroup a row (GPUs); the matrix products (MatMul, Gemm, Conv) in
- * register tiles or in tiles through shared memory. Each form is checked to be the one that ran, through rows whose
- * sums depend on the order (2^24 then 255 ones: in order each 1 is lost), against a host emulation of that form's
- * order bit for bit where it can, or by the pipeline ortvk's profile names; and every case against ORT's CPU EP
- * within ONNX's tolerance, NaN and infinities included. */
+ * register tiles or in tiles through shared memory; the strided copy in runs or one element an invocation. Each form
+ * is checked to be the one that ran, through rows whose sums depend on the order (2^24 then 255 ones: in order each
+ * 1 is lost), against a host emulation of that form's order bit for bit where it can, or by the pipeline ortvk's
+ * profile names; and every case against ORT's CPU EP within ONNX's tolerance, NaN and infinities included. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -459,6 +459,61 @@ static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *
 }
 
 /* LayerNormalization over the last axis, or InstanceNormalization, of x with scale (and bias) values of their own. */
+/* The strided copy's forms (kernel_layout.c): on a CPU device runs of 8 an invocation (the copy shader's function
+ * 0), on a GPU one an invocation (function 1); each in 4 x 4 tiles, by elements and by vec4 rows. Copies are exact:
+ * every bit as the CPU EP's, a NaN's payload, -0 and a subnormal included. */
+static void copy_forms_case(ortapp *app, const OrtEpDevice *device, const char *forms)
+{
+    static const struct {
+        const char *what, *op;
+        int rank;
+        int64_t x[3], perm[3]; /* Transpose's perm; Slice: [4, 8) of axis 1 */
+    } cases[] = {
+        {"Transpose [3,8,12] perm [0,2,1] (tiles)", "Transpose", 3, {3, 8, 12}, {0, 2, 1}},
+        {"Transpose [5,19] perm [1,0] (elements)", "Transpose", 2, {5, 19}, {1, 0}},
+        {"Slice [6,8,16] axis 1 [4,8) (vec4 rows)", "Slice", 3, {6, 8, 16}, {0}},
+    };
+    char path[64];
+    snprintf(path, sizeof(path), "/tmp/ortvk-copy-forms-%d.json", (int)getpid());
+    bool gpu = strcmp(forms, "gpu") == 0;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        size_t n = kc_count(cases[i].x, cases[i].rank), wn = 0, gn = 0;
+        float *x = gemm_values(n, 31 + (uint32_t)i);
+        if (!CHECK(x != NULL, "out of memory")) return;
+        uint32_t nan = 0x7fc01234u, subnormal = 0x00000123u; /* the last elements: in every case's output */
+        memcpy(&x[n - 1], &nan, 4);
+        memcpy(&x[n - 2], &subnormal, 4);
+        x[n - 3] = -0.0f;
+        onnx_model *m[2];
+        for (int k = 0; k < 2; k++) {
+            m[k] = onnx_model_new(13);
+            onnx_model_add_input(m[k], "x", ONNX_FLOAT, cases[i].rank, cases[i].x);
+            onnx_model_add_output(m[k], "y", ONNX_FLOAT, -1, NULL);
+            const char *in[3] = {"x", "starts", "ends"}, *out[1] = {"y"};
+            if (strcmp(cases[i].op, "Transpose") == 0) {
+                onnx_node *t = onnx_model_add_node(m[k], "Transpose", in, 1, out, 1);
+                onnx_node_attr_ints(t, "perm", cases[i].perm, cases[i].rank);
+            } else {
+                int64_t starts[3] = {0, 4, 0}, ends[3] = {6, 8, 16}, three = 3;
+                onnx_model_add_initializer(m[k], "starts", ONNX_INT64, 1, &three, starts, sizeof(starts));
+                onnx_model_add_initializer(m[k], "ends", ONNX_INT64, 1, &three, ends, sizeof(ends));
+                onnx_model_add_node(m[k], "Slice", in, 3, out, 1);
+            }
+        }
+        float *want = run(app, device, NULL, m[0], x, cases[i].rank, cases[i].x, &wn);
+        float *got = run_profiled(app, device, forms, m[1], x, cases[i].rank, cases[i].x, &gn, path);
+        long fn = shader_function(path, cases[i].op, "copy");
+        CHECK(fn == (gpu ? 1 : 0), "%s form, %s: the copy shader's function is %ld, expected %d", forms,
+              cases[i].what, fn, gpu ? 1 : 0);
+        if (CHECK(want && got && wn == gn && gn > 0 && memcmp(want, got, gn * sizeof(float)) == 0,
+                  "%s form, %s: %zu and %zu values, not bit for bit the CPU EP's", forms, cases[i].what, wn, gn))
+            printf("%s form, %s: %zu values bit for bit as the CPU EP's (copy shader, function %ld)\n", forms,
+                   cases[i].what, gn, fn);
+        free(want), free(got), free(x);
+    }
+    remove(path);
+}
+
 static onnx_model *norm_model(bool layer, int rank, const int64_t *dims)
 {
     onnx_model *m = onnx_model_new(17);
@@ -564,6 +619,8 @@ int main(void)
     norm_case(&app, device);
     gemm_forms_case(&app, device, "cpu");
     gemm_forms_case(&app, device, "gpu");
+    copy_forms_case(&app, device, "cpu");
+    copy_forms_case(&app, device, "gpu");
 
     /* With no setting, a CPU device (lavapipe) takes the CPU forms, any other its GPU forms. */
     const int64_t dims[2] = {1, 256};

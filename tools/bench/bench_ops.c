@@ -36,6 +36,8 @@ static const op_spec specs[] = {
     /* A squeeze-excitation scale: each channel's plane times that channel's constant ([1, C, 1, 1]). */
     {"mulch", "Mul 96x160x160 by [1,96,1,1]", 4, {1, 96, 160, 160}, 96.0 * 160 * 160, true},
     {"sigmoid", "Sigmoid 16M", 1, {16 << 20}, 16 << 20, true},
+    /* The recognizer's CTC head: 40 rows of 6,625 classes (rows not of whole vec4s). */
+    {"softmax", "Softmax 40x6625", 2, {40, 6625}, 40.0 * 6625, true},
     /* Each plane's rows and columns swapped (perm 0, 1, 3, 2): a strided copy whose reads step a row at a time. */
     {"transpose", "Transpose 96x160x160 perm 0,1,3,2", 4, {1, 96, 160, 160}, 96.0 * 160 * 160, true},
     /* A node here is a pair, the squeeze-excitation's pool and scale without its 1x1 convs: x * GlobalAveragePool(x). */
@@ -223,6 +225,8 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
             onnx_model_add_node(m, "Add", ins, 2, outs, 1);
         } else if (strncmp(s->name, "mul", 3) == 0) {
             onnx_model_add_node(m, "Mul", ins, 2, outs, 1);
+        } else if (strcmp(s->name, "softmax") == 0) {
+            onnx_model_add_node(m, "Softmax", ins, 1, outs, 1);
         } else if (strcmp(s->name, "transpose") == 0) {
             int64_t perm[4] = {0, 1, 3, 2};
             onnx_node_attr_ints(onnx_model_add_node(m, "Transpose", ins, 1, outs, 1), "perm", perm, 4);

@@ -116,7 +116,8 @@
 #define ORTVK_RNN_SIGMOID 2u
 
 /* the strided copy (shaders/kernel_copy.comp, kernel_layout.c) */
-#define ORTVK_COPY_RUN 8u                /* elements (or tiles) along the last dim an invocation copies */
+#define ORTVK_COPY_RUN 8u                /* elements (or tiles) along the last dim an invocation copies (FN 0) */
+#define ORTVK_COPY_SINGLE 1u             /* FN: one an invocation, neighbours next to each other (GPUs) */
 #define ORTVK_COPY_TILES 16u             /* `words` of a transpose in 4 x 4 tiles of 32-bit elements */
 
 #endif

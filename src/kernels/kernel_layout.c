@@ -2,6 +2,7 @@
  * Split (strided copies), and the helpers all layout ops share (kernel_layout.h; the others are in kernel_gather.c).
  * Shapes, axes, starts and ends are constants read at Compile, or values known on the host at run time. */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "kernels/kernel_layout.h"
@@ -29,6 +30,8 @@ typedef struct push_copy {
     int32_t sstride[6], dstride[6];
     int32_t tile_s, tile_d;
 } push_copy;
+_Static_assert(offsetof(push_copy, dims) == 36 && offsetof(push_copy, tile_s) == 108 && sizeof(push_copy) <= 128,
+               "push_copy: the shader's push constants (shaders/kernel_copy.comp)");
 
 /* Whether every operand's offset (elements) and address, and its stride along each dim but `skip[o]`, are whole
  * multiples of 16 bytes (elements of `esize`). */

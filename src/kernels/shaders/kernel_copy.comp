@@ -3,10 +3,10 @@
 // Transpose, Slice, Split, Concat and Expand are all this (kernel_layout.c). On a CPU device an invocation copies a
 // run of up to ORTVK_COPY_RUN elements along the last dim, dividing out the other coordinates once per run (integer
 // division is scalar there); on a GPU (FN = ORTVK_COPY_SINGLE) one element, neighbouring invocations neighbouring
-// elements, so that their accesses coalesce. With words = ORTVK_COPY_TILES an element is a 4 x 4 tile of a transpose, moved as vec4s:
-// the last two dims count tiles, tile_s is the source's stride along the last dim and tile_d the destination's
-// along the one before. (lavapipe loads and stores lane by lane: by single elements, a rank-4 Transpose took 13 ns
-// an element; docs/benchmarks.md, run AG.)
+// elements, so that their accesses coalesce. With words = ORTVK_COPY_TILES an element is a 4 x 4 tile of a
+// transpose, moved as vec4s: the last two dims count tiles, tile_s is the source's stride along the last dim and
+// tile_d the destination's along the one before. (lavapipe loads and stores lane by lane: by single elements, a
+// rank-4 Transpose took 13 ns an element; docs/benchmarks.md, run AG.)
 #version 460
 #include "common.glsl"
 
@@ -44,7 +44,8 @@ void coordinates(uint index, int end, inout int si, inout int di)
 // The 4 x 4 tile whose source and destination start at elements si and di.
 void copy_tile(int si, int di)
 {
-    uvec4 a0 = floatBitsToUint(ORTVK_TEXEL4(0, p.src, si)), a1 = floatBitsToUint(ORTVK_TEXEL4(0, p.src, si + p.tile_s));
+    uvec4 a0 = floatBitsToUint(ORTVK_TEXEL4(0, p.src, si));
+    uvec4 a1 = floatBitsToUint(ORTVK_TEXEL4(0, p.src, si + p.tile_s));
     uvec4 a2 = floatBitsToUint(ORTVK_TEXEL4(0, p.src, si + 2 * p.tile_s));
     uvec4 a3 = floatBitsToUint(ORTVK_TEXEL4(0, p.src, si + 3 * p.tile_s));
     COPY_WORDS4(1, p.dst, di / 4) = uvec4(a0.x, a1.x, a2.x, a3.x);

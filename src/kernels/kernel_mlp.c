@@ -173,11 +173,14 @@ static OrtStatus *mlp_fuse(ortvk_partition *p, ortvk_stream *stream, const mlp_p
     m->M = plan->M;
     m->layers = plan->count;
     m->dims[0] = (uint32_t)plan->dims[0];
+    m->vec4 = true;
     for (uint32_t l = 0; l < plan->count; l++) {
         const ortvk_kernel *k = p->kernels[plan->members[l]];
         ortvk_kspec spec;
         ortvk_kchain_spec(member_chain(k), &spec);
         m->dims[l + 1] = (uint32_t)plan->dims[l + 1];
+        bool along_k = k->op != &ortvk_kop_chain && k->params.gemm.trans_b;
+        m->vec4 = m->vec4 && plan->dims[l + 1] % 4 == 0 && (!along_k || plan->dims[l] % 4 == 0);
         m->steps[3 * l] = spec.words[0];
         m->steps[3 * l + 1] = spec.words[1];
         m->steps[3 * l + 2] = spec.words[2];
@@ -258,7 +261,10 @@ static OrtStatus *mlp_record(const ortvk_kparams *params, ortvk_krun *run)
                      .M = (uint32_t)m->M, .layers = m->layers};
     memcpy(push.dims, m->dims, sizeof(push.dims));
     memcpy(push.steps, m->steps, sizeof(push.steps));
-    return ortvk_krun_dispatch(run, ORTVK_SHADER_MLP, &push, sizeof(push), 64); /* one workgroup */
+    /* The vec4 form reads x (and a residual of x) and stores y as vec4s: both 16-byte aligned. */
+    bool vec4 = m->vec4 && push.x % 16 == 0 && push.y % 16 == 0;
+    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_MLP, vec4 ? ORTVK_MLP_VEC4 : 0, &push, sizeof(push),
+                                  64); /* one workgroup */
 }
 
 const ortvk_kop ortvk_kop_mlp = {"MLP", 0, 0, "", 0, NULL, mlp_shape, mlp_record};

@@ -160,6 +160,7 @@ typedef struct ortvk_kparams_mlp {
     uint32_t layers;
     uint32_t dims[ORTVK_MLP_LAYERS + 1];
     uint32_t steps[3 * ORTVK_MLP_LAYERS]; /* each layer's chain (ortvk_kchain_spec) and ORTVK_MLP_* flags */
+    bool vec4;                            /* every N a multiple of 4, and K where W is [N, K]: the vec4 form */
     double flops;                         /* the profile's: 2 M K N summed over the layers */
 } ortvk_kparams_mlp;
 

@@ -1597,19 +1597,24 @@ static int transpose_head(dcase *c, int kind, int64_t *out)
 }
 
 /* Layers of Gemm and MatMul with constant weights, 2 to 4, an activation or none between them (ortvk runs small
- * ones as one dispatch, kernel_mlp.c; large ones, and those of a symbolic batch, apart), on x [m, k]: transB, a
- * bias [n] or [1, n] or none, alpha and beta. The last layer's n is often k, so that a chain step t + x reads the
- * model's x (the residual of x + f(x)); *residual says whether it is. */
+ * ones as one dispatch, kernel_mlp.c, half of them in sizes of its vec4 form; large ones, and those of a symbolic
+ * batch, apart), on x [m, k]: transB, a bias [n] or [1, n] or none, alpha and beta. The last layer's n is often k,
+ * so that a chain step t + x reads the model's x (the residual of x + f(x)); *residual says whether it is. */
 static int mlp_head(dcase *c, int kind, int64_t *out, bool *residual)
 {
     static const char *const acts[] = {"Relu", "Tanh", "Sigmoid", "LeakyRelu", NULL};
     int layers = (int)rint_(c, 2, 4);
-    int64_t m = rp(c, 0.8) ? rint_(c, 1, 4) : rint_(c, 1, 80), k0 = rint_(c, 1, 40), k = k0, x[2] = {m, k0};
+    /* Half the cases in multiples of 4: the fused kernel's vec4 form (every n, and k where transB). */
+    int64_t four = rp(c, 0.5) ? 4 : 1;
+    int64_t m = rp(c, 0.8) ? rint_(c, 1, 4) : rint_(c, 1, 80), k0 = four * rint_(c, 1, 40 / four), k = k0;
+    int64_t x[2] = {m, k0};
     input_of(c, "x", 0, 2, x, kind);
     char prev[16] = "x";
     double terms = 1;
     for (int l = 0; l < layers; l++) {
-        int64_t n = l == layers - 1 && rp(c, 0.5) ? k0 : rp(c, 0.9) ? rint_(c, 1, 40) : rint_(c, 100, 1100);
+        int64_t n = l == layers - 1 && rp(c, 0.5) ? k0
+                    : rp(c, 0.9)                     ? four * rint_(c, 1, 40 / four)
+                                                     : four * rint_(c, 100 / four, 1100 / four);
         bool matmul = rp(c, 0.3), trans_b = !matmul && rp(c, 0.3);
         int bias = matmul ? 0 : (int)rint_(c, 0, 2);
         char w[16], b[16], h[16], a[16];

@@ -787,6 +787,25 @@ static onnx_model *mlp_mixed(bool variant)
 
 static const int64_t mlp_mixed_dims[2] = {3, 12};
 
+/* The vec4 form (every N a multiple of 4; K too where W is [N, K]): Gemm with transB first (x read as vec4s along
+ * k), Relu, MatMul, Gemm with transB, alpha, beta and a [1, N] bias, LeakyRelu, + x (a residual read as vec4s),
+ * HardSigmoid; on x [3, 12]. */
+static onnx_model *mlp_vec4(bool variant)
+{
+    int64_t xd[2] = {3, 12};
+    onnx_model *m = model_of(13, 2, xd);
+    layer(m, "Gemm", "x", "h1", 12, 8, true, true, false, 7);
+    activation(m, "Relu", "h1", "t1", NULL, 0, NULL, 0, variant);
+    layer(m, "MatMul", "t1", "h2", 8, 16, false, false, false, 8);
+    onnx_node *g = layer(m, "Gemm", "h2", "h3", 16, 12, true, true, true, 9);
+    onnx_node_attr_float(g, "alpha", 0.5f);
+    onnx_node_attr_float(g, "beta", 2.0f);
+    activation(m, "LeakyRelu", "h3", "t3", "alpha", 0.2f, NULL, 0, false);
+    add(m, "Add", "t3", "x", "s");
+    activation(m, "HardSigmoid", "s", "y", "alpha", 0.3f, "beta", 0.4f, false);
+    return m;
+}
+
 /* Shapes one workgroup does not take, and a layer whose result is read twice: each layer runs on its own. */
 static onnx_model *mlp_wide(bool variant) { return mlp_of(variant, 64, 64, false, false); }
 static const int64_t mlp_wide_dims[2] = {64, 64};
@@ -1006,12 +1025,15 @@ int main(void)
               matmul_bias_relu, 3, rows, "\"MatMul+Add+Relu\"");
     head_case(&app, device, "batched MatMul + bias, then s * Sigmoid(1.702 s) (QuickGelu) in its stores",
               matmul_bias_gelu, 3, rows, "\"MatMul+Add+Mul+Sigmoid+Mul\"");
-    head_case_not(&app, device, "three Gemms, Relu between, + x, Sigmoid: one MLP dispatch", mlp_small, 2, mlp_rows,
-                  "\"MLP\"", "Add+Sigmoid");
-    head_case_not(&app, device, "three Gemms, x + their result (x first), Sigmoid: one MLP dispatch", mlp_x_first, 2,
-                  mlp_rows, "\"MLP\"", "Add+Sigmoid");
-    head_case(&app, device, "MatMul, Tanh, Gemm (transB, alpha, beta, row bias), LeakyRelu, Gemm: one MLP",
-              mlp_mixed, 2, mlp_mixed_dims, "\"MLP\"");
+    /* The MLP's forms by the pipeline in the profile: "mlp.1" the vec4 form, "mlp.0" one output an invocation. */
+    head_case_not(&app, device, "three Gemms, Relu between, + x, Sigmoid: one MLP dispatch (vec4)", mlp_small, 2,
+                  mlp_rows, "\"mlp.1\"", "Add+Sigmoid");
+    head_case_not(&app, device, "three Gemms, x + their result (x first), Sigmoid: one MLP dispatch (vec4)",
+                  mlp_x_first, 2, mlp_rows, "\"mlp.1\"", "Add+Sigmoid");
+    head_case(&app, device, "MatMul, Tanh, Gemm (transB, alpha, beta, row bias), LeakyRelu, Gemm of N 5: one MLP "
+              "(by outputs)", mlp_mixed, 2, mlp_mixed_dims, "\"mlp.0\"");
+    head_case(&app, device, "Gemm (transB), Relu, MatMul, Gemm (transB, alpha, beta, row bias), LeakyRelu, + x: one "
+              "MLP (vec4)", mlp_vec4, 2, mlp_mixed_dims, "\"mlp.1\"");
     compare(&app, device, "Gemms of 64 x 64 outputs: apart (more than one workgroup's)", mlp_wide(false),
             mlp_wide(false), false, false, 2, mlp_wide_dims, NULL, "\"MLP\"");
     compare(&app, device, "Gemms of a symbolic batch: apart", mlp_symbolic(false), mlp_symbolic(false), false, false, 2,

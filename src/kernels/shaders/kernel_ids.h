@@ -106,6 +106,7 @@
 #define ORTVK_MLP_TRANS_B 0x200u         /* ... its weights as [N, K] */
 #define ORTVK_MLP_BIAS 0x400u            /* ... a bias of N values after its weights */
 #define ORTVK_MLP_SWAPPED 0x800u         /* the last chain's: x is its input, the result before it its residual */
+#define ORTVK_MLP_VEC4 1u                /* FN: 4 outputs an invocation, vec4 texels of the weights */
 
 /* recurrent cells (shaders/kernel_rnn.comp): FN, and the RNN's activation */
 #define ORTVK_RNN_LSTM 0u

@@ -277,6 +277,7 @@ enum gemm_cpu_form {
     Y_ODD,     /* gemm: the fast form reading B padded to whole vec4s, storing y element by element (9-12) */
     SLICED,    /* conv: packed weights in slices (variant 5: fn / 32) */
     ROWS,      /* conv: packed weights, input rows read as vec4 (fn % 32 with bit 3), not in slices */
+    GEMM_ANY,  /* gemm: any of its forms (a Conv of one pixel, whatever its channels) */
 };
 
 static bool cpu_form_is(int form, long fn)
@@ -286,6 +287,7 @@ static bool cpu_form_is(int form, long fn)
     case Y_ODD: return fn % 32 >= 9 && fn % 32 <= 12;
     case SLICED: return fn / 32 == 5;
     case ROWS: return fn / 32 != 5 && (fn % 32 & 8) != 0;
+    case GEMM_ANY: return fn >= 0;
     default: return true;
     }
 }
@@ -419,6 +421,16 @@ static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *
                   {8, 128, 3, 3}, {8}, 0, 0, 1.0f, 1.0f, {1, 1}, {1, 1, 1, 1}, {1, 1}, 2),
         CONV_FORM("Conv 1x3 pad 1 in W, 8 -> 8 over 2x64 (rows as vec4, not in slices)", ROWS, {1, 8, 2, 64},
                   {8, 8, 1, 3}, {8}, 0, 0, 1.0f, 1.0f, {1, 1}, {0, 1, 0, 1}, {1, 1}, 0),
+        /* The squeeze-excitation's Convs of one pixel, of channel counts no vec4 form takes (ppocr's classifier):
+         * the GEMM's generic form, not the conv shader's blocks of 8 columns (run AG). */
+#define CONV_GEMM(what, ...) {what, "Conv", "gemm", 4, 4, 1, __VA_ARGS__, GEMM_ANY}
+        CONV_GEMM("pointwise Conv of one pixel, 50 -> 200 (weights packed), 2 images", {2, 50, 1, 1},
+                  {200, 50, 1, 1}, {200}, 0, 0, 1.0f, 1.0f, {0}, {0}, {0}, 0),
+        CONV_GEMM("pointwise Conv of one pixel, 200 -> 50 (weights as they are)", {1, 200, 1, 1}, {50, 200, 1, 1},
+                  {50}, 0, 0, 1.0f, 1.0f, {0}, {0}, {0}, 0),
+        CONV_GEMM("pointwise Conv of one pixel, 22 -> 9, no vec4 anywhere", {1, 22, 1, 1}, {9, 22, 1, 1}, {9}, 0,
+                  0, 1.0f, 1.0f, {0}, {0}, {0}, 0),
+#undef CONV_GEMM
 #undef CONV_FORM
 #undef GEMM
 #undef CONV

@@ -470,7 +470,6 @@ static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *
     remove(path);
 }
 
-/* LayerNormalization over the last axis, or InstanceNormalization, of x with scale (and bias) values of their own. */
 /* The strided copy's forms (kernel_layout.c): on a CPU device runs of 8 an invocation (the copy shader's function
  * 0), on a GPU one an invocation (function 1); each in 4 x 4 tiles, by elements and by vec4 rows. Copies are exact:
  * every bit as the CPU EP's, a NaN's payload, -0 and a subnormal included. */
@@ -526,6 +525,7 @@ static void copy_forms_case(ortapp *app, const OrtEpDevice *device, const char *
     remove(path);
 }
 
+/* LayerNormalization over the last axis, or InstanceNormalization, of x with scale (and bias) values of their own. */
 static onnx_model *norm_model(bool layer, int rank, const int64_t *dims)
 {
     onnx_model *m = onnx_model_new(17);

@@ -24,7 +24,7 @@ layout(constant_id = 0) const uint FN = 0u;
 const uint RUN = FN == ORTVK_COPY_SINGLE ? 1u : ORTVK_COPY_RUN;
 
 layout(set = 0, binding = 0, std430) restrict buffer OrtvkUvec4 { uvec4 v[]; } ortvk_uvec4s[ORTVK_BINDINGS];
-// The 4 words at element i (a multiple of 4) of 32-bit words, or at element i of 16-byte elements, of operand n.
+// vec4 i of operand n, counted from its first element: a 16-byte element (words = 4), or 32-bit elements 4i..4i+3.
 #define COPY_WORDS4(n, ref, i) ortvk_uvec4s[n].v[((ref).x >> 4u) + uint(i)]
 
 // The offsets of the coordinates of `index` over dims[0 .. end - 1], added to si and di.

@@ -241,7 +241,8 @@ typedef struct push_conv {
                                       a group's input channels a dispatch sums (conv_dispatch) */
     union {
         int32_t di_h;              /* ConvTranspose: how far the input index moves from one such tap to the next */
-        uint32_t slices;           /* Conv with packed weights: the slices of its split sums (packed_sliced) */
+        uint32_t slices;           /* Conv with packed weights: 0, or an invocation per block and slice: the slices
+                                      of its split sums (packed_sliced), 1 unsplit (packed_record) */
     };
     union {
         struct {
@@ -259,6 +260,9 @@ _Static_assert(offsetof(push_conv, chain) == 112 && sizeof(push_conv) == 128,
 
 /* Output columns per invocation of the Conv shader (its TW). */
 #define CONV_COLUMNS 8
+/* The shader's variant 2: its general loops (weights packed or not) over 4 output columns an invocation. */
+#define CONV_NARROW (2 * ORTVK_KVARIANT)
+#define CONV_NARROW_COLUMNS 4
 
 static uint32_t gcd(uint32_t a, uint32_t b)
 {
@@ -475,13 +479,25 @@ static OrtStatus *packed_record(ortvk_krun *run, push_conv *push, const conv_geo
                push->W % 4 == 0 && run->in[0].address % 16 == 0) {
         fn |= 8; /* 1x3: rows as vec4, one output row an invocation */
     }
-    uint32_t rows = (fn % ORTVK_KVARIANT) & 16 ? 2 : 1;
+    uint32_t rows = (fn % ORTVK_KVARIANT) & 16 ? 2 : 1, columns = CONV_COLUMNS;
+    /* The general loop over outputs of a few columns: 4 an invocation (the shader's variant 2), whose input
+     * fetches a tap are half of 8 columns'. */
+    if ((fn & (4 | 8)) == 0 && push->OW <= CONV_NARROW_COLUMNS) {
+        fn += CONV_NARROW;
+        columns = CONV_NARROW_COLUMNS;
+    }
     /* Workgroups of 64 column blocks that share their output channels (shaders/kernel_conv.comp). */
-    uint64_t pixel_blocks = (uint64_t)((push->OH + rows - 1) / rows) * ((push->OW + CONV_COLUMNS - 1) / CONV_COLUMNS);
-    if (rows == 1) {
+    uint64_t pixel_blocks = (uint64_t)((push->OH + rows - 1) / rows) * ((push->OW + columns - 1) / columns);
+    if (rows == 1 && fn < ORTVK_KVARIANT) {
         bool done = false;
         ORTVK_TRY(packed_sliced(run, push, fn % ORTVK_KVARIANT, spec, pixel_blocks, &done));
         if (done) return NULL;
+    }
+    /* Fewer pixel blocks than a workgroup's 64 invocations (deep layers, 1-D convolutions of a few frames): an
+     * invocation per block, the channel blocks side by side (one slice), so that they fill the workgroups. */
+    if (pixel_blocks < 64) {
+        push->slices = 1;
+        return conv_dispatch(run, fn, spec, push, (uint64_t)push->N * (push->M / push->TM) * pixel_blocks);
     }
     uint64_t groups = (uint64_t)push->N * (push->M / push->TM) * ((pixel_blocks + 63) / 64);
     return conv_dispatch(run, fn, spec, push, groups * 64);
@@ -548,8 +564,10 @@ static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *ru
         ORTVK_TRY(conv_as_gemm(run, &flat, false, &spec, &done));
         if (done) return NULL;
     }
-    uint64_t blocks = (uint64_t)push.N * (push.M / push.TM) * push.OH * ((push.OW + CONV_COLUMNS - 1) / CONV_COLUMNS);
-    return conv_dispatch(run, 0, &spec, &push, blocks);
+    bool narrow = push.OW <= CONV_NARROW_COLUMNS;
+    uint32_t columns = narrow ? CONV_NARROW_COLUMNS : CONV_COLUMNS;
+    uint64_t blocks = (uint64_t)push.N * (push.M / push.TM) * push.OH * ((push.OW + columns - 1) / columns);
+    return conv_dispatch(run, narrow ? CONV_NARROW : 0, &spec, &push, blocks);
 }
 
 /* Conv's constant weights [M][C/G][KH][KW] rearranged as [G][C/G][KH][KW][M/G], so that one vec4 holds 4 output

@@ -278,6 +278,7 @@ enum gemm_cpu_form {
     SLICED,    /* conv: packed weights in slices (variant 5: fn / 32) */
     ROWS,      /* conv: packed weights, input rows read as vec4 (fn % 32 with bit 3), not in slices */
     GEMM_ANY,  /* gemm: any of its forms (a Conv of one pixel, whatever its channels) */
+    NARROW,    /* conv: the general loops over 4 output columns an invocation (variant 2), weights packed or not */
 };
 
 static bool cpu_form_is(int form, long fn)
@@ -288,6 +289,7 @@ static bool cpu_form_is(int form, long fn)
     case SLICED: return fn / 32 == 5;
     case ROWS: return fn / 32 != 5 && (fn % 32 & 8) != 0;
     case GEMM_ANY: return fn >= 0;
+    case NARROW: return fn / 32 == 2;
     default: return true;
     }
 }
@@ -411,6 +413,7 @@ static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *
         CONV("Conv 3x3 of 3 channels to 6, group 3 (a multiplier of 2)", "conv", 4, {1, 3, 12, 13}, {6, 1, 3, 3}, {6},
              0, 0, 1.0f, 1.0f, {1, 1}, {1, 1, 1, 1}, {1, 1}, 3),
 #define CONV_FORM(what, form, ...) {what, "Conv", "conv", 4, 4, 1, __VA_ARGS__, form}
+#define CONV_FORM_RANK(what, form, rank, ...) {what, "Conv", "conv", rank, rank, 1, __VA_ARGS__, form}
         CONV_FORM("Conv 1x3 pad 1 in W, 256 -> 60 over 1x40 (a recognizer's, fewer channels: in slices, rows as "
                   "vec4)", SLICED, {1, 256, 1, 40}, {60, 256, 1, 3}, {60}, 0, 0, 1.0f, 1.0f, {1, 1}, {0, 1, 0, 1}, {1, 1}, 0),
         CONV_FORM("Conv 1x3 without pads, 256 -> 60 over 1x40 (in slices, rows read value by value)", SLICED,
@@ -421,6 +424,16 @@ static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *
                   {8, 128, 3, 3}, {8}, 0, 0, 1.0f, 1.0f, {1, 1}, {1, 1, 1, 1}, {1, 1}, 2),
         CONV_FORM("Conv 1x3 pad 1 in W, 8 -> 8 over 2x64 (rows as vec4, not in slices)", ROWS, {1, 8, 2, 64},
                   {8, 8, 1, 3}, {8}, 0, 0, 1.0f, 1.0f, {1, 1}, {0, 1, 0, 1}, {1, 1}, 0),
+        /* Outputs of at most 4 columns (Silero VAD's 1-D Convs over a few frames, its STFT): the general loops
+         * over 4 columns an invocation, with packed weights (TM 8 or 4) or as ONNX lays them out (258 channels). */
+        CONV_FORM_RANK("Conv 1-D k3 pad 1, 129 -> 128 over 3 frames (packed, 4 columns an invocation)", NARROW, 3,
+                  {1, 129, 3}, {128, 129, 3}, {128}, 0, 0, 1.0f, 1.0f, {1}, {1, 1}, {1}, 0),
+        CONV_FORM_RANK("Conv 1-D k3 stride 2 pad 1, 128 -> 64 over 3 frames, 2 images (packed)", NARROW, 3,
+                  {2, 128, 3}, {64, 128, 3}, {64}, 0, 0, 1.0f, 1.0f, {2}, {1, 1}, {1}, 0),
+        CONV_FORM_RANK("Conv 1-D k256 stride 128, 1 -> 258 over 576 (an STFT: weights as they are)", NARROW, 3,
+                  {1, 1, 576}, {258, 1, 256}, {258}, 0, 0, 1.0f, 1.0f, {128}, {0, 0}, {1}, 0),
+        CONV_FORM_RANK("Conv 3x3 pad 1 group 2, 16 -> 24 over 5x3 (packed, 4 a group's vec4)", NARROW, 4, {1, 16, 5, 3},
+                  {24, 8, 3, 3}, {24}, 0, 0, 1.0f, 1.0f, {1, 1}, {1, 1, 1, 1}, {1, 1}, 2),
         /* The squeeze-excitation's Convs of one pixel, of channel counts no vec4 form takes (ppocr's classifier):
          * the GEMM's generic form, not the conv shader's blocks of 8 columns (run AG). */
 #define CONV_GEMM(what, ...) {what, "Conv", "gemm", 4, 4, 1, __VA_ARGS__, GEMM_ANY}
@@ -432,6 +445,7 @@ static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *
                   0, 1.0f, 1.0f, {0}, {0}, {0}, 0),
 #undef CONV_GEMM
 #undef CONV_FORM
+#undef CONV_FORM_RANK
 #undef GEMM
 #undef CONV
     };

@@ -27,6 +27,8 @@ static const op_spec specs[] = {
      * then hard-swish: x * HardSigmoid(x)) and a pointwise Conv 32 -> 16 back; the rate counts both Convs' FLOPs. */
     {"pwsmall", "Conv 1x1 16->32->16 320x320 hswish", 4, {1, 16, 320, 320}, 2 * 2.0 * 16 * 32 * 320 * 320,
      false},
+    /* Silero VAD's encoder: 1-D Convs over a few frames, where the work is too small to fill the device. */
+    {"conv1d", "Conv 1-D k3 128->128 over 3 frames", 3, {1, 128, 3}, 2.0 * 128 * 128 * 3 * 3, false},
     {"dw3x3", "Conv depthwise 3x3 128 ch 160x160", 4, {1, 128, 160, 160}, 2.0 * 128 * 9 * 160 * 160, false},
     {"matmul", "MatMul 1024x1024x1024", 2, {1024, 1024}, 2.0 * 1024 * 1024 * 1024, false},
     {"add", "Add 16M (same-shape constant)", 1, {16 << 20}, 16 << 20, true},
@@ -106,10 +108,10 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
     int64_t c = s->dims[1], pooled[4] = {s->dims[0], c, 1, 1};
     onnx_model_add_input(m, "x", ONNX_FLOAT, s->rank, s->dims);
     onnx_model_add_output(m, "y", ONNX_FLOAT, s->rank, pooled_output(s) ? pooled : s->dims);
-    if (strcmp(s->name, "conv3x3") == 0 || strcmp(s->name, "conv1x1") == 0) {
-        int k = s->name[4] == '3' ? 3 : 1;
+    if (strcmp(s->name, "conv3x3") == 0 || strcmp(s->name, "conv1x1") == 0 || strcmp(s->name, "conv1d") == 0) {
+        int k = s->name[4] == '1' && s->name[5] == 'x' ? 1 : 3, w_rank = s->rank;
         int64_t wd[4] = {c, c, k, k}, bd[1] = {c};
-        add_random(m, "w", 4, wd, 1.0f / sqrtf((float)(c * k * k)), &seed);
+        add_random(m, "w", w_rank, wd, 1.0f / sqrtf((float)(c * k * (w_rank == 4 ? k : 1))), &seed);
         add_random(m, "b", 1, bd, 0.1f, &seed);
     } else if (strcmp(s->name, "pwsmall") == 0) {
         int64_t wd[4] = {2 * c, c, 1, 1}, bd[1] = {2 * c}, bwd[4] = {c, 2 * c, 1, 1}, bbd[1] = {c};
@@ -217,7 +219,7 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
             if (res) onnx_model_add_node(m, "Add", res_in, 2, outs, 1);
             int pad = strcmp(s->name, "conv1x1") == 0 ? 0 : 1;
             int64_t pads[4] = {pad, pad, pad, pad};
-            onnx_node_attr_ints(n, "pads", pads, 4);
+            onnx_node_attr_ints(n, "pads", pads, 2 * (s->rank - 2));
             if (s->name[0] == 'd') onnx_node_attr_int(n, "group", c);
         } else if (strcmp(s->name, "matmul") == 0) {
             onnx_model_add_node(m, "MatMul", ins, 2, outs, 1);

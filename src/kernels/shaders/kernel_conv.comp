@@ -1,13 +1,14 @@
 // Direct convolution, NCHW (1-D runs with H = 1): each invocation computes TM output channels (1, 2 or 4 of one
-// group; 4 or 8 with packed weights) by TW neighbouring columns, so every loaded input serves TM channels and every
-// weight TW columns. Sums run over the group's channels and the kernel window, then the bias, in the order of ONNX's
+// group; 4 or 8 with packed weights) by TW neighbouring columns (4 in variant 2), so every loaded input serves TM
+// channels and every weight TW columns. Sums run over the group's channels and the kernel window, then the bias, in the order of ONNX's
 // reference. Specialization constant FN: 0 weights as ONNX lays them out; else packed at Compile as
 // [g][c][kh][kw][m of the group] (kernel_conv.c), read 4 channels per vec4: bit 0 TM = 4, bit 1 TM = 8, bit 2 the
 // input rows read as vec4 (a 1x1 convolution of stride 1 without pads, run as one row of H * W columns), bit 3 the
 // same for windows of 3 columns, pad 1 (main_row3; there bit 2 is stride 2, bit 4 3x3 windows and two output rows,
 // without it 1x3 windows and one row).
-// Specialization constant 1 (VARIANT): below; 4 is a GPU's form, tiles through shared memory (main_tiles), 5 and 6
-// sum few outputs of many taps in slices of the channels (main_packed, main_slices).
+// Specialization constant 1 (VARIANT): below; 2 is the general loops over rows of at most 4 columns, 4 is a
+// GPU's form, tiles through shared memory (main_tiles), 5 and 6 sum few outputs of many taps in slices of the channels
+// (main_packed, main_slices).
 // A fused element-wise chain (common.glsl's ortvk_chain) applies to each stored result (conv_store).
 #version 460
 #include "common.glsl"
@@ -23,7 +24,9 @@ layout(push_constant) uniform Push {
     // The channels of a group this dispatch sums: all of them, or a range where one loop over them all would pass
     // lavapipe's loop cap (common.glsl); a range after the first adds to y's partial sums, the last adds the bias.
     uint c_begin, c_end;
-    uint slices; // packed weights, variants 5 and 6: the group's channels in this many slices (main_packed)
+    // Packed weights: 0, or the group's channels in this many slices (variants 5 and 6; 1 without them), an
+    // invocation per block and slice (main_packed)
+    uint slices;
     uvec2 chain;   // a fused chain's step operands (common.glsl's ORTVK_CHAIN_LOAD)
     // float16 tensors over several ranges: the partial sums in float32 (y's element count); float32 tensors with a
     // chain that reads a residual (ORTVK_CHAIN_R): the residual, a tensor of y's shape
@@ -34,10 +37,13 @@ layout(push_constant) uniform Push {
 
 layout(constant_id = 0) const uint FN = 0u;
 // Specialization constant 1, the variant: 0 none; 1 the row3 form's results stored as vec4, 4 columns at a time
-// (main_row3: output rows of a multiple of 4 columns, y and a residual 16-byte aligned, one range of channels); 4 a
-// GPU's tiles (main_tiles); 5 and 6 packed weights in slices (main_packed, main_slices).
+// (main_row3: output rows of a multiple of 4 columns, y and a residual 16-byte aligned, one range of channels); 2
+// main's and main_packed's general loop with 4 columns an invocation (outputs of at most 4 columns, 1-D convolutions
+// over a few frames: each column costs an input fetch a tap, wanted or not); 4 a GPU's tiles (main_tiles); 5 and 6
+// packed weights in slices (main_packed, main_slices).
 layout(constant_id = 1) const uint VARIANT = 0u;
 const bool STORE4 = VARIANT == 1u;
+const uint COLUMNS = VARIANT == 2u ? 4u : TW; // output columns an invocation of main_packed's general loop and main's
 // Packed weights of few outputs and many taps (the recognizer's 1x3 Convs over 960 channels of 40 pixels: 75 blocks
 // of outputs, 5 to a workgroup): variant 5 sums p.slices ranges of the group's channels in separate invocations,
 // each range's partial sums stored in `partial` (float32, slice s's at s times y's element count); then variant 6
@@ -131,13 +137,14 @@ const uint R3_S = (FN & 4u) != 0u ? 2u : 1u;
 const uint R3_NV = R3_S == 1u ? 4u : 6u; // vec4 of an input row: columns S ow0 - 4 .. S ow0 + 4 NV - 5
 
 // The block of outputs of a packed form's invocation: its pixel block `pb` (of `pixel_blocks`) and its channel
-// block `mt` (of p.N times `m_blocks`), and with SLICED its slice; false past the work. Not sliced, a workgroup's 64
-// invocations share their output channels: the weights' index is uniform across them (one load serves the workgroup
-// where a driver sees that), the inputs' differs by column block. Sliced: an invocation per block and slice, the
-// blocks of a slice after each other.
+// block `mt` (of p.N times `m_blocks`), and with SLICED its slice; false past the work. With p.slices 0, a
+// workgroup's 64 invocations share their output channels: the weights' index is uniform across them (one load serves
+// the workgroup where a driver sees that), the inputs' differs by column block. Else an invocation per block and
+// slice, the blocks of a slice after each other: pixel blocks, then channel blocks (one slice, without SLICED: few
+// pixel blocks, whose invocations would leave most of a workgroup idle).
 bool packed_block(uint pixel_blocks, uint m_blocks, out uint pb, out uint mt, out uint slice)
 {
-    if (SLICED) {
+    if (p.slices != 0u) {
         uint i = ortvk_index(), blocks = p.N * m_blocks * pixel_blocks;
         slice = i / blocks;
         pb = i % pixel_blocks;
@@ -272,23 +279,23 @@ void main_packed()
         main_row3();
         return;
     }
-    uint col_blocks = (p.OW + TW - 1u) / TW;
+    uint col_blocks = (p.OW + COLUMNS - 1u) / COLUMNS;
     uint pixel_blocks = p.OH * col_blocks;
     uint m_blocks = p.M / TM8;
     uint pb, mt, slice, c_lo, c_hi;
     if (!packed_block(pixel_blocks, m_blocks, pb, mt, slice)) return;
     packed_channels(slice, c_lo, c_hi);
-    uint ow0 = (pb % col_blocks) * TW;
+    uint ow0 = (pb % col_blocks) * COLUMNS;
     uint oh = pb / col_blocks;
     uint m0 = (mt % m_blocks) * TM8;
     uint n = mt / m_blocks;
     uint cg = p.C / p.G, mg = p.M / p.G;
     uint g = m0 / mg, ml0 = m0 - g * mg;
 
-    vec4 acc[2][TW];
-    bool col_in[TW];
-    int iw0[TW];
-    [[unroll]] for (uint c = 0u; c < TW; c++) {
+    vec4 acc[2][COLUMNS];
+    bool col_in[COLUMNS];
+    int iw0[COLUMNS];
+    [[unroll]] for (uint c = 0u; c < COLUMNS; c++) {
         col_in[c] = ow0 + c < p.OW;
         iw0[c] = int((ow0 + c) * p.SW) - p.PW;
         acc[0][c] = vec4(0.0);
@@ -298,7 +305,7 @@ void main_packed()
         [[unroll]] for (uint j = 0u; j < 8u; j++) {
             if (j >= TM8) break;
             uint row = ((n * p.M + m0 + j) * p.OH + oh) * p.OW;
-            [[unroll]] for (uint c = 0u; c < TW; c++) {
+            [[unroll]] for (uint c = 0u; c < COLUMNS; c++) {
                 if (!col_in[c]) continue;
                 acc[j / 4u][c][j % 4u] = conv_partial(row + ow0 + c);
             }
@@ -311,14 +318,15 @@ void main_packed()
         for (uint c = c_lo; c < c_hi; c++) {
             uint xrow = (n * p.C + g * cg + c) * p.W;
             vec4 lo = INPUT4(xrow + ow0);
-            vec4 hi = col_in[4] ? INPUT4(xrow + ow0 + 4u) : vec4(0.0);
-            float xv[TW] = float[TW](lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w);
+            vec4 hi = ow0 + 4u < p.OW ? INPUT4(xrow + ow0 + 4u) : vec4(0.0);
+            float xv[COLUMNS]; // TW: XVEC is not variant 2
+            [[unroll]] for (uint q = 0u; q < COLUMNS; q++) xv[q] = q < 4u ? lo[q] : hi[q - 4u];
             uint wi = (g * cg + c) * mg + ml0;
             vec4 w0 = WEIGHTS4(wi);
-            [[unroll]] for (uint q = 0u; q < TW; q++) acc[0][q] += xv[q] * w0;
+            [[unroll]] for (uint q = 0u; q < COLUMNS; q++) acc[0][q] += xv[q] * w0;
             if (TM8 == 8u) {
                 vec4 w1 = WEIGHTS4(wi + 4u);
-                [[unroll]] for (uint q = 0u; q < TW; q++) acc[1][q] += xv[q] * w1;
+                [[unroll]] for (uint q = 0u; q < COLUMNS; q++) acc[1][q] += xv[q] * w1;
             }
         }
     } else {
@@ -331,25 +339,18 @@ void main_packed()
                 uint xrow = (xc + uint(ih)) * p.W;
                 uint wrow = (wc + kh) * p.KW;
                 for (uint kw = 0u; kw < p.KW; kw++) {
-                    float xv[TW];
-                    if (XVEC) { // one row, stride 1, no pads: columns ow0.. are inputs ow0..
-                        vec4 lo = INPUT4(xrow + ow0);
-                        vec4 hi = col_in[4] ? INPUT4(xrow + ow0 + 4u) : vec4(0.0);
-                        xv[0] = lo.x, xv[1] = lo.y, xv[2] = lo.z, xv[3] = lo.w;
-                        xv[4] = hi.x, xv[5] = hi.y, xv[6] = hi.z, xv[7] = hi.w;
-                    } else {
-                        [[unroll]] for (uint c = 0u; c < TW; c++) {
-                            int iw = iw0[c] + int(kw * p.DW);
-                            xv[c] = 0.0;
-                            if (col_in[c] && iw >= 0 && iw < int(p.W)) xv[c] = ORTVK_TEXEL(0, p.x, xrow + uint(iw));
-                        }
+                    float xv[COLUMNS];
+                    [[unroll]] for (uint c = 0u; c < COLUMNS; c++) {
+                        int iw = iw0[c] + int(kw * p.DW);
+                        xv[c] = 0.0;
+                        if (col_in[c] && iw >= 0 && iw < int(p.W)) xv[c] = ORTVK_TEXEL(0, p.x, xrow + uint(iw));
                     }
                     uint wi = (wrow + kw) * mg + ml0;
                     vec4 w0 = WEIGHTS4(wi);
-                    [[unroll]] for (uint c = 0u; c < TW; c++) acc[0][c] += xv[c] * w0;
+                    [[unroll]] for (uint c = 0u; c < COLUMNS; c++) acc[0][c] += xv[c] * w0;
                     if (TM8 == 8u) {
                         vec4 w1 = WEIGHTS4(wi + 4u);
-                        [[unroll]] for (uint c = 0u; c < TW; c++) acc[1][c] += xv[c] * w1;
+                        [[unroll]] for (uint c = 0u; c < COLUMNS; c++) acc[1][c] += xv[c] * w1;
                     }
                 }
             }
@@ -360,13 +361,13 @@ void main_packed()
         uint m = m0 + j;
         uint row = ((n * p.M + m) * p.OH + oh) * p.OW;
         if (SLICED) {
-            [[unroll]] for (uint c = 0u; c < TW; c++) {
+            [[unroll]] for (uint c = 0u; c < COLUMNS; c++) {
                 if (col_in[c]) packed_partial_store(slice, row + ow0 + c, acc[j / 4u][c][j % 4u]);
             }
             continue;
         }
         float bias = p.b != uvec2(0u) ? ORTVK_GET(2, p.b, m) : 0.0;
-        [[unroll]] for (uint c = 0u; c < TW; c++) {
+        [[unroll]] for (uint c = 0u; c < COLUMNS; c++) {
             if (col_in[c]) conv_store(row + ow0 + c, acc[j / 4u][c][j % 4u], bias, p.c_end == cg);
         }
     }
@@ -401,10 +402,10 @@ void main()
         return;
     }
     uint i = ortvk_index();
-    uint col_blocks = (p.OW + TW - 1u) / TW;
+    uint col_blocks = (p.OW + COLUMNS - 1u) / COLUMNS;
     uint m_blocks = p.M / p.TM;
     if (i >= p.N * m_blocks * p.OH * col_blocks) return;
-    uint ow0 = (i % col_blocks) * TW;
+    uint ow0 = (i % col_blocks) * COLUMNS;
     uint t = i / col_blocks;
     uint oh = t % p.OH;
     t /= p.OH;
@@ -413,10 +414,10 @@ void main()
     uint cg = p.C / p.G, mg = p.M / p.G;
     uint g = m0 / mg;
 
-    float acc[4][TW];
-    bool col_in[TW];
-    int iw0[TW];
-    [[unroll]] for (uint c = 0u; c < TW; c++) {
+    float acc[4][COLUMNS];
+    bool col_in[COLUMNS];
+    int iw0[COLUMNS];
+    [[unroll]] for (uint c = 0u; c < COLUMNS; c++) {
         col_in[c] = ow0 + c < p.OW;
         iw0[c] = int((ow0 + c) * p.SW) - p.PW;
         [[unroll]] for (uint j = 0u; j < 4u; j++) acc[j][c] = 0.0;
@@ -425,7 +426,7 @@ void main()
         [[unroll]] for (uint j = 0u; j < 4u; j++) {
             if (j >= p.TM) break;
             uint row = ((n * p.M + m0 + j) * p.OH + oh) * p.OW;
-            [[unroll]] for (uint c = 0u; c < TW; c++) {
+            [[unroll]] for (uint c = 0u; c < COLUMNS; c++) {
                 if (!col_in[c]) continue;
                 acc[j][c] = conv_partial(row + ow0 + c);
             }
@@ -444,8 +445,8 @@ void main()
                 uint xrow = (xc + uint(row_in ? ih : 0)) * p.W;
                 uint wrow = (wc + kh) * p.KW;
                 for (uint kw = 0u; kw < p.KW; kw++) {
-                    float xv[TW];
-                    [[unroll]] for (uint c = 0u; c < TW; c++) {
+                    float xv[COLUMNS];
+                    [[unroll]] for (uint c = 0u; c < COLUMNS; c++) {
                         int iw = iw0[c] + int(kw * p.DW);
                         xv[c] = 0.0;
                         if (row_in && col_in[c] && iw >= 0 && iw < int(p.W))
@@ -454,7 +455,7 @@ void main()
                     [[unroll]] for (uint j = 0u; j < 4u; j++) {
                         if (j >= p.TM) break;
                         float wv = ORTVK_TEXEL(1, p.w, wrow + kw + j * w_stride);
-                        [[unroll]] for (uint c = 0u; c < TW; c++) acc[j][c] += xv[c] * wv;
+                        [[unroll]] for (uint c = 0u; c < COLUMNS; c++) acc[j][c] += xv[c] * wv;
                     }
                 }
             }
@@ -465,7 +466,7 @@ void main()
         uint m = m0 + j;
         float bias = p.b != uvec2(0u) ? ORTVK_GET(2, p.b, m) : 0.0;
         uint row = ((n * p.M + m) * p.OH + oh) * p.OW;
-        [[unroll]] for (uint c = 0u; c < TW; c++) {
+        [[unroll]] for (uint c = 0u; c < COLUMNS; c++) {
             if (col_in[c]) conv_store(row + ow0 + c, acc[j][c], bias, p.c_end == cg);
         }
     }

@@ -459,14 +459,22 @@ ortvk_semaphore_point ortvk_stream_tail(ortvk_stream *stream)
     return point;
 }
 
-bool ortvk_stream_quiet_tail(ortvk_stream *stream, uint64_t *value)
+OrtStatus *ortvk_stream_wait_host_ordered(ortvk_stream *stream)
 {
-    if (atomic_load(&stream->order_after_device) != ORTVK_ORDER_NONE) return false;
+    ortvk_semaphore_point *points = NULL;
+    size_t count = 0, capacity = 0;
+    bool ok = true;
+    int order = atomic_load(&stream->order_after_device);
+    if (order != ORTVK_ORDER_NONE) ok = collect_device_tails(stream, order, &points, &count, &capacity);
     pthread_mutex_lock(&stream->lock);
-    bool quiet = stream->wait_count == 0;
-    *value = stream->submitted;
+    ok = ok && reserve((void **)&points, &capacity, count, stream->wait_count + 1, sizeof(*points));
+    if (ok && stream->submitted > 0) points[count++] = (ortvk_semaphore_point){stream->timeline, stream->submitted};
+    for (size_t i = 0; ok && i < stream->wait_count; i++) points[count++] = stream->waits[i];
     pthread_mutex_unlock(&stream->lock);
-    return quiet;
+    OrtStatus *status = ok ? ortvk_semaphore_points_wait(stream->device, points, count, UINT64_MAX)
+                           : ortvk_status(ORT_FAIL, "out of host memory waiting for %zu semaphores", count + 1);
+    free(points);
+    return status;
 }
 
 OrtStatus *ortvk_semaphore_points_wait(ortvk_device *device, const ortvk_semaphore_point *points, size_t count,

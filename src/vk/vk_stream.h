@@ -136,9 +136,10 @@ OrtStatus *ortvk_stream_take_error(ortvk_stream *stream) ORTVK_MUST_CHECK;
 /* The stream's last submitted timeline point. */
 ortvk_semaphore_point ortvk_stream_tail(ortvk_stream *stream);
 
-/* True, with *value its last submitted value, when that value is all the stream's next submission would wait for:
- * no cross-stream waits queued (ortvk_stream_add_wait) and no ordering after the device's other streams pending
- * (ortvk_stream_order_after_device). A host access in stream order then only has to wait for *value. */
-bool ortvk_stream_quiet_tail(ortvk_stream *stream, uint64_t *value);
+/* Host wait for everything the stream's next submission would wait for: its last submitted value, the cross-stream
+ * waits queued on it (ortvk_stream_add_wait) and the device's other streams it is to be ordered after
+ * (ortvk_stream_order_after_device, left in place for that submission). A host access in stream order then needs no
+ * submission of its own. */
+OrtStatus *ortvk_stream_wait_host_ordered(ortvk_stream *stream) ORTVK_MUST_CHECK;
 
 #endif

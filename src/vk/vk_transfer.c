@@ -41,8 +41,8 @@ static void release_copy_refs(void *owner)
 /* A copy between the host and an ortvk-allocated buffer the host can map (caps.device_memory_mapped) needs no
  * submission: into the buffer, when no submission holds it (its only references are its owner's and the caller's,
  * `held`): nothing queued reads or writes it, and the stream's later submissions see the host's writes; out of it,
- * after a host wait for the stream's last submission, when the stream waits for nothing else. Returns false (and
- * does nothing) where that does not apply. */
+ * after a host wait for all the stream's next submission would wait for (the sync stream's: every stream of the
+ * device). Returns false (and does nothing) where that does not apply. */
 static bool copy_mapped(ortvk_stream *stream, ortvk_copy_end dst, ortvk_copy_end src, size_t bytes,
                         OrtStatus **status)
 {
@@ -55,9 +55,7 @@ static bool copy_mapped(ortvk_stream *stream, ortvk_copy_end dst, ortvk_copy_end
         *status = NULL;
         return true;
     }
-    uint64_t value = 0;
-    if (!ortvk_stream_quiet_tail(stream, &value)) return false;
-    *status = value > 0 ? ortvk_stream_wait_host(stream, value) : NULL;
+    *status = ortvk_stream_wait_host_ordered(stream);
     if (*status == NULL) memcpy(dst.host, (const uint8_t *)device->mapped + src.offset, bytes);
     return true;
 }

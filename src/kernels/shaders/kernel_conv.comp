@@ -1,8 +1,8 @@
 // Direct convolution, NCHW (1-D runs with H = 1): each invocation computes TM output channels (1, 2 or 4 of one
 // group; 4 or 8 with packed weights) by TW neighbouring columns (4 in variant 2), so every loaded input serves TM
-// channels and every weight TW columns. Sums run over the group's channels and the kernel window, then the bias, in the order of ONNX's
-// reference. Specialization constant FN: 0 weights as ONNX lays them out; else packed at Compile as
-// [g][c][kh][kw][m of the group] (kernel_conv.c), read 4 channels per vec4: bit 0 TM = 4, bit 1 TM = 8, bit 2 the
+// channels and every weight TW columns. Sums run over the group's channels and the kernel window, then the bias, in
+// the order of ONNX's reference. Specialization constant FN: 0 weights as ONNX lays them out; else packed at Compile
+// as [g][c][kh][kw][m of the group] (kernel_conv.c), read 4 channels per vec4: bit 0 TM = 4, bit 1 TM = 8, bit 2 the
 // input rows read as vec4 (a 1x1 convolution of stride 1 without pads, run as one row of H * W columns), bit 3 the
 // same for windows of 3 columns, pad 1 (main_row3; there bit 2 is stride 2, bit 4 3x3 windows and two output rows,
 // without it 1x3 windows and one row).

@@ -321,6 +321,17 @@ static bool collect_device_tails(ortvk_stream *stream, int order, ortvk_semaphor
     return t.ok;
 }
 
+/* Appends the stream's last submitted value and its queued cross-stream waits to `points` (a growable array), with
+ * room left for `extra` more. Lock held. */
+static bool add_own_waits(ortvk_stream *stream, size_t extra, ortvk_semaphore_point **points, size_t *count,
+                          size_t *capacity)
+{
+    if (!reserve((void **)points, capacity, *count, stream->wait_count + 1 + extra, sizeof(**points))) return false;
+    if (stream->submitted > 0) (*points)[(*count)++] = (ortvk_semaphore_point){stream->timeline, stream->submitted};
+    for (size_t i = 0; i < stream->wait_count; i++) (*points)[(*count)++] = stream->waits[i];
+    return true;
+}
+
 void ortvk_stream_order_after_device(ortvk_stream *stream, int order)
 {
     int current = atomic_load(&stream->order_after_device);
@@ -403,9 +414,8 @@ OrtStatus *ortvk_stream_submit(ortvk_stream *stream, VkCommandBuffer commands, c
     if (order != ORTVK_ORDER_NONE) ok = collect_device_tails(stream, order, &wait_points, &wait_total, &wait_capacity);
 
     pthread_mutex_lock(&stream->lock);
-    ok = ok && reserve((void **)&wait_points, &wait_capacity, wait_total, stream->wait_count + wait_count + 1,
-                       sizeof(*wait_points));
-    size_t semaphores = wait_total + stream->wait_count + wait_count + 1 + signal_count + 1;
+    ok = ok && add_own_waits(stream, wait_count, &wait_points, &wait_total, &wait_capacity);
+    size_t semaphores = wait_total + wait_count + signal_count + 1;
     VkSemaphore *handles = ok ? malloc(semaphores * sizeof(*handles)) : NULL;
     uint64_t *values = handles ? malloc(semaphores * sizeof(*values)) : NULL;
     VkPipelineStageFlags *stages = values ? malloc(semaphores * sizeof(*stages)) : NULL;
@@ -415,8 +425,6 @@ OrtStatus *ortvk_stream_submit(ortvk_stream *stream, VkCommandBuffer commands, c
         status = ortvk_status(ORT_FAIL, "out of host memory submitting %zu semaphores", semaphores);
         goto out;
     }
-    if (stream->submitted > 0) wait_points[wait_total++] = (ortvk_semaphore_point){stream->timeline, stream->submitted};
-    for (size_t i = 0; i < stream->wait_count; i++) wait_points[wait_total++] = stream->waits[i];
     for (size_t i = 0; i < wait_count; i++) wait_points[wait_total++] = waits[i];
     uint64_t next = stream->submitted + 1;
     status = queue_submit(stream, commands, wait_points, wait_total, signals, signal_count, next,
@@ -467,9 +475,7 @@ OrtStatus *ortvk_stream_wait_host_ordered(ortvk_stream *stream)
     int order = atomic_load(&stream->order_after_device);
     if (order != ORTVK_ORDER_NONE) ok = collect_device_tails(stream, order, &points, &count, &capacity);
     pthread_mutex_lock(&stream->lock);
-    ok = ok && reserve((void **)&points, &capacity, count, stream->wait_count + 1, sizeof(*points));
-    if (ok && stream->submitted > 0) points[count++] = (ortvk_semaphore_point){stream->timeline, stream->submitted};
-    for (size_t i = 0; ok && i < stream->wait_count; i++) points[count++] = stream->waits[i];
+    ok = ok && add_own_waits(stream, 0, &points, &count, &capacity);
     pthread_mutex_unlock(&stream->lock);
     OrtStatus *status = ok ? ortvk_semaphore_points_wait(stream->device, points, count, UINT64_MAX)
                            : ortvk_status(ORT_FAIL, "out of host memory waiting for %zu semaphores", count + 1);

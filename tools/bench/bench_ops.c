@@ -109,9 +109,9 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
     onnx_model_add_input(m, "x", ONNX_FLOAT, s->rank, s->dims);
     onnx_model_add_output(m, "y", ONNX_FLOAT, s->rank, pooled_output(s) ? pooled : s->dims);
     if (strcmp(s->name, "conv3x3") == 0 || strcmp(s->name, "conv1x1") == 0 || strcmp(s->name, "conv1d") == 0) {
-        int k = s->name[4] == '1' && s->name[5] == 'x' ? 1 : 3, w_rank = s->rank;
-        int64_t wd[4] = {c, c, k, k}, bd[1] = {c};
-        add_random(m, "w", w_rank, wd, 1.0f / sqrtf((float)(c * k * (w_rank == 4 ? k : 1))), &seed);
+        int k = strcmp(s->name, "conv1x1") == 0 ? 1 : 3;
+        int64_t wd[4] = {c, c, k, k}, bd[1] = {c}; /* the first s->rank of them */
+        add_random(m, "w", s->rank, wd, 1.0f / sqrtf((float)(c * k * (s->rank == 4 ? k : 1))), &seed);
         add_random(m, "b", 1, bd, 0.1f, &seed);
     } else if (strcmp(s->name, "pwsmall") == 0) {
         int64_t wd[4] = {2 * c, c, 1, 1}, bd[1] = {2 * c}, bwd[4] = {c, 2 * c, 1, 1}, bbd[1] = {c};

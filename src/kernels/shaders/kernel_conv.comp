@@ -319,7 +319,7 @@ void main_packed()
             uint xrow = (n * p.C + g * cg + c) * p.W;
             vec4 lo = INPUT4(xrow + ow0);
             vec4 hi = ow0 + 4u < p.OW ? INPUT4(xrow + ow0 + 4u) : vec4(0.0);
-            float xv[COLUMNS]; // TW: XVEC is not variant 2
+            float xv[COLUMNS]; // TW here: the host never takes variant 2 with XVEC
             [[unroll]] for (uint q = 0u; q < COLUMNS; q++) xv[q] = q < 4u ? lo[q] : hi[q - 4u];
             uint wi = (g * cg + c) * mg + ml0;
             vec4 w0 = WEIGHTS4(wi);

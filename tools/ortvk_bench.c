@@ -37,7 +37,7 @@ static void usage(FILE *to)
             "                   --compare-frames N (default 3); ORT's WebGPU EP runs too where Dawn finds an\n"
             "                   adapter; --profile adds ortvk's per-op device profile of each size\n"
             "  --ops LIST       instead: single ops on ortvk and the CPU EP (all, or some of conv3x3,conv1x1,\n"
-            "                   pwsmall,conv1d,dw3x3,matmul,add,mul,mulch,sigmoid,softmax,transpose,se,gap,neck,\n"
+            "                   pwsmall,conv1d,lstm,dw3x3,matmul,add,mul,mulch,sigmoid,softmax,transpose,se,gap,neck,\n"
             "                   resize,resizelin,convt2x2,head,dwres,stem,small: a 7-node model of three small\n"
             "                   Gemms, whole Runs; or model:\n"
             "                   the --model PATH at --compare-sizes);\n"

@@ -1,6 +1,7 @@
 /* LSTM, GRU and RNN on the device, as ORT's CPU EP computes them (float32, layout 0, the default activations and the
  * RNN's Relu and Sigmoid, no clip): X W^T for every step at once through the GEMM shader, then one dispatch per time
  * step (two for GRU) of shaders/kernel_rnn.comp over every direction and batch entry. */
+#include <stddef.h>
 #include <string.h>
 
 #include "kernels/kernel_internal.h"
@@ -204,11 +205,19 @@ static OrtStatus *rnn_shape(const ortvk_kparams *params, ortvk_krun *run)
 }
 
 typedef struct push_rnn {
-    uint64_t work, r, y;
+    uint64_t work, r, y, x, w;
     uint32_t S, B, H, D;
     uint32_t step, flags;
     uint32_t proj, h_in, h_out, c, zr, bias, peep, lens;
+    uint32_t I;
 } push_rnn;
+_Static_assert(offsetof(push_rnn, S) == 40 && offsetof(push_rnn, I) == 96 && sizeof(push_rnn) <= 128,
+               "push_rnn matches kernel_rnn.comp's push constants");
+
+/* The shader's variant 1 (vec4 reads) where H and input_size are multiples of 4 and R, W and X start on 16 bytes. */
+#define RNN_VEC4 1u
+/* flags: the step shader projects its input itself (variant 1, a single time step: no GEMM dispatch) */
+#define RNN_PROJECT 128u
 
 /* The batch's lengths as words in a device buffer (all S without sequence_lens), checked as the CPU EP does. */
 static OrtStatus *rnn_lengths(const ortvk_kparams_rnn *p, ortvk_krun *run, uint32_t S, uint32_t B,
@@ -288,23 +297,32 @@ static OrtStatus *rnn_record(const ortvk_kparams *params, ortvk_krun *run)
     ORTVK_TRY(ortvk_krun_scratch(run, (size_t)total * 4, &work));
     ORTVK_TRY(rnn_lengths(p, run, S, B, &lens));
     ORTVK_TRY(ortvk_krun_copy(run, work + (VkDeviceAddress)push.lens * 4, lens, (VkDeviceSize)B * 4));
-    ORTVK_TRY(rnn_project(run, D, (int64_t)S * B, G, x->dims[2], work));
+    uint32_t I = (uint32_t)x->dims[2];
+    bool vec4 = H % 4 == 0 && I % 4 == 0 && run->in[IN_R].address % 16 == 0 && run->in[IN_W].address % 16 == 0 &&
+                x->address % 16 == 0;
+    bool project = vec4 && S == 1;
+    if (!project) ORTVK_TRY(rnn_project(run, D, (int64_t)S * B, G, I, work));
     ORTVK_TRY(rnn_stage(run, IN_H0, work, push.h_in, state));
     if (p->cell == ORTVK_RNN_LSTM) ORTVK_TRY(rnn_stage(run, IN_C0, work, push.c, state));
     if (optional(run, IN_B)) ORTVK_TRY(rnn_stage(run, IN_B, work, push.bias, (size_t)2 * D * G));
     if (optional(run, IN_P)) ORTVK_TRY(rnn_stage(run, IN_P, work, push.peep, (size_t)3 * D * H));
     push.work = work;
     push.r = run->in[IN_R].address;
+    push.x = project ? x->address : 0;
+    push.w = project ? run->in[IN_W].address : 0;
+    push.I = I;
     push.y = run->n_out > 0 && run->out[0].present ? run->out[0].address : 0;
     push.flags = (optional(run, IN_B) ? 1u : 0u) | (optional(run, IN_P) ? 2u : 0u) | (p->reverse ? 4u : 0u) |
-                 (p->linear_before_reset ? 8u : 0u) | 16u | (p->activation << 8);
+                 (p->linear_before_reset ? 8u : 0u) | 16u | (project ? RNN_PROJECT : 0u) |
+                 (p->activation << 8);
     for (uint32_t s = 0; s < S; s++) {
         push.step = s;
         /* ORT's CPU RNN skips H R^T at its first step when there is no initial_h (0 * an infinite R is NaN). */
         push.flags = (push.flags & ~64u) | (s == 0 && !optional(run, IN_H0) ? 64u : 0u);
         for (uint32_t phase = 0; phase < (p->cell == ORTVK_RNN_GRU ? 2u : 1u); phase++) {
             push.flags = (push.flags & ~32u) | (phase ? 32u : 0u);
-            ORTVK_TRY(ortvk_krun_dispatch_fn(run, ORTVK_SHADER_RNN, p->cell, &push, sizeof(push), state));
+            uint32_t fn = p->cell + (vec4 ? RNN_VEC4 * ORTVK_KVARIANT : 0);
+            ORTVK_TRY(ortvk_krun_dispatch_fn(run, ORTVK_SHADER_RNN, fn, &push, sizeof(push), state));
         }
         uint32_t t = push.h_in;
         push.h_in = push.h_out;

@@ -2,8 +2,11 @@
  * peepholes, initial states, sequence lengths (constant and given at run time, 0 included) and subsets of the
  * outputs, each run with the node on ortvk (session.disable_cpu_ep_fallback = 1) and compared at ONNX's tolerances;
  * and the configurations ortvk leaves to the CPU EP (clip, input_forget, other activations), which must still
- * answer as the CPU EP does. */
+ * answer as the CPU EP does. Single time steps of sizes in whole vec4s, streaming models' case, must take the step
+ * shader's vec4 form that projects its own input (no GEMM dispatch): the profile names the pipelines. */
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kernel_check.h"
 
@@ -28,6 +31,8 @@ typedef struct rnn_case {
     float clip;             /* 0: absent */
     bool strict;            /* false: ortvk leaves the node to the CPU EP */
     int opset;              /* 0: 14 */
+    int form;               /* 0: not checked; 1: the node runs only the step shader's vec4 form (rnn.<32 + cell>);
+                             * 2: its scalar form after a GEMM */
 } rnn_case;
 
 static int gates_of(const char *op)
@@ -82,6 +87,26 @@ static onnx_model *build(const rnn_case *c, int64_t D)
     return m;
 }
 
+/* The pipelines the profile names for the node (the session is closed, its profile written): exactly the step
+ * shader's vec4 form of the cell (form 1), or a GEMM then its scalar form (form 2). */
+static void check_form(const rnn_case *c, const char *profile)
+{
+    char *text = test_read_text(profile), got[128] = "", want[64];
+    const char *key = "\"pipelines\": \"", *at = text ? strstr(text, key) : NULL;
+    const char *end = at ? strchr(at + strlen(key), '"') : NULL;
+    if (end) snprintf(got, sizeof(got), "%.*s", (int)(end - at - strlen(key)), at + strlen(key));
+    int cell = strcmp(c->op, "LSTM") == 0 ? 0 : strcmp(c->op, "GRU") == 0 ? 1 : 2;
+    snprintf(want, sizeof(want), c->form == 1 ? "rnn.%d" : " rnn.%d", c->form == 1 ? 32 + cell : cell);
+    size_t n = strlen(got), k = strlen(want);
+    bool ok = c->form == 1 ? strcmp(got, want) == 0
+                           : strncmp(got, "gemm.", 5) == 0 && n > k && strcmp(got + n - k, want) == 0;
+    CHECK(ok, "%s: the profile names \"%s\" (want %s%s)", c->name, got, c->form == 2 ? "gemm.* then" : "",
+          want);
+    if (ok) printf("%-60s takes %s\n", c->name, got);
+    free(text);
+    remove(profile);
+}
+
 static void run_case(ortapp *app, const OrtEpDevice *device, const rnn_case *c)
 {
     int64_t D = c->direction && strcmp(c->direction, "bidirectional") == 0 ? 2 : 1;
@@ -89,7 +114,12 @@ static void run_case(ortapp *app, const OrtEpDevice *device, const rnn_case *c)
     size_t len = 0;
     if (!test_model_serialize(build(c, D), c->name, &model, &len)) return;
     kc_pair pair;
-    if (!kc_pair_open(app, device, model, len, NULL, 0, c->strict, c->name, &pair)) {
+    char profile[64];
+    snprintf(profile, sizeof(profile), "/tmp/ortvk-rnn-profile-%d.json", (int)getpid());
+    if (c->form) setenv("ORTVK_PROFILE", profile, 1);
+    bool opened = kc_pair_open(app, device, model, len, NULL, 0, c->strict, c->name, &pair);
+    unsetenv("ORTVK_PROFILE");
+    if (!opened) {
         free(model);
         return;
     }
@@ -155,6 +185,7 @@ static void run_case(ortapp *app, const OrtEpDevice *device, const rnn_case *c)
     free(cv);
     kc_pair_close(app, &pair);
     free(model);
+    if (c->form) check_form(c, profile);
 }
 
 int main(void)
@@ -163,54 +194,64 @@ int main(void)
     const OrtEpDevice *device;
     test_open(&app, &device);
     /* name, op, S, B, I, H, direction, bias, peepholes, initial_h, initial_c, lens kind, lens, Y, Y_h, Y_c,
-     * linear_before_reset, activations, clip, strict, opset */
+     * linear_before_reset, activations, clip, strict, opset, form */
     const rnn_case cases[] = {
         {"LSTM forward 5x2x3 H4 (opset 22)", "LSTM", 5, 2, 3, 4, NULL, false, false, false, false, 0, {0}, true, true,
-         true, 0, {NULL}, 0, true, 22},
+         true, 0, {NULL}, 0, true, 22, 0},
         {"LSTM reverse, bias, peepholes, initial h and c", "LSTM", 6, 3, 8, 5, "reverse", true, true, true, true, 0,
-         {0}, true, true, true, 0, {NULL}, 0, true, 14},
+         {0}, true, true, true, 0, {NULL}, 0, true, 14, 0},
         {"LSTM bidirectional, all inputs, lengths 4 0 6", "LSTM", 6, 3, 4, 8, "bidirectional", true, true, true,
-         true, 1, {4, 0, 6}, true, true, true, 0, {NULL}, 0, true, 14},
+         true, 1, {4, 0, 6}, true, true, true, 0, {NULL}, 0, true, 14, 0},
         {"LSTM bidirectional, lengths at run time 2 5 (22)", "LSTM", 5, 2, 7, 3, "bidirectional", true, false, true,
-         false, 2, {2, 5}, true, true, true, 0, {NULL}, 0, true, 22},
+         false, 2, {2, 5}, true, true, true, 0, {NULL}, 0, true, 22, 0},
         {"LSTM only Y_c, reverse lengths 1 3 0 3", "LSTM", 3, 4, 5, 6, "reverse", true, true, false, true, 1,
-         {1, 3, 0, 3}, false, false, true, 0, {NULL}, 0, true, 14},
+         {1, 3, 0, 3}, false, false, true, 0, {NULL}, 0, true, 14, 0},
         {"LSTM only Y_h, 20 steps, H 64, I 32", "LSTM", 20, 3, 32, 64, "forward", true, true, true, true, 0, {0},
-         false, true, false, 0, {NULL}, 0, true, 14},
+         false, true, false, 0, {NULL}, 0, true, 14, 0},
         {"LSTM bidirectional H 257, I 259 (odd sizes, generic GEMM)", "LSTM", 3, 2, 259, 257, "bidirectional", true,
-         true, true, true, 0, {0}, true, true, true, 0, {NULL}, 0, true, 14},
+         true, true, true, 0, {0}, true, true, true, 0, {NULL}, 0, true, 14, 0},
         {"LSTM activations given as the defaults", "LSTM", 4, 2, 3, 5, "bidirectional", true, false, false, false,
-         0, {0}, true, true, false, 0, {"Sigmoid", "Tanh", "Tanh", "Sigmoid", "Tanh", "Tanh"}, 0, true, 14},
+         0, {0}, true, true, false, 0, {"Sigmoid", "Tanh", "Tanh", "Sigmoid", "Tanh", "Tanh"}, 0, true, 14, 0},
         {"LSTM clip 0.5 (left to the CPU EP)", "LSTM", 4, 2, 3, 5, NULL, true, false, false, false, 0, {0}, true,
-         true, false, 0, {NULL}, 0.5f, false, 14},
+         true, false, 0, {NULL}, 0.5f, false, 14, 0},
         {"LSTM HardSigmoid (left to the CPU EP)", "LSTM", 4, 2, 3, 5, NULL, true, false, false, false, 0, {0}, true,
-         true, false, 0, {"HardSigmoid", "Tanh", "Tanh"}, 0, false, 14},
+         true, false, 0, {"HardSigmoid", "Tanh", "Tanh"}, 0, false, 14, 0},
         {"GRU forward 5x2x3 H4", "GRU", 5, 2, 3, 4, NULL, false, false, false, false, 0, {0}, true, true, false, 0,
-         {NULL}, 0, true, 14},
+         {NULL}, 0, true, 14, 0},
         {"GRU linear_before_reset, bias, initial h", "GRU", 6, 3, 8, 5, NULL, true, false, true, false, 0, {0}, true,
-         true, false, 1, {NULL}, 0, true, 14},
+         true, false, 1, {NULL}, 0, true, 14, 0},
         {"GRU bidirectional, lengths 3 0 5 (opset 22)", "GRU", 5, 3, 4, 7, "bidirectional", true, false, true, false, 1,
-         {3, 0, 5}, true, true, false, 0, {NULL}, 0, true, 22},
+         {3, 0, 5}, true, true, false, 0, {NULL}, 0, true, 22, 0},
         {"GRU reverse linear_before_reset, lengths at run time", "GRU", 4, 2, 6, 9, "reverse", true, false, true,
-         false, 2, {4, 1}, true, true, false, 1, {NULL}, 0, true, 14},
+         false, 2, {4, 1}, true, true, false, 1, {NULL}, 0, true, 14, 0},
         {"GRU only Y_h, 16 steps, H 48", "GRU", 16, 2, 12, 48, "bidirectional", true, false, false, false, 0, {0},
-         false, true, false, 0, {"Sigmoid", "Tanh", "Sigmoid", "Tanh"}, 0, true, 14},
+         false, true, false, 0, {"Sigmoid", "Tanh", "Sigmoid", "Tanh"}, 0, true, 14, 0},
         {"RNN forward Tanh", "RNN", 5, 2, 3, 4, NULL, false, false, false, false, 0, {0}, true, true, false, 0,
-         {NULL}, 0, true, 14},
+         {NULL}, 0, true, 14, 0},
         {"RNN Relu, bias, initial h, lengths 2 4 1 (22)", "RNN", 4, 3, 5, 6, NULL, true, false, true, false, 1,
-         {2, 4, 1}, true, true, false, 0, {"Relu"}, 0, true, 22},
+         {2, 4, 1}, true, true, false, 0, {"Relu"}, 0, true, 22, 0},
         {"RNN bidirectional Sigmoid, lengths at run time", "RNN", 6, 2, 4, 8, "bidirectional", true, false, true,
-         false, 2, {6, 3}, true, true, false, 0, {"Sigmoid", "Sigmoid"}, 0, true, 14},
+         false, 2, {6, 3}, true, true, false, 0, {"Sigmoid", "Sigmoid"}, 0, true, 14, 0},
         {"RNN reverse, lengths 0 2", "RNN", 3, 2, 4, 5, "reverse", true, false, true, false, 1, {0, 2}, true, true,
-         false, 0, {NULL}, 0, true, 14},
+         false, 0, {NULL}, 0, true, 14, 0},
         {"RNN forward, lengths 0 3, initial h", "RNN", 3, 2, 4, 5, NULL, true, false, true, false, 1, {0, 3}, true,
-         true, false, 0, {NULL}, 0, true, 14},
+         true, false, 0, {NULL}, 0, true, 14, 0},
         {"RNN bidirectional, lengths 2 0", "RNN", 3, 2, 4, 5, "bidirectional", true, false, true, false, 1, {2, 0},
-         true, true, false, 0, {NULL}, 0, true, 14},
+         true, true, false, 0, {NULL}, 0, true, 14, 0},
         {"RNN only Y_h, 24 steps, H 40", "RNN", 24, 2, 16, 40, NULL, true, false, false, false, 0, {0}, false, true,
-         false, 0, {NULL}, 0, true, 14},
+         false, 0, {NULL}, 0, true, 14, 0},
+        {"LSTM one step bidirectional, all inputs (input projected by the step)", "LSTM", 1, 2, 16, 8,
+         "bidirectional", true, true, true, true, 0, {0}, true, true, true, 0, {NULL}, 0, true, 14, 1},
+        {"LSTM one step, I 6 (scalar step after a GEMM)", "LSTM", 1, 2, 6, 8, NULL, true, false, true, true, 0, {0},
+         true, true, true, 0, {NULL}, 0, true, 14, 2},
+        {"GRU one step linear_before_reset, lengths 1 0 (projected)", "GRU", 1, 2, 8, 12, "bidirectional", true,
+         false, true, false, 1, {1, 0}, true, true, false, 1, {NULL}, 0, true, 14, 1},
+        {"GRU one step reverse (projected)", "GRU", 1, 3, 4, 4, "reverse", true, false, true, false, 0, {0}, true,
+         true, false, 0, {NULL}, 0, true, 22, 1},
+        {"RNN one step without initial h, lengths at run time (projected)", "RNN", 1, 2, 12, 8, NULL, true, false,
+         false, false, 2, {1, 1}, true, true, false, 0, {NULL}, 0, true, 14, 1},
         {"RNN LeakyRelu (left to the CPU EP)", "RNN", 4, 2, 3, 5, NULL, true, false, false, false, 0, {0}, true, true,
-         false, 0, {"LeakyRelu"}, 0, false, 14},
+         false, 0, {"LeakyRelu"}, 0, false, 14, 0},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) run_case(&app, device, &cases[i]);
     return test_finish(&app, "test_kernels_rnn");

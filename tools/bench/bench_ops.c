@@ -29,6 +29,8 @@ static const op_spec specs[] = {
      false},
     /* Silero VAD's encoder: 1-D Convs over a few frames, where the work is too small to fill the device. */
     {"conv1d", "Conv 1-D k3 128->128 over 3 frames", 3, {1, 128, 3}, 2.0 * 128 * 128 * 3 * 3, false},
+    /* Silero VAD's decoder: an LSTM of one time step, input and hidden 128; chained by Y_h ([1, 1, 128]). */
+    {"lstm", "LSTM 1 step, 128 -> 128 (Y_h)", 3, {1, 1, 128}, 2.0 * 2 * 4 * 128 * 128, false},
     {"dw3x3", "Conv depthwise 3x3 128 ch 160x160", 4, {1, 128, 160, 160}, 2.0 * 128 * 9 * 160 * 160, false},
     {"matmul", "MatMul 1024x1024x1024", 2, {1024, 1024}, 2.0 * 1024 * 1024 * 1024, false},
     {"add", "Add 16M (same-shape constant)", 1, {16 << 20}, 16 << 20, true},
@@ -42,7 +44,8 @@ static const op_spec specs[] = {
     {"softmax", "Softmax 40x6625", 2, {40, 6625}, 40.0 * 6625, true},
     /* Each plane's rows and columns swapped (perm 0, 1, 3, 2): a strided copy whose reads step a row at a time. */
     {"transpose", "Transpose 96x160x160 perm 0,1,3,2", 4, {1, 96, 160, 160}, 96.0 * 160 * 160, true},
-    /* A node here is a pair, the squeeze-excitation's pool and scale without its 1x1 convs: x * GlobalAveragePool(x). */
+    /* A node here is a pair, the squeeze-excitation's pool and scale without its 1x1 convs:
+     * x * GlobalAveragePool(x). */
     {"se", "GlobalAveragePool + Mul 96x80x80", 4, {1, 96, 80, 80}, 96.0 * 80 * 80, true},
     /* A node here is one GlobalAveragePool of the input x (the detector's largest), their results summed into y
      * ([1, 96, 1, 1]); the sessions run no graph optimizations, whose CSE would make the nodes one. */
@@ -147,6 +150,11 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
         add_random(m, "b", 1, bd, 0.1f, &seed);
         add_random(m, "wt", 4, td, 0.25f, &seed);
         add_random(m, "bt", 1, tbd, 0.1f, &seed);
+    } else if (strcmp(s->name, "lstm") == 0) {
+        int64_t h = s->dims[2], wd[3] = {1, 4 * h, h}, bd[2] = {1, 8 * h};
+        add_random(m, "w", 3, wd, 1.0f / sqrtf((float)h), &seed);
+        add_random(m, "r", 3, wd, 1.0f / sqrtf((float)h), &seed);
+        add_random(m, "b", 2, bd, 0.1f, &seed);
     } else if (strcmp(s->name, "matmul") == 0) {
         add_random(m, "w", 2, s->dims, 1.0f / 32.0f, &seed);
     } else if (strcmp(s->name, "add") == 0) {
@@ -221,6 +229,9 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
             int64_t pads[4] = {pad, pad, pad, pad};
             onnx_node_attr_ints(n, "pads", pads, 2 * (s->rank - 2));
             if (s->name[0] == 'd') onnx_node_attr_int(n, "group", c);
+        } else if (strcmp(s->name, "lstm") == 0) {
+            const char *lstm_in[4] = {in, "w", "r", "b"}, *lstm_out[2] = {"", outn};
+            onnx_node_attr_int(onnx_model_add_node(m, "LSTM", lstm_in, 4, lstm_out, 2), "hidden_size", s->dims[2]);
         } else if (strcmp(s->name, "matmul") == 0) {
             onnx_model_add_node(m, "MatMul", ins, 2, outs, 1);
         } else if (strcmp(s->name, "add") == 0) {
@@ -354,7 +365,8 @@ static int bench_ops_model(ortapp *app, const OrtEpDevice *device, const bench_o
         fprintf(stderr, "ortvk-bench: --ops model needs --model PATH (a readable ONNX file)\n");
         return 1;
     }
-    OrtSession *s[2] = {session(app, device, model, len, opt->threads, false), session(app, NULL, model, len, opt->threads, false)};
+    OrtSession *s[2] = {session(app, device, model, len, opt->threads, false),
+                        session(app, NULL, model, len, opt->threads, false)};
     free(model);
     int rc = s[0] && s[1] ? 0 : 1;
     int frames = opt->compare_frames;
@@ -451,7 +463,8 @@ static int bench_ops_small(ortapp *app, const OrtEpDevice *device, const bench_o
     uint8_t *model = NULL;
     size_t len = 0;
     if (build_small(&model, &len) != ONNX_OK) return 1;
-    OrtSession *s[2] = {session(app, device, model, len, opt->threads, false), session(app, NULL, model, len, opt->threads, false)};
+    OrtSession *s[2] = {session(app, device, model, len, opt->threads, false),
+                        session(app, NULL, model, len, opt->threads, false)};
     free(model);
     int rc = s[0] && s[1] ? 0 : 1;
     int runs = opt->compare_frames > SMALL_RUNS ? opt->compare_frames : SMALL_RUNS;

@@ -4,19 +4,25 @@
 // EP does: biases Wb + Rb summed first, the gates' inputs clamped to +-FLT_MAX (LSTM, GRU), zeros for a batch entry
 // with sequence length 0 (LSTM, GRU). The state lives in the `work` scratch buffer (float32): the projections, h
 // in two halves (read one, write the other), c (LSTM), z and r (GRU), the biases, peepholes and lengths.
+// VARIANT 1 reads R (and W, X) a vec4 at a time, and for a single time step projects its own input (flag 128):
+// X W^T needs no GEMM dispatch then.
 #version 460
 #include "common.glsl"
 
-layout(constant_id = 0) const uint CELL = 0u; // ORTVK_RNN_LSTM, _GRU or _RNN
+layout(constant_id = 0) const uint CELL = 0u;    // ORTVK_RNN_LSTM, _GRU or _RNN
+layout(constant_id = 1) const uint VARIANT = 0u; // 1: vec4 reads (H, I multiples of 4, operands at 16 bytes)
 
 layout(push_constant) uniform Push {
     uvec2 work, r, y;     // scratch (float32), R [D, G, H], Y [S, D, B, H] (or absent)
+    uvec2 x, w;           // X [S, B, I] and W [D, G, I]: read when the shader projects the input (flag 128)
     uint S, B, H, D;
     uint step;            // 0 .. S - 1: direction 0 runs t = step, a reverse one t = len - 1 - step
     uint flags;           // 1 bias, 2 peepholes, 4 direction 0 is reverse, 8 linear_before_reset, 16 zero for a
                           // length of 0, 32 GRU's second phase, 64 the first step without initial_h (RNN: no
-                          // H R^T, as ORT's CPU EP); bits 8-9 the RNN's activation
+                          // H R^T, as ORT's CPU EP), 128 the input projected here (VARIANT 1); bits 8-9 the
+                          // RNN's activation
     uint proj, h_in, h_out, c, zr, bias, peep, lens; // float offsets into work
+    uint I;               // input_size
 } p;
 
 #define W(i) ORTVK_FLOAT(0, p.work, i)
@@ -38,12 +44,33 @@ float clip_bias(float x, bool has_bias, float bias)
 // The sum over k of a[k] R[row, k], a at `a` in work.
 float dot_row(uint a, uint row)
 {
+    if (VARIANT == 1u) {
+        vec4 s4 = vec4(0.0);
+        uint base = row * p.H;
+        ORTVK_FOR(k, 0u, p.H / 4u) {
+            s4 += ORTVK_VEC4(0, p.work, (a >> 2u) + k) * ORTVK_TEXEL4(1, p.r, base + 4u * k);
+        }
+        return (s4.x + s4.y) + (s4.z + s4.w);
+    }
     float s = 0.0;
     uint base = row * p.H;
     ORTVK_FOR(k, 0u, p.H) {
         s += W(a + k) * ORTVK_GET(1, p.r, base + k);
     }
     return s;
+}
+
+// Gate j's input projection (X W^T) of the step at `x`: read from work where a GEMM made it, or (flag 128) the sum
+// over k of X[x + k] W[d * G + j, k].
+float projected(uint x, uint d, uint G, uint j)
+{
+    if (VARIANT != 1u || (p.flags & 128u) == 0u) return W(x + j);
+    vec4 s4 = vec4(0.0);
+    uint base = (d * G + j) * p.I;
+    ORTVK_FOR(k, 0u, p.I / 4u) {
+        s4 += ORTVK_VEC4(3, p.x, (x >> 2u) + k) * ORTVK_TEXEL4(4, p.w, base + 4u * k);
+    }
+    return (s4.x + s4.y) + (s4.z + s4.w);
 }
 
 float bias_sum(uint d, uint G, uint j) // Wb[j] + Rb[j]
@@ -80,17 +107,18 @@ void main()
         return;
     }
     uint t = rev ? len - 1u - p.step : p.step;
-    uint x = p.proj + ((d * p.S + t) * p.B + b) * G; // X W^T of this time step and entry
+    // X W^T of this time step and entry in work, or (flag 128) X's row
+    uint x = (p.flags & 128u) != 0u ? (t * p.B + b) * p.I : p.proj + ((d * p.S + t) * p.B + b) * G;
     uint hin = p.h_in + state;
     float hprev = W(hin + h), hnew;
     if (CELL == ORTVK_RNN_LSTM) {
         // Gates i, o, f, c (W's order). C = f Cprev + i c~, H = o tanh(C); peepholes P[i, o, f].
         bool peep = (p.flags & 2u) != 0u;
         float cprev = W(p.c + hidx);
-        float gi = W(x + h) + dot_row(hin, d * G + h);
-        float go = W(x + p.H + h) + dot_row(hin, d * G + p.H + h);
-        float gf = W(x + 2u * p.H + h) + dot_row(hin, d * G + 2u * p.H + h);
-        float gc = W(x + 3u * p.H + h) + dot_row(hin, d * G + 3u * p.H + h);
+        float gi = projected(x, d, G, h) + dot_row(hin, d * G + h);
+        float go = projected(x, d, G, p.H + h) + dot_row(hin, d * G + p.H + h);
+        float gf = projected(x, d, G, 2u * p.H + h) + dot_row(hin, d * G + 2u * p.H + h);
+        float gc = projected(x, d, G, 3u * p.H + h) + dot_row(hin, d * G + 3u * p.H + h);
         uint pd = p.peep + d * 3u * p.H;
         if (peep) {
             gi += cprev * W(pd + h);
@@ -111,8 +139,8 @@ void main()
         uint zbuf = p.zr + 2u * state, rbuf = zbuf + p.H;
         // z at zbuf, r at rbuf of each entry: 2H floats per (direction, entry)
         if (!second) {
-            float gz = W(x + h) + dot_row(hin, d * G + h);
-            float gr = W(x + p.H + h) + dot_row(hin, d * G + p.H + h);
+            float gz = projected(x, d, G, h) + dot_row(hin, d * G + h);
+            float gr = projected(x, d, G, p.H + h) + dot_row(hin, d * G + p.H + h);
             float zg = ortvk_sigmoid(clip_bias(gz, has_bias, has_bias ? bias_sum(d, G, h) : 0.0));
             float rg = ortvk_sigmoid(clip_bias(gr, has_bias, has_bias ? bias_sum(d, G, p.H + h) : 0.0));
             W(zbuf + h) = zg;
@@ -124,10 +152,10 @@ void main()
         if (lbr) {
             float lin = dot_row(hin, row);
             if (has_bias) lin = W(p.bias + d * 2u * G + G + 2u * p.H + h) + lin;
-            gh = clip_bias(W(x + 2u * p.H + h) + W(rbuf + h) * lin, has_bias,
+            gh = clip_bias(projected(x, d, G, 2u * p.H + h) + W(rbuf + h) * lin, has_bias,
                            has_bias ? W(p.bias + d * 2u * G + 2u * p.H + h) : 0.0);
         } else {
-            gh = clip_bias(W(x + 2u * p.H + h) + dot_row(rbuf, row), has_bias,
+            gh = clip_bias(projected(x, d, G, 2u * p.H + h) + dot_row(rbuf, row), has_bias,
                            has_bias ? bias_sum(d, G, 2u * p.H + h) : 0.0);
         }
         float zg = W(zbuf + h);
@@ -136,7 +164,7 @@ void main()
         // Ht = f(Ht-1 R^T + (X W^T + (Wb + Rb))). Without initial_h, ORT's first step (t = 0, or S - 1 reversed)
         // has no Ht-1 R^T (0 there); a reversed entry shorter than S reaches its first step later, from zeros that
         // ORT multiplies.
-        float xw = W(x + h);
+        float xw = projected(x, d, G, h);
         if (has_bias) xw = xw + bias_sum(d, G, h);
         bool first = (p.flags & 64u) != 0u && (!rev || len == p.S);
         float hr = first ? 0.0 : dot_row(hin, d * G + h);

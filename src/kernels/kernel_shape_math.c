@@ -1,6 +1,6 @@
 /* The arithmetic of the host-evaluated shape ops (kernel_shape_ops.c): Cast, Range, and Equal, Greater, Less, Where,
- * Add, Sub, Mul, Div with multidirectional broadcasting, on int32, int64, bool and float values, as ORT's CPU EP
- * computes them. */
+ * Add, Sub, Mul, Div, And, Or, Xor, Not with multidirectional broadcasting, on int32, int64, bool and float values, as
+ * ORT's CPU EP computes them. */
 #include <math.h>
 #include <string.h>
 
@@ -58,14 +58,18 @@ OrtStatus *ortvk_kshape_range(ortvk_krun *run)
     return NULL;
 }
 
-/* Element-wise ops with multidirectional broadcasting (Where: three inputs). */
+/* Element-wise ops with multidirectional broadcasting (Where: three inputs, Not: one). */
 OrtStatus *ortvk_kshape_elementwise(const ortvk_kparams_shape *p, ortvk_krun *run)
 {
     ortvk_ktensor *y = &run->out[0];
-    size_t n_in = p->op == OP_WHERE ? 3 : 2;
-    const ortvk_ktensor *a = &run->in[p->op == OP_WHERE ? 1 : 0], *b = &run->in[p->op == OP_WHERE ? 2 : 1];
+    size_t n_in = p->op == OP_WHERE ? 3 : p->op == OP_NOT ? 1 : 2;
+    const ortvk_ktensor *a = &run->in[p->op == OP_WHERE ? 1 : 0], *b = &run->in[p->op == OP_WHERE ? 2 : n_in - 1];
     if (run->n_in != n_in || a->type != b->type)
         return ortvk_status(ORT_INVALID_ARGUMENT, "%s: inputs of two types", op_names[p->op]);
+    bool logic = p->op == OP_AND || p->op == OP_OR || p->op == OP_XOR || p->op == OP_NOT;
+    if (logic && a->type != ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL)
+        return ortvk_status(ORT_INVALID_ARGUMENT, "%s: input of type %s (bool only)", op_names[p->op],
+                            ortvk_element_name(a->type));
     int64_t dims[ORTVK_KMAX_RANK];
     size_t rank = 0;
     memcpy(dims, run->in[0].dims, sizeof(dims));
@@ -80,7 +84,7 @@ OrtStatus *ortvk_kshape_elementwise(const ortvk_kparams_shape *p, ortvk_krun *ru
         rank = r;
     }
     bool compare = p->op == OP_EQUAL || p->op == OP_GREATER || p->op == OP_LESS;
-    y->type = compare ? ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL : a->type;
+    y->type = compare || logic ? ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL : a->type;
     y->rank = rank;
     memcpy(y->dims, dims, sizeof(dims));
     void *data;
@@ -96,7 +100,7 @@ OrtStatus *ortvk_kshape_elementwise(const ortvk_kparams_shape *p, ortvk_krun *ru
             rest /= (size_t)dims[d];
             for (size_t i = 0; i < n_in; i++) at[i] += c * (size_t)strides[i][d];
         }
-        size_t ia = at[n_in - 2], ib = at[n_in - 1];
+        size_t ia = at[n_in > 1 ? n_in - 2 : 0], ib = at[n_in - 1];
         if (p->op == OP_WHERE) {
             const ortvk_ktensor *pick = get_int(&run->in[0], at[0]) ? a : b;
             size_t esize = ortvk_element_size(a->type);
@@ -122,6 +126,10 @@ OrtStatus *ortvk_kshape_elementwise(const ortvk_kparams_shape *p, ortvk_krun *ru
             case OP_ADD: r = (int64_t)((uint64_t)u + (uint64_t)v); break;
             case OP_SUB: r = (int64_t)((uint64_t)u - (uint64_t)v); break;
             case OP_MUL: r = (int64_t)((uint64_t)u * (uint64_t)v); break;
+            case OP_AND: r = u && v; break; /* bool values read as 0 and 1 */
+            case OP_OR: r = u || v; break;
+            case OP_XOR: r = u != v; break;
+            case OP_NOT: r = !u; break;
             default:
                 if (v == 0 || (v == -1 && u == INT64_MIN) || (a->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32 &&
                                                                v == -1 && u == INT32_MIN))

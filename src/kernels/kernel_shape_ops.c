@@ -1,7 +1,8 @@
 /* Shape plumbing evaluated on the host inside a partition: Shape, Size and, on small integer (or bool, or float)
  * tensors made from shapes and constants, Gather, Concat, Squeeze, Unsqueeze, Slice, Cast, ConstantOfShape, Range,
- * Equal, Greater, Less, Where, Add, Sub, Mul, Div. Each is computed at Compute time from the actual input shapes,
- * its values kept on the host for the nodes that take them as parameters, and uploaded for device readers. */
+ * Equal, Greater, Less, Where, Add, Sub, Mul, Div, And, Or, Xor, Not. Each is computed at Compute time from the actual
+ * input shapes, its values kept on the host for the nodes that take them as parameters, and uploaded for device
+ * readers. */
 #include <string.h>
 
 #include "kernels/kernel_shape_ops.h"
@@ -502,5 +503,9 @@ const ortvk_kop ortvk_kops_shape[] = {
     {"Sub", 7, 14, "", ALL, prepare, shape, ortvk_kshape_upload},
     {"Mul", 7, 14, "", ALL, prepare, shape, ortvk_kshape_upload},
     {"Div", 7, 14, "", ALL, prepare, shape, ortvk_kshape_upload},
+    {"And", 7, 7, "", ALL, prepare, shape, ortvk_kshape_upload},
+    {"Or", 7, 7, "", ALL, prepare, shape, ortvk_kshape_upload},
+    {"Xor", 7, 7, "", ALL, prepare, shape, ortvk_kshape_upload},
+    {"Not", 1, 1, "", ALL, prepare, shape, ortvk_kshape_upload},
     {NULL, 0, 0, NULL, 0, NULL, NULL, NULL},
 };

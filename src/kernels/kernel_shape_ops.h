@@ -8,12 +8,13 @@
 
 enum {
     OP_SHAPE, OP_SIZE, OP_GATHER, OP_CONCAT, OP_SQUEEZE, OP_UNSQUEEZE, OP_SLICE, OP_CAST, OP_CONSTANT_OF_SHAPE,
-    OP_RANGE, OP_EQUAL, OP_GREATER, OP_LESS, OP_WHERE, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_COUNT
+    OP_RANGE, OP_EQUAL, OP_GREATER, OP_LESS, OP_WHERE, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_AND, OP_OR, OP_XOR, OP_NOT,
+    OP_COUNT
 };
 
 static const char *const op_names[OP_COUNT] = {
     "Shape", "Size", "Gather", "Concat", "Squeeze", "Unsqueeze", "Slice", "Cast", "ConstantOfShape",
-    "Range", "Equal", "Greater", "Less", "Where", "Add", "Sub", "Mul", "Div",
+    "Range", "Equal", "Greater", "Less", "Where", "Add", "Sub", "Mul", "Div", "And", "Or", "Xor", "Not",
 };
 
 /* The element types values computed on the host may have. */
@@ -65,7 +66,7 @@ static inline void set_float(ortvk_ktensor *t, void *data, size_t i, float v)
 /* The output's host values: `count` elements of its type (a zeroed block of the run's); fails past
  * ORTVK_KHOST_MAX elements. */
 OrtStatus *ortvk_kshape_output(ortvk_krun *run, ortvk_ktensor *y, void **data);
-/* The computing ops of kernel_shape_math.c. */
+/* The computing ops of kernel_shape_math.c (elementwise: the comparisons, Where, arithmetic and logic). */
 OrtStatus *ortvk_kshape_cast(const ortvk_kparams_shape *p, ortvk_krun *run);
 OrtStatus *ortvk_kshape_range(ortvk_krun *run);
 OrtStatus *ortvk_kshape_elementwise(const ortvk_kparams_shape *p, ortvk_krun *run);

@@ -1,8 +1,12 @@
 /* Shape plumbing inside partitions: models whose shapes, bounds and repeats are computed from the input's symbolic
- * dims (Shape, Gather, Unsqueeze, Concat, Slice, Range, ConstantOfShape, Equal, Where, Cast, arithmetic) feeding
- * Reshape, Expand, Tile, Slice and element-wise ops. Each model runs with every node on ortvk (strict placement) at
- * two batch sizes, twice each, and its outputs must equal ORT's CPU EP's. */
+ * dims (Shape, Gather, Unsqueeze, Concat, Slice, Range, ConstantOfShape, Equal, Where, Cast, arithmetic, logic)
+ * feeding Reshape, Expand, Tile, Slice and element-wise ops. Each model runs with every node on ortvk (strict
+ * placement) at two batch sizes, twice each, and its outputs must equal ORT's CPU EP's; where a case names ops that
+ * must be computed on the host, ortvk's profile must show no pipeline for them. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kernel_check.h"
 
@@ -14,6 +18,7 @@ typedef struct shape_case {
     int rank;
     int64_t dims[4]; /* dims[0] is the batch, symbolic in the model */
     bool mixed;      /* a node stays with the CPU EP (not strict) */
+    const char *host_ops[4]; /* ops whose nodes must run on the host (no pipeline in the profile), or none */
 } shape_case;
 
 static void ints(onnx_model *m, const char *name, int count, const int64_t *values)
@@ -85,13 +90,40 @@ static void run_batch(ortapp *app, const kc_pair *pair, shape_case *c, int64_t b
     app->api->ReleaseValue(x);
 }
 
+/* Every node of the ops in c->host_ops ran on the host: the profile has an event for each, none with pipelines. */
+static void check_host_ops(const shape_case *c, const char *profile)
+{
+    char *text = test_read_text(profile);
+    for (int k = 0; k < 4 && c->host_ops[k] != NULL; k++) {
+        char cat[48];
+        snprintf(cat, sizeof(cat), "\"cat\": \"%s\"", c->host_ops[k]);
+        int events = 0, dispatched = 0;
+        for (const char *line = text, *end; line != NULL && (end = strchr(line, '\n')) != NULL; line = end + 1) {
+            const char *hit = strstr(line, cat), *pipelines = strstr(line, "\"pipelines\"");
+            if (hit == NULL || hit > end) continue;
+            events++;
+            dispatched += pipelines != NULL && pipelines < end;
+        }
+        if (CHECK(text != NULL && events > 0 && dispatched == 0, "%s: %d of %d %s events name pipelines", c->name,
+                  dispatched, events, c->host_ops[k]))
+            printf("%-52s %s on the host (%d events)\n", c->name, c->host_ops[k], events);
+    }
+    free(text);
+    remove(profile);
+}
+
 static void run_case(ortapp *app, const OrtEpDevice *device, shape_case *c)
 {
     uint8_t *model = NULL;
     size_t len = 0;
     if (!test_model_serialize(c->m, c->name, &model, &len)) return;
     kc_pair pair;
-    if (kc_pair_open(app, device, model, len, NULL, 0, !c->mixed, c->name, &pair)) {
+    char profile[64];
+    snprintf(profile, sizeof(profile), "/tmp/ortvk-shapes-profile-%d.json", (int)getpid());
+    if (c->host_ops[0] != NULL) setenv("ORTVK_PROFILE", profile, 1);
+    bool opened = kc_pair_open(app, device, model, len, NULL, 0, !c->mixed, c->name, &pair);
+    unsetenv("ORTVK_PROFILE");
+    if (opened) {
         size_t ours = 0, other = 0;
         if (c->mixed) {
             kc_assignment(app, pair.vk, &ours, &other, NULL, 0, NULL, 0);
@@ -100,6 +132,7 @@ static void run_case(ortapp *app, const OrtEpDevice *device, shape_case *c)
         run_batch(app, &pair, c, 2);
         run_batch(app, &pair, c, 5);
         kc_pair_close(app, &pair);
+        if (c->host_ops[0] != NULL) check_host_ops(c, profile);
     }
     free(model);
 }
@@ -179,6 +212,38 @@ static void range_where_expand(ortapp *app, const OrtEpDevice *device)
     add(m, "Mul", 2, mu, "p");
     onnx_node_attr_tensor(add(m, "ConstantOfShape", 1, cos2, "full"), "value", ONNX_FLOAT, 1, d1, &onef, 4);
     add(m, "Add", 2, a2, "y");
+    run_case(app, device, &c);
+}
+
+/* Logic on shapes, as models' If conditions and shape choices make it: with s = Shape(x),
+ * y = x + Expand(0.5, Where(Xor(Or(And(Not(Equal(s, 3)), Greater(s, 2)), Equal(s, 3)), Less(s, 4)), s, [1, 1, 1])),
+ * [2, 1, 4] at batch 2 and [5, 1, 4] at 5. And, Or, Xor and Not run on the host. */
+static void logic_where_expand(ortapp *app, const OrtEpDevice *device)
+{
+    shape_case c;
+    int64_t dims[3] = {2, 3, 4}, ones[3] = {1, 1, 1}, one3[3] = {1, 1, 1};
+    onnx_model *m = start(&c, "Not-And-Or-Xor on a shape into Where-Expand", 3, dims);
+    c.host_ops[0] = "Not", c.host_ops[1] = "And", c.host_ops[2] = "Or", c.host_ops[3] = "Xor";
+    scalar(m, "two", 2);
+    scalar(m, "three", 3);
+    scalar(m, "four", 4);
+    ints(m, "ones", 3, ones);
+    float half = 0.5f;
+    onnx_model_add_initializer(m, "half", ONNX_FLOAT, 3, one3, &half, sizeof(half));
+    const char *x[] = {"x"}, *eq[] = {"s", "three"}, *no[] = {"e3"}, *gt[] = {"s", "two"}, *an[] = {"ne3", "g2"},
+               *orr[] = {"a", "e3"}, *lt[] = {"s", "four"}, *xo[] = {"o", "l4"}, *wh[] = {"c", "s", "ones"},
+               *ex[] = {"half", "shape"}, *ad[] = {"x", "k"};
+    add(m, "Shape", 1, x, "s");
+    add(m, "Equal", 2, eq, "e3");
+    add(m, "Not", 1, no, "ne3");
+    add(m, "Greater", 2, gt, "g2");
+    add(m, "And", 2, an, "a");
+    add(m, "Or", 2, orr, "o");
+    add(m, "Less", 2, lt, "l4");
+    add(m, "Xor", 2, xo, "c");
+    add(m, "Where", 3, wh, "shape");
+    add(m, "Expand", 2, ex, "k");
+    add(m, "Add", 2, ad, "y");
     run_case(app, device, &c);
 }
 
@@ -365,6 +430,7 @@ int main(void)
     reshape_chain(&app, device);
     tile_slice(&app, device);
     range_where_expand(&app, device);
+    logic_where_expand(&app, device);
     arithmetic_reshape(&app, device);
     shape_through_cpu(&app, device);
     shape_across_partitions(&app, device);

@@ -1,5 +1,6 @@
 /* Element-wise chains: which nodes can be a step (Add/Sub/Mul/Div with a constant scalar, Add/Mul with the chain's
- * input or another tensor, Clip with constant bounds, Relu, Sigmoid, HardSigmoid, HardSwish, LeakyRelu, Tanh; in a
+ * input or another tensor, Clip with constant bounds, Relu, Sigmoid, HardSigmoid, HardSwish, LeakyRelu, Tanh, Sqrt,
+ * Pow with a constant exponent of 2; in a
  * ConvTranspose's epilogue also Add/Mul with a constant per channel and BatchNormalization of constants), and
  * the fused op that runs a chain in one dispatch, its operands broadcast (shaders/kernel_chain.comp). The partition
  * compiler (kernel_fuse.c) finds the chains; each step computes what its node's own kernel computes. */
@@ -57,6 +58,22 @@ static bool constant_step(const ortvk_knode *node, ortvk_binary_fn fn, size_t co
     return scalar_step(node, fn, constant, step, input) || channel_step(node, fn, constant, step, input);
 }
 
+/* Pow(t, 2), the exponent a float32 or float16 constant of one value, of no more dims than t: t * t, which Pow's own
+ * kernel computes for this exponent (ortvk_pow), and so does the CPU EP. */
+static bool square_step(const ortvk_knode *node, ortvk_chain_step *step, int *input)
+{
+    const ortvk_kvalue *x = &node->in[0], *k = &node->in[1];
+    float value = 0.0f;
+    size_t count = 0;
+    if (node->n_in != 2 || x->constant != NULL || x->type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT ||
+        (k->rank != 0 && (x->rank < 0 || k->rank > x->rank)) ||
+        !ortvk_knode_const_floats(node, 1, &value, 1, &count) || count != 1 || value != 2.0f)
+        return false;
+    step->kind = ORTVK_CHAIN_SQUARE;
+    *input = 0;
+    return true;
+}
+
 /* Activations that are a step of their own, computed by the same shader function as their unary op's. */
 static const struct {
     const char *op_type;
@@ -64,7 +81,7 @@ static const struct {
 } activations[] = {
     {"Sigmoid", ORTVK_CHAIN_SIGMOID},       {"HardSigmoid", ORTVK_CHAIN_HARD_SIGMOID},
     {"HardSwish", ORTVK_CHAIN_HARD_SWISH},  {"LeakyRelu", ORTVK_CHAIN_LEAKY_RELU},
-    {"Tanh", ORTVK_CHAIN_TANH},
+    {"Tanh", ORTVK_CHAIN_TANH},             {"Sqrt", ORTVK_CHAIN_SQRT},
 };
 
 /* Six kinds of 5 bits in each of the two specialization words (common.glsl's ortvk_chain4 unpacks them). */
@@ -72,7 +89,7 @@ static const struct {
 _Static_assert(ORTVK_CHAIN_KIND_BITS * CHAIN_PER_WORD <= 30 && 2 * CHAIN_PER_WORD >= ORTVK_KMAX_CHAIN,
                "a chain's kinds fit the two specialization words, the second's top bits left to ORTVK_CHAIN_RESIDUAL "
                "and ORTVK_CHAIN_SECOND");
-_Static_assert(ORTVK_CHAIN_TANH < (1u << ORTVK_CHAIN_KIND_BITS) && ORTVK_CHAIN_BN_C < (1u << ORTVK_CHAIN_KIND_BITS),
+_Static_assert(ORTVK_CHAIN_TANH < (1u << ORTVK_CHAIN_KIND_BITS) && ORTVK_CHAIN_SQRT < (1u << ORTVK_CHAIN_KIND_BITS),
                "every chain kind fits its bits");
 
 bool ortvk_kchain_step(const ortvk_knode *node, const ortvk_kop *op, const ortvk_kparams *params,
@@ -108,6 +125,7 @@ bool ortvk_kchain_step(const ortvk_knode *node, const ortvk_kop *op, const ortvk
         *input = 0;
         return node->n_in == 5;
     }
+    if (strcmp(type, "Pow") == 0) return square_step(node, step, input);
     bool add = strcmp(type, "Add") == 0, mul = strcmp(type, "Mul") == 0;
     if (!add && !mul && strcmp(type, "Sub") != 0 && strcmp(type, "Div") != 0) return false;
     if (node->n_in != 2 || params->binary.variadic) return false;

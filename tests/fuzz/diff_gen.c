@@ -1741,7 +1741,8 @@ static double channel_step(dcase *c, int i, const char *prev, const char *out, i
 
 /* A model of a head and up to 7 element-wise steps after it, the kinds ortvk fuses (scalar arithmetic either side,
  * Relu, Clip, the activations, t + x and t * x of the head's result (or of an MLP head's x), Adds and Muls of up to
- * three other inputs of the same shape or broadcast either way, per-channel steps after a ConvTranspose) and
+ * three other inputs of the same shape or broadcast either way, per-channel steps after a ConvTranspose, Pow(t, 2)
+ * and Sqrt(Pow(t, 2) + 1)) and
  * sometimes a value in the middle that is also an output (which must stop the fusion). */
 static void gen_fusion(dcase *c)
 {
@@ -1780,6 +1781,9 @@ static void gen_fusion(dcase *c)
         if (kind == 0 && head == 6 && rp(c, 0.6)) kind = 11; /* a per-channel step */
         if (kind == 9 && operands > 0 && rp(c, 0.3)) kind = 10; /* the same operand again */
         if (kind == 9 && (operands >= 3 || c->n_in >= DC_MAX_IN)) kind = 0;
+        /* Pow(t, 2), or Sqrt(Pow(t, 2) + 1), where a square can be judged (see below) */
+        bool square_judged = !inexact || (c->values == DC_VALUES_NORMAL && gain <= 1e6 && !operand_nonfinite);
+        if (square_judged && rp(c, 0.12)) kind = rp(c, 0.5) ? 12 : 13;
         if (kind == 11) {
             gain *= channel_step(c, i, prev, out, rank, dims);
         } else if (kind == 0) { /* arithmetic with a scalar, either side */
@@ -1800,6 +1804,28 @@ static void gen_fusion(dcase *c)
             const char *in[2] = {left ? k : prev, left ? prev : k};
             onnx_model_add_node(c->model, op, in, 2, outs, 1);
             desc(c, " %s%s", op, left ? "(k,t)" : "");
+        } else if (kind >= 12) {
+            /* t * t as Pow(t, 2); then now and then + 1 and Sqrt: a square root of a value never near 0 nor below
+             * it, where the head's last bits would become many (sqrt of a difference) or NaN on one side only. A
+             * square's absolute difference is 2 |t| times t's, |t| at most about 1e3 times the gain for a head of
+             * normal values: the gain squares. Past a gain of 1e6, or after a head of other values (whose magnitude
+             * is not known here), a square is not drawn (seed 242 case 76144: * 1e20, then squared: 0.1 %). */
+            gain = fmin(2e3 * gain * gain, 1e30);
+            char two[16], one[16], sq[8], sp[8];
+            float two_v = 2.0f, one_v = 1.0f;
+            int64_t none = 0;
+            snprintf(two, sizeof(two), "two%d", i), snprintf(one, sizeof(one), "one%d", i);
+            snprintf(sq, sizeof(sq), "q%d", i % 10), snprintf(sp, sizeof(sp), "p%d", i % 10);
+            onnx_model_add_initializer(c->model, two, c->ft, 0, &none, &two_v, sizeof(two_v));
+            const char *pow_in[2] = {prev, two}, *pow_out[1] = {kind == 12 ? out : sq};
+            onnx_model_add_node(c->model, "Pow", pow_in, 2, pow_out, 1);
+            if (kind == 13) {
+                onnx_model_add_initializer(c->model, one, c->ft, 0, &none, &one_v, sizeof(one_v));
+                const char *add_in[2] = {sq, one}, *add_out[1] = {sp}, *sqrt_in[1] = {sp};
+                onnx_model_add_node(c->model, "Add", add_in, 2, add_out, 1);
+                onnx_model_add_node(c->model, "Sqrt", sqrt_in, 1, outs, 1);
+            }
+            desc(c, kind == 12 ? " Pow2" : " Sqrt(Pow2+1)");
         } else if (kind >= 8) { /* t + x / t * x, or of another input (a residual, a per-channel scale) */
             if (kind == 9) {
                 int64_t od[DC_MAX_RANK];

@@ -456,6 +456,14 @@ static void hard_sigmoid_of(onnx_model *m, const char *t) { activation(m, "HardS
 static void sigmoid_of(onnx_model *m, const char *t) { activation(m, "Sigmoid", t, "y", NULL, 0, NULL, 0, false); }
 static void tanh_of(onnx_model *m, const char *t) { activation(m, "Tanh", t, "y", NULL, 0, NULL, 0, false); }
 static void hard_swish_op(onnx_model *m, const char *t) { activation(m, "HardSwish", t, "y", NULL, 0, NULL, 0, 0); }
+/* (t^2 + 1)^(1/2) written as Pow 2, Add 1, Sqrt: a chain of the new steps in a head's stores (never below 0). */
+static void hypot1_of(onnx_model *m, const char *t)
+{
+    scalar(m, "two", 2.0f), scalar(m, "one", 1.0f);
+    add(m, "Pow", t, "two", "sq");
+    add(m, "Add", "sq", "one", "sp");
+    add(m, "Sqrt", "sp", NULL, "y");
+}
 static void leaky_relu_of(onnx_model *m, const char *t)
 {
     activation(m, "LeakyRelu", t, "y", "alpha", 0.125f, NULL, 0, false);
@@ -520,6 +528,32 @@ static onnx_model *sum_relu(bool variant)
     return sum_relu_of(1, flat);
 }
 
+/* A spectrum's magnitude, as Silero VAD's STFT computes it: Sqrt(Pow(x, 2) + Pow(x * 0.75, 2)), each Pow of a
+ * constant exponent 2 a step (t * t), the Sqrt one too: two chains, Mul+Pow and Pow+Add+Sqrt. */
+static onnx_model *magnitude(bool variant)
+{
+    (void)variant;
+    onnx_model *m = model_of(13, 1, flat);
+    scalar(m, "two", 2.0f), scalar(m, "k", 0.75f);
+    add(m, "Mul", "x", "k", "b");
+    add(m, "Pow", "b", "two", "bb");
+    add(m, "Pow", "x", "two", "aa");
+    add(m, "Add", "aa", "bb", "s");
+    add(m, "Sqrt", "s", NULL, "y");
+    return m;
+}
+
+/* Pow with an exponent other than 2 (3) is no step: Pow stays its own kernel, the Relu after it alone. */
+static onnx_model *cube_relu(bool variant)
+{
+    (void)variant;
+    onnx_model *m = model_of(13, 1, flat);
+    scalar(m, "three", 3.0f);
+    add(m, "Pow", "x", "three", "c");
+    add(m, "Relu", "c", NULL, "y");
+    return m;
+}
+
 /* The detector's RSE-FPN neck: y = |x| (x of [1, 8, H, W], H and W symbolic as there) read by GlobalAveragePool, a
  * Mul and an Add; s = HardSigmoid(GAP(y)), [1, 8, 1, 1]; y * s (or s * y), y + that, then + r (Neg(x), of y's
  * shape; or an upper level made by Resize of a MaxPool of x): one stand-alone chain reading y as x, s broadcast per
@@ -549,7 +583,10 @@ static onnx_model *neck_of(bool variant, bool scale_first, bool resized)
         add(m, "Neg", "x", NULL, "r");
     }
     add(m, "Add", "a", "r", "y");
-    if (variant) onnx_model_add_output(m, "m", ONNX_FLOAT, -1, NULL), onnx_model_add_output(m, "a", ONNX_FLOAT, -1, NULL);
+    if (variant) {
+        onnx_model_add_output(m, "m", ONNX_FLOAT, -1, NULL);
+        onnx_model_add_output(m, "a", ONNX_FLOAT, -1, NULL);
+    }
     return m;
 }
 static onnx_model *neck(bool variant) { return neck_of(variant, false, false); }
@@ -652,7 +689,8 @@ static onnx_model *head_of(bool variant, int64_t out, int64_t k, int64_t stride,
     onnx_node_attr_ints(convt, "pads", (const int64_t[]){pad, pad, pad, pad}, 4);
     if (variant) onnx_model_add_output(m, "t", ONNX_FLOAT, -1, NULL);
     if (form == 2) {
-        onnx_node *mean_of = onnx_model_add_node(m, "ReduceMean", (const char *[]){"x"}, 1, (const char *[]){"mean"}, 1);
+        onnx_node *mean_of =
+            onnx_model_add_node(m, "ReduceMean", (const char *[]){"x"}, 1, (const char *[]){"mean"}, 1);
         onnx_node_attr_ints(mean_of, "axes", (const int64_t[]){0, 2, 3}, 3);
         onnx_node_attr_int(mean_of, "keepdims", 0);
     }
@@ -714,6 +752,7 @@ static onnx_model *conv1x1_k18_hard_swish(bool variant)
     return conv_then(variant, 18, 48, 1, 1, 16, 32, hard_swish_op);
 }
 static onnx_model *conv3x3_tanh(bool variant) { return conv_then(variant, 8, 16, 3, 1, 12, 12, tanh_of); }
+static onnx_model *conv3x3_hypot1(bool variant) { return conv_then(variant, 8, 16, 3, 1, 12, 12, hypot1_of); }
 /* The 3x3 row form of few input channels (16 outputs an invocation) and its vec4 stores: rows of 12 and 20 columns
  * (a half column block), an odd height. */
 static onnx_model *conv3_16_swish(bool variant) { return conv_then(variant, 3, 16, 3, 1, 12, 12, hard_swish_op); }
@@ -958,6 +997,7 @@ int main(void)
     conv_case(&app, device, "Conv 1x1 over 512 pixels, then HardSwish", conv1x1_wide_hard_swish, wide,
               "Conv+HardSwish");
     conv_case(&app, device, "Conv 3x3, then Tanh in its stores", conv3x3_tanh, c8, "Conv+Tanh");
+    conv_case(&app, device, "Conv 3x3, then Pow 2, Add, Sqrt in its stores", conv3x3_hypot1, c8, "Conv+Pow+Add+Sqrt");
     conv_case(&app, device, "Conv 3x3 of 3 channels to 16, then HardSwish (vec4 stores)", conv3_16_swish,
               (const int64_t[]){1, 3, 12, 12}, "Conv+HardSwish");
     conv_case(&app, device, "Conv 3x3 of 3 channels to 16, 9x20, then HardSwish", conv3_16_odd_swish,
@@ -982,6 +1022,9 @@ int main(void)
     conv_case(&app, device, "Conv 1x1 (the GEMM) + x, then Relu: Add and Relu fused apart", conv1x1_res_relu, c16,
               "Add+Relu");
     chain_case(&app, device, "|x| + (-x), then Relu: a chain from two tensors", sum_relu, "Add+Relu", NULL);
+    chain_case(&app, device, "Sqrt(x^2 + (0.75 x)^2): Pow 2 and Sqrt as steps", magnitude, "Pow+Add+Sqrt", NULL);
+    chain_case(&app, device, "Mul, Pow 2: the second operand's chain", magnitude, "Mul+Pow\"", NULL);
+    chain_case(&app, device, "Pow 3 is no step", cube_relu, NULL, "Pow+Relu");
     /* Whole blocks of 1,024 elements, which the chain shader spreads over a workgroup's invocations 8 at a time
      * (common.glsl's ortvk_lanes_start), then a partial one: 3,300 values, and planes of 2,560 below. */
     const int64_t values3300[2] = {3, 1100}, symbolic[2] = {-1, -1};

@@ -171,6 +171,7 @@ uint ortvk_chain_kind(uint k)
 // The activations a chain can end with, defined below with the other functions.
 vec4 ortvk_sigmoid4(vec4 v);
 float ortvk_tanh(float x);
+float ortvk_sqrt(float x);
 float ortvk_hard_sigmoid(float v, float alpha, float beta);
 float ortvk_hard_swish(float v);
 // Whether the chain reads a residual r (ADD_R, MUL_R steps): a tensor of the output's shape, an operand of the shader
@@ -219,6 +220,8 @@ vec4 ortvk_chain_step4(uint kind, vec4 t_in, inout vec4 kept, vec4 r, vec4 q, fl
     case ORTVK_CHAIN_ADD_C: t = t + a; break; // a, b: channel c's (ORTVK_CHAIN_CHANNEL)
     case ORTVK_CHAIN_MUL_C: t = t * a; break;
     case ORTVK_CHAIN_BN_C: t = t * a + b; break;
+    case ORTVK_CHAIN_SQUARE: t = t * t; break; // Pow(t, 2): x * x for every x, as ortvk_pow
+    case ORTVK_CHAIN_SQRT: t = vec4(ortvk_sqrt(t.x), ortvk_sqrt(t.y), ortvk_sqrt(t.z), ortvk_sqrt(t.w)); break;
     }
     return t;
 }
@@ -397,6 +400,12 @@ float ortvk_log1p(float x)
 }
 
 // tanh: an odd polynomial near 0 (where 1 - e^-2x would cancel), 1 - 2 / (e^2|x| + 1) elsewhere.
+// Sqrt as the unary op and a chain step compute it: NaN below 0 (-0 gives -0).
+float ortvk_sqrt(float x)
+{
+    return x < 0.0 ? ORTVK_NAN : sqrt(x);
+}
+
 float ortvk_tanh(float x)
 {
     if (ortvk_isnan(x)) return x;

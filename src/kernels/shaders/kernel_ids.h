@@ -95,6 +95,8 @@
 #define ORTVK_CHAIN_ADD_C 21u            /* t + a[c], c the channel: a ConvTranspose's epilogue only (per-channel */
 #define ORTVK_CHAIN_MUL_C 22u            /* t * a[c]      operands after the step floats: common.glsl's */
 #define ORTVK_CHAIN_BN_C 23u             /* BatchNormalization's t s[c] + b[c]     ORTVK_CHAIN_CHANNEL) */
+#define ORTVK_CHAIN_SQUARE 24u           /* t * t: Pow with a constant exponent of 2 */
+#define ORTVK_CHAIN_SQRT 25u             /* sqrt(t), NaN below 0: as the unary Sqrt */
 #define ORTVK_CHAIN_RESIDUAL 0x80000000u /* in the kinds' second word: the chain has ADD_R or MUL_R steps */
 #define ORTVK_CHAIN_SECOND 0x40000000u   /* ... and ADD_Q or MUL_Q steps (the stand-alone chain kernel only) */
 

@@ -49,7 +49,7 @@ float apply(float v)
     case ORTVK_UNARY_LOG: return ortvk_log(v);
     case ORTVK_UNARY_ABS: return abs(v);
     case ORTVK_UNARY_NEG: return -v;
-    case ORTVK_UNARY_SQRT: return v < 0.0 ? ORTVK_NAN : sqrt(v);
+    case ORTVK_UNARY_SQRT: return ortvk_sqrt(v);
     case ORTVK_UNARY_ERF: return ortvk_erf(v);
     case ORTVK_UNARY_CLIP: return ortvk_isnan(v) ? v : min(max(v, p.alpha), p.beta);  // NaN stays NaN
     case ORTVK_UNARY_RECIPROCAL: return 1.0 / v;

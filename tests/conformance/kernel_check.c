@@ -35,6 +35,28 @@ static void add_op(char *list, size_t len, const char *op)
     snprintf(list + have, len - have, " %s", op);
 }
 
+int kc_profile_events(const char *text, const char *op, int *dispatched, char *first, size_t first_len)
+{
+    static const char key[] = "\"pipelines\": \"";
+    char cat[96];
+    int events = 0, named = 0;
+    snprintf(cat, sizeof(cat), "\"cat\": \"%s\"", op);
+    if (first_len > 0) first[0] = '\0';
+    for (const char *line = text, *end; line != NULL && (end = strchr(line, '\n')) != NULL; line = end + 1) {
+        const char *hit = strstr(line, cat), *list = strstr(line, key);
+        if (hit == NULL || hit > end) continue;
+        bool has = list != NULL && list < end;
+        if (has && named == 0 && first_len > 0) {
+            const char *from = list + strlen(key), *to = strchr(from, '"');
+            snprintf(first, first_len, "%.*s", to != NULL && to < end ? (int)(to - from) : 0, from);
+        }
+        events++;
+        named += has;
+    }
+    if (dispatched != NULL) *dispatched = named;
+    return events;
+}
+
 int kc_assignment(ortapp *app, OrtSession *session, size_t *n_ortvk, size_t *n_other, char *on_ortvk,
                   size_t on_ortvk_len, char *elsewhere, size_t elsewhere_len)
 {

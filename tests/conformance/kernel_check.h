@@ -46,6 +46,11 @@ size_t kc_tensor_shape(ortapp *app, OrtValue *value, int64_t *dims, size_t max);
 int kc_assignment(ortapp *app, OrtSession *session, size_t *n_ortvk, size_t *n_other, char *on_ortvk,
                   size_t on_ortvk_len, char *elsewhere, size_t elsewhere_len);
 
+/* In the text of an ortvk profile (ep.ortvk.profile: one event a line), the events of the nodes of op `op` (their
+ * "cat"): their count is returned, *dispatched (may be NULL) gets how many name pipelines ("pipelines": "shader.fn
+ * ..."; a node computed on the host names none), and `first` the first one's list of pipelines ("" if none). */
+int kc_profile_events(const char *text, const char *op, int *dispatched, char *first, size_t first_len);
+
 /* A host copy (malloc'd) of a tensor's data, wherever ORT put it. NULL on failure (the reason printed). */
 void *kc_host_data(ortapp *app, OrtValue *value, size_t *bytes);
 

@@ -330,17 +330,11 @@ static onnx_model *gemm_model(const gemm_case *c, const float *b, const float *b
 /* The function of `shader` in the profile's event of the node (op `op`): "pipelines": "<shader>.<fn>"; -1 if none. */
 static long shader_function(const char *path, const char *op, const char *shader)
 {
-    char *text = test_read_text(path), cat[48], pipeline[48];
-    long fn = -1;
-    snprintf(cat, sizeof(cat), "\"cat\": \"%s\"", op);
-    snprintf(pipeline, sizeof(pipeline), "\"pipelines\": \"%s.", shader);
-    for (char *line = text, *end; fn < 0 && line != NULL && (end = strchr(line, '\n')) != NULL; line = end + 1) {
-        *end = '\0';
-        const char *g = strstr(line, pipeline);
-        if (strstr(line, cat) != NULL && g != NULL) fn = strtol(g + strlen(pipeline), NULL, 10);
-    }
+    char *text = test_read_text(path), list[128] = "", prefix[48];
+    if (text != NULL) kc_profile_events(text, op, NULL, list, sizeof(list));
     free(text);
-    return fn;
+    snprintf(prefix, sizeof(prefix), "%s.", shader);
+    return strncmp(list, prefix, strlen(prefix)) == 0 ? strtol(list + strlen(prefix), NULL, 10) : -1;
 }
 
 /* Whether function `fn` of the gemm or conv shader is its tiles: gemm's 5 plus a multiple of 32 (ORTVK_KVARIANT,

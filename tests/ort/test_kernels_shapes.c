@@ -95,17 +95,9 @@ static void check_host_ops(const shape_case *c, const char *profile)
 {
     char *text = test_read_text(profile);
     for (int k = 0; k < 4 && c->host_ops[k] != NULL; k++) {
-        char cat[48];
-        snprintf(cat, sizeof(cat), "\"cat\": \"%s\"", c->host_ops[k]);
-        int events = 0, dispatched = 0;
-        for (const char *line = text, *end; line != NULL && (end = strchr(line, '\n')) != NULL; line = end + 1) {
-            const char *hit = strstr(line, cat), *pipelines = strstr(line, "\"pipelines\"");
-            if (hit == NULL || hit > end) continue;
-            events++;
-            dispatched += pipelines != NULL && pipelines < end;
-        }
-        if (CHECK(text != NULL && events > 0 && dispatched == 0, "%s: %d of %d %s events name pipelines", c->name,
-                  dispatched, events, c->host_ops[k]))
+        int dispatched = 0, events = text ? kc_profile_events(text, c->host_ops[k], &dispatched, NULL, 0) : 0;
+        if (CHECK(events > 0 && dispatched == 0, "%s: %d of %d %s events name pipelines", c->name, dispatched,
+                  events, c->host_ops[k]))
             printf("%-52s %s on the host (%d events)\n", c->name, c->host_ops[k], events);
     }
     free(text);

@@ -214,9 +214,10 @@ typedef struct push_rnn {
 _Static_assert(offsetof(push_rnn, S) == 40 && offsetof(push_rnn, I) == 96 && sizeof(push_rnn) <= 128,
                "push_rnn matches kernel_rnn.comp's push constants");
 
-/* The shader's variant 1 (vec4 reads) where H and input_size are multiples of 4 and R, W and X start on 16 bytes. */
+/* The shader's variant 1 (R read a vec4 at a time) where H is a multiple of 4 and R starts on 16 bytes. */
 #define RNN_VEC4 1u
-/* flags: the step shader projects its input itself (variant 1, a single time step: no GEMM dispatch) */
+/* flags: the step shader projects its input itself (variant 1 and a single time step, input_size a multiple of 4, X
+ * and W on 16 bytes: no GEMM dispatch) */
 #define RNN_PROJECT 128u
 
 /* The batch's lengths as words in a device buffer (all S without sequence_lens), checked as the CPU EP does. */
@@ -298,9 +299,8 @@ static OrtStatus *rnn_record(const ortvk_kparams *params, ortvk_krun *run)
     ORTVK_TRY(rnn_lengths(p, run, S, B, &lens));
     ORTVK_TRY(ortvk_krun_copy(run, work + (VkDeviceAddress)push.lens * 4, lens, (VkDeviceSize)B * 4));
     uint32_t I = (uint32_t)x->dims[2];
-    bool vec4 = H % 4 == 0 && I % 4 == 0 && run->in[IN_R].address % 16 == 0 && run->in[IN_W].address % 16 == 0 &&
-                x->address % 16 == 0;
-    bool project = vec4 && S == 1;
+    bool vec4 = H % 4 == 0 && run->in[IN_R].address % 16 == 0;
+    bool project = vec4 && S == 1 && I % 4 == 0 && run->in[IN_W].address % 16 == 0 && x->address % 16 == 0;
     if (!project) ORTVK_TRY(rnn_project(run, D, (int64_t)S * B, G, I, work));
     ORTVK_TRY(rnn_stage(run, IN_H0, work, push.h_in, state));
     if (p->cell == ORTVK_RNN_LSTM) ORTVK_TRY(rnn_stage(run, IN_C0, work, push.c, state));

@@ -32,7 +32,7 @@ typedef struct rnn_case {
     bool strict;            /* false: ortvk leaves the node to the CPU EP */
     int opset;              /* 0: 14 */
     int form;               /* 0: not checked; 1: the node runs only the step shader's vec4 form (rnn.<32 + cell>);
-                             * 2: its scalar form after a GEMM */
+                             * 2: a GEMM, then that form; 3: a GEMM, then the scalar form (rnn.<cell>) */
 } rnn_case;
 
 static int gates_of(const char *op)
@@ -88,17 +88,17 @@ static onnx_model *build(const rnn_case *c, int64_t D)
 }
 
 /* The pipelines the profile names for the node (the session is closed, its profile written): exactly the step
- * shader's vec4 form of the cell (form 1), or a GEMM then its scalar form (form 2). */
+ * shader's vec4 form of the cell (form 1), or a GEMM then the vec4 (form 2) or scalar form (form 3). */
 static void check_form(const rnn_case *c, const char *profile)
 {
     char *text = test_read_text(profile), got[128] = "", want[64];
     if (text != NULL) kc_profile_events(text, c->op, NULL, got, sizeof(got));
     int cell = strcmp(c->op, "LSTM") == 0 ? 0 : strcmp(c->op, "GRU") == 0 ? 1 : 2;
-    snprintf(want, sizeof(want), c->form == 1 ? "rnn.%d" : " rnn.%d", c->form == 1 ? 32 + cell : cell);
+    snprintf(want, sizeof(want), c->form == 1 ? "rnn.%d" : " rnn.%d", c->form == 3 ? cell : 32 + cell);
     size_t n = strlen(got), k = strlen(want);
     bool ok = c->form == 1 ? strcmp(got, want) == 0
                            : strncmp(got, "gemm.", 5) == 0 && n > k && strcmp(got + n - k, want) == 0;
-    CHECK(ok, "%s: the profile names \"%s\" (want %s%s)", c->name, got, c->form == 2 ? "gemm.* then" : "",
+    CHECK(ok, "%s: the profile names \"%s\" (want %s%s)", c->name, got, c->form == 1 ? "" : "gemm.* then",
           want);
     if (ok) printf("%-60s takes %s\n", c->name, got);
     free(text);
@@ -240,8 +240,10 @@ int main(void)
          false, 0, {NULL}, 0, true, 14, 0},
         {"LSTM one step bidirectional, all inputs (input projected by the step)", "LSTM", 1, 2, 16, 8,
          "bidirectional", true, true, true, true, 0, {0}, true, true, true, 0, {NULL}, 0, true, 14, 1},
-        {"LSTM one step, I 6 (scalar step after a GEMM)", "LSTM", 1, 2, 6, 8, NULL, true, false, true, true, 0, {0},
-         true, true, true, 0, {NULL}, 0, true, 14, 2},
+        {"LSTM one step, I 6 (a GEMM, then the vec4 step)", "LSTM", 1, 2, 6, 8, NULL, true, false, true, true, 0,
+         {0}, true, true, true, 0, {NULL}, 0, true, 14, 2},
+        {"GRU one step, H 6 (a GEMM, then the scalar step)", "GRU", 1, 2, 8, 6, NULL, true, false, true, false, 0,
+         {0}, true, true, false, 1, {NULL}, 0, true, 14, 3},
         {"GRU one step linear_before_reset, lengths 1 0 (projected)", "GRU", 1, 2, 8, 12, "bidirectional", true,
          false, true, false, 1, {1, 0}, true, true, false, 1, {NULL}, 0, true, 14, 1},
         {"GRU one step reverse (projected)", "GRU", 1, 3, 4, 4, "reverse", true, false, true, false, 0, {0}, true,

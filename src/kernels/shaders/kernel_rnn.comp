@@ -4,13 +4,13 @@
 // EP does: biases Wb + Rb summed first, the gates' inputs clamped to +-FLT_MAX (LSTM, GRU), zeros for a batch entry
 // with sequence length 0 (LSTM, GRU). The state lives in the `work` scratch buffer (float32): the projections, h
 // in two halves (read one, write the other), c (LSTM), z and r (GRU), the biases, peepholes and lengths.
-// VARIANT 1 reads R (and W, X) a vec4 at a time, and for a single time step projects its own input (flag 128):
-// X W^T needs no GEMM dispatch then.
+// VARIANT 1 reads R a vec4 at a time; with flag 128 (a single time step) it also projects its own input, X and W
+// read a vec4 at a time: X W^T needs no GEMM dispatch then.
 #version 460
 #include "common.glsl"
 
 layout(constant_id = 0) const uint CELL = 0u;    // ORTVK_RNN_LSTM, _GRU or _RNN
-layout(constant_id = 1) const uint VARIANT = 0u; // 1: vec4 reads (H, I multiples of 4, operands at 16 bytes)
+layout(constant_id = 1) const uint VARIANT = 0u; // 1: vec4 reads (H, and I with flag 128, multiples of 4)
 
 layout(push_constant) uniform Push {
     uvec2 work, r, y;     // scratch (float32), R [D, G, H], Y [S, D, B, H] (or absent)
@@ -19,8 +19,8 @@ layout(push_constant) uniform Push {
     uint step;            // 0 .. S - 1: direction 0 runs t = step, a reverse one t = len - 1 - step
     uint flags;           // 1 bias, 2 peepholes, 4 direction 0 is reverse, 8 linear_before_reset, 16 zero for a
                           // length of 0, 32 GRU's second phase, 64 the first step without initial_h (RNN: no
-                          // H R^T, as ORT's CPU EP), 128 the input projected here (VARIANT 1); bits 8-9 the
-                          // RNN's activation
+                          // H R^T, as ORT's CPU EP), 128 the input projected here (VARIANT 1, I a multiple of
+                          // 4); bits 8-9 the RNN's activation
     uint proj, h_in, h_out, c, zr, bias, peep, lens; // float offsets into work
     uint I;               // input_size
 } p;

@@ -8,7 +8,9 @@
 
 #include "kernels/kernel_internal.h"
 
-/* The step of a binary node whose input `scalar` is a constant of one float element, applied to input `data`. */
+/* The step of a binary node whose input `scalar` is a constant of one float element, applied to input `data`. Pow
+ * takes one only as its exponent, and only 2: t * t, which Pow's own kernel computes for it (ortvk_pow), as the CPU
+ * EP does. */
 static bool scalar_step(const ortvk_knode *node, ortvk_binary_fn fn, size_t scalar, ortvk_chain_step *step, int *input)
 {
     size_t data = 1 - scalar, count = 0;
@@ -26,6 +28,10 @@ static bool scalar_step(const ortvk_knode *node, ortvk_binary_fn fn, size_t scal
     case ORTVK_BINARY_MUL: step->kind = ORTVK_CHAIN_MUL; break;
     case ORTVK_BINARY_SUB: step->kind = first ? ORTVK_CHAIN_RSUB : ORTVK_CHAIN_SUB; break;
     case ORTVK_BINARY_DIV: step->kind = first ? ORTVK_CHAIN_RDIV : ORTVK_CHAIN_DIV; break;
+    case ORTVK_BINARY_POW:
+        if (first || value != 2.0f) return false;
+        step->kind = ORTVK_CHAIN_SQUARE;
+        break;
     default: return false;
     }
     step->a = value;
@@ -56,22 +62,6 @@ static bool constant_step(const ortvk_knode *node, ortvk_binary_fn fn, size_t co
                           int *input)
 {
     return scalar_step(node, fn, constant, step, input) || channel_step(node, fn, constant, step, input);
-}
-
-/* Pow(t, 2), the exponent a float32 or float16 constant of one value, of no more dims than t: t * t, which Pow's own
- * kernel computes for this exponent (ortvk_pow), and so does the CPU EP. */
-static bool square_step(const ortvk_knode *node, ortvk_chain_step *step, int *input)
-{
-    const ortvk_kvalue *x = &node->in[0], *k = &node->in[1];
-    float value = 0.0f;
-    size_t count = 0;
-    if (node->n_in != 2 || x->constant != NULL || x->type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT ||
-        (k->rank != 0 && (x->rank < 0 || k->rank > x->rank)) ||
-        !ortvk_knode_const_floats(node, 1, &value, 1, &count) || count != 1 || value != 2.0f)
-        return false;
-    step->kind = ORTVK_CHAIN_SQUARE;
-    *input = 0;
-    return true;
 }
 
 /* Activations that are a step of their own, computed by the same shader function as their unary op's. */
@@ -125,7 +115,8 @@ bool ortvk_kchain_step(const ortvk_knode *node, const ortvk_kop *op, const ortvk
         *input = 0;
         return node->n_in == 5;
     }
-    if (strcmp(type, "Pow") == 0) return square_step(node, step, input);
+    if (strcmp(type, "Pow") == 0)
+        return node->n_in == 2 && node->in[1].constant != NULL && scalar_step(node, params->binary.fn, 1, step, input);
     bool add = strcmp(type, "Add") == 0, mul = strcmp(type, "Mul") == 0;
     if (!add && !mul && strcmp(type, "Sub") != 0 && strcmp(type, "Div") != 0) return false;
     if (node->n_in != 2 || params->binary.variadic) return false;

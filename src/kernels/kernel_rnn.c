@@ -214,12 +214,6 @@ typedef struct push_rnn {
 _Static_assert(offsetof(push_rnn, S) == 40 && offsetof(push_rnn, I) == 96 && sizeof(push_rnn) <= 128,
                "push_rnn matches kernel_rnn.comp's push constants");
 
-/* The shader's variant 1 (R read a vec4 at a time) where H is a multiple of 4 and R starts on 16 bytes. */
-#define RNN_VEC4 1u
-/* flags: the step shader projects its input itself (variant 1 and a single time step, input_size a multiple of 4, X
- * and W on 16 bytes: no GEMM dispatch) */
-#define RNN_PROJECT 128u
-
 /* The batch's lengths as words in a device buffer (all S without sequence_lens), checked as the CPU EP does. */
 static OrtStatus *rnn_lengths(const ortvk_kparams_rnn *p, ortvk_krun *run, uint32_t S, uint32_t B,
                               VkDeviceAddress *out)
@@ -313,7 +307,7 @@ static OrtStatus *rnn_record(const ortvk_kparams *params, ortvk_krun *run)
     push.I = I;
     push.y = run->n_out > 0 && run->out[0].present ? run->out[0].address : 0;
     push.flags = (optional(run, IN_B) ? 1u : 0u) | (optional(run, IN_P) ? 2u : 0u) | (p->reverse ? 4u : 0u) |
-                 (p->linear_before_reset ? 8u : 0u) | 16u | (project ? RNN_PROJECT : 0u) |
+                 (p->linear_before_reset ? 8u : 0u) | 16u | (project ? ORTVK_RNN_PROJECT : 0u) |
                  (p->activation << 8);
     for (uint32_t s = 0; s < S; s++) {
         push.step = s;
@@ -321,7 +315,7 @@ static OrtStatus *rnn_record(const ortvk_kparams *params, ortvk_krun *run)
         push.flags = (push.flags & ~64u) | (s == 0 && !optional(run, IN_H0) ? 64u : 0u);
         for (uint32_t phase = 0; phase < (p->cell == ORTVK_RNN_GRU ? 2u : 1u); phase++) {
             push.flags = (push.flags & ~32u) | (phase ? 32u : 0u);
-            uint32_t fn = p->cell + (vec4 ? RNN_VEC4 * ORTVK_KVARIANT : 0);
+            uint32_t fn = p->cell + (vec4 ? ORTVK_RNN_VEC4 * ORTVK_KVARIANT : 0);
             ORTVK_TRY(ortvk_krun_dispatch_fn(run, ORTVK_SHADER_RNN, fn, &push, sizeof(push), state));
         }
         uint32_t t = push.h_in;

@@ -117,6 +117,8 @@
 #define ORTVK_RNN_TANH 0u
 #define ORTVK_RNN_RELU 1u
 #define ORTVK_RNN_SIGMOID 2u
+#define ORTVK_RNN_VEC4 1u      /* the step's variant (constant 1): R read a vec4 at a time, H a multiple of 4 */
+#define ORTVK_RNN_PROJECT 128u /* its flag: a single time step projects its own input, I a multiple of 4 */
 
 /* the strided copy (shaders/kernel_copy.comp, kernel_layout.c) */
 #define ORTVK_COPY_RUN 8u                /* elements (or tiles) along the last dim an invocation copies (FN 0) */

@@ -4,23 +4,23 @@
 // EP does: biases Wb + Rb summed first, the gates' inputs clamped to +-FLT_MAX (LSTM, GRU), zeros for a batch entry
 // with sequence length 0 (LSTM, GRU). The state lives in the `work` scratch buffer (float32): the projections, h
 // in two halves (read one, write the other), c (LSTM), z and r (GRU), the biases, peepholes and lengths.
-// VARIANT 1 reads R a vec4 at a time; with flag 128 (a single time step) it also projects its own input, X and W
-// read a vec4 at a time: X W^T needs no GEMM dispatch then.
+// VARIANT ORTVK_RNN_VEC4 reads R a vec4 at a time; with the flag ORTVK_RNN_PROJECT (a single time step) it also
+// projects its own input, X and W read a vec4 at a time: X W^T needs no GEMM dispatch then.
 #version 460
 #include "common.glsl"
 
 layout(constant_id = 0) const uint CELL = 0u;    // ORTVK_RNN_LSTM, _GRU or _RNN
-layout(constant_id = 1) const uint VARIANT = 0u; // 1: vec4 reads (H, and I with flag 128, multiples of 4)
+layout(constant_id = 1) const uint VARIANT = 0u; // ORTVK_RNN_VEC4 or 0
 
 layout(push_constant) uniform Push {
     uvec2 work, r, y;     // scratch (float32), R [D, G, H], Y [S, D, B, H] (or absent)
-    uvec2 x, w;           // X [S, B, I] and W [D, G, I]: read when the shader projects the input (flag 128)
+    uvec2 x, w;           // X [S, B, I] and W [D, G, I]: read with ORTVK_RNN_PROJECT
     uint S, B, H, D;
     uint step;            // 0 .. S - 1: direction 0 runs t = step, a reverse one t = len - 1 - step
     uint flags;           // 1 bias, 2 peepholes, 4 direction 0 is reverse, 8 linear_before_reset, 16 zero for a
                           // length of 0, 32 GRU's second phase, 64 the first step without initial_h (RNN: no
-                          // H R^T, as ORT's CPU EP), 128 the input projected here (VARIANT 1, I a multiple of
-                          // 4); bits 8-9 the RNN's activation
+                          // H R^T, as ORT's CPU EP), ORTVK_RNN_PROJECT (kernel_ids.h); bits 8-9 the RNN's
+                          // activation
     uint proj, h_in, h_out, c, zr, bias, peep, lens; // float offsets into work
     uint I;               // input_size
 } p;
@@ -44,7 +44,7 @@ float clip_bias(float x, bool has_bias, float bias)
 // The sum over k of a[k] R[row, k], a at `a` in work.
 float dot_row(uint a, uint row)
 {
-    if (VARIANT == 1u) {
+    if (VARIANT == ORTVK_RNN_VEC4) {
         vec4 s4 = vec4(0.0);
         uint base = row * p.H;
         ORTVK_FOR(k, 0u, p.H / 4u) {
@@ -60,11 +60,11 @@ float dot_row(uint a, uint row)
     return s;
 }
 
-// Gate j's input projection (X W^T) of the step at `x`: read from work where a GEMM made it, or (flag 128) the sum
-// over k of X[x + k] W[d * G + j, k].
+// Gate j's input projection (X W^T) of the step at `x`: read from work where a GEMM made it, or (ORTVK_RNN_PROJECT)
+// the sum over k of X[x + k] W[d * G + j, k].
 float projected(uint x, uint d, uint G, uint j)
 {
-    if (VARIANT != 1u || (p.flags & 128u) == 0u) return W(x + j);
+    if (VARIANT != ORTVK_RNN_VEC4 || (p.flags & ORTVK_RNN_PROJECT) == 0u) return W(x + j);
     vec4 s4 = vec4(0.0);
     uint base = (d * G + j) * p.I;
     ORTVK_FOR(k, 0u, p.I / 4u) {
@@ -107,8 +107,8 @@ void main()
         return;
     }
     uint t = rev ? len - 1u - p.step : p.step;
-    // X W^T of this time step and entry in work, or (flag 128) X's row
-    uint x = (p.flags & 128u) != 0u ? (t * p.B + b) * p.I : p.proj + ((d * p.S + t) * p.B + b) * G;
+    // X W^T of this time step and entry in work, or (ORTVK_RNN_PROJECT) X's row
+    uint x = (p.flags & ORTVK_RNN_PROJECT) != 0u ? (t * p.B + b) * p.I : p.proj + ((d * p.S + t) * p.B + b) * G;
     uint hin = p.h_in + state;
     float hprev = W(hin + h), hnew;
     if (CELL == ORTVK_RNN_LSTM) {

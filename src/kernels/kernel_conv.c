@@ -335,6 +335,38 @@ static OrtStatus *conv_as_gemm(ortvk_krun *run, const push_conv *push, bool pack
     return ortvk_kgemm_record(run, &g, a, b, push->b, push->y, 1.0f, 1.0f, spec);
 }
 
+/* Whether a Conv of these attributes, one input channel and weights of `taps` taps runs as a GEMM of its windows
+ * (signal_as_gemm) wherever its input starts on 16 bytes: 1-D, no pads, no dilation, taps and stride multiples of 4
+ * (an STFT written as a Conv). Its weights then stay as ONNX lays them out (ortvk_kconv_pack), the GEMM's A. */
+static bool signal_conv(const ortvk_kparams_conv *p, int64_t group, int64_t group_channels, int64_t taps)
+{
+    return p->spatial == 1 && group == 1 && group_channels == 1 && taps % 4 == 0 && p->strides[1] % 4 == 0 &&
+           p->dilations[1] == 1 && p->pads[1] == 0 && p->pads[3] == 0 &&
+           (p->auto_pad == ORTVK_AUTO_PAD_NOTSET || p->auto_pad == ORTVK_AUTO_PAD_VALID);
+}
+
+/* A 1-D convolution of one input channel without pads (Silero VAD's STFT: 1 -> 258 channels, kernel 256, stride
+ * 128): y[m, n] = sum_k W[m, k] x[n * stride + k], the GEMM of W's rows by the input's windows, B's columns read
+ * along k as vec4 and overlapping one another. The conv shader's general loop took a fetch per column and tap
+ * for 2 or 4 channels (docs/benchmarks.md, run AJ). *done says whether it ran. */
+static OrtStatus *signal_as_gemm(ortvk_krun *run, const push_conv *push, const ortvk_kspec *spec, bool *done)
+{
+    *done = false;
+    if (run->in[1].packed || push->G != 1 || push->C != 1 || push->H != 1 || push->KH != 1 || push->PH != 0 ||
+        push->PW != 0 || push->OH != 1 || push->OW == 0 || (spec->words[1] & ORTVK_CHAIN_RESIDUAL))
+        return NULL;
+    /* Every window within the input (no end pads). */
+    if ((uint64_t)(push->OW - 1) * push->SW + (uint64_t)(push->KW - 1) * push->DW >= push->W) return NULL;
+    ortvk_kgemm_plan g = {
+        .M = push->M, .N = push->OW, .K = push->KW, .batch_rank = 1, .batch = {push->N}, .a_batch = {0},
+        .b_batch = {push->W}, .a_sm = push->KW, .a_sk = 1, .b_sk = push->DW, .b_sn = push->SW,
+        .c_sm = 1, .c_sn = 0, .has_c = push->b != 0,
+    };
+    if (!ortvk_kgemm_takes(run, &g, push->w, push->x, push->y)) return NULL;
+    *done = true;
+    return ortvk_kgemm_record(run, &g, push->w, push->x, push->b, push->y, 1.0f, 1.0f, spec);
+}
+
 /* The push constants of a convolution of geometry `g`; with empty inputs or weights (a zero-sized channel count)
  * the sums are of nothing: bias only, or zeros. */
 static push_conv conv_push(const ortvk_kparams_conv *p, const conv_geometry *g, const ortvk_krun *run, bool transpose)
@@ -554,6 +586,8 @@ static OrtStatus *conv_record_common(const ortvk_kparams *params, ortvk_krun *ru
     if (p->epilogue.residual > 0) ORTVK_TRY(ortvk_kchain_residual(&p->epilogue, run, &push.partial)); /* float32 */
     if (push.C > 0 && push.G == push.C && push.M == push.C) return depthwise_record(run, &push, &spec);
     bool done = false;
+    if (push.C == 1) ORTVK_TRY(signal_as_gemm(run, &push, &spec, &done));
+    if (done) return NULL;
     if (push.C > 0) ORTVK_TRY(tiles_record(run, &push, &g, &spec, &done));
     if (done) return NULL;
     if (run->in[1].packed && push.C > 0) return packed_record(run, &push, &g, &spec);
@@ -578,7 +612,7 @@ size_t ortvk_kconv_pack(const ortvk_kparams *params, size_t input, const ortvk_k
     if (input != 1 || (t->rank != 3 && t->rank != 4) || t->count == 0) return 0;
     int64_t G = params->conv.group, M = t->dims[0], cg = t->dims[1];
     int64_t taps = t->rank == 4 ? t->dims[2] * t->dims[3] : t->dims[2];
-    if (G < 1 || M % G != 0 || (M / G) % 4 != 0) return 0;
+    if (G < 1 || M % G != 0 || (M / G) % 4 != 0 || signal_conv(&params->conv, G, cg, taps)) return 0;
     int64_t mg = M / G;
     size_t es = ortvk_element_size(t->type);
     if (packed == NULL) return t->count * es;

@@ -212,6 +212,7 @@ static OrtStatus *gemm_shape(const ortvk_kparams *params, ortvk_krun *run)
 #define GEMM_ROWS_MIN 256
 #define GEMM_WIDE_M 16 /* FAST 3's block */
 #define GEMM_WIDE_N 8
+#define GEMM_FEW_N 4   /* FAST 6's block: 8 x 4 */
 /* K at most this in the wide forms with A along m: K a constant (the shader's SMALL_K), one pipeline per K. */
 #define GEMM_SMALL_K 64
 /* The few-k form's workgroups: at least this many, so that a CPU device's threads all have work (llvmpipe runs at
@@ -258,23 +259,29 @@ static uint32_t gemm_fast_reads(uint32_t fn)
  * K / 4 + 3 loop iterations stay under lavapipe's loop cap. Where the plan allows it (`b_odd`), B's rows need not
  * be whole vec4s (N, B's row and batch strides of any size, B and y of any alignment): the shader's B_ODD reads B
  * and stores y element by element; where ortvk_kgemm_pack padded them (`b_padded`), its Y_ODD reads them as vec4
- * and stores y element by element. 0 where it does not apply, else the shader's function: 1 (+ GEMM_B_ODD or
- * GEMM_Y_ODD) + ORTVK_KVARIANT * its LAYOUT. */
+ * and stores y element by element. B's columns need only start on 16 bytes: with N not a multiple of 4 or y not
+ * 16-byte aligned, Y_ODD stores y element by element (`b_columns_odd`: Gemm's transB of 10 or 1,027 outputs, a
+ * Conv's overlapping windows, signal_as_gemm). 0 where it does not apply, else the shader's function: 1 (+
+ * GEMM_B_ODD or GEMM_Y_ODD) + ORTVK_KVARIANT * its LAYOUT. */
 static uint32_t gemm_fast(const gemm_plan *g, VkDeviceAddress a, VkDeviceAddress b, VkDeviceAddress y)
 {
     bool a_rows = g->a_sk == 1 && g->a_sm % 4 == 0;
     bool a_columns = !a_rows && g->a_sm == 1 && g->a_sk % 4 == 0 && g->M % 4 == 0;
-    bool b_whole = g->N % 4 == 0 && b % 16 == 0 && y % 16 == 0;
-    for (int i = 0; i < g->batch_rank; i++) b_whole = b_whole && (g->batch[i] == 1 || g->b_batch[i] % 4 == 0);
+    bool b_batches = b % 16 == 0; /* B and each of its batches start on 16 bytes */
+    for (int i = 0; i < g->batch_rank; i++) b_batches = b_batches && (g->batch[i] == 1 || g->b_batch[i] % 4 == 0);
+    bool b_whole = b_batches && g->N % 4 == 0 && y % 16 == 0;
     bool b_rows = b_whole && g->b_sn == 1 && g->b_sk % 4 == 0;
     bool b_columns = b_whole && !b_rows && a_rows && g->b_sk == 1 && g->b_sn % 4 == 0;
+    bool b_columns_odd = b_batches && !b_rows && !b_columns && a_rows && g->b_sk == 1 && g->b_sn % 4 == 0;
     bool b_padded = !b_rows && !b_columns && g->b_padded && g->b_sn == 1 && g->b_sk % 4 == 0 && b % 16 == 0;
     bool b_odd = !b_rows && !b_columns && !b_padded && g->b_odd && g->b_sn == 1;
     bool fast = g->K > 0 && (g->K % 4 == 0 || a_columns) && (a_rows || a_columns) &&
-                (b_rows || b_columns || b_padded || b_odd) && g->K / 4 < ORTVK_KMAX_LOOP && a % 16 == 0;
+                (b_rows || b_columns || b_columns_odd || b_padded || b_odd) && g->K / 4 < ORTVK_KMAX_LOOP &&
+                a % 16 == 0;
     for (int i = 0; i < g->batch_rank; i++) fast = fast && (g->batch[i] == 1 || g->a_batch[i] % 4 == 0);
-    uint32_t layout = a_columns ? GEMM_A_COLUMNS : b_columns ? GEMM_B_COLUMNS : GEMM_A_ROWS;
-    return !fast ? 0 : 1 + (b_odd ? GEMM_B_ODD : b_padded ? GEMM_Y_ODD : 0) + ORTVK_KVARIANT * layout;
+    uint32_t layout = a_columns ? GEMM_A_COLUMNS : b_columns || b_columns_odd ? GEMM_B_COLUMNS : GEMM_A_ROWS;
+    uint32_t odd = b_odd ? GEMM_B_ODD : b_padded || b_columns_odd ? GEMM_Y_ODD : 0;
+    return !fast ? 0 : 1 + odd + ORTVK_KVARIANT * layout;
 }
 
 /* A GPU's form (the shader's FAST 5, docs/kernels.md "Forms per device"): tiles through shared memory, for any
@@ -332,8 +339,11 @@ OrtStatus *ortvk_kgemm_record(ortvk_krun *run, const ortvk_kgemm_plan *g, VkDevi
     bool wide = fn != 0 && g->M >= GEMM_FAST_M && 4 * wide_blocks >= 3 * 64 * wide_groups;
     bool narrow = wide && (g->M + GEMM_FAST_M - 1) / GEMM_FAST_M * GEMM_FAST_M <
                               (g->M + GEMM_WIDE_M - 1) / GEMM_WIDE_M * GEMM_WIDE_M && g->M < 2 * GEMM_WIDE_M;
-    bool rows = fn != 0 && !wide && g->M >= GEMM_ROWS_MIN;
-    fn += narrow ? 3 : wide ? 2 : rows ? 1 : 0;
+    /* Outputs of at most 4 columns (FAST 6): 8 x 4 blocks, not 8 x 16 of 12 or more clamped columns (an STFT's 3
+     * frames: docs/benchmarks.md, run AJ). */
+    bool few = fn != 0 && !wide && g->N <= GEMM_FEW_N;
+    bool rows = fn != 0 && !wide && !few && g->M >= GEMM_ROWS_MIN;
+    fn += few ? 5 : narrow ? 3 : wide ? 2 : rows ? 1 : 0;
     /* Few k (a pointwise Conv of few input channels, packed weights): K a specialization constant. */
     ortvk_kspec small = {{0}};
     if (spec != NULL) small = *spec;
@@ -344,7 +354,7 @@ OrtStatus *ortvk_kgemm_record(ortvk_krun *run, const ortvk_kgemm_plan *g, VkDevi
         push.small_k_rows = gemm_small_k_rows(g->M, bm, (int64_t)batches * wide_groups);
         bm = push.small_k_rows;
     }
-    int64_t bn = wide ? 64 * GEMM_WIDE_N : fn != 0 ? GEMM_FAST_N : GEMM_BLOCK;
+    int64_t bn = wide ? 64 * GEMM_WIDE_N : few ? GEMM_FEW_N : fn != 0 ? GEMM_FAST_N : GEMM_BLOCK;
     /* One invocation per bm x bn block of each batch's output (the shader's TM and TN, or FM and 4 FG). */
     uint64_t blocks = (uint64_t)((g->M + bm - 1) / bm) * (uint64_t)((g->N + bn - 1) / bn) * batches;
     if (rows || wide) blocks *= 64;

@@ -634,6 +634,16 @@ static void gen_conv(dcase *c)
         cin = rint_(c, 100, 600);
         dense_stride = 1;
     }
+    /* An STFT written as a Conv (Silero VAD's): one input channel, 1-D, a kernel and stride of multiples of 4,
+     * without pads most of the time (ortvk's GEMM of the overlapping windows), up to 12 output channels. */
+    int64_t signal_stride = 0;
+    bool signal = !transpose && !c->big && dw_stride == 0 && dense_stride == 0 && rp(c, 0.1);
+    if (signal) {
+        sp = 1;
+        group = cin = 1;
+        cout = rint_(c, 1, 12);
+        signal_stride = rp(c, 0.8) ? 4 * rint_(c, 1, 4) : rint_(c, 1, 6);
+    }
     int64_t x[DC_MAX_RANK], w[DC_MAX_RANK], kernel[3];
     x[0] = rint_(c, 1, 2);
     x[1] = cin;
@@ -650,6 +660,10 @@ static void gen_conv(dcase *c)
         kernel[0] = rp(c, 0.6) ? 1 : 3;
         x[2] = kernel[0] == 1 ? 1 : rint_(c, 1, 4);
         x[3] = rp(c, 0.7) ? 4 * rint_(c, 1, 12) : rint_(c, 1, 20);
+    }
+    if (signal) {
+        kernel[0] = rp(c, 0.8) ? 4 * rint_(c, 1, 16) : rint_(c, 1, 9);
+        x[2] = kernel[0] + signal_stride * rint_(c, 0, 6) + rint_(c, 0, 3);
     }
     if (dw_stride != 0) {
         kernel[0] = kernel[1] = rp(c, 0.5) ? 3 : 5;
@@ -717,6 +731,13 @@ static void gen_conv(dcase *c)
         int64_t y[4] = {x[0], cout, (x[2] + pads[0] + pads[2] - kernel[0]) / dw_stride + 1,
                         (x[3] + pads[1] + pads[3] - kernel[1]) / dw_stride + 1};
         if (residual) conv_residual(c, y);
+    } else if (signal) {
+        int64_t pads[2] = {0, 0}, dilations[1] = {rp(c, 0.9) ? 1 : 2};
+        if (rp(c, 0.2)) pads[0] = rint_(c, 0, 2), pads[1] = rint_(c, 0, 2);
+        a_ints(c, "kernel_shape", kernel, 1);
+        a_ints(c, "strides", &signal_stride, 1);
+        a_ints(c, "pads", pads, 2);
+        if (dilations[0] != 1 || rp(c, 0.3)) a_ints(c, "dilations", dilations, 1);
     } else if (upsample) {
         int64_t strides[2] = {2, 2};
         a_ints(c, "kernel_shape", kernel, 2);

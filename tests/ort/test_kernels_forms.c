@@ -273,23 +273,35 @@ typedef struct gemm_case {
 
 /* Forms a case expects on CPU devices, told by the function the profile names. */
 enum gemm_cpu_form {
-    B_ODD = 1, /* gemm: the fast form reading B element by element (functions 17-20, plus 32 k) */
-    Y_ODD,     /* gemm: the fast form reading B padded to whole vec4s, storing y element by element (9-12) */
+    B_ODD = 1, /* gemm: the fast form reading B element by element (fn % 32 / 8 == 2) */
+    Y_ODD,     /* gemm: the fast form reading B padded to whole vec4s, storing y element by element (/ 8 == 1) */
     SLICED,    /* conv: packed weights in slices (variant 5: fn / 32) */
     ROWS,      /* conv: packed weights, input rows read as vec4 (fn % 32 with bit 3), not in slices */
     GEMM_ANY,  /* gemm: any of its forms (a Conv of one pixel, whatever its channels) */
     NARROW,    /* conv: the general loops over 4 output columns an invocation (variant 2), weights packed or not */
+    COLUMNS,   /* gemm: the fast form reading B's columns along k (its LAYOUT 2: fn / 32 % 3), y as vec4 */
+    COLUMNS_ODD, /* gemm: the same, y stored element by element (Y_ODD: fn % 32 / 8 == 1) */
+    FEW,       /* gemm: the fast form's 8 x 4 blocks (FAST 6), for outputs of at most 4 columns */
 };
+
+/* The gemm shader's FAST (its function % 8): 1-4 and 6 are a CPU's register-tiled forms. */
+static bool gemm_fast_form(long fn)
+{
+    return (fn % 8 >= 1 && fn % 8 <= 4) || fn % 8 == 6;
+}
 
 static bool cpu_form_is(int form, long fn)
 {
     switch (form) {
-    case B_ODD: return fn % 32 >= 17 && fn % 32 <= 20;
-    case Y_ODD: return fn % 32 >= 9 && fn % 32 <= 12;
+    case B_ODD: return fn % 32 / 8 == 2 && gemm_fast_form(fn);
+    case Y_ODD: return fn % 32 / 8 == 1 && gemm_fast_form(fn);
     case SLICED: return fn / 32 == 5;
     case ROWS: return fn / 32 != 5 && (fn % 32 & 8) != 0;
     case GEMM_ANY: return fn >= 0;
     case NARROW: return fn / 32 == 2;
+    case COLUMNS: return fn / 32 % 3 == 2 && fn % 32 / 8 == 0 && gemm_fast_form(fn);
+    case COLUMNS_ODD: return fn / 32 % 3 == 2 && fn % 32 / 8 == 1 && gemm_fast_form(fn);
+    case FEW: return fn % 8 == 6;
     default: return true;
     }
 }
@@ -389,7 +401,11 @@ static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *
 #undef GEMM_ODD
         {"Gemm, 33x20 by 20x1027, C of N (B's rows padded)", "Gemm", "gemm", 2, 2, 1, {33, 20}, {20, 1027}, {1027},
          0, 0, 1.0f, 0.5f, {0}, {0}, {0}, 0, Y_ODD},
-        GEMM("Gemm transB, 33x20 by 1027x20 (not padded)", 1, {33, 20}, {1027, 20}, {1027}, 0, 1, 1.0f, 1.0f),
+        /* B's columns along k where N is not a multiple of 4: y stored element by element. */
+        {"Gemm transB, 33x20 by 1027x20 (not padded: B's columns)", "Gemm", "gemm", 2, 2, 1, {33, 20}, {1027, 20},
+         {1027}, 0, 1, 1.0f, 1.0f, {0}, {0}, {0}, 0, COLUMNS_ODD},
+        {"Gemm transB, 7x64 by 10x64, C of M x N (B's columns)", "Gemm", "gemm", 2, 2, 2, {7, 64}, {10, 64},
+         {7, 10}, 0, 1, 1.0f, 0.5f, {0}, {0}, {0}, 0, COLUMNS_ODD},
         CONV("pointwise Conv 18 -> 20, 13x11", "gemm", 4, {1, 18, 13, 11}, {20, 18, 1, 1}, {20}, 0, 0, 1.0f, 1.0f,
              {0}, {0}, {0}, 0),
         CONV("Conv 3x3 pad 1, 16 -> 20 (packed), 17x13", "conv", 4, {1, 16, 17, 13}, {20, 16, 3, 3}, {20}, 0, 0,
@@ -418,14 +434,25 @@ static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *
                   {8, 128, 3, 3}, {8}, 0, 0, 1.0f, 1.0f, {1, 1}, {1, 1, 1, 1}, {1, 1}, 2),
         CONV_FORM("Conv 1x3 pad 1 in W, 8 -> 8 over 2x64 (rows as vec4, not in slices)", ROWS, {1, 8, 2, 64},
                   {8, 8, 1, 3}, {8}, 0, 0, 1.0f, 1.0f, {1, 1}, {0, 1, 0, 1}, {1, 1}, 0),
-        /* Outputs of at most 4 columns (Silero VAD's 1-D Convs over a few frames, its STFT): the general loops
-         * over 4 columns an invocation, with packed weights (TM 8 or 4) or as ONNX lays them out (258 channels). */
+        /* Outputs of at most 4 columns (Silero VAD's 1-D Convs over a few frames): the general loops over 4
+         * columns an invocation, with packed weights (TM 8 or 4) or as ONNX lays them out (258 channels). */
         CONV_FORM_RANK("Conv 1-D k3 pad 1, 129 -> 128 over 3 frames (packed, 4 columns an invocation)", NARROW, 3,
                   {1, 129, 3}, {128, 129, 3}, {128}, 0, 0, 1.0f, 1.0f, {1}, {1, 1}, {1}, 0),
         CONV_FORM_RANK("Conv 1-D k3 stride 2 pad 1, 128 -> 64 over 3 frames, 2 images (packed)", NARROW, 3,
                   {2, 128, 3}, {64, 128, 3}, {64}, 0, 0, 1.0f, 1.0f, {2}, {1, 1}, {1}, 0),
-        CONV_FORM_RANK("Conv 1-D k256 stride 128, 1 -> 258 over 576 (an STFT: weights as they are)", NARROW, 3,
-                  {1, 1, 576}, {258, 1, 256}, {258}, 0, 0, 1.0f, 1.0f, {128}, {0, 0}, {1}, 0),
+        CONV_FORM_RANK("Conv 1-D k3 pad 1, 2 -> 258 over 3 frames (weights as they are)", NARROW, 3, {1, 2, 3},
+                  {258, 2, 3}, {258}, 0, 0, 1.0f, 1.0f, {1}, {1, 1}, {1}, 0),
+        /* One input channel without pads (an STFT): the GEMM of the overlapping windows, weights as they are. */
+#define CONV_SIGNAL(what, form, ...) {what, "Conv", "gemm", 3, 3, 1, __VA_ARGS__, form}
+        CONV_SIGNAL("Conv 1-D k256 stride 128, 1 -> 258 over 576 (Silero VAD's STFT: 3 frames, 8 x 4 blocks)", FEW,
+                    {1, 1, 576}, {258, 1, 256}, {258}, 0, 0, 1.0f, 1.0f, {128}, {0, 0}, {1}, 0),
+        CONV_SIGNAL("Conv 1-D k256 stride 64, 1 -> 258 over 704, 2 images (8 frames: y as vec4)", COLUMNS,
+                    {2, 1, 704}, {258, 1, 256}, {258}, 0, 0, 1.0f, 1.0f, {64}, {0, 0}, {1}, 0),
+        CONV_SIGNAL("Conv 1-D k16 stride 8, 1 -> 12 over 100 (weights left unpacked; 11 frames, the last samples in "
+                    "none)", COLUMNS_ODD, {1, 1, 100}, {12, 1, 16}, {12}, 0, 0, 1.0f, 1.0f, {8}, {0, 0}, {1}, 0),
+#undef CONV_SIGNAL
+        CONV("Conv 1-D k8 stride 4 pad 2, 1 -> 8 over 40 (pads: the conv shader)", "conv", 3, {1, 1, 40}, {8, 1, 8},
+             {8}, 0, 0, 1.0f, 1.0f, {4}, {2, 2}, {1}, 0),
         CONV_FORM_RANK("Conv 3x3 pad 1 group 2, 16 -> 24 over 5x3 (packed, 4 a group's vec4)", NARROW, 4, {1, 16, 5, 3},
                   {24, 8, 3, 3}, {24}, 0, 0, 1.0f, 1.0f, {1, 1}, {1, 1, 1, 1}, {1, 1}, 2),
         /* The squeeze-excitation's Convs of one pixel, of channel counts no vec4 form takes (ppocr's classifier):

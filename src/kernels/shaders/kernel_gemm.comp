@@ -3,13 +3,13 @@
 // computes a TM x TN block of one batch's output; every sum runs over k in ascending order. A fused element-wise
 // chain (common.glsl's ortvk_chain) applies to each stored result (a pointwise Conv's activation).
 // Specialization constant 0 (FORM) % 8, FAST (the host's choice where A's rows and B's rows are contiguous, K and N
-// multiples of 4, the tensors 16-byte aligned): blocks of 8 x 16 (16 x 8 for FAST 3, 8 x 8 for FAST 4) read as vec4
-// (A along k, B along n), 4 k a loop iteration, no bounds checks inside the loop (edge rows and columns read clamped
-// indices and are not stored); A along m instead where its columns are contiguous, or B along k (LAYOUT); B read
-// element by element where its rows are not whole vec4s (B_ODD, FORM 17-20), as vec4 where a packed constant's
-// padding makes them so (Y_ODD, FORM 9-12), y then stored element by element. With A along m, K need not be a
-// multiple of 4: the last K % 4 steps run one k each. The generic form's per-element checks and scalar loads became
-// per-lane branches and gathers on lavapipe: 0.8 GFLOP/s.
+// multiples of 4, the tensors 16-byte aligned): blocks of 8 x 16 (16 x 8 for FAST 3, 8 x 8 for FAST 4, 8 x 4 for
+// FAST 6) read as vec4 (A along k, B along n), 4 k a loop iteration, no bounds checks inside the loop (edge rows and
+// columns read clamped indices and are not stored); A along m instead where its columns are contiguous, or B along
+// k (LAYOUT); B read element by element where its rows are not whole vec4s (B_ODD, FORM 16 + FAST), as vec4 where a
+// packed constant's padding makes them so, or along k from any column (Y_ODD, FORM 8 + FAST), y then stored element
+// by element. With A along m, K need not be a multiple of 4: the last K % 4 steps run one k each. The generic form's
+// per-element checks and scalar loads became per-lane branches and gathers on lavapipe: 0.8 GFLOP/s.
 // Constant 6 (SMALL_K), with A along m in the wide forms: K itself, for a pointwise Conv of few input channels.
 // FAST 5 is a GPU's form (docs/kernels.md, "Forms per device"): tiles through shared memory, any strides.
 #version 460
@@ -30,11 +30,12 @@ layout(push_constant) uniform Push {
 
 layout(constant_id = 0) const uint FORM = 0u;
 const uint FAST = FORM % 8u;
-// FORM 16 + FAST 1-4 where B's rows (along n) are not whole vec4s (N, B's row or batch stride not a multiple of 4,
-// or B or y not 16-byte aligned): B read and y stored element by element, each column clamped to N - 1; A read as
-// in the other forms. FORM 8 + FAST 1-4 where N is not a multiple of 4 but B's rows are padded to whole vec4s (the
-// host's ortvk_kgemm_pack: a text recognizer's 6625-class head): B read as vec4 up to N rounded up to 4, y stored
-// element by element.
+// FORM 16 + FAST 1-4 or 6 where B's rows (along n) are not whole vec4s (N, B's row or batch stride not a multiple
+// of 4, or B or y not 16-byte aligned): B read and y stored element by element, each column clamped to N - 1; A read
+// as in the other forms. FORM 8 + FAST 1-4 or 6 where N is not a multiple of 4 but B's rows are padded to whole vec4s
+// (the host's ortvk_kgemm_pack: a text recognizer's 6625-class head): B read as vec4 up to N rounded up to 4, y
+// stored element by element; or, with B read along k (LAYOUT), where N is not a multiple of 4 or y not 16-byte
+// aligned (Gemm's transB of 10 outputs, a Conv's overlapping windows): each column clamped to N - 1.
 const bool B_ODD = FORM >= 16u;
 const bool Y_ODD = FORM >= 8u;
 // Constant 1, with FAST: the layout. 1: A's columns (along m) are contiguous rather than its rows (along k), M a
@@ -61,10 +62,11 @@ const uint KS = SMALL_K + (SMALL_K == 0u ? 1u : 0u); // an array size even where
 // The fast form's rows and column groups of 4. FAST 3, where a workgroup's invocations share their rows (A's loads
 // uniform), takes 16 x 8 blocks: half the per-lane loads of B per sum (a pointwise Conv's K = 64: 1.17x). FAST 4
 // is the same with 8 x 8 blocks, for M whose last 16-row block would be mostly clamped rows (M = 18: 24 rows
-// computed rather than 32).
+// computed rather than 32). FAST 6 is FAST 1 with 8 x 4 blocks, for outputs of at most 4 columns (an STFT's few
+// frames), where 16 columns would compute 12 or more clamped ones.
 const bool WIDE = FAST == 3u || FAST == 4u;
 const uint FM = FAST == 3u ? 16u : 8u;
-const uint FG = WIDE ? 2u : 4u;
+const uint FG = FAST == 6u ? 1u : WIDE ? 2u : 4u;
 
 // The offsets of batch entry `batch` in A and B (broadcast batch dims have a stride of 0).
 void gemm_batch_offsets(uint batch, out uint ao, out uint bo)
@@ -277,7 +279,7 @@ void main()
         uint n_blocks = (p.N + FG * 4u - 1u) / (FG * 4u);
         uint batches = 1u;
         for (uint d = 0u; d < p.batch_rank; d++) batches *= p.batch_dims[d];
-        if (FAST == 1u) {
+        if (FAST == 1u || FAST == 6u) {
             // Neighbouring invocations take neighbouring column blocks.
             uint m_blocks = (p.M + FM - 1u) / FM;
             if (i >= batches * m_blocks * n_blocks) return;

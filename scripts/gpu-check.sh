@@ -88,7 +88,7 @@ ORTVK_VALIDATION=0 ORTVK_KERNEL_FORMS=cpu timeout 50 ./$build/ortvk-bench --comp
 
 section "matrix products in both forms (the GPU's tiles through shared memory, then ORTVK_KERNEL_FORMS=cpu)"
 for forms in "" cpu; do
-  ORTVK_VALIDATION=0 ORTVK_KERNEL_FORMS=$forms timeout 20 ./$build/ortvk-bench --ops matmul,conv3x3,conv1x1 \
+  ORTVK_VALIDATION=0 ORTVK_KERNEL_FORMS=$forms timeout 20 ./$build/ortvk-bench --ops matmul,conv3x3,conv1x1,convres \
     --compare-frames 3 --threads "$(nproc)" 2>&1 | grep -E "MatMul|Conv" || true
 done
 

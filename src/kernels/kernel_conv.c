@@ -304,6 +304,12 @@ static OrtStatus *conv_dispatch(ortvk_krun *run, uint32_t fn, const ortvk_kspec 
     return NULL;
 }
 
+/* The residual a Conv's fused chain reads (push_conv's `partial` holds it), for the GEMM's stores: 0 without one. */
+static VkDeviceAddress gemm_residual(const push_conv *push, const ortvk_kspec *spec)
+{
+    return (spec->words[1] & ORTVK_CHAIN_RESIDUAL) ? push->partial : 0;
+}
+
 /* A pointwise convolution (1x1, stride 1, no pads, group 1; `push` with H = 1 and W = the pixels) as the GEMM
  * shader's fast form, where it applies, or of one pixel in any form (*done): Y[n] (M x HW) = W (M x C) X[n]
  * (C x HW) + bias, W as ONNX lays it out or packed as its transpose; with one pixel (squeeze-excitation) and packed
@@ -312,18 +318,19 @@ static OrtStatus *conv_as_gemm(ortvk_krun *run, const push_conv *push, bool pack
                                bool *done)
 {
     *done = false;
-    if (push->G != 1 || (spec->words[1] & ORTVK_CHAIN_RESIDUAL)) return NULL; /* the GEMM reads no residual */
+    if (push->G != 1) return NULL;
     int64_t M = push->M, C = push->C, HW = push->W;
     ortvk_kgemm_plan g = {
         .M = M, .N = HW, .K = C, .batch_rank = 1, .batch = {push->N}, .a_batch = {0}, .b_batch = {C * HW},
         .a_sm = packed ? 1 : C, .a_sk = packed ? M : 1, .b_sk = HW, .b_sn = 1,
-        .c_sm = 1, .c_sn = 0, .has_c = push->b != 0,
+        .c_sm = 1, .c_sn = 0, .has_c = push->b != 0, .residual = gemm_residual(push, spec),
     };
     VkDeviceAddress a = push->w, b = push->x;
     if (HW == 1 && packed) {
         g = (ortvk_kgemm_plan){
             .M = 1, .N = M, .K = C, .batch_rank = 1, .batch = {push->N}, .a_batch = {C}, .b_batch = {0},
             .a_sm = C, .a_sk = 1, .b_sk = M, .b_sn = 1, .c_sm = 0, .c_sn = 1, .has_c = push->b != 0,
+            .residual = gemm_residual(push, spec), /* at y's index, which one pixel leaves as it is */
         };
         a = push->x;
         b = push->w;
@@ -353,14 +360,14 @@ static OrtStatus *signal_as_gemm(ortvk_krun *run, const push_conv *push, const o
 {
     *done = false;
     if (run->in[1].packed || push->G != 1 || push->C != 1 || push->H != 1 || push->KH != 1 || push->PH != 0 ||
-        push->PW != 0 || push->OH != 1 || push->OW == 0 || (spec->words[1] & ORTVK_CHAIN_RESIDUAL))
+        push->PW != 0 || push->OH != 1 || push->OW == 0)
         return NULL;
     /* Every window within the input (no end pads). */
     if ((uint64_t)(push->OW - 1) * push->SW + (uint64_t)(push->KW - 1) * push->DW >= push->W) return NULL;
     ortvk_kgemm_plan g = {
         .M = push->M, .N = push->OW, .K = push->KW, .batch_rank = 1, .batch = {push->N}, .a_batch = {0},
         .b_batch = {push->W}, .a_sm = push->KW, .a_sk = 1, .b_sk = push->DW, .b_sn = push->SW,
-        .c_sm = 1, .c_sn = 0, .has_c = push->b != 0,
+        .c_sm = 1, .c_sn = 0, .has_c = push->b != 0, .residual = gemm_residual(push, spec),
     };
     if (!ortvk_kgemm_takes(run, &g, push->w, push->x, push->y)) return NULL;
     *done = true;

@@ -225,16 +225,11 @@ static ortvk_kparams_chain *epilogue_of(ortvk_kernel *head)
     return NULL;
 }
 
-/* Whether a Conv head's stores read a residual: all its forms but the GEMM a pointwise convolution (1x1, stride 1,
- * one group) runs as, which has no operand left for one (taking it there would cost the GEMM's speed). A
- * ConvTranspose's read none. */
+/* Whether a Conv head's stores read a residual: in every form (the conv and depthwise shaders', and the GEMM's a
+ * pointwise convolution runs as: MobileNet's linear bottlenecks, Conv 1x1 then + x). A ConvTranspose's read none. */
 static bool conv_takes_residual(const ortvk_kernel *head)
 {
-    const ortvk_kparams_conv *p = &head->params.conv;
-    const ortvk_ktensor *w = head->consts[1] != NULL ? &head->consts[1]->view : NULL;
-    if (w == NULL || (w->rank != 3 && w->rank != 4) || strcmp(head->op->op_type, "Conv") != 0) return false;
-    bool one = w->dims[2] == 1 && (w->rank == 3 || w->dims[3] == 1);
-    return p->group != 1 || !one || p->strides[0] != 1 || (p->spatial == 2 && p->strides[1] != 1);
+    return strcmp(head->op->op_type, "Conv") == 0;
 }
 
 /* A ConvTranspose head's output channels (its constant weights' dim 1 times its groups), 0 for other heads. */

@@ -1,5 +1,6 @@
 /* MatMul (batched, numpy broadcasting of batch dims) and Gemm; Softmax and LogSoftmax; the Reduce* ops over
  * constant axes that are contiguous once size-1 dims are set aside. */
+#include <stddef.h>
 #include <string.h>
 
 #include "kernels/kernel_internal.h"
@@ -231,15 +232,20 @@ static uint32_t gemm_small_k_rows(int64_t M, int64_t block, int64_t groups)
 
 typedef struct push_gemm {
     uint64_t a, b, c, y;
-    uint32_t M, N, K, batch_rank;
-    uint32_t batch_dims[3], a_batch[3], b_batch[3];
+    uint32_t M, N;
+    union {
+        uint32_t K;
+        uint32_t small_k_rows; /* the few-k form's (K a specialization constant): its rows an invocation */
+    };
+    uint32_t batch_dims[3], a_batch[3], b_batch[3]; /* dims past the batch's rank: 1 */
     int32_t a_sm, a_sk, b_sk, b_sn;
     int32_t c_sm, c_sn;
     float alpha, beta;
-    uint32_t small_k_rows; /* the few-k form's rows an invocation (gemm_small_k_rows), else 0 */
+    uint64_t r;            /* a fused chain's residual, or 0 */
     uint64_t chain;        /* a fused chain's step operands (ortvk_krun's chain), or 0 */
 } push_gemm;
-_Static_assert(sizeof(push_gemm) == 128, "push_gemm: `chain` is the last of the 128 bytes of push constants");
+_Static_assert(offsetof(push_gemm, r) == 112 && sizeof(push_gemm) == 128,
+               "push_gemm: `r` and `chain` are the last two 8-byte words of the 128 bytes of push constants");
 
 /* The fast form's reads (its LAYOUT % 3): A's rows (along k), A's columns (along m) or, with A's rows, B's columns. */
 enum { GEMM_A_ROWS, GEMM_A_COLUMNS, GEMM_B_COLUMNS };
@@ -269,7 +275,7 @@ static uint32_t gemm_fast(const gemm_plan *g, VkDeviceAddress a, VkDeviceAddress
     bool a_columns = !a_rows && g->a_sm == 1 && g->a_sk % 4 == 0 && g->M % 4 == 0;
     bool b_batches = b % 16 == 0; /* B and each of its batches start on 16 bytes */
     for (int i = 0; i < g->batch_rank; i++) b_batches = b_batches && (g->batch[i] == 1 || g->b_batch[i] % 4 == 0);
-    bool b_whole = b_batches && g->N % 4 == 0 && y % 16 == 0;
+    bool b_whole = b_batches && g->N % 4 == 0 && y % 16 == 0 && g->residual % 16 == 0; /* y's stores, r's reads */
     bool b_rows = b_whole && g->b_sn == 1 && g->b_sk % 4 == 0;
     bool b_columns = b_whole && !b_rows && a_rows && g->b_sk == 1 && g->b_sn % 4 == 0;
     bool b_columns_odd = b_batches && !b_rows && !b_columns && a_rows && g->b_sk == 1 && g->b_sn % 4 == 0;
@@ -305,7 +311,7 @@ OrtStatus *ortvk_kgemm_record(ortvk_krun *run, const ortvk_kgemm_plan *g, VkDevi
         .M = (uint32_t)g->M,
         .N = (uint32_t)g->N,
         .K = (uint32_t)g->K,
-        .batch_rank = (uint32_t)g->batch_rank,
+        .batch_dims = {1, 1, 1},
         .a_sm = (int32_t)g->a_sm,
         .a_sk = (int32_t)g->a_sk,
         .b_sk = (int32_t)g->b_sk,
@@ -314,6 +320,7 @@ OrtStatus *ortvk_kgemm_record(ortvk_krun *run, const ortvk_kgemm_plan *g, VkDevi
         .c_sn = (int32_t)g->c_sn,
         .alpha = alpha,
         .beta = beta,
+        .r = g->residual,
         .chain = spec != NULL ? run->chain : 0,
     };
     for (int i = 0; i < g->batch_rank; i++) {
@@ -351,7 +358,7 @@ OrtStatus *ortvk_kgemm_record(ortvk_krun *run, const ortvk_kgemm_plan *g, VkDevi
                                                                                               : GEMM_BLOCK;
     if (wide && gemm_fast_reads(fn) == GEMM_A_COLUMNS && g->K <= GEMM_SMALL_K) {
         small.words[3] = (uint32_t)g->K;
-        push.small_k_rows = gemm_small_k_rows(g->M, bm, (int64_t)batches * wide_groups);
+        push.small_k_rows = gemm_small_k_rows(g->M, bm, (int64_t)batches * wide_groups); /* in K's place */
         bm = push.small_k_rows;
     }
     int64_t bn = wide ? 64 * GEMM_WIDE_N : few ? GEMM_FEW_N : fn != 0 ? GEMM_FAST_N : GEMM_BLOCK;

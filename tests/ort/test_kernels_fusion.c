@@ -510,6 +510,11 @@ static onnx_model *conv_broadcast_res(bool variant) { return conv_then(variant, 
 static onnx_model *depthwise_res_relu(bool variant) { return conv_then(variant, 16, 16, 3, 16, 12, 12, plus_x_relu); }
 static onnx_model *depthwise_odd_res(bool variant) { return conv_then(variant, 16, 16, 3, 16, 10, 10, x_plus); }
 static onnx_model *conv1x1_res_relu(bool variant) { return conv_then(variant, 16, 16, 1, 1, 12, 12, plus_x_relu); }
+/* The GEMM's forms with a residual: wide with K a constant (512 pixels), one pixel (A and B swapped), and 30
+ * pixels (no vec4 form of the GEMM for a Conv: the packed conv shader's). */
+static onnx_model *conv1x1_wide_res(bool variant) { return conv_then(variant, 16, 16, 1, 1, 16, 32, plus_x); }
+static onnx_model *conv1x1_pixel_res(bool variant) { return conv_then(variant, 24, 24, 1, 1, 1, 1, plus_x); }
+static onnx_model *conv1x1_odd_res(bool variant) { return conv_then(variant, 16, 16, 1, 1, 10, 3, plus_x_relu); }
 
 /* A chain that starts at t + r on two tensors made in the partition: |x| + (-x), then Relu; x of [N], or of two
  * dims known at run time. */
@@ -1019,8 +1024,14 @@ int main(void)
     const int64_t c16_10[4] = {1, 16, 10, 10};
     conv_case(&app, device, "depthwise Conv of 10 columns + x (scalar stores)", depthwise_odd_res, c16_10,
               "Conv+Add\"");
-    conv_case(&app, device, "Conv 1x1 (the GEMM) + x, then Relu: Add and Relu fused apart", conv1x1_res_relu, c16,
-              "Add+Relu");
+    conv_case(&app, device, "Conv 1x1 (the GEMM) + x, then Relu, in its stores", conv1x1_res_relu, c16,
+              "Conv+Add+Relu");
+    conv_case(&app, device, "Conv 1x1 over 512 pixels (the wide GEMM, K a constant) + x", conv1x1_wide_res, wide,
+              "Conv+Add\"");
+    conv_case(&app, device, "Conv 1x1 of one pixel (the GEMM, A and B swapped) + x", conv1x1_pixel_res,
+              (const int64_t[]){1, 24, 1, 1}, "Conv+Add\"");
+    conv_case(&app, device, "Conv 1x1 over 10x3 (the conv shader) + x, then Relu", conv1x1_odd_res,
+              (const int64_t[]){1, 16, 10, 3}, "Conv+Add+Relu");
     chain_case(&app, device, "|x| + (-x), then Relu: a chain from two tensors", sum_relu, "Add+Relu", NULL);
     chain_case(&app, device, "Sqrt(x^2 + (0.75 x)^2): Pow 2 and Sqrt as steps", magnitude, "Pow+Add+Sqrt", NULL);
     chain_case(&app, device, "Mul, Pow 2: the second operand's chain", magnitude, "Mul+Pow\"", NULL);

@@ -23,6 +23,8 @@ typedef struct op_spec {
 static const op_spec specs[] = {
     {"conv3x3", "Conv 3x3 64->64 160x160", 4, {1, 64, 160, 160}, 2.0 * 64 * 64 * 9 * 160 * 160, false},
     {"conv1x1", "Conv 1x1 64->64 160x160", 4, {1, 64, 160, 160}, 2.0 * 64 * 64 * 160 * 160, false},
+    /* A node here is a pair, a pointwise Conv and a residual Add of its input (fused into the GEMM's stores). */
+    {"convres", "Conv 1x1 64->64 160x160 + x", 4, {1, 64, 160, 160}, 2.0 * 64 * 64 * 160 * 160, false},
     /* A node here is a pair, a pointwise Conv of few input channels as the detector's Conv.2 (16 -> 32 at 320x320,
      * then hard-swish: x * HardSigmoid(x)) and a pointwise Conv 32 -> 16 back; the rate counts both Convs' FLOPs. */
     {"pwsmall", "Conv 1x1 16->32->16 320x320 hswish", 4, {1, 16, 320, 320}, 2 * 2.0 * 16 * 32 * 320 * 320,
@@ -111,8 +113,9 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
     int64_t c = s->dims[1], pooled[4] = {s->dims[0], c, 1, 1};
     onnx_model_add_input(m, "x", ONNX_FLOAT, s->rank, s->dims);
     onnx_model_add_output(m, "y", ONNX_FLOAT, s->rank, pooled_output(s) ? pooled : s->dims);
-    if (strcmp(s->name, "conv3x3") == 0 || strcmp(s->name, "conv1x1") == 0 || strcmp(s->name, "conv1d") == 0) {
-        int k = strcmp(s->name, "conv1x1") == 0 ? 1 : 3;
+    bool pointwise = strcmp(s->name, "conv1x1") == 0 || strcmp(s->name, "convres") == 0;
+    if (pointwise || strcmp(s->name, "conv3x3") == 0 || strcmp(s->name, "conv1d") == 0) {
+        int k = pointwise ? 1 : 3;
         int64_t wd[4] = {c, c, k, k}, bd[1] = {c}; /* the first s->rank of them */
         add_random(m, "w", s->rank, wd, 1.0f / sqrtf((float)(c * k * (s->rank == 4 ? k : 1))), &seed);
         add_random(m, "b", 1, bd, 0.1f, &seed);
@@ -179,7 +182,7 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
         char conv_out[20];
         snprintf(conv_out, sizeof(conv_out), "c%d", k);
         const char *res_in[2] = {conv_out, in}, *res_out[1] = {conv_out};
-        bool res = strcmp(s->name, "dwres") == 0;
+        bool res = strcmp(s->name, "dwres") == 0 || strcmp(s->name, "convres") == 0;
         if (strcmp(s->name, "stem") == 0) {
             const char *conv_outs[1] = {conv_out}, *t_in[3] = {conv_out, "wt", "bt"};
             onnx_node *n = onnx_model_add_node(m, "Conv", ins, 3, conv_outs, 1);
@@ -225,7 +228,7 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
         } else if (s->name[0] == 'c' || s->name[0] == 'd') {
             onnx_node *n = onnx_model_add_node(m, "Conv", ins, 3, res ? res_out : outs, 1);
             if (res) onnx_model_add_node(m, "Add", res_in, 2, outs, 1);
-            int pad = strcmp(s->name, "conv1x1") == 0 ? 0 : 1;
+            int pad = pointwise ? 0 : 1;
             int64_t pads[4] = {pad, pad, pad, pad};
             onnx_node_attr_ints(n, "pads", pads, 2 * (s->rank - 2));
             if (s->name[0] == 'd') onnx_node_attr_int(n, "group", c);

@@ -17,16 +17,23 @@
 
 layout(push_constant) uniform Push {
     uvec2 a, b, c, y; // c is 0 without bias
-    uint M, N, K, batch_rank;
-    uint batch_dims[3];
+    // K; with SMALL_K (K a constant) the rows an invocation takes instead (a multiple of 4: gemm_small_k_rows)
+    uint M, N, K;
+    uint batch_dims[3]; // 1 past the batch's rank
     uint a_batch[3];
     uint b_batch[3];
     int a_sm, a_sk, b_sk, b_sn;
     int c_sm, c_sn;
     float alpha, beta;
-    uint small_k_rows; // SMALL_K's rows an invocation (a multiple of 4), else 0
+    uvec2 r;           // a fused chain's residual (ORTVK_CHAIN_R: a tensor of y's shape), read at y's index
     uvec2 chain;       // a fused chain's step operands (common.glsl's ORTVK_CHAIN_LOAD)
 } p;
+
+// SMALL_K's rows an invocation.
+uint gemm_small_k_rows()
+{
+    return p.K;
+}
 
 layout(constant_id = 0) const uint FORM = 0u;
 const uint FAST = FORM % 8u;
@@ -51,7 +58,7 @@ const uint C_FORM = LAYOUT / 3u;
 // its end and it is stored before the next row's start, so FG vec4 accumulators live at once rather than FM x FG:
 // the loop over a run-time K keeps all of them across its iterations, in memory on a 16-register CPU, a load and a
 // store per multiply-add, which was most of a K = 16 Conv's time on lavapipe. B's K rows are fetched once and serve
-// p.small_k_rows output rows (a loop over groups of 4), not only FM: as many as the host's dispatch keeps enough
+// gemm_small_k_rows() output rows (a loop over groups of 4), not only FM: as many as the host's dispatch keeps enough
 // workgroups for (1.2-1.4x for a 64 -> 64 pointwise Conv on lavapipe, docs/benchmarks.md run Z).
 layout(constant_id = 6) const uint SMALL_K = 0u;
 const uint KS = SMALL_K + (SMALL_K == 0u ? 1u : 0u); // an array size even where unused
@@ -74,13 +81,25 @@ void gemm_batch_offsets(uint batch, out uint ao, out uint bo)
     uint r = batch;
     ao = 0u;
     bo = 0u;
-    for (int d = int(p.batch_rank) - 1; d >= 0; d--) {
+    [[unroll]] for (int d = 2; d >= 0; d--) {
         uint q = r / p.batch_dims[d];
         uint c = r - q * p.batch_dims[d];
         r = q;
         ao += c * p.a_batch[d];
         bo += c * p.b_batch[d];
     }
+}
+
+// The batches (the product of the batch dims).
+uint gemm_batches()
+{
+    return p.batch_dims[0] * p.batch_dims[1] * p.batch_dims[2];
+}
+
+// Element i of the fused chain's residual, 0 without one.
+float gemm_residual(uint i)
+{
+    return ORTVK_CHAIN_R ? ORTVK_TEXEL(4, p.r, i) : 0.0;
 }
 
 // FAST 5, a GPU's form: tiles through shared memory (tiles.glsl), any strides, M, N and K.
@@ -98,8 +117,7 @@ float ortvk_tile_b(uint base, uint k, uint n)
 // This workgroup's tile, with alpha, C and the fused chain (barriers: called in uniform control flow).
 void gemm_tiles()
 {
-    uint batches = 1u, m0, n0, batch, ao, bo;
-    for (uint d = 0u; d < p.batch_rank; d++) batches *= p.batch_dims[d];
+    uint batches = gemm_batches(), m0, n0, batch, ao, bo;
     if (!ortvk_tile_of_workgroup(p.M, p.N, batches, m0, n0, batch)) return;
     gemm_batch_offsets(batch, ao, bo);
     vec4 acc[4];
@@ -118,7 +136,8 @@ void gemm_tiles()
             } else if (C_FORM == 2u) {
                 sum += p.beta * ORTVK_GET(2, p.c, int(m) * p.c_sm + int(n) * p.c_sn);
             }
-            ORTVK_SET(3, p.y, (batch * p.M + m) * p.N + n, ortvk_chain(sum));
+            uint at = (batch * p.M + m) * p.N + n;
+            ORTVK_SET(3, p.y, at, ortvk_chainr(sum, gemm_residual(at)));
         }
     }
 }
@@ -172,7 +191,14 @@ void gemm_store_row(uint m, uint n0, uint batch, vec4 row[FG])
             }
         }
         uint at = (batch * p.M + m) * p.N + n;
-        vec4 v = ORTVK_CHAIN_COUNT == 0u ? sum : ortvk_chain4(sum); // one chain a store site: SPIR-V size, above
+        // The residual as y is stored: 4 at once where y's are (the host checks its alignment with y's).
+        vec4 r = vec4(0.0);
+        if (ORTVK_CHAIN_R && Y_ODD) {
+            [[unroll]] for (uint e = 0u; e < 4u; e++) r[e] = n + e < p.N ? gemm_residual(at + e) : 0.0;
+        } else if (ORTVK_CHAIN_R) {
+            r = ORTVK_TEXEL4(4, p.r, at);
+        }
+        vec4 v = ORTVK_CHAIN_COUNT == 0u ? sum : ortvk_chain4r(sum, r); // one chain a store site: SPIR-V size, above
         if (Y_ODD) {
             [[unroll]] for (uint e = 0u; e < 4u; e++) {
                 if (n + e < p.N) ORTVK_SET(3, p.y, at + e, v[e]);
@@ -205,7 +231,7 @@ void gemm_block(uint m0, uint n0, uint batch)
         [[unroll]] for (uint k = 0u; k < KS; k++) {
             [[unroll]] for (uint g = 0u; g < FG; g++) bk[k][g] = gemm_b4(g, k * b_sk);
         }
-        [[dont_unroll]] for (uint q = 0u; q < p.small_k_rows / 4u; q++) {
+        [[dont_unroll]] for (uint q = 0u; q < gemm_small_k_rows() / 4u; q++) {
             uint acol = ao + min(m0 + 4u * q, p.M - 4u);
             vec4 ak[KS];
             [[unroll]] for (uint k = 0u; k < KS; k++) ak[k] = ORTVK_TEXEL4(0, p.a, acol + k * a_sk);
@@ -269,7 +295,7 @@ void gemm_block(uint m0, uint n0, uint batch)
 
 void main()
 {
-    ORTVK_CHAIN_LOAD(4, p.chain);
+    ORTVK_CHAIN_LOAD(5, p.chain);
     uint i = ortvk_index();
     if (ORTVK_TILES) {
         gemm_tiles();
@@ -277,8 +303,7 @@ void main()
     }
     if (FAST != 0u) {
         uint n_blocks = (p.N + FG * 4u - 1u) / (FG * 4u);
-        uint batches = 1u;
-        for (uint d = 0u; d < p.batch_rank; d++) batches *= p.batch_dims[d];
+        uint batches = gemm_batches();
         if (FAST == 1u || FAST == 6u) {
             // Neighbouring invocations take neighbouring column blocks.
             uint m_blocks = (p.M + FM - 1u) / FM;
@@ -287,7 +312,7 @@ void main()
         } else if (WIDE) {
             // A workgroup takes one row block and 64 column blocks: A's loads are the same for all its invocations.
             uint wg = ortvk_workgroup();
-            uint rows = SMALL_K != 0u ? p.small_k_rows : FM;
+            uint rows = SMALL_K != 0u ? gemm_small_k_rows() : FM;
             uint m_blocks = (p.M + rows - 1u) / rows, n_groups = (n_blocks + 63u) / 64u;
             if (wg >= batches * m_blocks * n_groups) return;
             uint nb = (wg % n_groups) * 64u + gl_LocalInvocationID.x;
@@ -305,21 +330,12 @@ void main()
         return;
     }
     uint m_blocks = (p.M + TM - 1u) / TM, n_blocks = (p.N + TN - 1u) / TN;
-    uint batches = 1u;
-    for (uint d = 0u; d < p.batch_rank; d++) batches *= p.batch_dims[d];
-    if (i >= batches * m_blocks * n_blocks) return;
+    if (i >= gemm_batches() * m_blocks * n_blocks) return;
     uint n0 = (i % n_blocks) * TN;
     uint m0 = ((i / n_blocks) % m_blocks) * TM;
-    uint r = i / (m_blocks * n_blocks);
-    int ao = 0, bo = 0;
-    for (int d = int(p.batch_rank) - 1; d >= 0; d--) {
-        uint q = r / p.batch_dims[d];
-        uint c = r - q * p.batch_dims[d];
-        r = q;
-        ao += int(c * p.a_batch[d]);
-        bo += int(c * p.b_batch[d]);
-    }
-    uint batch = i / (m_blocks * n_blocks);
+    uint batch = i / (m_blocks * n_blocks), batch_a, batch_b;
+    gemm_batch_offsets(batch, batch_a, batch_b);
+    int ao = int(batch_a), bo = int(batch_b);
     bool row_in[TM], col_in[TN];
     int ai[TM], bi[TN];
     float acc[TM][TN];
@@ -355,7 +371,8 @@ void main()
             float sum = acc[j][c];
             if (p.alpha != 1.0) sum = p.alpha * sum;
             if (p.c != uvec2(0u)) sum += p.beta * ORTVK_GET(2, p.c, int(m) * p.c_sm + int(n) * p.c_sn);
-            ORTVK_SET(3, p.y, (batch * p.M + m) * p.N + n, ortvk_chain(sum));
+            uint at = (batch * p.M + m) * p.N + n;
+            ORTVK_SET(3, p.y, at, ortvk_chainr(sum, gemm_residual(at)));
         }
     }
 }

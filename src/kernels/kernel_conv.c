@@ -305,7 +305,7 @@ static OrtStatus *conv_dispatch(ortvk_krun *run, uint32_t fn, const ortvk_kspec 
 }
 
 /* The residual a Conv's fused chain reads (push_conv's `partial` holds it), for the GEMM's stores: 0 without one. */
-static VkDeviceAddress gemm_residual(const push_conv *push, const ortvk_kspec *spec)
+static VkDeviceAddress chain_residual(const push_conv *push, const ortvk_kspec *spec)
 {
     return (spec->words[1] & ORTVK_CHAIN_RESIDUAL) ? push->partial : 0;
 }
@@ -323,14 +323,14 @@ static OrtStatus *conv_as_gemm(ortvk_krun *run, const push_conv *push, bool pack
     ortvk_kgemm_plan g = {
         .M = M, .N = HW, .K = C, .batch_rank = 1, .batch = {push->N}, .a_batch = {0}, .b_batch = {C * HW},
         .a_sm = packed ? 1 : C, .a_sk = packed ? M : 1, .b_sk = HW, .b_sn = 1,
-        .c_sm = 1, .c_sn = 0, .has_c = push->b != 0, .residual = gemm_residual(push, spec),
+        .c_sm = 1, .c_sn = 0, .has_c = push->b != 0, .residual = chain_residual(push, spec),
     };
     VkDeviceAddress a = push->w, b = push->x;
     if (HW == 1 && packed) {
         g = (ortvk_kgemm_plan){
             .M = 1, .N = M, .K = C, .batch_rank = 1, .batch = {push->N}, .a_batch = {C}, .b_batch = {0},
             .a_sm = C, .a_sk = 1, .b_sk = M, .b_sn = 1, .c_sm = 0, .c_sn = 1, .has_c = push->b != 0,
-            .residual = gemm_residual(push, spec), /* at y's index, which one pixel leaves as it is */
+            .residual = chain_residual(push, spec), /* at y's index, which one pixel leaves as it is */
         };
         a = push->x;
         b = push->w;
@@ -367,7 +367,7 @@ static OrtStatus *signal_as_gemm(ortvk_krun *run, const push_conv *push, const o
     ortvk_kgemm_plan g = {
         .M = push->M, .N = push->OW, .K = push->KW, .batch_rank = 1, .batch = {push->N}, .a_batch = {0},
         .b_batch = {push->W}, .a_sm = push->KW, .a_sk = 1, .b_sk = push->DW, .b_sn = push->SW,
-        .c_sm = 1, .c_sn = 0, .has_c = push->b != 0, .residual = gemm_residual(push, spec),
+        .c_sm = 1, .c_sn = 0, .has_c = push->b != 0, .residual = chain_residual(push, spec),
     };
     if (!ortvk_kgemm_takes(run, &g, push->w, push->x, push->y)) return NULL;
     *done = true;

@@ -115,6 +115,10 @@ typedef struct ortvk_stream_info {
 #define ORTVK_META_QUEUE_FAMILIES "ortvk.queue_families"     /* "0:graphics+compute+transfer x1; ..." */
 #define ORTVK_META_QUEUE_FAMILY "ortvk.queue_family"         /* the family ortvk submits to */
 #define ORTVK_META_KERNEL_TYPES "ortvk.kernel_types"       /* tensor types its kernels run: "float,float16,bool" */
+/* The float widths whose subnormals the kernels keep, and whose NaN, infinities and signed zeros they honour, by the
+ * device's promise (SPIR-V float controls): "subnormals:16,32 nan_inf:16,32,64". A width not listed follows the
+ * driver's default: a GPU may flush subnormals to zero there, where ORT's CPU EP keeps them. */
+#define ORTVK_META_FLOAT_CONTROLS "ortvk.float_controls"
 
 /* Session options, read as "ep.ortvk.<key>" (SessionOptionsAppendExecutionProvider_V2 adds the prefix). */
 #define ORTVK_OPTION_DEVICE_INDEX "device_index"             /* pick among the EP devices given, by index */

@@ -118,6 +118,19 @@ static const OrtHardwareDevice *match_hardware(const ortvk_device *device, const
     return NULL;
 }
 
+/* Appends `label` and the widths (16, 32, 64) whose flag is set, comma-separated: "subnormals:16,32". */
+static void append_widths(char *text, size_t len, const char *label, const bool on[3])
+{
+    static const char *const widths[3] = {"16", "32", "64"};
+    snprintf(text + strlen(text), len - strlen(text), "%s", label);
+    const char *separator = "";
+    for (int k = 0; k < 3; k++) {
+        if (!on[k]) continue;
+        snprintf(text + strlen(text), len - strlen(text), "%s%s", separator, widths[k]);
+        separator = ",";
+    }
+}
+
 static void add_u32(OrtKeyValuePairs *kv, const char *key, const char *fmt, uint32_t value)
 {
     char text[32];
@@ -176,6 +189,10 @@ static OrtKeyValuePairs *device_metadata(const ortvk_device *device)
     add_u32(kv, ORTVK_META_QUEUE_FAMILY, "%u", caps->queue_family);
     const char *types[] = {"float", "float,bool", "float,float16", "float,float16,bool"};
     ortvk_ort->AddKeyValuePair(kv, ORTVK_META_KERNEL_TYPES, types[(caps->storage_16bit ? 2 : 0) + caps->storage_8bit]);
+    text[0] = '\0';
+    append_widths(text, sizeof(text), "subnormals:", caps->float_controls.denorm_preserve);
+    append_widths(text, sizeof(text), " nan_inf:", caps->float_controls.nan_preserve);
+    ortvk_ort->AddKeyValuePair(kv, ORTVK_META_FLOAT_CONTROLS, text);
     return kv;
 }
 

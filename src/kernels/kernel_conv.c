@@ -324,6 +324,7 @@ static OrtStatus *conv_as_gemm(ortvk_krun *run, const push_conv *push, bool pack
         .M = M, .N = HW, .K = C, .batch_rank = 1, .batch = {push->N}, .a_batch = {0}, .b_batch = {C * HW},
         .a_sm = packed ? 1 : C, .a_sk = packed ? M : 1, .b_sk = HW, .b_sn = 1,
         .c_sm = 1, .c_sn = 0, .has_c = push->b != 0, .residual = chain_residual(push, spec),
+        .b_odd = true, /* pixels not a multiple of 4 (17 x 30): B's rows element by element, 6-10x the conv shader */
     };
     VkDeviceAddress a = push->w, b = push->x;
     if (HW == 1 && packed) {

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernels/kernel_float_controls.h"
 #include "kernels/kernel_internal.h"
 #include "vk/vk_buffer.h"
 #include "vk/vk_pipeline_cache.h"
@@ -208,8 +209,19 @@ static VkResult create_pipeline(ortvk_kernel_device *kdev, const ortvk_kpipeline
         .codeSize = shaders[key->shader].size[v],
         .pCode = shaders[key->shader].code[v],
     };
+    /* Subnormals, NaN and infinities as ORT's CPU EP computes them, where the device can be told so. */
+    uint32_t *controlled = NULL;
+    size_t controlled_words = 0;
+    if (!ortvk_spirv_add_float_controls(module_info.pCode, module_info.codeSize / 4,
+                                        &kdev->device->caps.float_controls, &controlled, &controlled_words))
+        return VK_ERROR_OUT_OF_HOST_MEMORY;
+    if (controlled != NULL) {
+        module_info.pCode = controlled;
+        module_info.codeSize = controlled_words * 4;
+    }
     VkShaderModule module = VK_NULL_HANDLE;
     VkResult r = vkCreateShaderModule(vk, &module_info, NULL, &module);
+    free(controlled);
     if (r != VK_SUCCESS) return r;
     /* Constant 0 is the function of shaders that have it, constant 1 their variant; the others ignore the entries.
      * Constant 2 (common.glsl's ORTVK_TEXELS): the texel operands are read as texels. Constants 3 on: `spec`. */

@@ -124,8 +124,12 @@ bool ortvk_device_probe(VkPhysicalDevice physical, ortvk_device_caps *caps, char
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT,
     };
     caps->driver.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES;
+    VkPhysicalDeviceFloatControlsProperties floats = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES,
+    };
     VkPhysicalDeviceIDProperties ids = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES,
-                                        .pNext = &caps->driver};
+                                        .pNext = &floats};
+    floats.pNext = &caps->driver;
     VkPhysicalDeviceProperties2 props2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &ids};
 
     uint32_t ext_count = 0;
@@ -146,6 +150,13 @@ bool ortvk_device_probe(VkPhysicalDevice physical, ortvk_device_caps *caps, char
     caps->driver.pNext = NULL;
     memcpy(caps->device_uuid, ids.deviceUUID, VK_UUID_SIZE);
     memcpy(caps->driver_uuid, ids.driverUUID, VK_UUID_SIZE);
+    caps->float_controls = (ortvk_float_controls){
+        .denorm_preserve = {floats.shaderDenormPreserveFloat16, floats.shaderDenormPreserveFloat32,
+                            floats.shaderDenormPreserveFloat64},
+        .nan_preserve = {floats.shaderSignedZeroInfNanPreserveFloat16, floats.shaderSignedZeroInfNanPreserveFloat32,
+                         floats.shaderSignedZeroInfNanPreserveFloat64},
+        .denorm_independence = floats.denormBehaviorIndependence,
+    };
 
     VkPhysicalDeviceVulkan11Features f11 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
     VkPhysicalDeviceVulkan12Features f12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,

@@ -24,6 +24,15 @@ typedef struct ortvk_stream ortvk_stream;
     (VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT | \
      VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT)
 
+/* The float semantics a device's shaders can be asked for (VkPhysicalDeviceFloatControlsProperties), per width:
+ * [0] 16-bit, [1] 32-bit, [2] 64-bit. Without them a driver may flush subnormals to zero and assume no NaN,
+ * infinity or signed zero (NVIDIA does both), where ORT's CPU EP keeps them. */
+typedef struct ortvk_float_controls {
+    bool denorm_preserve[3];                        /* shaderDenormPreserveFloat16/32/64 */
+    bool nan_preserve[3];                           /* shaderSignedZeroInfNanPreserveFloat16/32/64 */
+    VkShaderFloatControlsIndependence denorm_independence; /* which widths may differ in subnormal handling */
+} ortvk_float_controls;
+
 /* What a physical device offers, probed once. Everything ortvk-info and the EP metadata print comes from here. */
 typedef struct ortvk_device_caps {
     VkPhysicalDeviceProperties props;
@@ -44,6 +53,7 @@ typedef struct ortvk_device_caps {
     bool storage_16bit;                  /* storageBuffer16BitAccess: the float16 kernels run */
     bool storage_8bit;                   /* storageBuffer8BitAccess: the kernels that read or write bool run */
     bool push_descriptor;                /* VK_KHR_push_descriptor: the kernels bind their tensors with it */
+    ortvk_float_controls float_controls; /* what the kernels' SPIR-V asks for (kernel_float_controls.c) */
 } ortvk_device_caps;
 
 /* Probes `physical`; returns false (with `why` filled) when ortvk cannot run on it. */

@@ -29,21 +29,21 @@ static void free_job(ortvk_host_job *job)
 static void set_error(ortvk_stream *stream, const char *fmt, ...) ORTVK_PRINTF(2, 3);
 static void set_error(ortvk_stream *stream, const char *fmt, ...)
 {
-    pthread_mutex_lock(&stream->lock);
+    pthread_mutex_lock(&stream->jobs_lock);
     if (stream->error[0] == '\0') {
         va_list ap;
         va_start(ap, fmt);
         vsnprintf(stream->error, sizeof(stream->error), fmt, ap);
         va_end(ap);
     }
-    pthread_mutex_unlock(&stream->lock);
+    pthread_mutex_unlock(&stream->jobs_lock);
 }
 
 static bool stopping(ortvk_stream *stream)
 {
-    pthread_mutex_lock(&stream->lock);
+    pthread_mutex_lock(&stream->jobs_lock);
     bool stop = stream->stopping;
-    pthread_mutex_unlock(&stream->lock);
+    pthread_mutex_unlock(&stream->jobs_lock);
     return stop;
 }
 
@@ -55,9 +55,9 @@ static void run_wait_job(ortvk_stream *stream, const ortvk_host_job *job)
         rc = ortvk_host_timeline_wait(job->timeline, job->value, HOST_WAIT_SLICE_NS);
     } while (rc == -ETIMEDOUT && now_ms() < deadline && !stopping(stream));
     if (rc != 0) {
-        pthread_mutex_lock(&stream->lock);
+        pthread_mutex_lock(&stream->jobs_lock);
         stream->withhold_until = UINT64_MAX;
-        pthread_mutex_unlock(&stream->lock);
+        pthread_mutex_unlock(&stream->jobs_lock);
         set_error(stream,
                   "host timeline wait for value %llu %s after %llu ms (its value is %llu; is the producer gone?); "
                   "the stream went on without it, and host timeline signals queued behind it are withheld",
@@ -93,9 +93,9 @@ static void run_signal_job(ortvk_stream *stream, const ortvk_host_job *job)
         return;
     }
     /* Never signal a value whose preceding wait failed: the consumer would take invalid output for valid. */
-    pthread_mutex_lock(&stream->lock);
+    pthread_mutex_lock(&stream->jobs_lock);
     bool withheld = job->seq <= stream->withhold_until;
-    pthread_mutex_unlock(&stream->lock);
+    pthread_mutex_unlock(&stream->jobs_lock);
     if (withheld) {
         set_error(stream, "host timeline signal of value %llu withheld: a host timeline wait queued before it on this "
                           "stream failed",
@@ -109,18 +109,21 @@ static void run_signal_job(ortvk_stream *stream, const ortvk_host_job *job)
     }
 }
 
+/* Takes `jobs_lock` only, never `lock` (vk_stream.h): the thread that would unblock a submitter must not wait for
+ * it. */
 static void *host_thread(void *arg)
 {
     ortvk_stream *stream = arg;
     for (;;) {
-        pthread_mutex_lock(&stream->lock);
-        while (stream->jobs_head == NULL && !stream->stopping) pthread_cond_wait(&stream->jobs_changed, &stream->lock);
+        pthread_mutex_lock(&stream->jobs_lock);
+        while (stream->jobs_head == NULL && !stream->stopping)
+            pthread_cond_wait(&stream->jobs_changed, &stream->jobs_lock);
         ortvk_host_job *job = stream->jobs_head;
         if (job != NULL) {
             stream->jobs_head = job->next;
             if (stream->jobs_head == NULL) stream->jobs_tail = NULL;
         }
-        pthread_mutex_unlock(&stream->lock);
+        pthread_mutex_unlock(&stream->jobs_lock);
         if (job == NULL) return NULL; /* stopping and drained */
         if (job->kind == ORTVK_HOST_JOB_WAIT) run_wait_job(stream, job);
         else run_signal_job(stream, job);
@@ -144,14 +147,15 @@ static OrtStatus *start_thread(ortvk_stream *stream)
     return NULL;
 }
 
-/* Lock held. */
 static void push_job(ortvk_stream *stream, ortvk_host_job *job)
 {
+    pthread_mutex_lock(&stream->jobs_lock);
     job->seq = ++stream->job_seq;
     if (stream->jobs_tail) stream->jobs_tail->next = job;
     else stream->jobs_head = job;
     stream->jobs_tail = job;
     pthread_cond_signal(&stream->jobs_changed);
+    pthread_mutex_unlock(&stream->jobs_lock);
 }
 
 static ortvk_host_job *new_job(ortvk_host_job_kind kind, ortvk_host_timeline *timeline, uint64_t value,
@@ -186,9 +190,7 @@ OrtStatus *ortvk_stream_wait_host_timeline(ortvk_stream *stream, ortvk_host_time
         job->gpu_value = bridge_value;
         job->release = release;
         job->owner = owner;
-        pthread_mutex_lock(&stream->lock);
         push_job(stream, job);
-        pthread_mutex_unlock(&stream->lock);
     }
     pthread_mutex_unlock(&stream->host_order);
     if (status != NULL) free(job);
@@ -208,12 +210,12 @@ OrtStatus *ortvk_stream_signal_host_timeline(ortvk_stream *stream, ortvk_host_ti
     pthread_mutex_lock(&stream->lock);
     if (status == NULL) status = start_thread(stream);
     job->gpu_value = stream->submitted;
+    pthread_mutex_unlock(&stream->lock);
     if (status == NULL) {
         job->release = release;
         job->owner = owner;
-        push_job(stream, job);
+        push_job(stream, job); /* still under host_order: jobs keep the order of their stream values */
     }
-    pthread_mutex_unlock(&stream->lock);
     pthread_mutex_unlock(&stream->host_order);
     if (status != NULL) free(job);
     return status;

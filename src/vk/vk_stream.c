@@ -155,6 +155,7 @@ OrtStatus *ortvk_stream_create(ortvk_device *device, uint64_t host_timeout_ms, c
     };
     pthread_mutex_init(&stream->host_order, NULL);
     pthread_mutex_init(&stream->lock, NULL);
+    pthread_mutex_init(&stream->jobs_lock, NULL);
     pthread_cond_init(&stream->jobs_changed, NULL);
     stream->host_timeout_ms = host_timeout_ms ? host_timeout_ms : ORTVK_DEFAULT_HOST_WAIT_TIMEOUT_MS;
     stream->device = device;
@@ -167,6 +168,7 @@ OrtStatus *ortvk_stream_create(ortvk_device *device, uint64_t host_timeout_ms, c
 
 err_register:
     pthread_cond_destroy(&stream->jobs_changed);
+    pthread_mutex_destroy(&stream->jobs_lock);
     pthread_mutex_destroy(&stream->lock);
     pthread_mutex_destroy(&stream->host_order);
     vkDestroySemaphore(device->vk, stream->timeline, NULL);
@@ -185,10 +187,10 @@ void ortvk_stream_destroy(ortvk_stream *stream)
     ortvk_device *device = stream->device;
     if (stream->thread_started) {
         /* Pending host waits are abandoned (their bridges signaled) so the GPU work behind them can drain. */
-        pthread_mutex_lock(&stream->lock);
+        pthread_mutex_lock(&stream->jobs_lock);
         stream->stopping = true;
         pthread_cond_broadcast(&stream->jobs_changed);
-        pthread_mutex_unlock(&stream->lock);
+        pthread_mutex_unlock(&stream->jobs_lock);
         pthread_join(stream->thread, NULL);
     }
     ortvk_device_remove_stream(device, stream);
@@ -213,6 +215,7 @@ void ortvk_stream_destroy(ortvk_stream *stream)
         ortvk_device_unref(device);
     }
     pthread_cond_destroy(&stream->jobs_changed);
+    pthread_mutex_destroy(&stream->jobs_lock);
     pthread_mutex_destroy(&stream->lock);
     pthread_mutex_destroy(&stream->host_order);
     free(stream->waits);
@@ -517,12 +520,12 @@ OrtStatus *ortvk_stream_wait_host(ortvk_stream *stream, uint64_t value)
 OrtStatus *ortvk_stream_take_error(ortvk_stream *stream)
 {
     char message[sizeof(stream->error)];
-    pthread_mutex_lock(&stream->lock);
+    pthread_mutex_lock(&stream->jobs_lock);
     memcpy(message, stream->error, sizeof(message));
     stream->error[0] = '\0';
     /* The application now knows: signals it queues from here on are delivered again. */
     if (stream->withhold_until == UINT64_MAX) stream->withhold_until = stream->job_seq;
-    pthread_mutex_unlock(&stream->lock);
+    pthread_mutex_unlock(&stream->jobs_lock);
     if (message[0] == '\0') return NULL;
     return ortvk_status(ORT_EP_FAIL, "%s", message);
 }

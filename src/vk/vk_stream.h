@@ -55,7 +55,10 @@ struct ortvk_stream {
      * job), so that jobs reach the helper thread in the order of their bridge values and never after a signal job
      * whose stream value depends on them. Taken before `lock`. */
     pthread_mutex_t host_order;
-    pthread_mutex_t lock;        /* guards everything below */
+    /* Guards the submission state below, and is held across vkQueueSubmit (and the wait for the device's queue
+     * lock): a stream's timeline values must reach the queue in order. A driver may block in vkQueueSubmit until
+     * the GPU moves, so the helper thread never takes this lock (see `jobs_lock`). */
+    pthread_mutex_t lock;
     VkCommandPool pool;
     VkSemaphore timeline;
     uint64_t submitted;          /* last value a submission will signal */
@@ -64,14 +67,22 @@ struct ortvk_stream {
     ortvk_retired *retired;
     size_t retired_count, retired_capacity;
 
-    /* Host bridge: created on the first host timeline wait or signal. */
+    /* Host bridge: created on the first host timeline wait or signal (under `lock`). */
     VkSemaphore bridge;          /* signaled from the host by the helper thread */
     uint64_t bridge_next;
     pthread_t thread;
-    bool thread_started, stopping;
+    bool thread_started;
+    uint64_t host_timeout_ms;
+
+    /* The helper thread's side, guarded by `jobs_lock` alone. The helper thread signals the bridge that queued GPU
+     * work waits for, and the host timelines producers wait for before they let that work go: it must never wait
+     * for a thread that holds `lock`, which may sit in vkQueueSubmit until the GPU gets through that work (NVIDIA's
+     * did, then gave up with VK_ERROR_DEVICE_LOST: docs/reliability.md, bug 9; lavapipe's never blocks). Nothing
+     * Vulkan is called with `jobs_lock` held, and `lock` is never taken under it. */
+    pthread_mutex_t jobs_lock;
     pthread_cond_t jobs_changed;
     ortvk_host_job *jobs_head, *jobs_tail;
-    uint64_t host_timeout_ms;
+    bool stopping;
     char error[512];             /* failure from the helper thread, reported by the next stream call */
     /* After a host wait failed (timed out, or abandoned when the stream is released), the signal jobs queued behind
      * it are withheld: those with seq <= withhold_until. UINT64_MAX until the failure is reported

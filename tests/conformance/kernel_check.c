@@ -2,8 +2,12 @@
  * outputs and ONNX backend-test comparisons. Everything goes through ONNX Runtime's public API. */
 #include "kernel_check.h"
 
+#include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "ortvk.h"
 
 OrtSession *kc_session(ortapp *app, const OrtEpDevice *device, const uint8_t *model, size_t len, bool strict,
                        bool record, OrtStatus **error)
@@ -129,6 +133,25 @@ void *kc_host_data(ortapp *app, OrtValue *value, size_t *bytes)
 fail:
     free(out);
     return NULL;
+}
+
+bool kc_device_flushes_subnormals(ortapp *app, const OrtEpDevice *device)
+{
+    const OrtKeyValuePairs *meta = app->api->EpDevice_EpMetadata(device);
+    const char *kind = app->api->GetKeyValue(meta, ORTVK_META_DEVICE_TYPE);
+    const char *floats = app->api->GetKeyValue(meta, ORTVK_META_FLOAT_CONTROLS);
+    if (kind != NULL && strcmp(kind, "cpu") == 0) return false;
+    const char *widths = floats != NULL ? strstr(floats, "subnormals:") : NULL;
+    if (widths == NULL) return true;
+    widths += strlen("subnormals:");
+    char list[32]; /* ",16,32," */
+    snprintf(list, sizeof(list), ",%.*s,", (int)strcspn(widths, " "), widths);
+    return strstr(list, ",32,") == NULL;
+}
+
+float kc_flush_subnormal(float v)
+{
+    return v != 0 && fabsf(v) < FLT_MIN ? copysignf(0.0f, v) : v;
 }
 
 size_t kc_count(const int64_t *dims, int rank)

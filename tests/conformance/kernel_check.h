@@ -79,6 +79,13 @@ int kc_model_to_float16(const uint8_t *model, size_t len, uint8_t **out, size_t 
  * *model malloc'd; 77 (ctest's skip) after printing "SKIP: ..." when it is not there. */
 int kc_load_model(const char *default_dir, const char *file, uint8_t **model, size_t *len);
 
+/* Whether ortvk's kernels on `device` may flush float32 subnormals to zero: a GPU that does not promise to keep them
+ * (ORTVK_META_FLOAT_CONTROLS without 32 among its subnormal widths; NVIDIA's drivers cannot). A CPU device keeps
+ * them (lavapipe's LLVM code). Tests then give such values as zeros and compare results below FLT_MIN as zero. */
+bool kc_device_flushes_subnormals(ortapp *app, const OrtEpDevice *device);
+/* `v`, or a zero of its sign where it is subnormal. */
+float kc_flush_subnormal(float v);
+
 /* The element count of a shape of `rank` dims. */
 size_t kc_count(const int64_t *dims, int rank);
 

@@ -204,6 +204,7 @@ static void const_float_tensor(dcase *c, const char *name, int rank, const int64
     for (size_t i = 0; t.data && i < t.bytes / onnx_elem_size(t.type); i++) {
         float v = t.type == ONNX_FLOAT ? ((const float *)t.data)[i] : kc_half_to_float(((const uint16_t *)t.data)[i]);
         if (isfinite(v) && fabsf(v) >= 1e19f) c->const_huge = true;
+        if (t.type == ONNX_FLOAT && v != 0 && fabsf(v) < FLT_MIN) c->const_subnormal = true;
     }
     if (t.data) onnx_model_add_initializer(c->model, name, t.type, rank, dims, t.data, t.bytes);
     free(t.data);

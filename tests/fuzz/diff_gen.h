@@ -62,6 +62,8 @@ typedef struct dcase {
     bool ill_conditioned; /* Fusion: a scalar divided by a chained value that is not exact on both sides */
     bool const_huge;      /* a float initializer holds a finite value of magnitude 1e19 or more */
     bool gpu_forms;       /* ortvk's kernels take their GPU forms on the device (set by the harness, not drawn) */
+    bool const_subnormal; /* a float32 initializer holds a subnormal value */
+    bool flushes_subnormals; /* the device may flush float32 subnormals (set by the harness, not drawn) */
     onnx_model *model;
     onnx_node *node;
     int n_in; /* graph inputs fed at Run */

@@ -42,6 +42,12 @@ static bool is_finite_huge(float v) { return isfinite(v) && fabsf(v) >= 1e19f; }
 /* A finite value of magnitude 1e19 or more in an input, an attribute or a float initializer (weights). */
 static bool finite_huge_value(const dcase *c) { return c->const_huge || any_value(c, is_finite_huge); }
 static bool gpu_forms_finite_huge(const dcase *c) { return c->gpu_forms && finite_huge_value(c); }
+/* A float32 subnormal in an input, an attribute or an initializer, on a device that may flush them (float16 values
+ * read as floats are never subnormal ones). */
+static bool flushed_subnormal(const dcase *c)
+{
+    return c->flushes_subnormals && (c->const_subnormal || any_value(c, is_subnormal));
+}
 /* float16 with a NaN, infinite, subnormal or 1e19+ float attribute: ortvk refuses the node */
 static bool half_special_attribute(const dcase *c)
 {
@@ -103,6 +109,9 @@ static bool ill_conditioned(const dcase *c) { return c->ill_conditioned; }
 /* Keep the reasons to one line each: the summary prints them. */
 const dc_known dc_known_findings[] = {
     /* special values */
+    {"*", flushed_subnormal, "a float32 subnormal value, on a device that flushes them",
+     "device: NVIDIA's Vulkan driver flushes float32 subnormals in shaders and cannot keep them (no DenormPreserve "
+     "for 32 bits, ortvk.float_controls): 1 / x, x * inf, Sign, comparisons differ (H200: seed 254 case 685)"},
     {"Selu", half_special_attribute, "float16 with an extreme alpha or gamma (refused by ortvk)",
      "reference: ORT inlines Selu's float16 function body (gamma FLT_MAX -> inf: inf * 0 = NaN); the float model -0"},
     {"HardSigmoid", half_special_attribute, "float16 with an extreme alpha or beta (refused by ortvk)",

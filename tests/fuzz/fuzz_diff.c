@@ -5,7 +5,10 @@
  * cases and report every case on their stdout/stderr pipe ("@@B i" before, "@@E i verdict ..." after); whatever
  * else the worker prints between the two (a validation message, a sanitizer report) belongs to that case. A worker
  * that dies or overruns the timeout inside a case pins that case as a crash or a hang; the parent starts a new
- * worker for the rest of the batch.
+ * worker for the rest of the batch. When --seconds is up, the parent hands out no more cases: it closes each
+ * worker's stdin (a pipe), which a worker checks before each case, so that it ends after its current one; a worker
+ * still in a case STOP_GRACE seconds later is killed and its case counted as cut off, not as a hang. The summary
+ * names the slowest cases (a device that builds its pipelines slowly shows there).
  *
  *   fuzz_diff [--seed S] [--cases N] [--first I] [--seconds T] [--jobs J] [--batch B] [--timeout T] [--op NAME]
  *             [--all] [--fail-on-unclear]      a session (the summary and every finding on stdout)
@@ -29,6 +32,10 @@
 #include "diff_known.h"
 #include "kernel_check.h"
 #include "ortvk.h"
+
+/* Seconds a worker gets to end its current case once --seconds is up, before it is killed. */
+#define STOP_GRACE 5.0
+#define SLOWEST 5
 
 /* Verdicts. The first ones are fine; from V_UNCLEAR on they are findings, from V_WRONG on they fail a session (a
  * wrong answer is a different type, shape or value). */
@@ -239,6 +246,7 @@ static int run_case(ortapp *app, const OrtEpDevice *device, const options *o, lo
     detail[0] = '\0';
     dc_build(cpu, o->seed, index, false);
     cpu->gpu_forms = gpu_forms(app, device);
+    cpu->flushes_subnormals = kc_device_flushes_subnormals(app, device);
     if (!o->all) {
         int known = dc_known_match(cpu);
         if (known >= 0) {
@@ -333,7 +341,14 @@ static void say(const char *fmt, ...)
     }
 }
 
-/* A worker: the cases of --list, each framed by @@B and @@E lines. */
+/* Whether the parent asks this worker to stop: it closed the worker's stdin (or wrote to it). */
+static bool asked_to_stop(void)
+{
+    struct pollfd p = {.fd = 0, .events = POLLIN};
+    return poll(&p, 1, 0) > 0;
+}
+
+/* A worker: the cases of --list, each framed by @@B and @@E lines, until its stdin is closed. */
 static int worker_main(const options *o)
 {
     ortapp app;
@@ -365,7 +380,7 @@ static int worker_main(const options *o)
     }
     onnx_model_free(m);
     free(model);
-    for (const char *p = o->list; p && *p;) {
+    for (const char *p = o->list; p && *p && !asked_to_stop();) {
         char *end;
         long index = strtol(p, &end, 10);
         if (end == p) break;
@@ -424,8 +439,9 @@ typedef struct finding {
 typedef struct worker {
     pid_t pid;
     int fd;
-    long *cases; /* its batch */
-    int n, done; /* cases, and how many have ended */
+    int stop_fd;  /* the write end of its stdin: closed (-1) to ask it to end after its current case */
+    long *cases;  /* its batch */
+    int n, done;  /* cases, and how many have ended */
     long current; /* the case begun and not ended, or -1 */
     char phase;   /* of the current case: 'c' the CPU EP alone, 'v' the session with ortvk */
     double since;
@@ -436,6 +452,13 @@ typedef struct worker {
     char tail[8][300]; /* its last lines of other output */
     int tail_n;
 } worker;
+
+/* A case and how long it ran (ms), and in which session ('c' the CPU EP's, 'v' ortvk's; 0 not known). */
+typedef struct timed {
+    long index;
+    double ms;
+    char phase;
+} timed;
 
 typedef struct session {
     const options *o;
@@ -450,6 +473,12 @@ typedef struct session {
     double ms_total;
     long ended;
     const char *self;
+    bool stopping;          /* --seconds is up: no more cases begin */
+    long unrun;             /* cases never begun, or cut off, for that */
+    timed cut[64];          /* cases in flight when their worker was killed, STOP_GRACE after that */
+    int n_cut;
+    timed slowest[SLOWEST]; /* the slowest cases that ended, slowest first */
+    int n_slowest;
 } session;
 
 static bool fatal_line(const char *line)
@@ -479,6 +508,17 @@ static void count(session *s, long index, int verdict, size_t on_ortvk)
     s->ended++;
 }
 
+/* Keeps the SLOWEST slowest cases that ended. */
+static void note_slow(session *s, long index, double ms)
+{
+    int at = s->n_slowest;
+    while (at > 0 && s->slowest[at - 1].ms < ms) at--;
+    if (at >= SLOWEST) return;
+    if (s->n_slowest < SLOWEST) s->n_slowest++;
+    memmove(&s->slowest[at + 1], &s->slowest[at], (size_t)(s->n_slowest - 1 - at) * sizeof(timed));
+    s->slowest[at] = (timed){.index = index, .ms = ms};
+}
+
 static void print_finding(const session *s, const finding *f)
 {
     dcase c;
@@ -501,18 +541,19 @@ static void worker_start(session *s, worker *w, long *cases, int n)
     for (int i = 0; i < n; i++) snprintf(list + strlen(list), len - strlen(list), "%s%ld", i ? "," : "", cases[i]);
     char seed[32];
     snprintf(seed, sizeof(seed), "%llu", (unsigned long long)s->o->seed);
-    int p[2];
-    if (pipe(p) != 0) {
+    /* Both pipes close on exec: another worker holding this one's stop_fd would keep its stdin open. */
+    int p[2], q[2];
+    if (pipe(p) != 0 || pipe(q) != 0) {
         perror("pipe");
         exit(2);
     }
+    for (int i = 0; i < 2; i++) fcntl(p[i], F_SETFD, FD_CLOEXEC), fcntl(q[i], F_SETFD, FD_CLOEXEC);
     pid_t pid = fork();
     if (pid == 0) {
         setpgid(0, 0);
+        dup2(q[0], 0);
         dup2(p[1], 1);
         dup2(p[1], 2);
-        close(p[0]);
-        close(p[1]);
         const char *argv[10] = {s->self, "--worker", "--seed", seed, "--list", list, NULL, NULL};
         if (s->o->all) argv[6] = "--all";
         execv("/proc/self/exe", (char *const *)argv);
@@ -520,8 +561,10 @@ static void worker_start(session *s, worker *w, long *cases, int n)
     }
     free(list);
     close(p[1]);
+    close(q[0]);
     w->pid = pid;
     w->fd = p[0];
+    w->stop_fd = q[1];
 }
 
 /* A worker's line. */
@@ -559,6 +602,7 @@ static void worker_line(session *s, worker *w, char *line)
         }
         count(s, index, v, on);
         s->ms_total += ms;
+        note_slow(s, index, ms);
         w->current = -1;
         w->done++;
         return;
@@ -576,15 +620,22 @@ static void worker_line(session *s, worker *w, char *line)
 }
 
 /* The worker has ended (EOF) or overrun: a case in flight is a crash or hang; the rest of its batch is requeued
- * to a fresh worker. */
-static void worker_end(session *s, worker *w, bool hung)
+ * to a fresh worker. `cut`: killed STOP_GRACE after --seconds was up; a case in flight is cut off, not a hang. */
+static void worker_end(session *s, worker *w, bool hung, bool cut)
 {
-    if (hung) kill(-w->pid, SIGKILL), kill(w->pid, SIGKILL);
+    if (hung || cut) kill(-w->pid, SIGKILL), kill(w->pid, SIGKILL);
     int status = 0;
     waitpid(w->pid, &status, 0);
     close(w->fd);
     w->fd = -1;
-    if (w->current >= 0) {
+    if (w->stop_fd >= 0) close(w->stop_fd);
+    w->stop_fd = -1;
+    if (cut && w->current >= 0) {
+        if (s->n_cut < (int)(sizeof(s->cut) / sizeof(s->cut[0])))
+            s->cut[s->n_cut++] = (timed){.index = w->current, .ms = (now() - w->since) * 1000, .phase = w->phase};
+        s->unrun++;
+        w->done++;
+    } else if (w->current >= 0) {
         char d[700] = "";
         if (hung) snprintf(d, sizeof(d), "no answer within %.0f s", s->o->timeout);
         else if (WIFSIGNALED(status)) snprintf(d, sizeof(d), "signal %d", WTERMSIG(status));
@@ -602,7 +653,7 @@ static void worker_end(session *s, worker *w, bool hung)
         add_finding(s, v, w->current, d);
         count(s, w->current, v, 0);
         w->done++;
-    } else if (hung || WIFSIGNALED(status) || (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 77)) {
+    } else if (!cut && (hung || WIFSIGNALED(status) || (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 77))) {
         /* died or hung outside a case (starting up, or at exit: LeakSanitizer) */
         char d[700];
         snprintf(d, sizeof(d), "worker of cases %ld..%ld ended with %s %d; last output: %s", w->cases[0],
@@ -618,11 +669,12 @@ static void worker_end(session *s, worker *w, bool hung)
         say("SKIP: the worker found no ONNX Runtime\n");
         exit(77);
     }
-    if (w->done < w->n) {
+    if (w->done < w->n && !s->stopping) {
         long *rest = w->cases + w->done;
         int n = w->n - w->done;
         worker_start(s, w, rest, n);
     } else {
+        s->unrun += w->n - w->done; /* never begun: --seconds was up */
         w->pid = 0;
     }
 }
@@ -648,14 +700,26 @@ static int session_main(options *o, const char *self)
         o->op >= 0 ? dc_op_name((size_t)o->op) : "", o->jobs, o->batch, o->timeout,
         o->all ? ", known findings included" : "");
     worker *workers = calloc((size_t)o->jobs, sizeof(worker));
-    double t0 = now(), last_progress = t0;
-    bool stopping = false;
+    double t0 = now(), last_progress = t0, stop_at = 0;
     for (;;) {
-        if (o->seconds > 0 && now() - t0 > o->seconds) stopping = true;
+        if (!s.stopping && o->seconds > 0 && now() - t0 > o->seconds) {
+            /* No case begins from now on: the batches not handed out are dropped, and each worker ends after its
+             * current case (its stdin closed), or is killed STOP_GRACE seconds from now. */
+            s.stopping = true;
+            stop_at = now();
+            s.unrun += s.n_queue - s.next;
+            s.next = s.n_queue;
+            for (int j = 0; j < o->jobs; j++) {
+                worker *w = &workers[j];
+                if (w->pid != 0 && w->stop_fd >= 0) close(w->stop_fd), w->stop_fd = -1;
+            }
+            say("  --seconds %.0f is up: %ld/%ld cases ended; the workers end their current case (%.0f s at most)\n",
+                o->seconds, s.ended, s.n_queue, STOP_GRACE);
+        }
         int active = 0;
         for (int j = 0; j < o->jobs; j++) {
             worker *w = &workers[j];
-            if (w->pid == 0 && !stopping && s.next < s.n_queue) {
+            if (w->pid == 0 && !s.stopping && s.next < s.n_queue) {
                 int n = (int)(s.n_queue - s.next < o->batch ? s.n_queue - s.next : o->batch);
                 worker_start(&s, w, s.queue + s.next, n);
                 s.next += n;
@@ -678,7 +742,7 @@ static int session_main(options *o, const char *self)
                         worker_line(&s, w, w->buf);
                         w->len = 0;
                     }
-                    worker_end(&s, w, false);
+                    worker_end(&s, w, false, false);
                     continue;
                 }
                 w->len += (size_t)r;
@@ -693,9 +757,10 @@ static int session_main(options *o, const char *self)
                 memmove(w->buf, start, w->len + 1);
                 if (w->len == sizeof(w->buf) - 1) w->len = 0; /* an endless line: dropped */
             }
-            if (w->pid && w->current >= 0 && now() - w->since > o->timeout) worker_end(&s, w, true);
+            if (w->pid && w->current >= 0 && now() - w->since > o->timeout) worker_end(&s, w, true, false);
             /* a worker silent outside any case for that long (starting up) is hung too */
-            if (w->pid && w->current < 0 && now() - w->since > 4 * o->timeout) worker_end(&s, w, true);
+            if (w->pid && w->current < 0 && now() - w->since > 4 * o->timeout) worker_end(&s, w, true, false);
+            if (w->pid && s.stopping && now() - stop_at > STOP_GRACE) worker_end(&s, w, false, true);
         }
         if (now() - last_progress > 30) {
             last_progress = now();
@@ -730,6 +795,20 @@ static int session_main(options *o, const char *self)
         s.ended, elapsed, (double)s.ended / (elapsed > 0 ? elapsed : 1), s.ended ? s.ms_total / (double)s.ended : 0,
         placed);
     for (int k = 0; k < V_COUNT; k++) say("%s %ld%s", verdict_names[k], s.count[k], k + 1 < V_COUNT ? ", " : "\n");
+    if (s.n_slowest) say("slowest cases:");
+    for (int i = 0; i < s.n_slowest; i++)
+        say(" %ld (%s) %.0f ms%s", s.slowest[i].index, dc_op_name((size_t)s.slowest[i].index % n_ops),
+            s.slowest[i].ms, i + 1 < s.n_slowest ? "," : "\n");
+    if (s.stopping)
+        say("time up (--seconds %.0f): %ld of %ld cases not run, %d of them cut off in flight\n", o->seconds,
+            s.unrun, s.n_queue, s.n_cut);
+    for (int i = 0; i < s.n_cut; i++)
+        say("  cut off: case %ld (%s), %.0f ms into %s; rerun: %s --seed %llu --case %ld\n", s.cut[i].index,
+            dc_op_name((size_t)s.cut[i].index % n_ops), s.cut[i].ms,
+            s.cut[i].phase == 'c'   ? "the CPU EP's session"
+            : s.cut[i].phase == 'v' ? "ortvk's session"
+                                    : "building it",
+            self, (unsigned long long)o->seed, s.cut[i].index);
     say("fuzz_diff: %s (%d failing findings, %d unclear/lenient)\n",
         fatal || (o->fail_on_unclear && unclear) ? "FAIL" : "PASS", fatal, unclear);
     free(workers);

@@ -46,7 +46,8 @@ int main(void)
     static const char *keys[] = {ORTVK_META_DEVICE_INDEX, ORTVK_META_DEVICE_TYPE, ORTVK_META_DRIVER_NAME,
                                  ORTVK_META_DRIVER_INFO, ORTVK_META_DRIVER_VERSION, ORTVK_META_VENDOR_ID,
                                  ORTVK_META_DEVICE_ID, ORTVK_META_API_VERSION, ORTVK_META_OPAQUE_FD_MEMORY_TYPE,
-                                 ORTVK_META_HOST_POINTER_ALIGNMENT, ORTVK_META_KERNEL_TYPES};
+                                 ORTVK_META_HOST_POINTER_ALIGNMENT, ORTVK_META_KERNEL_TYPES,
+                                 ORTVK_META_FLOAT_CONTROLS};
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
         CHECK(api->GetKeyValue(meta, keys[i]) != NULL, "metadata key %s present", keys[i]);
     CHECK(strcmp(api->GetKeyValue(meta, ORTVK_META_DEVICE_INDEX), "0") == 0, "first device has index 0");

@@ -614,7 +614,9 @@ int main(void)
 
     int fds_after = test_open_fds();
     printf("open file descriptors: %d before (a)-(e), %d after\n", fds, fds_after);
-    CHECK(fds_after == fds, "no file descriptor leaked over (a)-(e): %d before, %d after", fds, fds_after);
+    /* A leak is more FDs after than before. Fewer is fine: drivers open and close their own device FDs (NVIDIA's
+     * closed ten over (a)-(e)), so equality is not what the import path promises. */
+    CHECK(fds_after <= fds, "no file descriptor leaked over (a)-(e): %d before, %d after", fds, fds_after);
     vk_producer_buffer_destroy(f.buffer);
     vk_producer_destroy(f.producer);
     return test_finish(&app, "test_interop_lifetimes");

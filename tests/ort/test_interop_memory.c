@@ -99,9 +99,10 @@ static void opaque_fd(ortapp *app, OrtExternalResourceImporter *importer, OrtSes
     /* The producer's compute pass writes the input: the GPU-to-GPU path. */
     if (input && output) {
         vk_producer_fill(producer, buffer, REGION_OFFSET, COUNT, -100.0f, 0.5f, 1);
-        vk_producer_timeline_wait(producer, 1, 5000000000ull);
+        /* Generous: under valgrind on a loaded machine lavapipe's first compile of the fill took over 5 s. */
+        bool filled = CHECK(vk_producer_timeline_wait(producer, 1, 120000000000ull) == 0, "the producer's fill ends");
         for (int i = 0; i < COUNT; i++) frame[i] = -100.0f + 0.5f * (float)i;
-        if (run_relu(app, session, input, output)) {
+        if (filled && run_relu(app, session, input, output)) {
             vk_producer_buffer_read(buffer, REGION_OFFSET + OUTPUT_OFFSET, result, sizeof(result));
             check_relu(frame, result, "opaque FD input written by the producer's compute pass");
         }

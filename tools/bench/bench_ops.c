@@ -1,6 +1,8 @@
 /* ortvk-bench --ops: single ops (Conv 3x3 / 1x1 / depthwise, MatMul, element-wise) on ortvk and on ORT's CPU EP,
  * interleaved in one process. Each op runs as a chain of 1 and of CHAIN nodes; the difference of the two medians
- * divided by CHAIN - 1 is one node's time without the copies of the graph's input and output. */
+ * divided by CHAIN - 1 is one node's time without the copies of the graph's input and output. On a fast device
+ * that difference can be smaller than the Runs' own jitter (the copies dominate), even negative: such a figure is
+ * printed as an upper estimate ("<"), never as a negative time or rate (node_of). */
 #include <math.h>
 #include <stdio.h>
 #include <time.h>
@@ -346,6 +348,39 @@ static double run_ms(ortapp *app, OrtSession *s, OrtValue *input, float *first, 
     return run_named(app, s, "x", "y", input, first, count, cpu);
 }
 
+/* One node's figure, from the runs of the chain of 1 and of CHAIN: the difference of their medians / (CHAIN - 1)
+ * where it stands above the runs' noise. A chain's noise is half the range of its runs, at least 1% of its median
+ * (a few runs can agree by chance); the difference's is both chains' summed, / (CHAIN - 1). Within it (a negative
+ * difference always is), the figure is an upper estimate: the difference (or 0) plus the noise, and never more
+ * than median(CHAIN) / CHAIN, as a chain's Run holds CHAIN nodes. */
+typedef struct node_time {
+    double ms;  /* the difference; an upper estimate where `below` */
+    bool below; /* the difference is within the noise */
+} node_time;
+
+static node_time node_of(const bench_stat *one, const bench_stat *chain)
+{
+    double noise = (fmax((one->max - one->min) / 2, 0.01 * one->median) +
+                    fmax((chain->max - chain->min) / 2, 0.01 * chain->median)) /
+                   (CHAIN - 1);
+    double d = (chain->median - one->median) / (CHAIN - 1);
+    if (d > noise) return (node_time){d, false};
+    return (node_time){fmin(fmax(d, 0) + noise, chain->median / CHAIN), true};
+}
+
+/* `t` in ms as "%.2f" or, within the noise, "<%.2f" (`digits` decimals). */
+static void format_ms(char *out, size_t size, node_time t, int digits)
+{
+    snprintf(out, size, "%s%.*f", t.below ? "<" : "", digits, t.ms);
+}
+
+/* `a` / `b` as "%.1fx": "<" where only `a` is an upper estimate, ">" where only `b` is, "-" where both are. */
+static void format_ratio(char *out, size_t size, node_time a, node_time b)
+{
+    if ((a.below && b.below) || b.ms <= 0) snprintf(out, size, "-");
+    else snprintf(out, size, "%s%.1fx", a.below ? "<" : b.below ? ">" : "", a.ms / b.ms);
+}
+
 static bool wanted(const char *list, const char *name)
 {
     if (strcmp(list, "all") == 0) return true;
@@ -527,9 +562,12 @@ int bench_ops(const bench_options *opt, const char *ort_path, const char *ep_pat
     printf("Single ops on ortvk against ORT's CPU EP (%d intra-op threads): chains of 1 and %d nodes, one node's time\n"
            "= (median(%d) - median(1)) / %d over %d interleaved runs each (+1 warm-up); device %s, ONNX Runtime %s\n"
            "  (cpu: CPU time of all the process's threads, less sensitive to other load; diff: relative to max |y|)\n"
+           "  (<t: the difference is within the runs' noise (half a chain's range, at least 1%% of its median, both\n"
+           "   chains summed, / %d): t is an upper estimate of the node's time, as is ns/el after <; GFLOP/s after >\n"
+           "   is a lower estimate, a ratio after < or > a bound; the raw difference may be negative, never printed)\n"
            "  op                                  ortvk ms   CPU ms    ortvk rate      CPU rate  ratio"
            " ortvk cpu  CPU cpu  ratio     diff\n",
-           opt->threads, CHAIN, CHAIN, CHAIN - 1, frames, device_name, app.version);
+           opt->threads, CHAIN, CHAIN, CHAIN - 1, frames, device_name, app.version, CHAIN - 1);
     int rc = 0;
     if (wanted(opt->ops, "model") && strcmp(opt->ops, "all") != 0) rc = bench_ops_model(&app, device, opt);
     if (wanted(opt->ops, "small") && rc == 0) rc = bench_ops_small(&app, device, opt);
@@ -579,23 +617,31 @@ int bench_ops(const bench_options *opt, const char *ort_path, const char *ep_pat
             }
         }
         if (rc == 0) {
-            double med[8];
-            for (int k = 0; k < 8; k++) med[k] = bench_stat_of(ms + (size_t)k * (size_t)frames, (size_t)frames).median;
-            double node[2] = {(med[2] - med[0]) / (CHAIN - 1), (med[3] - med[1]) / (CHAIN - 1)};
-            double cpu[2] = {(med[6] - med[4]) / (CHAIN - 1), (med[7] - med[5]) / (CHAIN - 1)};
+            bench_stat st[8]; /* [wall / cpu][chain 1 / CHAIN][ortvk / CPU] */
+            for (int k = 0; k < 8; k++) st[k] = bench_stat_of(ms + (size_t)k * (size_t)frames, (size_t)frames);
+            node_time node[2] = {node_of(&st[0], &st[2]), node_of(&st[1], &st[3])};
+            node_time cpu[2] = {node_of(&st[4], &st[6]), node_of(&st[5], &st[7])};
             double diff = 0, scale = 0;
             for (size_t i = 0; i < out_n; i++) {
                 diff = fmax(diff, fabs((double)a[i] - (double)c[i]));
                 scale = fmax(scale, fabs((double)c[i]));
             }
-            char rate[2][32];
+            /* An upper estimate of a time is a lower one of a rate (">"); of a time per element, an upper one. */
+            char rate[2][32], time[4][24], ratio[2][24];
             for (int e = 0; e < 2; e++) {
-                if (s->elementwise) snprintf(rate[e], sizeof(rate[e]), "%.2f ns/el", node[e] * 1e6 / s->work);
-                else snprintf(rate[e], sizeof(rate[e]), "%.1f GFLOP/s", s->work / (node[e] * 1e6));
+                const char *mark = node[e].below ? (s->elementwise ? "<" : ">") : "";
+                if (s->elementwise)
+                    snprintf(rate[e], sizeof(rate[e]), "%s%.2f ns/el", mark, node[e].ms * 1e6 / s->work);
+                else if (node[e].ms > 0)
+                    snprintf(rate[e], sizeof(rate[e]), "%s%.1f GFLOP/s", mark, s->work / (node[e].ms * 1e6));
+                else snprintf(rate[e], sizeof(rate[e]), "-");
+                format_ms(time[e], sizeof(time[e]), node[e], 2);
+                format_ms(time[2 + e], sizeof(time[2 + e]), cpu[e], 1);
             }
-            printf("  %-34s %9.2f %8.2f %13s %13s %6.1fx %9.1f %8.1f %6.1fx %8.2g\n", s->label, node[0], node[1],
-                   rate[0], rate[1], node[0] / node[1], cpu[0], cpu[1], cpu[0] / cpu[1],
-                   diff / (scale > 0 ? scale : 1));
+            format_ratio(ratio[0], sizeof(ratio[0]), node[0], node[1]);
+            format_ratio(ratio[1], sizeof(ratio[1]), cpu[0], cpu[1]);
+            printf("  %-34s %9s %8s %13s %13s %7s %9s %8s %7s %8.2g\n", s->label, time[0], time[1], rate[0], rate[1],
+                   ratio[0], time[2], time[3], ratio[1], diff / (scale > 0 ? scale : 1));
             fflush(stdout);
         }
         app.api->ReleaseValue(input);

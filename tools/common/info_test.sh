@@ -13,7 +13,11 @@ grep -q "unknown argument --bogus" <<<"$out" || fail "--bogus is not named: $out
 out=$("$info" --ep 2>&1); rc=$?
 [ $rc -eq 2 ] && grep -q "missing value for --ep" <<<"$out" || fail "--ep without a value: exit $rc: $out"
 
-out=$(VK_ICD_FILENAMES=/nonexistent.json ORTVK_VALIDATION=0 "$info" 2>&1); rc=$?
+# No driver for the loader: VK_DRIVER_FILES takes precedence over VK_ICD_FILENAMES (a machine may set it to find
+# its driver, as the GPU machine's did), so both name a missing file; VK_ADD_DRIVER_FILES (which adds drivers where
+# neither is set) and VK_LOADER_DRIVERS_SELECT go, so that no loader version finds one.
+out=$(env -u VK_ADD_DRIVER_FILES -u VK_LOADER_DRIVERS_SELECT VK_DRIVER_FILES=/nonexistent.json \
+  VK_ICD_FILENAMES=/nonexistent.json ORTVK_VALIDATION=0 "$info" 2>&1); rc=$?
 [ $rc -eq 1 ] || fail "no Vulkan device: exit $rc, not 1: $out"
 grep -q "ortvk EP devices: 0" <<<"$out" || fail "no Vulkan device: no count of 0: $out"
 grep -q "factory.c:[0-9]* CreateEpFactories\] no Vulkan devices" <<<"$out" || fail "the warning names no caller: $out"

@@ -118,9 +118,8 @@ bool ortvk_spirv_add_float_controls(const uint32_t *code, size_t words, const or
     size_t added = 2 * (size_t)(capability[0] + capability[1]) + (extension ? EXTENSION_WORDS : 0) + 4 * mode_count;
     uint32_t *p = malloc((words + added) * sizeof(uint32_t));
     if (p == NULL) return false;
-    size_t n = 0;
     memcpy(p, code, m.capabilities_end * sizeof(uint32_t));
-    n = m.capabilities_end;
+    size_t n = m.capabilities_end;
     static const uint32_t capability_ids[2] = {SPV_CAP_DENORM_PRESERVE, SPV_CAP_SIGNED_ZERO_INF_NAN_PRESERVE};
     for (int mode = 0; mode < 2; mode++) {
         if (!capability[mode]) continue;

@@ -357,7 +357,7 @@ typedef struct ortvk_kgemm_plan {
     int64_t a_sm, a_sk, b_sk, b_sn;
     int64_t c_sm, c_sn;
     bool has_c;
-    bool b_odd;    /* B's rows may be read element by element (MatMul, Gemm; a Conv's pixels not: not measured) */
+    bool b_odd;    /* B's rows may be read element by element (MatMul, Gemm, a pointwise Conv's pixels) */
     bool b_padded; /* B is a packed constant whose rows ortvk_kgemm_pack padded to whole vec4s (b_sk) */
     VkDeviceAddress residual; /* a fused chain's residual (its ADD_R, MUL_R steps), a tensor of y's shape, or 0 */
     size_t out_rank;

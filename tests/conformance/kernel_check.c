@@ -135,12 +135,16 @@ fail:
     return NULL;
 }
 
+bool kc_device_is_cpu(ortapp *app, const OrtEpDevice *device)
+{
+    const char *kind = app->api->GetKeyValue(app->api->EpDevice_EpMetadata(device), ORTVK_META_DEVICE_TYPE);
+    return kind != NULL && strcmp(kind, "cpu") == 0;
+}
+
 bool kc_device_flushes_subnormals(ortapp *app, const OrtEpDevice *device)
 {
-    const OrtKeyValuePairs *meta = app->api->EpDevice_EpMetadata(device);
-    const char *kind = app->api->GetKeyValue(meta, ORTVK_META_DEVICE_TYPE);
-    const char *floats = app->api->GetKeyValue(meta, ORTVK_META_FLOAT_CONTROLS);
-    if (kind != NULL && strcmp(kind, "cpu") == 0) return false;
+    if (kc_device_is_cpu(app, device)) return false;
+    const char *floats = app->api->GetKeyValue(app->api->EpDevice_EpMetadata(device), ORTVK_META_FLOAT_CONTROLS);
     const char *widths = floats != NULL ? strstr(floats, "subnormals:") : NULL;
     if (widths == NULL) return true;
     widths += strlen("subnormals:");

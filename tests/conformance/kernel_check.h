@@ -79,6 +79,9 @@ int kc_model_to_float16(const uint8_t *model, size_t len, uint8_t **out, size_t 
  * *model malloc'd; 77 (ctest's skip) after printing "SKIP: ..." when it is not there. */
 int kc_load_model(const char *default_dir, const char *file, uint8_t **model, size_t *len);
 
+/* Whether `device` is a CPU (ORTVK_META_DEVICE_TYPE "cpu": lavapipe): its kernels take the CPU forms unless
+ * ORTVK_KERNEL_FORMS says otherwise (docs/kernels.md, "Forms per device"). */
+bool kc_device_is_cpu(ortapp *app, const OrtEpDevice *device);
 /* Whether ortvk's kernels on `device` may flush float32 subnormals to zero: a GPU that does not promise to keep them
  * (ORTVK_META_FLOAT_CONTROLS without 32 among its subnormal widths; NVIDIA's drivers cannot). A CPU device keeps
  * them (lavapipe's LLVM code). Tests then give such values as zeros and compare results below FLT_MIN as zero. */

@@ -227,8 +227,7 @@ static bool gpu_forms(ortapp *app, const OrtEpDevice *device)
 {
     const char *forms = getenv("ORTVK_KERNEL_FORMS");
     if (forms != NULL && forms[0] != '\0') return strcmp(forms, "gpu") == 0;
-    const char *kind = app->api->GetKeyValue(app->api->EpDevice_EpMetadata(device), ORTVK_META_DEVICE_TYPE);
-    return kind == NULL || strcmp(kind, "cpu") != 0;
+    return !kc_device_is_cpu(app, device);
 }
 
 /* Runs case `index`: the verdict, how many nodes ran on ortvk, and a one-line detail. */

@@ -116,8 +116,12 @@ typedef struct ortvk_stream_info {
 #define ORTVK_META_QUEUE_FAMILY "ortvk.queue_family"         /* the family ortvk submits to */
 #define ORTVK_META_KERNEL_TYPES "ortvk.kernel_types"       /* tensor types its kernels run: "float,float16,bool" */
 /* The float widths whose subnormals the kernels keep, and whose NaN, infinities and signed zeros they honour, by the
- * device's promise (SPIR-V float controls): "subnormals:16,32 nan_inf:16,32,64". A width not listed follows the
- * driver's default: a GPU may flush subnormals to zero there, where ORT's CPU EP keeps them. */
+ * device's promise (SPIR-V float controls), then how the kernels take float32 subnormal operands:
+ * "subnormals:16 nan_inf:16,32,64 float32_subnormals:exact". A width not listed follows the driver's default: a GPU
+ * may flush subnormals to zero there, where ORT's CPU EP keeps them. "exact": where the device may flush them, ops
+ * whose answer a flushed operand would change by more than a value below FLT_MIN read it from its bits (results
+ * below FLT_MIN may still come out as zero); "native": left to the device (ORTVK_SUBNORMALS overrides; "invalid"
+ * when it holds neither word, and EPs on the device then fail to create). */
 #define ORTVK_META_FLOAT_CONTROLS "ortvk.float_controls"
 
 /* Session options, read as "ep.ortvk.<key>" (SessionOptionsAppendExecutionProvider_V2 adds the prefix). */

@@ -8,6 +8,7 @@
 
 #include "ep/ep.h"
 #include "interop/interop.h"
+#include "kernels/kernels.h"
 #include "ort/ort_status.h"
 #include "ortvk.h"
 #include "vk/vk_transfer.h"
@@ -192,6 +193,11 @@ static OrtKeyValuePairs *device_metadata(const ortvk_device *device)
     text[0] = '\0';
     append_widths(text, sizeof(text), "subnormals:", caps->float_controls.denorm_preserve);
     append_widths(text, sizeof(text), " nan_inf:", caps->float_controls.nan_preserve);
+    bool exact = false;
+    OrtStatus *invalid = ortvk_kernel_subnormals(device, &exact); /* creating an EP on the device fails with it */
+    snprintf(text + strlen(text), sizeof(text) - strlen(text), " float32_subnormals:%s",
+             invalid != NULL ? "invalid" : (exact ? "exact" : "native"));
+    if (invalid != NULL) ortvk_ort->ReleaseStatus(invalid);
     ortvk_ort->AddKeyValuePair(kv, ORTVK_META_FLOAT_CONTROLS, text);
     return kv;
 }

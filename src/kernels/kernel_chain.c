@@ -238,11 +238,13 @@ static OrtStatus *chain_shape(const ortvk_kparams *params, ortvk_krun *run)
 }
 
 /* The broadcast form's table (shaders/kernel_chain.comp): the output's dims coalesced with x's, r's and q's strides,
- * in push->words where they are 4 dims or fewer (*in_buffer false), else uploaded; *vec whether its vectorised
- * form applies (the last dim a multiple of 16, each operand stepping 0 or 1 along it); *len the last dim; *steps
+ * in push->words where they are 4 dims or fewer (*in_buffer false), else uploaded; *segments whether each operand
+ * steps 0 or 1 along the last dim, *vec whether the vectorised form applies too (that last dim a multiple of 16);
+ * *len the last dim; *steps
  * bit k where operand k steps 1 along it (the vectorised form's constant 1, kernel_chain.comp's STEPS). */
 static OrtStatus *broadcast_table(ortvk_krun *run, const ortvk_ktensor *in[3], const ortvk_ktensor *y,
-                                  push_chain *push, bool *in_buffer, bool *vec, uint64_t *len, uint32_t *steps)
+                                  push_chain *push, bool *in_buffer, bool *vec, bool *segments, uint64_t *len,
+                                  uint32_t *steps)
 {
     ortvk_kstrides s = {.rank = (int)y->rank};
     memcpy(s.dims, y->dims, sizeof(y->dims));
@@ -264,10 +266,12 @@ static OrtStatus *broadcast_table(ortvk_krun *run, const ortvk_ktensor *in[3], c
         for (int k = 0; k < 3; k++) words[1 + (k + 1) * R + d] = (uint32_t)s.stride[k][d];
     }
     *steps = 0;
+    *segments = true;
     for (int k = 0; k < 3; k++) {
-        *vec = *vec && s.stride[k][last] <= 1;
+        *segments = *segments && s.stride[k][last] <= 1;
         if (in[k] != NULL && s.stride[k][last] == 1) *steps |= 1u << k;
     }
+    *vec = *vec && *segments;
     if (*in_buffer) return ortvk_krun_upload(run, words, sizeof(words), &push->table);
     memcpy(push->words, words, sizeof(push->words));
     return NULL;
@@ -287,10 +291,10 @@ static OrtStatus *chain_record(const ortvk_kparams *params, ortvk_krun *run)
         same = same && in[k]->rank == y->rank && memcmp(in[k]->dims, y->dims, y->rank * sizeof(int64_t)) == 0;
     }
     if (!same) { /* operands read at each element's broadcast index */
-        bool vec = false, in_buffer = false;
+        bool vec = false, segments = false, in_buffer = false;
         uint64_t len = 0, invocations = push.n / 16;
         uint32_t steps = 0;
-        ORTVK_TRY(broadcast_table(run, in, y, &push, &in_buffer, &vec, &len, &steps));
+        ORTVK_TRY(broadcast_table(run, in, y, &push, &in_buffer, &vec, &segments, &len, &steps));
         uint32_t mode = 2 + (in_buffer ? 4 : 0);
         /* Rows of the last dim of 1,024 elements or more: whole workgroups of 64 invocations a row. */
         if (len >= 1024) push.groups = (uint32_t)((len / 16 + 63) / 64);
@@ -298,6 +302,14 @@ static OrtStatus *chain_record(const ortvk_kparams *params, ortvk_krun *run)
         if (vec && aligned)
             return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CHAIN, mode + 1 + ORTVK_KVARIANT * steps, &spec, &push,
                                             sizeof(push), invocations);
+        /* Rows that are not whole blocks of 16 (the detector's 34 x 60 and 17 x 30 maps at 960x544) or offsets not
+         * 16-byte aligned, every operand stepping 0 or 1 along them: 16 elements of a row an invocation, element by
+         * element (constant 0's bit 3), rather than each element's indices divided out of the table. */
+        if (segments) {
+            push.groups = 0;
+            return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CHAIN, mode + 8 + ORTVK_KVARIANT * steps, &spec, &push,
+                                            sizeof(push), push.n / len * ((len + 15) / 16));
+        }
         return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CHAIN, mode, &spec, &push, sizeof(push), push.n);
     }
     /* Vectorised: 16 elements an invocation, as vec4. */

@@ -54,6 +54,7 @@ struct ortvk_kernel_device {
     VkPipeline pipelines[ORTVK_SHADER_COUNT][2][2][ORTVK_KMAX_FN]; /* [shader][float16][texels][fn] */
     keyed_pipeline *keyed;     /* those with further constants (a fused chain's steps) */
     bool gpu_forms;            /* which forms the ops choose (ortvk_kernel_device_gpu_forms) */
+    bool exact_subnormals;     /* constant 7 of every pipeline (ortvk_kernel_subnormals) */
 };
 
 /* The forms a device's kernels take: a GPU's unless the device is a CPU (lavapipe), or as ORTVK_KERNEL_FORMS says
@@ -76,6 +77,20 @@ bool ortvk_kernel_device_gpu_forms(const ortvk_kernel_device *kdev)
     return kdev->gpu_forms;
 }
 
+OrtStatus *ortvk_kernel_subnormals(const ortvk_device *device, bool *exact)
+{
+    const char *mode = getenv(ORTVK_SUBNORMALS_ENV);
+    *exact = !device->caps.float_controls.denorm_preserve[1] &&
+             device->caps.props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
+    if (mode == NULL || mode[0] == '\0') return NULL;
+    if (strcmp(mode, "exact") == 0 || strcmp(mode, "native") == 0) {
+        *exact = mode[0] == 'e';
+        return NULL;
+    }
+    return ortvk_status(ORT_INVALID_ARGUMENT, "%s=\"%.64s\": expected \"exact\" or \"native\"", ORTVK_SUBNORMALS_ENV,
+                        mode);
+}
+
 /* The kernels' state of a device lives in the device's slot while an EP on it lives, so that sessions on a device
  * share its pipelines; it goes with the last EP of its device. */
 OrtStatus *ortvk_kernel_device_get(ortvk_device *device, ortvk_kernel_device **out)
@@ -86,8 +101,9 @@ OrtStatus *ortvk_kernel_device_get(ortvk_device *device, ortvk_kernel_device **o
         ortvk_device_slot_unlock(device, ORTVK_DEVICE_SLOT_KERNELS, *out);
         return NULL;
     }
-    bool gpu_forms = false;
+    bool gpu_forms = false, exact_subnormals = false;
     OrtStatus *status = kernel_forms(device, &gpu_forms);
+    if (status == NULL) status = ortvk_kernel_subnormals(device, &exact_subnormals);
     if (status != NULL) goto out;
     ortvk_kernel_device *k = calloc(1, sizeof(*k));
     if (k == NULL) {
@@ -95,6 +111,7 @@ OrtStatus *ortvk_kernel_device_get(ortvk_device *device, ortvk_kernel_device **o
         goto out;
     }
     k->gpu_forms = gpu_forms;
+    k->exact_subnormals = exact_subnormals;
     k->push_descriptor_set =
         (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(device->vk, "vkCmdPushDescriptorSetKHR");
     if (k->push_descriptor_set == NULL) {
@@ -224,13 +241,16 @@ static VkResult create_pipeline(ortvk_kernel_device *kdev, const ortvk_kpipeline
     free(controlled);
     if (r != VK_SUCCESS) return r;
     /* Constant 0 is the function of shaders that have it, constant 1 their variant; the others ignore the entries.
-     * Constant 2 (common.glsl's ORTVK_TEXELS): the texel operands are read as texels. Constants 3 on: `spec`. */
-    uint32_t values[3 + ORTVK_KSPEC_WORDS] = {key->fn % ORTVK_KVARIANT, key->fn / ORTVK_KVARIANT, key->texels ? 1 : 0};
+     * Constant 2 (common.glsl's ORTVK_TEXELS): the texel operands are read as texels. Constants 3-6: `spec`.
+     * Constant 7 (ORTVK_EXACT_SUBNORMALS): the device's, for every pipeline. */
+    enum { CONSTANTS = 3 + ORTVK_KSPEC_WORDS + 1 };
+    uint32_t values[CONSTANTS] = {key->fn % ORTVK_KVARIANT, key->fn / ORTVK_KVARIANT, key->texels ? 1 : 0};
     memcpy(values + 3, key->spec.words, sizeof(key->spec.words));
-    VkSpecializationMapEntry entries[3 + ORTVK_KSPEC_WORDS];
-    for (uint32_t i = 0; i < 3 + ORTVK_KSPEC_WORDS; i++)
+    values[CONSTANTS - 1] = kdev->exact_subnormals ? 1 : 0;
+    VkSpecializationMapEntry entries[CONSTANTS];
+    for (uint32_t i = 0; i < CONSTANTS; i++)
         entries[i] = (VkSpecializationMapEntry){.constantID = i, .offset = 4 * i, .size = sizeof(uint32_t)};
-    VkSpecializationInfo specialization = {.mapEntryCount = 3 + ORTVK_KSPEC_WORDS,
+    VkSpecializationInfo specialization = {.mapEntryCount = CONSTANTS,
                                            .pMapEntries = entries,
                                            .dataSize = sizeof(values),
                                            .pData = values};

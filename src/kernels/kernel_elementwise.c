@@ -345,6 +345,12 @@ static OrtStatus *broadcast_dispatch(ortvk_krun *run, ortvk_shader shader, uint3
         uint64_t invocations = push.groups != 0 ? rows * push.groups * 64 : rows * runs;
         return ortvk_krun_dispatch_fn(run, shader, fn + ORTVK_KVARIANT, &push, sizeof(push), invocations);
     }
+    /* The same flat order element by element (constant 1 = 4 or 5) where the rows are not whole vec4s or an offset
+     * is not 16-byte aligned: no index divided per element, as the general form below does. */
+    int flat = shader == ORTVK_SHADER_BINARY && c->count > 0 && s.dims[last] >= 64 ? broadcast_flat(&s) : 0;
+    if (flat != 0)
+        return ortvk_krun_dispatch_fn(run, shader, fn + (uint32_t)(flat + 2) * ORTVK_KVARIANT, &push, sizeof(push),
+                                      (c->count + 63) / 64);
     return ortvk_krun_dispatch_fn(run, shader, fn, &push, sizeof(push), c->count);
 }
 

@@ -14,6 +14,13 @@ OrtStatus *ortvk_kernel_device_get(ortvk_device *device, ortvk_kernel_device **o
 void ortvk_kernel_device_ref(ortvk_kernel_device *kdev);
 void ortvk_kernel_device_put(ortvk_kernel_device *kdev);
 
+/* Whether the kernels of `device` read float32 subnormal operands from their bits where a flushed one would change
+ * the answer by more than a value below FLT_MIN (docs/kernels.md, "Subnormals"): by default on devices that may
+ * flush them (no shaderDenormPreserveFloat32, and not a CPU: lavapipe keeps them); ORTVK_SUBNORMALS=exact or
+ * =native overrides it (an error for any other value). */
+#define ORTVK_SUBNORMALS_ENV "ORTVK_SUBNORMALS"
+OrtStatus *ortvk_kernel_subnormals(const ortvk_device *device, bool *exact);
+
 /* Whether ortvk runs `node` exactly as ONNX specifies it (types, attributes, constant inputs and opset all
  * checked) on a device with `caps` (16- and 8-bit storage decide float16 and bool). When not, `why` (may be NULL)
  * says which check refused it. */

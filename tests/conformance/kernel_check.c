@@ -143,14 +143,8 @@ bool kc_device_is_cpu(ortapp *app, const OrtEpDevice *device)
 
 bool kc_device_flushes_subnormals(ortapp *app, const OrtEpDevice *device)
 {
-    if (kc_device_is_cpu(app, device)) return false;
     const char *floats = app->api->GetKeyValue(app->api->EpDevice_EpMetadata(device), ORTVK_META_FLOAT_CONTROLS);
-    const char *widths = floats != NULL ? strstr(floats, "subnormals:") : NULL;
-    if (widths == NULL) return true;
-    widths += strlen("subnormals:");
-    char list[32]; /* ",16,32," */
-    snprintf(list, sizeof(list), ",%.*s,", (int)strcspn(widths, " "), widths);
-    return strstr(list, ",32,") == NULL;
+    return floats == NULL || strstr(floats, "float32_subnormals:native") == NULL;
 }
 
 float kc_flush_subnormal(float v)

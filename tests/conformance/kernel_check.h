@@ -82,9 +82,11 @@ int kc_load_model(const char *default_dir, const char *file, uint8_t **model, si
 /* Whether `device` is a CPU (ORTVK_META_DEVICE_TYPE "cpu": lavapipe): its kernels take the CPU forms unless
  * ORTVK_KERNEL_FORMS says otherwise (docs/kernels.md, "Forms per device"). */
 bool kc_device_is_cpu(ortapp *app, const OrtEpDevice *device);
-/* Whether ortvk's kernels on `device` may flush float32 subnormals to zero: a GPU that does not promise to keep them
- * (ORTVK_META_FLOAT_CONTROLS without 32 among its subnormal widths; NVIDIA's drivers cannot). A CPU device keeps
- * them (lavapipe's LLVM code). Tests then give such values as zeros and compare results below FLT_MIN as zero. */
+/* Whether ortvk's kernels on `device` may flush float32 subnormals to zero: ORTVK_META_FLOAT_CONTROLS ends with
+ * "float32_subnormals:exact" (a GPU that does not promise to keep them, NVIDIA's; or ORTVK_SUBNORMALS=exact, as on
+ * lavapipe made to flush by tests/support/flush_subnormals.c). ortvk then takes subnormal operands exactly where a
+ * flushed one would change an answer, and tests compare results below FLT_MIN as zero (docs/kernels.md,
+ * "Subnormals"). */
 bool kc_device_flushes_subnormals(ortapp *app, const OrtEpDevice *device);
 /* `v`, or a zero of its sign where it is subnormal. */
 float kc_flush_subnormal(float v);

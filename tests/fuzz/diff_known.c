@@ -42,11 +42,25 @@ static bool is_finite_huge(float v) { return isfinite(v) && fabsf(v) >= 1e19f; }
 /* A finite value of magnitude 1e19 or more in an input, an attribute or a float initializer (weights). */
 static bool finite_huge_value(const dcase *c) { return c->const_huge || any_value(c, is_finite_huge); }
 static bool gpu_forms_finite_huge(const dcase *c) { return c->gpu_forms && finite_huge_value(c); }
-/* A float32 subnormal in an input, an attribute or an initializer, on a device that may flush them (float16 values
- * read as floats are never subnormal ones). */
-static bool flushed_subnormal(const dcase *c)
+/* A float32 subnormal and a value of magnitude 1e19 or more (infinities included) read by an op that multiplies
+ * matrices, on a device that may flush subnormals: ortvk's exact forms leave the products to the device, which reads
+ * a subnormal factor as zero (float16 values read as floats are never subnormal ones). Below 1e19 the difference,
+ * at most |a| FLT_MIN a product, is far inside the tolerance. */
+static bool flushed_subnormal_product(const dcase *c)
 {
-    return c->flushes_subnormals && (c->const_subnormal || any_value(c, is_subnormal));
+    static const char *const products[] = {"MatMul", "Gemm", "Conv", "ConvTranspose", "LSTM", "GRU", "RNN", "MLP"};
+    bool product = false;
+    for (size_t i = 0; i < sizeof(products) / sizeof(products[0]); i++)
+        product = product || strcmp(c->op_name, products[i]) == 0;
+    return product && c->flushes_subnormals && (c->const_subnormal || any_value(c, is_subnormal)) &&
+           (c->const_huge || any_value(c, is_huge));
+}
+static bool is_nonzero_normal(float v) { return v != 0 && !is_subnormal(v); }
+/* Every float32 value subnormal or zero (one subnormal at least), on a device that may flush subnormals: a range
+ * below FLT_MIN (DynamicQuantizeLinear's scale is computed in the shader, where it is flushed). */
+static bool flushed_subnormal_range(const dcase *c)
+{
+    return c->flushes_subnormals && any_value(c, is_subnormal) && !any_value(c, is_nonzero_normal);
 }
 /* float16 with a NaN, infinite, subnormal or 1e19+ float attribute: ortvk refuses the node */
 static bool half_special_attribute(const dcase *c)
@@ -109,9 +123,13 @@ static bool ill_conditioned(const dcase *c) { return c->ill_conditioned; }
 /* Keep the reasons to one line each: the summary prints them. */
 const dc_known dc_known_findings[] = {
     /* special values */
-    {"*", flushed_subnormal, "a float32 subnormal value, on a device that flushes them",
-     "device: NVIDIA's Vulkan driver flushes float32 subnormals in shaders and cannot keep them (no DenormPreserve "
-     "for 32 bits, ortvk.float_controls): 1 / x, x * inf, Sign, comparisons differ (H200: seed 254 case 685)"},
+    {"*", flushed_subnormal_product, "a matrix product of a float32 subnormal and a value of 1e19 or more, on a "
+     "device that flushes subnormals",
+     "device: NVIDIA's Vulkan driver flushes float32 subnormals (no DenormPreserve for 32 bits); ortvk takes them "
+     "exactly but in matrix products: inf * 1e-40 is NaN there (H200; lavapipe flushing, seed 258 case 2302)"},
+    {"DynamicQuantizeLinear", flushed_subnormal_range, "values all subnormal or zero, on a device that flushes "
+     "subnormals", "device: the scale (max - min) / 255 is below FLT_MIN and flushed in the shader: y then quantizes "
+     "by a scale of 1 (lavapipe flushing, seed 259 case 3879)"},
     {"Selu", half_special_attribute, "float16 with an extreme alpha or gamma (refused by ortvk)",
      "reference: ORT inlines Selu's float16 function body (gamma FLT_MAX -> inf: inf * 0 = NaN); the float model -0"},
     {"HardSigmoid", half_special_attribute, "float16 with an extreme alpha or beta (refused by ortvk)",

@@ -601,8 +601,8 @@ int main(int argc, char **argv)
         binary(&app, device, "Pow |x| ^ [5]", "Pow", 4, a, 1, b1, true);
     }
     /* A value a channel (the flat form: 64 elements of the output an invocation, across the ends of planes):
-     * planes of 64, 80, 100 and 108, batch 2, the broadcast operand first or second, a scalar; planes of 63 (not a
-     * multiple of 4) take the other forms. */
+     * planes of 64, 80, 100 and 108, batch 2, the broadcast operand first or second, a scalar; planes of 63 (fewer
+     * than 64) take the general form; planes of 510 and 99 (last of all) the flat order element by element. */
     {
         int64_t x108[4] = {2, 6, 9, 12}, c6[4] = {1, 6, 1, 1}, x100[4] = {1, 5, 10, 10}, c5[3] = {5, 1, 1};
         int64_t c4[4] = {1, 4, 1, 1}, x80[4] = {2, 4, 8, 10}, x64[4] = {2, 3, 8, 8}, c3[3] = {3, 1, 1};
@@ -1336,6 +1336,13 @@ int main(int argc, char **argv)
         attr_int(n, "blocksize", 4);
         attr_string(n, "mode", "CRD");
         run_case(&app, device, &c);
+    }
+    /* Last, so that the cases above keep their random values. A value a channel along planes that are not whole
+     * vec4s, 64 elements or more: the flat order element by element (the detector's 17 x 30 maps at 960x544). */
+    {
+        int64_t x510[4] = {2, 5, 17, 30}, c51[4] = {1, 5, 1, 1}, x99[4] = {1, 5, 9, 11};
+        binary(&app, device, "Mul [2,5,17,30] * [1,5,1,1] (planes of 510)", "Mul", 4, x510, 4, c51, false);
+        binary(&app, device, "Sub [1,5,1,1] - [1,5,9,11] (planes of 99)", "Sub", 4, c51, 4, x99, false);
     }
     return test_finish(&app, half_mode ? "test_kernels_ops --float16" : "test_kernels_ops");
 }

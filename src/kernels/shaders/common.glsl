@@ -120,6 +120,100 @@ layout(set = 0, binding = 0, std430) restrict buffer OrtvkElems { uint16_t v[]; 
             if (k##_b + k##_j < (end)) \
                 [[unroll]] for (uint k = k##_b + k##_j, k##_once = 0u; k##_once < 1u; k##_once++)
 
+// Float32 subnormals where the device may flush them. Vulkan lets a device read a subnormal operand of any float
+// instruction as zero and flush a subnormal result (NVIDIA's do: they offer no DenormPreserve for 32 bits); ORT's
+// CPU EP keeps them. Constant 7 (ortvk_kernel_subnormals, the same for every pipeline of a device) turns on the
+// exact forms below: where a flushed operand would change an answer by more than a value below FLT_MIN (a quotient,
+// a product by a large value, a square root, a comparison, a sign), the operand is read from its bits. Moves and
+// bit casts keep subnormals on every device; results below FLT_MIN may still come out as zero (docs/kernels.md,
+// "Subnormals"). Off, each helper is the plain operation.
+layout(constant_id = 7) const uint ORTVK_EXACT_SUBNORMALS = 0u;
+const bool ORTVK_EXACT = ORTVK_EXACT_SUBNORMALS != 0u;
+#define ORTVK_P2_UP uintBitsToFloat(0x5f800000u)   // 2^64
+#define ORTVK_P2_DOWN uintBitsToFloat(0x1f800000u) // 2^-64
+
+bool ortvk_is_subnormal(float x)
+{
+    uint a = floatBitsToUint(x) & 0x7fffffffu;
+    return a != 0u && a < 0x00800000u;
+}
+
+// x * 2^64 for a subnormal x, exactly, as a normal float: its significand m (an integer below 2^23, exact as a
+// float) is x / 2^-149, and m * 2^-85 = x * 2^64.
+float ortvk_subnormal_up(float x)
+{
+    uint b = floatBitsToUint(x);
+    float m = float(b & 0x7fffffu) * uintBitsToFloat(0x15000000u); // 2^-85
+    return (b >> 31) != 0u ? -m : m;
+}
+
+// x * y and x / y: a subnormal operand scaled up by 2^64 and the result scaled back (exact unless it is itself
+// below FLT_MIN). Two subnormal factors give a zero of their sign, as IEEE's product does.
+float ortvk_mul(float x, float y)
+{
+    bool sx = ORTVK_EXACT && ortvk_is_subnormal(x), sy = ORTVK_EXACT && ortvk_is_subnormal(y);
+    if (!sx && !sy) return x * y;
+    if (sx && sy) return uintBitsToFloat((floatBitsToUint(x) ^ floatBitsToUint(y)) & 0x80000000u);
+    precise float r = (sx ? ortvk_subnormal_up(x) : x) * (sy ? ortvk_subnormal_up(y) : y);
+    return r * ORTVK_P2_DOWN;
+}
+
+float ortvk_div(float x, float y)
+{
+    bool sx = ORTVK_EXACT && ortvk_is_subnormal(x), sy = ORTVK_EXACT && ortvk_is_subnormal(y);
+    if (!sx && !sy) return x / y;
+    precise float q = (sx ? ortvk_subnormal_up(x) : x) / (sy ? ortvk_subnormal_up(y) : y);
+    return sx == sy ? q : q * (sx ? ORTVK_P2_DOWN : ORTVK_P2_UP);
+}
+
+vec4 ortvk_mul4(vec4 x, vec4 y)
+{
+    if (!ORTVK_EXACT) return x * y;
+    return vec4(ortvk_mul(x.x, y.x), ortvk_mul(x.y, y.y), ortvk_mul(x.z, y.z), ortvk_mul(x.w, y.w));
+}
+
+vec4 ortvk_div4(vec4 x, vec4 y)
+{
+    if (!ORTVK_EXACT) return x / y;
+    return vec4(ortvk_div(x.x, y.x), ortvk_div(x.y, y.y), ortvk_div(x.z, y.z), ortvk_div(x.w, y.w));
+}
+
+// Comparisons: on integers of the floats' order (-0 and +0 equal), false when either is NaN.
+int ortvk_order_key(float x)
+{
+    int b = floatBitsToInt(x);
+    return b >= 0 ? b : -(b & 0x7fffffff);
+}
+
+bool ortvk_unordered(float x, float y)
+{
+    return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u || (floatBitsToUint(y) & 0x7fffffffu) > 0x7f800000u;
+}
+
+bool ortvk_less(float x, float y)
+{
+    if (!ORTVK_EXACT) return x < y;
+    return !ortvk_unordered(x, y) && ortvk_order_key(x) < ortvk_order_key(y);
+}
+
+bool ortvk_equal(float x, float y)
+{
+    if (!ORTVK_EXACT) return x == y;
+    return !ortvk_unordered(x, y) && ortvk_order_key(x) == ortvk_order_key(y);
+}
+
+bool ortvk_less_equal(float x, float y)
+{
+    if (!ORTVK_EXACT) return x <= y;
+    return !ortvk_unordered(x, y) && ortvk_order_key(x) <= ortvk_order_key(y);
+}
+
+bvec4 ortvk_less4(vec4 x, vec4 y)
+{
+    if (!ORTVK_EXACT) return lessThan(x, y);
+    return bvec4(ortvk_less(x.x, y.x), ortvk_less(x.y, y.y), ortvk_less(x.z, y.z), ortvk_less(x.w, y.w));
+}
+
 // A chain of element-wise steps fused after an op's result, or run on its own (kernel_chain.c): specialization
 // constants 3 and 4 hold the steps' kinds (ortvk_chain_kind, 5 bits each: steps 0-5, then 6-11), 5 their count, so
 // that a pipeline holds only its chain's operations. Their operands are not constants (a pipeline per set of values
@@ -191,9 +285,9 @@ vec4 ortvk_chain_step4(uint kind, vec4 t_in, inout vec4 kept, vec4 r, vec4 q, fl
     case ORTVK_CHAIN_ADD: t = t + a; break;
     case ORTVK_CHAIN_SUB: t = t - a; break;
     case ORTVK_CHAIN_RSUB: t = a - t; break;
-    case ORTVK_CHAIN_MUL: t = t * a; break;
-    case ORTVK_CHAIN_DIV: t = t / a; break;
-    case ORTVK_CHAIN_RDIV: t = a / t; break;
+    case ORTVK_CHAIN_MUL: t = ortvk_mul4(t, vec4(a)); break;
+    case ORTVK_CHAIN_DIV: t = ortvk_div4(t, vec4(a)); break;
+    case ORTVK_CHAIN_RDIV: t = ortvk_div4(vec4(a), t); break;
     case ORTVK_CHAIN_CLIP: {
         bvec4 nan = greaterThan(floatBitsToUint(t) & 0x7fffffffu, uvec4(0x7f800000u));
         t = mix(min(max(t, a), b), t, nan);
@@ -201,7 +295,7 @@ vec4 ortvk_chain_step4(uint kind, vec4 t_in, inout vec4 kept, vec4 r, vec4 q, fl
     }
     case ORTVK_CHAIN_RELU: t = mix(t, vec4(0.0), lessThan(t, vec4(0.0))); break;
     case ORTVK_CHAIN_ADD_X: t = t + kept; break;
-    case ORTVK_CHAIN_MUL_X: t = t * kept; break;
+    case ORTVK_CHAIN_MUL_X: t = ortvk_mul4(t, kept); break;
     case ORTVK_CHAIN_MARK: kept = t; break;
     case ORTVK_CHAIN_SIGMOID: t = ortvk_sigmoid4(t); break;
     case ORTVK_CHAIN_HARD_SIGMOID:
@@ -211,15 +305,15 @@ vec4 ortvk_chain_step4(uint kind, vec4 t_in, inout vec4 kept, vec4 r, vec4 q, fl
     case ORTVK_CHAIN_HARD_SWISH:
         t = vec4(ortvk_hard_swish(t.x), ortvk_hard_swish(t.y), ortvk_hard_swish(t.z), ortvk_hard_swish(t.w));
         break;
-    case ORTVK_CHAIN_LEAKY_RELU: t = mix(t, t * a, lessThan(t, vec4(0.0))); break;
+    case ORTVK_CHAIN_LEAKY_RELU: t = mix(t, ortvk_mul4(t, vec4(a)), ortvk_less4(t, vec4(0.0))); break;
     case ORTVK_CHAIN_TANH: t = vec4(ortvk_tanh(t.x), ortvk_tanh(t.y), ortvk_tanh(t.z), ortvk_tanh(t.w)); break;
     case ORTVK_CHAIN_ADD_R: t = t + r; break;
-    case ORTVK_CHAIN_MUL_R: t = t * r; break;
+    case ORTVK_CHAIN_MUL_R: t = ortvk_mul4(t, r); break;
     case ORTVK_CHAIN_ADD_Q: t = t + q; break;
-    case ORTVK_CHAIN_MUL_Q: t = t * q; break;
+    case ORTVK_CHAIN_MUL_Q: t = ortvk_mul4(t, q); break;
     case ORTVK_CHAIN_ADD_C: t = t + a; break; // a, b: channel c's (ORTVK_CHAIN_CHANNEL)
-    case ORTVK_CHAIN_MUL_C: t = t * a; break;
-    case ORTVK_CHAIN_BN_C: t = t * a + b; break;
+    case ORTVK_CHAIN_MUL_C: t = ortvk_mul4(t, vec4(a)); break;
+    case ORTVK_CHAIN_BN_C: t = ortvk_mul4(t, vec4(a)) + b; break;
     case ORTVK_CHAIN_SQUARE: t = t * t; break; // Pow(t, 2): x * x for every x, as ortvk_pow
     case ORTVK_CHAIN_SQRT: t = vec4(ortvk_sqrt(t.x), ortvk_sqrt(t.y), ortvk_sqrt(t.z), ortvk_sqrt(t.w)); break;
     }
@@ -400,9 +494,13 @@ float ortvk_log1p(float x)
 }
 
 // tanh: an odd polynomial near 0 (where 1 - e^-2x would cancel), 1 - 2 / (e^2|x| + 1) elsewhere.
-// Sqrt as the unary op and a chain step compute it: NaN below 0 (-0 gives -0).
+// Sqrt as the unary op and a chain step compute it: NaN below 0 (-0 gives -0); subnormals exactly (ORTVK_EXACT).
 float ortvk_sqrt(float x)
 {
+    if (ORTVK_EXACT && ortvk_is_subnormal(x)) { // sqrt(x 2^64) 2^-32; NaN below 0
+        if ((floatBitsToUint(x) >> 31) != 0u) return ORTVK_NAN;
+        return sqrt(ortvk_subnormal_up(x)) * uintBitsToFloat(0x2f800000u);
+    }
     return x < 0.0 ? ORTVK_NAN : sqrt(x);
 }
 
@@ -493,9 +591,12 @@ float ortvk_erf(float x)
 float ortvk_pow(float x, float y)
 {
     if ((floatBitsToUint(y) & 0x7fffffffu) == 0u) return 1.0;
+    // A subnormal exponent acts as any tiny one that is not an integer (2^-100 keeps its sign); a subnormal base is
+    // read from its bits below (ortvk_log, ortvk_sqrt).
+    if (ORTVK_EXACT && ortvk_is_subnormal(y)) y = uintBitsToFloat((floatBitsToUint(y) & 0x80000000u) | 0x0d800000u);
     if (x == 1.0) return 1.0;
     if (ortvk_isnan(x) || ortvk_isnan(y)) return ORTVK_NAN;
-    float ax = abs(x), ay = abs(y);
+    float ax = uintBitsToFloat(floatBitsToUint(x) & 0x7fffffffu), ay = abs(y); // |x| by its bits: kept if subnormal
     bool negative = (floatBitsToUint(x) >> 31) != 0u;
     if (ay == ORTVK_INF) {
         if (ax == 1.0) return 1.0;
@@ -512,7 +613,7 @@ float ortvk_pow(float x, float y)
     if (y == 1.0) return x;
     if (y == 2.0) return x * x;
     if (y == 3.0) return x * x * x;
-    if (y == 0.5 && !negative) return sqrt(x);
+    if (y == 0.5 && !negative) return ortvk_sqrt(x);
     if (negative && !integer) return ORTVK_NAN;
     float r = ortvk_exp(y * ortvk_log(ax));
     return negative && odd ? -r : r;

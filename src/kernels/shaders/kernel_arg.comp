@@ -27,7 +27,8 @@ void main()
     ORTVK_FOR(r, from, p.end) {
         float v = ORTVK_GET(0, p.x, base + r * p.inner);
         bool v_nan = ortvk_isnan(v), acc_nan = ortvk_isnan(acc);
-        bool better = is_min ? (last ? v <= acc : v < acc) : (last ? v >= acc : v > acc);
+        bool better = is_min ? (last ? ortvk_less_equal(v, acc) : ortvk_less(v, acc))
+                             : (last ? ortvk_less_equal(acc, v) : ortvk_less(acc, v)); // subnormals exactly
         if ((!v_nan && !acc_nan && better) || (nan_first && v_nan && !acc_nan)) {
             acc = v;
             best = r;

@@ -20,10 +20,10 @@ float apply(float x, float y)
     switch (FN) {
     case ORTVK_BINARY_ADD: return x + y;
     case ORTVK_BINARY_SUB: return x - y;
-    case ORTVK_BINARY_MUL: return x * y;
-    case ORTVK_BINARY_DIV: return x / y;
+    case ORTVK_BINARY_MUL: return ortvk_mul(x, y);
+    case ORTVK_BINARY_DIV: return ortvk_div(x, y);
     case ORTVK_BINARY_POW: return ortvk_pow(x, y);
-    case ORTVK_BINARY_PRELU: return x < 0.0 ? x * y : x;      // PRelu (slope broadcast like b)
+    case ORTVK_BINARY_PRELU: return ortvk_less(x, 0.0) ? ortvk_mul(x, y) : x; // PRelu (slope broadcast like b)
     case ORTVK_BINARY_MAX: return ortvk_isnan(x) || ortvk_isnan(y) ? ORTVK_NAN : max(x, y);
     case ORTVK_BINARY_MIN: return ortvk_isnan(x) || ortvk_isnan(y) ? ORTVK_NAN : min(x, y);
     }
@@ -40,9 +40,9 @@ vec4 apply4(vec4 a, vec4 b)
     switch (FN) {
     case ORTVK_BINARY_ADD: return a + b;
     case ORTVK_BINARY_SUB: return a - b;
-    case ORTVK_BINARY_MUL: return a * b;
-    case ORTVK_BINARY_DIV: return a / b;
-    case ORTVK_BINARY_PRELU: return mix(a, a * b, lessThan(a, vec4(0.0)));
+    case ORTVK_BINARY_MUL: return ortvk_mul4(a, b);
+    case ORTVK_BINARY_DIV: return ortvk_div4(a, b);
+    case ORTVK_BINARY_PRELU: return mix(a, ortvk_mul4(a, b), ortvk_less4(a, vec4(0.0)));
     case ORTVK_BINARY_MAX: return mix(max(a, b), vec4(ORTVK_NAN), nan);
     case ORTVK_BINARY_MIN: return mix(min(a, b), vec4(ORTVK_NAN), nan);
     }
@@ -117,7 +117,9 @@ void main_vec()
 // Constant 1 = 2 (b) or 3 (a): one operand is one value a row of the last dim (a per-channel scale or bias: stride 0
 // along it), the other, and c, contiguous; rows of 64 elements or more, a multiple of 4 (kernel_elementwise.c
 // checks). An invocation takes 64 elements of c in flat order, so no invocation idles at a row's end; they span at
-// most two rows, whose two values it loads first and picks per vec4 (a select, not a branch).
+// most two rows, whose two values it loads first and picks per vec4 (a select, not a branch). Constant 1 = 4 (b)
+// or 5 (a): the same for rows of any length of 64 or more, or offsets not a multiple of 16 bytes, element by
+// element (the detector's 17 x 30 maps at 960x544: no index divided per element, as the general form does).
 uint row_index(uint row, bool of_a)
 {
     uint idx = 0u, r = row;
@@ -137,10 +139,17 @@ void main_flat()
     if (e >= p.n) return;
     uint len = p.dims[p.rank - 1u];
     uint row = e / len, next = (row + 1u) * len, row1 = min(row + 1u, p.n / len - 1u);
-    bool of_a = VEC == 3u;
+    bool of_a = VEC == 3u || VEC == 5u;
     float s0 = of_a ? ORTVK_TEXEL(0, p.a, row_index(row, true)) : ORTVK_TEXEL(1, p.b, row_index(row, false));
     float s1 = of_a ? ORTVK_TEXEL(0, p.a, row_index(row1, true)) : ORTVK_TEXEL(1, p.b, row_index(row1, false));
     uint end = min(e + RUN, p.n);
+    if (VEC >= 4u) {
+        [[dont_unroll]] for (uint j = e; j < end; j++) {
+            float s = j < next ? s0 : s1;
+            ORTVK_SET(2, p.c, j, of_a ? apply(s, ORTVK_TEXEL(1, p.b, j)) : apply(ORTVK_TEXEL(0, p.a, j), s));
+        }
+        return;
+    }
     if (end == e + RUN) { // no test per vec4 (lavapipe masks every load and store behind one)
         [[dont_unroll]] for (uint j = e; j < e + RUN; j += 4u) {
             vec4 s = vec4(j < next ? s0 : s1);

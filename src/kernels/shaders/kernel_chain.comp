@@ -20,13 +20,16 @@ layout(push_constant) uniform Push {
 
 // Constant 0: bit 0 for the vectorised form (16 elements an invocation as vec4; n and the offsets multiples of 4,
 // and in the broadcast form the last dim a multiple of 16 that each operand steps along by 0 or 1), bit 1 for the
-// broadcast form (operands read through the table), bit 2 where its table is in a buffer (5 or 6 dims).
+// broadcast form (operands read through the table), bit 2 where its table is in a buffer (5 or 6 dims), bit 3 for
+// the broadcast form in row segments (each operand stepping 0 or 1 along the last dim, of any length and offset:
+// 16 elements of a row an invocation, read element by element, their indices found once).
 layout(constant_id = 0) const uint MODE = 0u;
 const bool VEC = (MODE & 1u) != 0u, BROADCAST = (MODE & 2u) != 0u, TABLE_BUFFER = (MODE & 4u) != 0u;
-// Constant 1, the vectorised broadcast form's: bit k where operand k (x, r, q) steps along the last dim (a vec4 of
-// its own each 4 elements), clear where it does not (one value for the row, read once). Known when the pipeline is
-// made rather than read from the table: no read tests it at run time (the neck's chain 0.65x the device time on
-// lavapipe, docs/benchmarks.md run T (chain)).
+const bool SEGMENTS = (MODE & 8u) != 0u;
+// Constant 1, the vectorised broadcast form's and the segments': bit k where operand k (x, r, q) steps along the
+// last dim (a vec4 of its own each 4 elements), clear where it does not (one value for the row, read once). Known
+// when the pipeline is made rather than read from the table: no read tests it at run time (the neck's chain 0.65x
+// the device time on lavapipe, docs/benchmarks.md run T (chain)).
 layout(constant_id = 1) const uint STEPS = 0u;
 const uvec3 STEP = uvec3(STEPS & 1u, (STEPS >> 1) & 1u, (STEPS >> 2) & 1u);
 
@@ -52,6 +55,10 @@ uvec3 operand_indices(uint e, uint first)
 }
 
 // Four elements from `at` of operand n: a vec4 where it steps along the last dim, its one value where it does not.
+// Elements base + step * k.x, ... of operand n (the segments form).
+#define GATHER4(n, ref, base, step, k) \
+    vec4(ORTVK_TEXEL(n, ref, (base) + (step) * (k).x), ORTVK_TEXEL(n, ref, (base) + (step) * (k).y), \
+         ORTVK_TEXEL(n, ref, (base) + (step) * (k).z), ORTVK_TEXEL(n, ref, (base) + (step) * (k).w))
 #define OPERAND4(n, ref, at, step) ((step) != 0u ? ORTVK_TEXEL4(n, ref, at) : vec4(ORTVK_TEXEL(n, ref, at)))
 
 void main()
@@ -100,6 +107,25 @@ void main()
             vec4 r = ORTVK_CHAIN_R ? ORTVK_TEXEL4(3, p.r, e0 + j) : vec4(0.0);
             vec4 q = ORTVK_CHAIN_Q ? ORTVK_TEXEL4(4, p.q, e0 + j) : vec4(0.0);
             ORTVK_SET4(1, p.y, e0 + j, ortvk_chain4rq(ORTVK_TEXEL4(0, p.x, e0 + j), r, q));
+        }
+        return;
+    }
+    if (SEGMENTS) { // a row's 16 elements from col, as 4 groups of 4 (clamped reads, stores tested, past the row's end)
+        uint rank = table(0u), len = table(rank), segments = (len + 15u) / 16u;
+        uint i = ortvk_index(), row = i / segments, col = (i - row * segments) * 16u;
+        if (row >= p.n / len) return;
+        uint e0 = row * len + col, last = min(16u, len - col) - 1u;
+        uvec3 at = operand_indices(row, 1u) + STEP * col;
+        [[unroll]] for (uint j = 0u; j < 16u; j += 4u) {
+            if (j > last) break;
+            uvec4 k = min(uvec4(j, j + 1u, j + 2u, j + 3u), uvec4(last));
+            vec4 x = GATHER4(0, p.x, at.x, STEP.x, k);
+            vec4 r = ORTVK_CHAIN_R ? GATHER4(3, p.r, at.y, STEP.y, k) : vec4(0.0);
+            vec4 q = ORTVK_CHAIN_Q ? GATHER4(4, p.q, at.z, STEP.z, k) : vec4(0.0);
+            vec4 y = ortvk_chain4rq(x, r, q);
+            [[unroll]] for (uint c = 0u; c < 4u; c++) {
+                if (j + c <= last) ORTVK_SET(1, p.y, e0 + j + c, y[c]);
+            }
         }
         return;
     }

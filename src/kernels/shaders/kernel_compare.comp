@@ -51,12 +51,12 @@ bool apply(uint ia, uint ib)
     }
     float x = ORTVK_GET(0, p.a, ia), y = ORTVK_GET(1, p.b, ib);
     switch (FN) {
-    case ORTVK_COMPARE_EQUAL: return x == y;
-    case ORTVK_COMPARE_GREATER: return x > y;
-    case ORTVK_COMPARE_LESS: return x < y;
-    case ORTVK_COMPARE_GREATER_EQUAL: return x >= y;
+    case ORTVK_COMPARE_EQUAL: return ortvk_equal(x, y);
+    case ORTVK_COMPARE_GREATER: return ortvk_less(y, x);
+    case ORTVK_COMPARE_LESS: return ortvk_less(x, y);
+    case ORTVK_COMPARE_GREATER_EQUAL: return ortvk_less_equal(y, x);
     }
-    return x <= y;
+    return ortvk_less_equal(x, y);
 }
 
 void main()

@@ -13,16 +13,36 @@ layout(push_constant) uniform Push {
                               //     8 log-sum-exp, 9 product
 } p;
 
-float reduce_step(float acc, float v, float shift)
+// ReduceLogSum where the device may flush subnormals (ORTVK_EXACT): they are summed apart, in `small`, each scaled
+// up by 2^64 (ortvk_subnormal_up), and joined with the other elements' sum before the log (log_sum). The product
+// takes subnormal factors exactly (ortvk_mul).
+float reduce_step(float acc, float v, float shift, inout float small)
 {
-    if (p.fn <= 1u || p.fn == 7u) return acc + v;
+    if (p.fn <= 1u || p.fn == 7u) {
+        if (!ORTVK_EXACT || p.fn != 7u || !ortvk_is_subnormal(v)) return acc + v;
+        small += ortvk_subnormal_up(v);
+        return acc;
+    }
     if (p.fn == 4u) return acc + abs(v);
     if (p.fn == 5u || p.fn == 6u) return acc + v * v;
     if (p.fn == 8u) return acc + ortvk_exp(v - shift);
-    if (p.fn == 9u) return acc * v;
+    if (p.fn == 9u) return ortvk_mul(acc, v);
     if (ortvk_isnan(v) || ortvk_isnan(acc)) return ORTVK_NAN;
     return p.fn == 2u ? max(acc, v) : min(acc, v);
 }
+
+// log(acc + small 2^-64): where acc is below 2^-60, as log(acc 2^64 + small) - 64 ln 2.
+float log_sum(float acc, float small)
+{
+    if (small == 0.0) return ortvk_log(acc);
+    if (abs(acc) >= uintBitsToFloat(0x21800000u)) return ortvk_log(acc + small * ORTVK_P2_DOWN); // 2^-60
+    return ortvk_log(acc * ORTVK_P2_UP + small) - 44.3614195558365;
+}
+
+// One element, or a vec4's four in order.
+#define REDUCE4(acc, v, shift, small) \
+    reduce_step(reduce_step(reduce_step(reduce_step(acc, (v).x, shift, small), (v).y, shift, small), (v).z, shift, \
+                            small), (v).w, shift, small)
 
 layout(constant_id = 0) const uint ROWS = 0u;
 
@@ -51,25 +71,24 @@ void rows_main()
         mx = ortvk_row_reduce(mx, ORTVK_ROW_MAX);
         if (!isinf(mx)) shift = mx;
     }
-    float acc = p.fn == 2u ? -ORTVK_INF : (p.fn == 3u ? ORTVK_INF : (p.fn == 9u ? 1.0 : 0.0));
+    float acc = p.fn == 2u ? -ORTVK_INF : (p.fn == 3u ? ORTVK_INF : (p.fn == 9u ? 1.0 : 0.0)), small = 0.0;
     ORTVK_FOR(j, 0u, mine) {
         uint q = t + 64u * j;
         if (vec) {
-            vec4 v = ORTVK_GET4(0, p.x, base + q * 4u);
-            acc = reduce_step(reduce_step(reduce_step(reduce_step(acc, v.x, shift), v.y, shift), v.z, shift), v.w,
-                              shift);
+            acc = REDUCE4(acc, ORTVK_GET4(0, p.x, base + q * 4u), shift, small);
         } else {
-            acc = reduce_step(acc, ORTVK_GET(0, p.x, base + q), shift);
+            acc = reduce_step(acc, ORTVK_GET(0, p.x, base + q), shift, small);
         }
     }
     acc = ortvk_row_reduce(acc, p.fn == 9u   ? ORTVK_ROW_PRODUCT
                                 : p.fn == 2u ? ORTVK_ROW_MAX
                                 : p.fn == 3u ? ORTVK_ROW_MIN
                                              : ORTVK_ROW_SUM);
+    if (ORTVK_EXACT && p.fn == 7u) small = ortvk_row_reduce(small, ORTVK_ROW_SUM);
     if (t != 0u) return;
     if (p.fn == 1u) acc = acc / float(p.R);
     else if (p.fn == 5u) acc = sqrt(acc);
-    else if (p.fn == 7u) acc = ortvk_log(acc);
+    else if (p.fn == 7u) acc = log_sum(acc, small);
     else if (p.fn == 8u) acc = ortvk_log(acc) + shift;
     ORTVK_SET(1, p.y, row, acc);
 }
@@ -101,18 +120,15 @@ void main()
         }
         if (!isinf(mx)) shift = mx; // all -inf (or none): log(0) = -inf below; an inf stays inf
     }
+    float small = 0.0;
     if (vec) {
-        ORTVK_FOR(q, 0u, p.R / 4u) {
-            vec4 v = ORTVK_GET4(0, p.x, base + q * 4u);
-            acc = reduce_step(reduce_step(reduce_step(reduce_step(acc, v.x, shift), v.y, shift), v.z, shift), v.w,
-                              shift);
-        }
+        ORTVK_FOR(q, 0u, p.R / 4u) acc = REDUCE4(acc, ORTVK_GET4(0, p.x, base + q * 4u), shift, small);
     } else {
-        ORTVK_FOR(r, 0u, p.R) acc = reduce_step(acc, ORTVK_GET(0, p.x, base + r * p.inner), shift);
+        ORTVK_FOR(r, 0u, p.R) acc = reduce_step(acc, ORTVK_GET(0, p.x, base + r * p.inner), shift, small);
     }
     if (p.fn == 1u) acc = acc / float(p.R);
     else if (p.fn == 5u) acc = sqrt(acc);
-    else if (p.fn == 7u) acc = ortvk_log(acc);
+    else if (p.fn == 7u) acc = log_sum(acc, small);
     else if (p.fn == 8u) acc = ortvk_log(acc) + shift;
     ORTVK_SET(1, p.y, i, acc);
 }

@@ -37,10 +37,12 @@ float trig(float v, uint which)
 
 float apply(float v)
 {
+    // A subnormal v where the device may flush it (ORTVK_EXACT): Floor, Ceil and Sign by its sign alone.
+    bool tiny = ORTVK_EXACT && ortvk_is_subnormal(v), negative = (floatBitsToUint(v) >> 31) != 0u;
     switch (FN) {
     case ORTVK_UNARY_COPY: return v;
     case ORTVK_UNARY_RELU: return v < 0.0 ? 0.0 : v;  // NaN stays NaN
-    case ORTVK_UNARY_LEAKY_RELU: return v < 0.0 ? v * p.alpha : v;
+    case ORTVK_UNARY_LEAKY_RELU: return ortvk_less(v, 0.0) ? ortvk_mul(v, p.alpha) : v;
     case ORTVK_UNARY_SIGMOID: return ortvk_sigmoid(v);
     case ORTVK_UNARY_HARD_SIGMOID: return ortvk_hard_sigmoid(v, p.alpha, p.beta);
     case ORTVK_UNARY_HARD_SWISH: return ortvk_hard_swish(v);
@@ -52,18 +54,22 @@ float apply(float v)
     case ORTVK_UNARY_SQRT: return ortvk_sqrt(v);
     case ORTVK_UNARY_ERF: return ortvk_erf(v);
     case ORTVK_UNARY_CLIP: return ortvk_isnan(v) ? v : min(max(v, p.alpha), p.beta);  // NaN stays NaN
-    case ORTVK_UNARY_RECIPROCAL: return 1.0 / v;
-    case ORTVK_UNARY_FLOOR: return floor(v);
-    case ORTVK_UNARY_CEIL: return ceil(v);
+    case ORTVK_UNARY_RECIPROCAL: return ortvk_div(1.0, v);
+    case ORTVK_UNARY_FLOOR: return tiny ? (negative ? -1.0 : 0.0) : floor(v);
+    case ORTVK_UNARY_CEIL: return tiny ? (negative ? -0.0 : 1.0) : ceil(v);
     case ORTVK_UNARY_ELU: return v < 0.0 ? p.alpha * ortvk_expm1(v) : v;
     case ORTVK_UNARY_SOFTPLUS: return softplus(v);
     case ORTVK_UNARY_SELU: return v <= 0.0 ? p.gamma * (p.alpha * ortvk_expm1(v)) : p.gamma * v;
-    case ORTVK_UNARY_SIGN: return ortvk_isnan(v) ? v : (v > 0.0 ? 1.0 : (v < 0.0 ? -1.0 : 0.0));  // NaN stays NaN
+    case ORTVK_UNARY_SIGN: // NaN stays NaN
+        if (tiny) return negative ? -1.0 : 1.0;
+        return ortvk_isnan(v) ? v : (v > 0.0 ? 1.0 : (v < 0.0 ? -1.0 : 0.0));
     case ORTVK_UNARY_ROUND: return roundEven(v);  // halves to even
     case ORTVK_UNARY_SOFTSIGN: return v / (1.0 + abs(v));
     case ORTVK_UNARY_THRESHOLDED_RELU: return v > p.alpha ? v : 0.0;
-    case ORTVK_UNARY_CELU: return ortvk_isnan(v) ? v : max(0.0, v) + min(0.0, p.alpha * ortvk_expm1(v / p.alpha));
-    case ORTVK_UNARY_SHRINK: return v < -p.alpha ? v + p.beta : (v > p.alpha ? v - p.beta : 0.0);  // lambd, bias
+    case ORTVK_UNARY_CELU:
+        return ortvk_isnan(v) ? v : max(0.0, v) + min(0.0, p.alpha * ortvk_expm1(ortvk_div(v, p.alpha)));
+    case ORTVK_UNARY_SHRINK: // lambd, bias
+        return ortvk_less(v, -p.alpha) ? v + p.beta : (ortvk_less(p.alpha, v) ? v - p.beta : 0.0);
     case ORTVK_UNARY_DIVIDE: return v / p.alpha;  // Mean's division by the count
     case ORTVK_UNARY_SIN: return ortvk_sin(v);
     case ORTVK_UNARY_COS: return ortvk_cos(v);

@@ -10,7 +10,7 @@ const uint ORTVK_ROW_SUM = 0u, ORTVK_ROW_PRODUCT = 1u, ORTVK_ROW_MAX = 2u, ORTVK
 float ortvk_row_combine(float a, float b, uint how)
 {
     if (how == ORTVK_ROW_SUM) return a + b;
-    if (how == ORTVK_ROW_PRODUCT) return a * b;
+    if (how == ORTVK_ROW_PRODUCT) return ortvk_mul(a, b);
     if (ortvk_isnan(a) || ortvk_isnan(b)) return ORTVK_NAN;
     return how == ORTVK_ROW_MAX ? max(a, b) : min(a, b);
 }

@@ -148,14 +148,17 @@ float ortvk_subnormal_up(float x)
 }
 
 // x * y and x / y: a subnormal operand scaled up by 2^64 and the result scaled back (exact unless it is itself
-// below FLT_MIN). Two subnormal factors give a zero of their sign, as IEEE's product does.
+// below FLT_MIN). Two subnormal factors give a zero of their sign, as IEEE's product does. `precise`, as the ops
+// they serve are: no product here fuses into a caller's addition (a chain's BN_C step adds b to one).
 float ortvk_mul(float x, float y)
 {
     bool sx = ORTVK_EXACT && ortvk_is_subnormal(x), sy = ORTVK_EXACT && ortvk_is_subnormal(y);
-    if (!sx && !sy) return x * y;
+    precise float p = x * y;
+    if (!sx && !sy) return p;
     if (sx && sy) return uintBitsToFloat((floatBitsToUint(x) ^ floatBitsToUint(y)) & 0x80000000u);
     precise float r = (sx ? ortvk_subnormal_up(x) : x) * (sy ? ortvk_subnormal_up(y) : y);
-    return r * ORTVK_P2_DOWN;
+    precise float scaled = r * ORTVK_P2_DOWN;
+    return scaled;
 }
 
 float ortvk_div(float x, float y)
@@ -168,7 +171,8 @@ float ortvk_div(float x, float y)
 
 vec4 ortvk_mul4(vec4 x, vec4 y)
 {
-    if (!ORTVK_EXACT) return x * y;
+    precise vec4 p = x * y;
+    if (!ORTVK_EXACT) return p;
     return vec4(ortvk_mul(x.x, y.x), ortvk_mul(x.y, y.y), ortvk_mul(x.z, y.z), ortvk_mul(x.w, y.w));
 }
 

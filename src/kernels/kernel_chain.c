@@ -240,8 +240,8 @@ static OrtStatus *chain_shape(const ortvk_kparams *params, ortvk_krun *run)
 /* The broadcast form's table (shaders/kernel_chain.comp): the output's dims coalesced with x's, r's and q's strides,
  * in push->words where they are 4 dims or fewer (*in_buffer false), else uploaded; *segments whether each operand
  * steps 0 or 1 along the last dim, *vec whether the vectorised form applies too (that last dim a multiple of 16);
- * *len the last dim; *steps
- * bit k where operand k steps 1 along it (the vectorised form's constant 1, kernel_chain.comp's STEPS). */
+ * *len the last dim; *steps bit k where operand k steps 1 along it (the vectorised and segments forms' constant 1,
+ * kernel_chain.comp's STEPS). */
 static OrtStatus *broadcast_table(ortvk_krun *run, const ortvk_ktensor *in[3], const ortvk_ktensor *y,
                                   push_chain *push, bool *in_buffer, bool *vec, bool *segments, uint64_t *len,
                                   uint32_t *steps)

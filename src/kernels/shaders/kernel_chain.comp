@@ -55,11 +55,11 @@ uvec3 operand_indices(uint e, uint first)
 }
 
 // Four elements from `at` of operand n: a vec4 where it steps along the last dim, its one value where it does not.
-// Elements base + step * k.x, ... of operand n (the segments form).
+#define OPERAND4(n, ref, at, step) ((step) != 0u ? ORTVK_TEXEL4(n, ref, at) : vec4(ORTVK_TEXEL(n, ref, at)))
+// Elements base + step * k.x, ... of operand n, one by one (the segments form).
 #define GATHER4(n, ref, base, step, k) \
     vec4(ORTVK_TEXEL(n, ref, (base) + (step) * (k).x), ORTVK_TEXEL(n, ref, (base) + (step) * (k).y), \
          ORTVK_TEXEL(n, ref, (base) + (step) * (k).z), ORTVK_TEXEL(n, ref, (base) + (step) * (k).w))
-#define OPERAND4(n, ref, at, step) ((step) != 0u ? ORTVK_TEXEL4(n, ref, at) : vec4(ORTVK_TEXEL(n, ref, at)))
 
 void main()
 {

@@ -132,90 +132,114 @@ const bool ORTVK_EXACT = ORTVK_EXACT_SUBNORMALS != 0u;
 #define ORTVK_P2_UP uintBitsToFloat(0x5f800000u)   // 2^64
 #define ORTVK_P2_DOWN uintBitsToFloat(0x1f800000u) // 2^-64
 
+// The helpers are written without branches, on vec4s (a float's form is the vec4's first lane): a chain step
+// inlines them once for every kind the step could be before the constants fold the switch, and pipelines of fused
+// chains build several times slower on lavapipe when each is a branchy scalar function (docs/kernels.md,
+// "Subnormals").
+bvec4 ortvk_is_subnormal4(vec4 x)
+{
+    return lessThan((floatBitsToUint(x) & 0x7fffffffu) - 1u, uvec4(0x007fffffu)); // 0 < |x| < FLT_MIN
+}
+
 bool ortvk_is_subnormal(float x)
 {
-    uint a = floatBitsToUint(x) & 0x7fffffffu;
-    return a != 0u && a < 0x00800000u;
+    return ortvk_is_subnormal4(vec4(x)).x;
 }
 
 // x * 2^64 for a subnormal x, exactly, as a normal float: its significand m (an integer below 2^23, exact as a
-// float) is x / 2^-149, and m * 2^-85 = x * 2^64.
+// float) is x / 2^-149, and m * 2^-85 = x * 2^64. x itself where it is not subnormal.
+vec4 ortvk_subnormal_up4(vec4 x)
+{
+    uvec4 b = floatBitsToUint(x);
+    vec4 m = vec4(b & 0x7fffffu) * uintBitsToFloat(0x15000000u); // 2^-85
+    return mix(x, uintBitsToFloat(floatBitsToUint(m) | (b & 0x80000000u)), ortvk_is_subnormal4(x));
+}
+
 float ortvk_subnormal_up(float x)
 {
-    uint b = floatBitsToUint(x);
-    float m = float(b & 0x7fffffu) * uintBitsToFloat(0x15000000u); // 2^-85
-    return (b >> 31) != 0u ? -m : m;
+    return ortvk_subnormal_up4(vec4(x)).x;
 }
 
 // x * y and x / y: a subnormal operand scaled up by 2^64 and the result scaled back (exact unless it is itself
 // below FLT_MIN). Two subnormal factors give a zero of their sign, as IEEE's product does. `precise`, as the ops
 // they serve are: no product here fuses into a caller's addition (a chain's BN_C step adds b to one).
-float ortvk_mul(float x, float y)
-{
-    bool sx = ORTVK_EXACT && ortvk_is_subnormal(x), sy = ORTVK_EXACT && ortvk_is_subnormal(y);
-    precise float p = x * y;
-    if (!sx && !sy) return p;
-    if (sx && sy) return uintBitsToFloat((floatBitsToUint(x) ^ floatBitsToUint(y)) & 0x80000000u);
-    precise float r = (sx ? ortvk_subnormal_up(x) : x) * (sy ? ortvk_subnormal_up(y) : y);
-    precise float scaled = r * ORTVK_P2_DOWN;
-    return scaled;
-}
-
-float ortvk_div(float x, float y)
-{
-    bool sx = ORTVK_EXACT && ortvk_is_subnormal(x), sy = ORTVK_EXACT && ortvk_is_subnormal(y);
-    if (!sx && !sy) return x / y;
-    precise float q = (sx ? ortvk_subnormal_up(x) : x) / (sy ? ortvk_subnormal_up(y) : y);
-    return sx == sy ? q : q * (sx ? ORTVK_P2_DOWN : ORTVK_P2_UP);
-}
-
 vec4 ortvk_mul4(vec4 x, vec4 y)
 {
     precise vec4 p = x * y;
     if (!ORTVK_EXACT) return p;
-    return vec4(ortvk_mul(x.x, y.x), ortvk_mul(x.y, y.y), ortvk_mul(x.z, y.z), ortvk_mul(x.w, y.w));
+    uvec4 n = uvec4(ortvk_is_subnormal4(x)) + uvec4(ortvk_is_subnormal4(y)); // subnormal factors: 0, 1 or 2
+    vec4 back = mix(mix(vec4(1.0), vec4(ORTVK_P2_DOWN), greaterThan(n, uvec4(0u))), vec4(0.0),
+                    greaterThan(n, uvec4(1u)));
+    precise vec4 r = ortvk_subnormal_up4(x) * ortvk_subnormal_up4(y);
+    precise vec4 scaled = r * back;
+    return scaled;
 }
 
 vec4 ortvk_div4(vec4 x, vec4 y)
 {
     if (!ORTVK_EXACT) return x / y;
-    return vec4(ortvk_div(x.x, y.x), ortvk_div(x.y, y.y), ortvk_div(x.z, y.z), ortvk_div(x.w, y.w));
+    vec4 back = mix(vec4(1.0), vec4(ORTVK_P2_DOWN), ortvk_is_subnormal4(x)) *
+                mix(vec4(1.0), vec4(ORTVK_P2_UP), ortvk_is_subnormal4(y)); // 2^-64, 1 or 2^64: exact
+    precise vec4 q = ortvk_subnormal_up4(x) / ortvk_subnormal_up4(y);
+    precise vec4 scaled = q * back;
+    return scaled;
+}
+
+float ortvk_mul(float x, float y)
+{
+    return ortvk_mul4(vec4(x), vec4(y)).x;
+}
+
+float ortvk_div(float x, float y)
+{
+    return ortvk_div4(vec4(x), vec4(y)).x;
 }
 
 // Comparisons: on integers of the floats' order (-0 and +0 equal), false when either is NaN.
-int ortvk_order_key(float x)
+ivec4 ortvk_order_key4(vec4 x)
 {
-    int b = floatBitsToInt(x);
-    return b >= 0 ? b : -(b & 0x7fffffff);
+    ivec4 b = floatBitsToInt(x);
+    return mix(-(b & 0x7fffffff), b, greaterThanEqual(b, ivec4(0)));
 }
 
-bool ortvk_unordered(float x, float y)
+uvec4 ortvk_ordered4(vec4 x, vec4 y) // 1 where neither is NaN
 {
-    return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u || (floatBitsToUint(y) & 0x7fffffffu) > 0x7f800000u;
-}
-
-bool ortvk_less(float x, float y)
-{
-    if (!ORTVK_EXACT) return x < y;
-    return !ortvk_unordered(x, y) && ortvk_order_key(x) < ortvk_order_key(y);
-}
-
-bool ortvk_equal(float x, float y)
-{
-    if (!ORTVK_EXACT) return x == y;
-    return !ortvk_unordered(x, y) && ortvk_order_key(x) == ortvk_order_key(y);
-}
-
-bool ortvk_less_equal(float x, float y)
-{
-    if (!ORTVK_EXACT) return x <= y;
-    return !ortvk_unordered(x, y) && ortvk_order_key(x) <= ortvk_order_key(y);
+    uvec4 inf = uvec4(0x7f800000u);
+    return uvec4(lessThanEqual(floatBitsToUint(x) & 0x7fffffffu, inf)) &
+           uvec4(lessThanEqual(floatBitsToUint(y) & 0x7fffffffu, inf));
 }
 
 bvec4 ortvk_less4(vec4 x, vec4 y)
 {
     if (!ORTVK_EXACT) return lessThan(x, y);
-    return bvec4(ortvk_less(x.x, y.x), ortvk_less(x.y, y.y), ortvk_less(x.z, y.z), ortvk_less(x.w, y.w));
+    return bvec4(ortvk_ordered4(x, y) & uvec4(lessThan(ortvk_order_key4(x), ortvk_order_key4(y))));
+}
+
+bvec4 ortvk_equal4(vec4 x, vec4 y)
+{
+    if (!ORTVK_EXACT) return equal(x, y);
+    return bvec4(ortvk_ordered4(x, y) & uvec4(equal(ortvk_order_key4(x), ortvk_order_key4(y))));
+}
+
+bvec4 ortvk_less_equal4(vec4 x, vec4 y)
+{
+    if (!ORTVK_EXACT) return lessThanEqual(x, y);
+    return bvec4(ortvk_ordered4(x, y) & uvec4(lessThanEqual(ortvk_order_key4(x), ortvk_order_key4(y))));
+}
+
+bool ortvk_less(float x, float y)
+{
+    return ortvk_less4(vec4(x), vec4(y)).x;
+}
+
+bool ortvk_equal(float x, float y)
+{
+    return ortvk_equal4(vec4(x), vec4(y)).x;
+}
+
+bool ortvk_less_equal(float x, float y)
+{
+    return ortvk_less_equal4(vec4(x), vec4(y)).x;
 }
 
 // A chain of element-wise steps fused after an op's result, or run on its own (kernel_chain.c): specialization
@@ -269,7 +293,7 @@ uint ortvk_chain_kind(uint k)
 // The activations a chain can end with, defined below with the other functions.
 vec4 ortvk_sigmoid4(vec4 v);
 float ortvk_tanh(float x);
-float ortvk_sqrt(float x);
+vec4 ortvk_sqrt4(vec4 x);
 float ortvk_hard_sigmoid(float v, float alpha, float beta);
 float ortvk_hard_swish(float v);
 // Whether the chain reads a residual r (ADD_R, MUL_R steps): a tensor of the output's shape, an operand of the shader
@@ -285,13 +309,29 @@ const bool ORTVK_CHAIN_Q = (ORTVK_CHAIN_KINDS1 & ORTVK_CHAIN_SECOND) != 0u;
 vec4 ortvk_chain_step4(uint kind, vec4 t_in, inout vec4 kept, vec4 r, vec4 q, float a, float b)
 {
     precise vec4 t = t_in;
+    // The products and quotients share one ortvk_mul4 and one ortvk_div4 a step (their exact forms are long).
+    bool product = kind == ORTVK_CHAIN_MUL || kind == ORTVK_CHAIN_MUL_X || kind == ORTVK_CHAIN_MUL_R ||
+                   kind == ORTVK_CHAIN_MUL_Q || kind == ORTVK_CHAIN_MUL_C || kind == ORTVK_CHAIN_BN_C ||
+                   kind == ORTVK_CHAIN_LEAKY_RELU;
+    if (product) {
+        vec4 f = kind == ORTVK_CHAIN_MUL_X ? kept
+               : kind == ORTVK_CHAIN_MUL_R ? r
+               : kind == ORTVK_CHAIN_MUL_Q ? q : vec4(a);
+        precise vec4 tf = ortvk_mul4(t, f);
+        if (kind == ORTVK_CHAIN_BN_C) t = tf + b;
+        else if (kind == ORTVK_CHAIN_LEAKY_RELU) t = mix(t, tf, ortvk_less4(t, vec4(0.0)));
+        else t = tf;
+        return t;
+    }
+    if (kind == ORTVK_CHAIN_DIV || kind == ORTVK_CHAIN_RDIV) {
+        bool reversed = kind == ORTVK_CHAIN_RDIV;
+        t = ortvk_div4(reversed ? vec4(a) : t, reversed ? t : vec4(a));
+        return t;
+    }
     switch (kind) {
     case ORTVK_CHAIN_ADD: t = t + a; break;
     case ORTVK_CHAIN_SUB: t = t - a; break;
     case ORTVK_CHAIN_RSUB: t = a - t; break;
-    case ORTVK_CHAIN_MUL: t = ortvk_mul4(t, vec4(a)); break;
-    case ORTVK_CHAIN_DIV: t = ortvk_div4(t, vec4(a)); break;
-    case ORTVK_CHAIN_RDIV: t = ortvk_div4(vec4(a), t); break;
     case ORTVK_CHAIN_CLIP: {
         bvec4 nan = greaterThan(floatBitsToUint(t) & 0x7fffffffu, uvec4(0x7f800000u));
         t = mix(min(max(t, a), b), t, nan);
@@ -299,7 +339,6 @@ vec4 ortvk_chain_step4(uint kind, vec4 t_in, inout vec4 kept, vec4 r, vec4 q, fl
     }
     case ORTVK_CHAIN_RELU: t = mix(t, vec4(0.0), lessThan(t, vec4(0.0))); break;
     case ORTVK_CHAIN_ADD_X: t = t + kept; break;
-    case ORTVK_CHAIN_MUL_X: t = ortvk_mul4(t, kept); break;
     case ORTVK_CHAIN_MARK: kept = t; break;
     case ORTVK_CHAIN_SIGMOID: t = ortvk_sigmoid4(t); break;
     case ORTVK_CHAIN_HARD_SIGMOID:
@@ -309,17 +348,12 @@ vec4 ortvk_chain_step4(uint kind, vec4 t_in, inout vec4 kept, vec4 r, vec4 q, fl
     case ORTVK_CHAIN_HARD_SWISH:
         t = vec4(ortvk_hard_swish(t.x), ortvk_hard_swish(t.y), ortvk_hard_swish(t.z), ortvk_hard_swish(t.w));
         break;
-    case ORTVK_CHAIN_LEAKY_RELU: t = mix(t, ortvk_mul4(t, vec4(a)), ortvk_less4(t, vec4(0.0))); break;
     case ORTVK_CHAIN_TANH: t = vec4(ortvk_tanh(t.x), ortvk_tanh(t.y), ortvk_tanh(t.z), ortvk_tanh(t.w)); break;
     case ORTVK_CHAIN_ADD_R: t = t + r; break;
-    case ORTVK_CHAIN_MUL_R: t = ortvk_mul4(t, r); break;
     case ORTVK_CHAIN_ADD_Q: t = t + q; break;
-    case ORTVK_CHAIN_MUL_Q: t = ortvk_mul4(t, q); break;
     case ORTVK_CHAIN_ADD_C: t = t + a; break; // a, b: channel c's (ORTVK_CHAIN_CHANNEL)
-    case ORTVK_CHAIN_MUL_C: t = ortvk_mul4(t, vec4(a)); break;
-    case ORTVK_CHAIN_BN_C: t = ortvk_mul4(t, vec4(a)) + b; break;
     case ORTVK_CHAIN_SQUARE: t = t * t; break; // Pow(t, 2): x * x for every x, as ortvk_pow
-    case ORTVK_CHAIN_SQRT: t = vec4(ortvk_sqrt(t.x), ortvk_sqrt(t.y), ortvk_sqrt(t.z), ortvk_sqrt(t.w)); break;
+    case ORTVK_CHAIN_SQRT: t = ortvk_sqrt4(t); break;
     }
     return t;
 }
@@ -499,13 +533,20 @@ float ortvk_log1p(float x)
 
 // tanh: an odd polynomial near 0 (where 1 - e^-2x would cancel), 1 - 2 / (e^2|x| + 1) elsewhere.
 // Sqrt as the unary op and a chain step compute it: NaN below 0 (-0 gives -0); subnormals exactly (ORTVK_EXACT).
+vec4 ortvk_sqrt4(vec4 x)
+{
+    vec4 r = mix(sqrt(x), vec4(ORTVK_NAN), lessThan(x, vec4(0.0)));
+    if (!ORTVK_EXACT) return r;
+    // A subnormal x: sqrt(x 2^64) 2^-32, NaN where it is negative.
+    uvec4 b = floatBitsToUint(x);
+    vec4 e = mix(sqrt(ortvk_subnormal_up4(x)) * uintBitsToFloat(0x2f800000u), vec4(ORTVK_NAN),
+                 greaterThanEqual(b, uvec4(0x80000000u)));
+    return mix(r, e, ortvk_is_subnormal4(x));
+}
+
 float ortvk_sqrt(float x)
 {
-    if (ORTVK_EXACT && ortvk_is_subnormal(x)) { // sqrt(x 2^64) 2^-32; NaN below 0
-        if ((floatBitsToUint(x) >> 31) != 0u) return ORTVK_NAN;
-        return sqrt(ortvk_subnormal_up(x)) * uintBitsToFloat(0x2f800000u);
-    }
-    return x < 0.0 ? ORTVK_NAN : sqrt(x);
+    return ortvk_sqrt4(vec4(x)).x;
 }
 
 float ortvk_tanh(float x)
@@ -597,7 +638,8 @@ float ortvk_pow(float x, float y)
     if ((floatBitsToUint(y) & 0x7fffffffu) == 0u) return 1.0;
     // A subnormal exponent acts as any tiny one that is not an integer (2^-100 keeps its sign); a subnormal base is
     // read from its bits below (ortvk_log, ortvk_sqrt).
-    if (ORTVK_EXACT && ortvk_is_subnormal(y)) y = uintBitsToFloat((floatBitsToUint(y) & 0x80000000u) | 0x0d800000u);
+    bool tiny_y = ortvk_is_subnormal(y);
+    if (ORTVK_EXACT && tiny_y) y = uintBitsToFloat((floatBitsToUint(y) & 0x80000000u) | 0x0d800000u);
     if (x == 1.0) return 1.0;
     if (ortvk_isnan(x) || ortvk_isnan(y)) return ORTVK_NAN;
     float ax = uintBitsToFloat(floatBitsToUint(x) & 0x7fffffffu), ay = abs(y); // |x| by its bits: kept if subnormal

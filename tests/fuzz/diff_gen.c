@@ -1861,9 +1861,11 @@ static void gen_fusion(dcase *c)
             const char *with = kind == 8 ? (residual && rp(c, 0.7) ? "x" : first) : other;
             const char *op = rp(c, 0.5) ? "Add" : "Mul";
             bool left = rp(c, 0.5);
+            /* t * an operand holding an infinity, or FLT_MAX, as t * inf and t * FLT_MAX above (seed 264 case
+             * 200464: Tanh, then * r of FLT_MAX: MLAS's Tanh a last bit above 1 makes inf, ortvk's FLT_MAX). */
             if (kind != 8 && !strcmp(op, "Mul")) {
                 gain *= fmax(4.5, operand_max);
-                if (operand_nonfinite && inexact) c->ill_conditioned = true;
+                if ((operand_nonfinite || operand_max >= 1e38) && inexact) c->ill_conditioned = true;
             }
             /* A Sigmoid or Tanh (absolute accuracy on the CPU EP) times the head's result twice or more: its last
              * bits times |x|^2 (seed 220 case 121321: Conv, Sigmoid, then * x three times, 7.4e-6 against 3.7e-5). */

@@ -182,10 +182,12 @@ const dc_known dc_known_findings[] = {
     {"DynamicQuantizeLinear", nan_input, "a NaN input",
      "chosen: ortvk's min and max skip NaN; MLAS's keep or drop it by SIMD lane and thread block"},
     {"Fusion", ill_conditioned,
-     "a scalar divided by a head's sum or a Sigmoid/Tanh (k / t), or such a t / 0, t * inf, t * FLT_MAX or t * x * x",
+     "a scalar divided by a head's sum or a Sigmoid/Tanh (k / t), or such a t / 0, t * inf, t * FLT_MAX (a scalar or "
+     "an operand holding one) or t * x * x",
      "ill-conditioned: near t = 0 or k / t = FLT_MAX, last-bit differences (sums in another order, MLAS's Sigmoid 0 "
      "below -17) become +-inf or NaN on one side (seed 23 cases 6489, 10559; 0 / 0 and 0 * inf = NaN on one side: "
-     "seed 145 case 43119; Tanh * FLT_MAX: seed 219 case 15649; Sigmoid * x^3: seed 220 case 121321)"},
+     "seed 145 case 43119; Tanh * FLT_MAX: seed 219 case 15649, seed 264 case 200464; Sigmoid * x^3: seed 220 case "
+     "121321)"},
     {NULL, NULL, NULL, NULL},
 };
 const size_t dc_known_count = sizeof(dc_known_findings) / sizeof(dc_known_findings[0]) - 1;

@@ -531,7 +531,6 @@ float ortvk_log1p(float x)
     return ortvk_log(u) * (x / d);
 }
 
-// tanh: an odd polynomial near 0 (where 1 - e^-2x would cancel), 1 - 2 / (e^2|x| + 1) elsewhere.
 // Sqrt as the unary op and a chain step compute it: NaN below 0 (-0 gives -0); subnormals exactly (ORTVK_EXACT).
 vec4 ortvk_sqrt4(vec4 x)
 {
@@ -549,6 +548,7 @@ float ortvk_sqrt(float x)
     return ortvk_sqrt4(vec4(x)).x;
 }
 
+// tanh: an odd polynomial near 0 (where 1 - e^-2x would cancel), 1 - 2 / (e^2|x| + 1) elsewhere.
 float ortvk_tanh(float x)
 {
     if (ortvk_isnan(x)) return x;

@@ -141,6 +141,11 @@ bvec4 ortvk_is_subnormal4(vec4 x)
     return lessThan((floatBitsToUint(x) & 0x7fffffffu) - 1u, uvec4(0x007fffffu)); // 0 < |x| < FLT_MIN
 }
 
+bvec4 ortvk_isnan4(vec4 x)
+{
+    return greaterThan(floatBitsToUint(x) & 0x7fffffffu, uvec4(0x7f800000u));
+}
+
 bool ortvk_is_subnormal(float x)
 {
     return ortvk_is_subnormal4(vec4(x)).x;
@@ -204,9 +209,7 @@ ivec4 ortvk_order_key4(vec4 x)
 
 uvec4 ortvk_ordered4(vec4 x, vec4 y) // 1 where neither is NaN
 {
-    uvec4 inf = uvec4(0x7f800000u);
-    return uvec4(lessThanEqual(floatBitsToUint(x) & 0x7fffffffu, inf)) &
-           uvec4(lessThanEqual(floatBitsToUint(y) & 0x7fffffffu, inf));
+    return uvec4(not(ortvk_isnan4(x))) & uvec4(not(ortvk_isnan4(y)));
 }
 
 bvec4 ortvk_less4(vec4 x, vec4 y)
@@ -332,11 +335,7 @@ vec4 ortvk_chain_step4(uint kind, vec4 t_in, inout vec4 kept, vec4 r, vec4 q, fl
     case ORTVK_CHAIN_ADD: t = t + a; break;
     case ORTVK_CHAIN_SUB: t = t - a; break;
     case ORTVK_CHAIN_RSUB: t = a - t; break;
-    case ORTVK_CHAIN_CLIP: {
-        bvec4 nan = greaterThan(floatBitsToUint(t) & 0x7fffffffu, uvec4(0x7f800000u));
-        t = mix(min(max(t, a), b), t, nan);
-        break;
-    }
+    case ORTVK_CHAIN_CLIP: t = mix(min(max(t, a), b), t, ortvk_isnan4(t)); break; // NaN stays NaN
     case ORTVK_CHAIN_RELU: t = mix(t, vec4(0.0), lessThan(t, vec4(0.0))); break;
     case ORTVK_CHAIN_ADD_X: t = t + kept; break;
     case ORTVK_CHAIN_MARK: kept = t; break;

@@ -35,8 +35,7 @@ float apply(float x, float y)
 // Pow, long, runs as a loop over the lanes (lavapipe did not unroll such a loop well for the others: 2.5x slower).
 vec4 apply4(vec4 a, vec4 b)
 {
-    bvec4 nan = bvec4(uvec4(greaterThan(floatBitsToUint(a) & 0x7fffffffu, uvec4(0x7f800000u))) |
-                      uvec4(greaterThan(floatBitsToUint(b) & 0x7fffffffu, uvec4(0x7f800000u))));
+    bvec4 nan = bvec4(uvec4(ortvk_isnan4(a)) | uvec4(ortvk_isnan4(b)));
     switch (FN) {
     case ORTVK_BINARY_ADD: return a + b;
     case ORTVK_BINARY_SUB: return a - b;

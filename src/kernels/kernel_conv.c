@@ -432,16 +432,24 @@ static bool pointwise(const push_conv *push, const conv_geometry *g)
            g->pad[0] == 0 && g->pad[1] == 0 && push->OH == push->H && push->OW == push->W;
 }
 
+/* The shader's variants 5 and 6: packed weights in slices of the channels (packed_sliced), and the sum of a sliced
+ * form's partial sums with the bias and the chain (after packed_sliced, or the tiles in slices of K). */
+#define CONV_SLICED (5 * ORTVK_KVARIANT)
+#define CONV_SLICE_SUM (6 * ORTVK_KVARIANT)
+
 /* A GPU's form (docs/kernels.md, "Forms per device"): a convolution that is not depthwise as an implicit GEMM per
  * image and group in tiles through shared memory (the shader's variant 4, main_tiles; constant 0 says
  * whether the weights are packed), all the channels in one dispatch; a pointwise one of group 1 as the GEMM's tiles
- * where the GEMM takes it (no residual). *done stays false where the form does not apply. */
+ * where the GEMM takes it (no residual). Few tiles over many taps sum them in slices of K (ortvk_krun_tiles_slices)
+ * into float32 partial sums, added by a second dispatch (variant 6); not with a residual, whose operand would hold
+ * them. *done stays false where the form does not apply. */
 #define CONV_TILES (4 * ORTVK_KVARIANT)
 static OrtStatus *tiles_record(ortvk_krun *run, push_conv *push, const conv_geometry *g, const ortvk_kspec *spec,
                                bool *done)
 {
     *done = false;
-    if (!ortvk_krun_tiles_form(run, (uint64_t)push->C / push->G * push->KH * push->KW)) return NULL;
+    uint64_t K = (uint64_t)push->C / push->G * push->KH * push->KW;
+    if (!ortvk_krun_tiles_form(run, K)) return NULL;
     if (push->G == 1 && pointwise(push, g)) {
         push_conv flat = *push;
         flat.W = flat.OW = push->H * push->W;
@@ -449,20 +457,25 @@ static OrtStatus *tiles_record(ortvk_krun *run, push_conv *push, const conv_geom
         ORTVK_TRY(conv_as_gemm(run, &flat, run->in[1].packed, spec, done));
         if (*done) return NULL;
     }
-    push->step_h = 0; /* one range of channels: all of them */
-    push->step_w = push->C;
+    uint64_t mg = push->M / push->G, pixels = (uint64_t)push->OH * push->OW, entries = (uint64_t)push->N * push->G;
+    uint32_t step = 0, slices = 1;
+    if (!(spec->words[1] & ORTVK_CHAIN_RESIDUAL)) slices = ortvk_krun_tiles_slices(mg, pixels, entries, K, &step);
+    push->step_h = 0; /* one range of channels: all of them, in slices of `step` taps where slices > 1 */
+    push->step_w = slices > 1 ? step : push->C;
+    push->slices = slices > 1 ? slices : 0;
     *done = true;
-    return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CONV, (run->in[1].packed ? 1 : 0) + CONV_TILES, spec, push,
-                                    sizeof(*push),
-                                    ortvk_krun_tiles_invocations(push->M / push->G, (uint64_t)push->OH * push->OW,
-                                                                 (uint64_t)push->N * push->G));
+    if (slices > 1)
+        ORTVK_TRY(ortvk_krun_scratch(run, (size_t)slices * run->out[0].count * sizeof(float), &push->partial));
+    ORTVK_TRY(ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CONV, (run->in[1].packed ? 1 : 0) + CONV_TILES, spec, push,
+                                       sizeof(*push), ortvk_krun_tiles_invocations(mg, pixels, entries * slices)));
+    if (slices < 2) return NULL;
+    return ortvk_krun_dispatch_spec(run, ORTVK_SHADER_CONV, CONV_SLICE_SUM, spec, push, sizeof(*push),
+                                    run->out[0].count);
 }
 
 /* Invocations a sliced convolution aims for (packed_sliced), and the taps a slice sums at least. */
 #define CONV_SLICED_INVOCATIONS 512
 #define CONV_SLICE_TAPS 256
-#define CONV_SLICED (5 * ORTVK_KVARIANT)
-#define CONV_SLICE_SUM (6 * ORTVK_KVARIANT)
 
 /* Packed weights of few output blocks and many taps, where one invocation per block would leave most lanes and
  * cores idle (the recognizer's 1x3 Convs: 60 channels of 40 pixels over 960 x 3 taps, 75 blocks, 2.8 GFLOP/s): the

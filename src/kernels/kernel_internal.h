@@ -176,6 +176,10 @@ bool ortvk_krun_rows_form(const ortvk_krun *run, uint64_t len);
  * invocations of such a dispatch over `batches` M x N outputs (a workgroup a tile). */
 bool ortvk_krun_tiles_form(const ortvk_krun *run, uint64_t K);
 uint64_t ortvk_krun_tiles_invocations(uint64_t M, uint64_t N, uint64_t batches);
+/* The slices of K such tiles sum in, each in workgroups of its own, where the tiles alone would leave most of a GPU
+ * idle (few tiles over a long K: a deep layer's small maps), and *k_step, the k of each (a multiple of the tiles'
+ * step); 1 (and K) where they make enough workgroups or K is short. */
+uint32_t ortvk_krun_tiles_slices(uint64_t M, uint64_t N, uint64_t batches, uint64_t K, uint32_t *k_step);
 
 /* Records a buffer copy of `bytes` from src to dst (device addresses of ortvk memory). */
 OrtStatus *ortvk_krun_copy(ortvk_krun *run, VkDeviceAddress dst, VkDeviceAddress src, VkDeviceSize bytes);
@@ -203,7 +207,8 @@ typedef struct ortvk_kpush_reduce {
     uint32_t outer, R, inner, fn;
 } ortvk_kpush_reduce;
 /* Records the reduction in the device's form: one workgroup a row where ortvk_krun_rows_form says so for its
- * contiguous rows (inner = 1), else one invocation an output (kernel_math.c). */
+ * contiguous rows (inner = 1), a sum or mean of few long rows in parts, a workgroup a part, then their results;
+ * else one invocation an output (kernel_math.c). */
 OrtStatus *ortvk_kreduce_dispatch(ortvk_krun *run, const ortvk_kpush_reduce *push);
 
 /* An op's shape function when the output has the input's type and shape (unary ops, Softmax). */

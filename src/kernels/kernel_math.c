@@ -624,11 +624,45 @@ static OrtStatus *reduce_record(const ortvk_kparams *params, ortvk_krun *run)
     return ortvk_kreduce_dispatch(run, &push);
 }
 
-OrtStatus *ortvk_kreduce_dispatch(ortvk_krun *run, const ortvk_kpush_reduce *push)
+/* A GPU's sums and means over few long rows (the detector's squeeze-excitation pools, 24-96 planes of up to
+ * 160x160: one workgroup a plane read 76-164 GB/s on the first GPU run, each invocation a chain of hundreds of
+ * loads): each row in `chunks` equal parts, a workgroup a part, then a second pass over the parts' results (sums of
+ * sums, means of means). As many parts as make about REDUCE_CHUNKED_WORKGROUPS workgroups, each of
+ * REDUCE_CHUNK_MIN elements or more, their count dividing R; float32 only (float16 partial results would round
+ * once more). */
+#define REDUCE_CHUNKED_WORKGROUPS 1024u
+#define REDUCE_CHUNK_MIN 1024u
+
+static uint32_t reduce_chunks(const ortvk_krun *run, const ortvk_kpush_reduce *push)
+{
+    if ((push->fn != ORTVK_REDUCE_SUM && push->fn != ORTVK_REDUCE_MEAN) || run->float16 || push->outer == 0 ||
+        push->outer >= REDUCE_CHUNKED_WORKGROUPS / 2)
+        return 1;
+    uint32_t chunks = (REDUCE_CHUNKED_WORKGROUPS + push->outer - 1) / push->outer, most = push->R / REDUCE_CHUNK_MIN;
+    for (chunks = chunks < most ? chunks : most; chunks >= 2; chunks--)
+        if (push->R % chunks == 0) return chunks;
+    return 1;
+}
+
+static OrtStatus *reduce_dispatch_pass(ortvk_krun *run, const ortvk_kpush_reduce *push)
 {
     bool rows = push->inner == 1 && ortvk_krun_rows_form(run, push->R);
     uint64_t invocations = rows ? (uint64_t)push->outer * 64 : (uint64_t)push->outer * push->inner;
     return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_REDUCE, rows ? 1 : 0, push, sizeof(*push), invocations);
+}
+
+OrtStatus *ortvk_kreduce_dispatch(ortvk_krun *run, const ortvk_kpush_reduce *push)
+{
+    uint32_t chunks = push->inner == 1 && ortvk_krun_rows_form(run, push->R) ? reduce_chunks(run, push) : 1;
+    if (chunks < 2) return reduce_dispatch_pass(run, push);
+    ortvk_kpush_reduce parts = *push, whole = *push;
+    ORTVK_TRY(ortvk_krun_scratch(run, (size_t)push->outer * chunks * sizeof(float), &parts.y));
+    parts.outer = push->outer * chunks;
+    parts.R = push->R / chunks;
+    whole.x = parts.y;
+    whole.R = chunks;
+    ORTVK_TRY(reduce_dispatch_pass(run, &parts));
+    return reduce_dispatch_pass(run, &whole);
 }
 
 /* Whether the node's constant axes are contiguous for its static rank (so reduce_plan cannot fail on them). */

@@ -131,6 +131,28 @@ uint64_t ortvk_krun_tiles_invocations(uint64_t M, uint64_t N, uint64_t batches)
     return WORKGROUP * batches * ((M + TILE - 1) / TILE) * ((N + TILE - 1) / TILE);
 }
 
+/* The tiles' slices of K: where a product makes fewer than TILES_SLICED_WORKGROUPS / 2 tiles and its loop over K
+ * takes TILES_SLICE_MIN_K / TILE_K steps or more, a chain of loads and barriers in each workgroup that a GPU cannot
+ * hide (the first GPU run: a 3x3 Conv of 96 -> 24 channels took 135-140 us at 20x20, 40x40 and 80x80 alike), it is
+ * summed in slices of at least TILES_SLICE_K k, as many as make about TILES_SLICED_WORKGROUPS workgroups. */
+#define TILES_SLICED_WORKGROUPS 1024u
+#define TILES_SLICE_MIN_K (16u * TILE_K)
+#define TILES_SLICE_K (4u * TILE_K)
+
+uint32_t ortvk_krun_tiles_slices(uint64_t M, uint64_t N, uint64_t batches, uint64_t K, uint32_t *k_step)
+{
+    uint64_t tiles = ortvk_krun_tiles_invocations(M, N, batches) / WORKGROUP;
+    *k_step = (uint32_t)K;
+    if (tiles == 0 || tiles >= TILES_SLICED_WORKGROUPS / 2 || K < TILES_SLICE_MIN_K) return 1;
+    uint64_t slices = (TILES_SLICED_WORKGROUPS + tiles - 1) / tiles, most = K / TILES_SLICE_K;
+    if (slices > most) slices = most;
+    uint64_t step = ((K + slices - 1) / slices + TILE_K - 1) / TILE_K * TILE_K;
+    slices = (K + step - 1) / step; /* none empty */
+    if (slices < 2) return 1;
+    *k_step = (uint32_t)step;
+    return (uint32_t)slices;
+}
+
 OrtStatus *ortvk_krun_dispatch_fn(ortvk_krun *run, ortvk_shader shader, uint32_t fn, const void *push,
                                   uint32_t push_size, uint64_t invocations)
 {

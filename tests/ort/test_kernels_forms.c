@@ -159,6 +159,59 @@ static void pool_case(ortapp *app, const OrtEpDevice *device, const char *forms,
     free(got);
 }
 
+/* A sum of few long rows on a GPU (kernel_math.c, reduce_chunks): each row in `parts` equal parts summed as
+ * sum_as_rows does, then the parts' results in order, as one invocation adds them (fewer than 64 parts). With
+ * `mean`, each part's mean, then the mean of those means. */
+static float sum_in_parts(const float *x, size_t n, size_t parts, bool mean)
+{
+    float acc = 0.0f, len = (float)(n / parts);
+    for (size_t c = 0; c < parts; c++) {
+        float part = sum_as_rows(x + c * (n / parts), n / parts);
+        acc += mean ? part / len : part;
+    }
+    return mean ? acc / (float)parts : acc;
+}
+
+/* Few long rows, the first 2^24 then sixteenths (in order each is lost; all of them are 6e-5 of the row's sum, within
+ * tolerance): GlobalAveragePool over 3 planes of 128x128 and ReduceSum over 4 rows of 8,192. A GPU takes them in parts of 1,024 (16 and 8), the CPU forms as
+ * before (MLAS's order, in order); each to the bit, and each row within tolerance of the CPU EP. */
+static void parts_case(ortapp *app, const OrtEpDevice *device, const char *forms, bool gpu)
+{
+    static const struct {
+        const char *op;
+        int rank;
+        int64_t dims[4];
+        size_t parts;
+    } cases[] = {{"GlobalAveragePool", 4, {1, 3, 128, 128}, 16}, {"ReduceSum", 2, {4, 8192}, 8}};
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        size_t n = kc_count(cases[k].dims, cases[k].rank), rows = (size_t)cases[k].dims[0] * cases[k].dims[1];
+        size_t R = n / (k == 0 ? rows : (size_t)cases[k].dims[0]), wn = 0, gn = 0;
+        float *x = malloc(n * sizeof(float));
+        if (!CHECK(x != NULL, "out of memory")) return;
+        for (size_t i = 0; i < n; i++) x[i] = i == 0 ? 16777216.0f : i < R ? 0.0625f : (float)((i * 53) % 97) * -0.5f;
+        bool mean = k == 0;
+        float *want = run(app, device, NULL, reduce_model(cases[k].op, cases[k].rank, cases[k].dims), x,
+                          cases[k].rank, cases[k].dims, &wn);
+        float *got = run(app, device, forms, reduce_model(cases[k].op, cases[k].rank, cases[k].dims), x,
+                         cases[k].rank, cases[k].dims, &gn);
+        size_t outs = mean ? rows : (size_t)cases[k].dims[0];
+        if (CHECK(want && got && wn == outs && gn == outs, "%s (forms %s): outputs of %zu and %zu values",
+                  cases[k].op, forms, wn, gn)) {
+            float in_order = mean ? want[0] : sum_in_order(x, R);
+            float expect = gpu ? sum_in_parts(x, R, cases[k].parts, mean) : in_order;
+            CHECK(memcmp(&expect, &got[0], sizeof(float)) == 0,
+                  "%s (forms %s): row 0 gives %.9g where the %s gives %.9g", cases[k].op, forms, got[0],
+                  gpu ? "workgroups a part" : "invocation form", expect);
+            for (size_t o = 0; o < outs; o++)
+                CHECK(close_to(want[o], got[o]), "%s (forms %s): row %zu %.9g, CPU EP %.9g", cases[k].op, forms, o,
+                      got[o], want[o]);
+            printf("%s of %zu rows of %zu, forms %-4s row 0 %.9g (CPU EP %.9g)\n", cases[k].op, outs, R, forms,
+                   got[0], want[0]);
+        }
+        free(want), free(got), free(x);
+    }
+}
+
 /* Softmax over a row of 0 then len - 1 values of -17: each exp(-17) is below half an ULP of 1, so the sum in order
  * is exactly 1 and the 0's output exactly 1; the workgroup form adds the small terms first and gives less than 1.
  * Rows of 1024 or more take the workgroup form on every device (kernel_math.c). */
@@ -269,7 +322,12 @@ typedef struct gemm_case {
     float alpha, beta;
     int64_t strides[2], pads[4], dilations[2], group; /* Conv's, where not 0 */
     int cpu_form; /* CPU devices: the form expected (gemm_cpu_form), or 0 for any */
+    int gpu_slices; /* GPUs: TILES_SLICED where the tiles must sum K in slices, TILES_WHOLE where they must not */
 } gemm_case;
+
+/* What a case expects of a GPU's Conv tiles (gpu_slices): few tiles over a long K in slices of it, the sum after
+ * them (the conv shader's variant 6, "conv.192"); many tiles, or a short K, in one pass. */
+enum { TILES_ANY, TILES_SLICED, TILES_WHOLE };
 
 /* Forms a case expects on CPU devices, told by the function the profile names. */
 enum gemm_cpu_form {
@@ -339,12 +397,21 @@ static onnx_model *gemm_model(const gemm_case *c, const float *b, const float *b
     return m;
 }
 
-/* The function of `shader` in the profile's event of the node (op `op`): "pipelines": "<shader>.<fn>"; -1 if none. */
+/* The pipelines of the profile's event of the node (op `op`), "<shader>.<fn> ..." ("" if none), into list. */
+static void node_pipelines(const char *path, const char *op, char *list, size_t size)
+{
+    char *text = test_read_text(path);
+    list[0] = '\0';
+    if (text != NULL) kc_profile_events(text, op, NULL, list, size);
+    free(text);
+}
+
+/* The function of `shader` in the profile's event of the node (op `op`): its first pipeline, "<shader>.<fn>"; -1
+ * if none. */
 static long shader_function(const char *path, const char *op, const char *shader)
 {
-    char *text = test_read_text(path), list[128] = "", prefix[48];
-    if (text != NULL) kc_profile_events(text, op, NULL, list, sizeof(list));
-    free(text);
+    char list[128], prefix[48];
+    node_pipelines(path, op, list, sizeof(list));
     snprintf(prefix, sizeof(prefix), "%s.", shader);
     return strncmp(list, prefix, strlen(prefix)) == 0 ? strtol(list + strlen(prefix), NULL, 10) : -1;
 }
@@ -366,14 +433,14 @@ static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *
 {
     static const gemm_case cases[] = {
 #define MATMUL(what, xr, br, ...) \
-    {what, "MatMul", "gemm", xr, br, 0, __VA_ARGS__, {0}, 0, 0, 1.0f, 1.0f, {0}, {0}, {0}, 0, 0}
-#define GEMM(what, ...) {what, "Gemm", "gemm", 2, 2, __VA_ARGS__, {0}, {0}, {0}, 0, 0}
-#define CONV(what, shader, xr, ...) {what, "Conv", shader, xr, xr, 1, __VA_ARGS__, 0}
+    {what, "MatMul", "gemm", xr, br, 0, __VA_ARGS__, {0}, 0, 0, 1.0f, 1.0f, {0}, {0}, {0}, 0, 0, TILES_ANY}
+#define GEMM(what, ...) {what, "Gemm", "gemm", 2, 2, __VA_ARGS__, {0}, {0}, {0}, 0, 0, TILES_ANY}
+#define CONV(what, shader, xr, ...) {what, "Conv", shader, xr, xr, 1, __VA_ARGS__, 0, TILES_ANY}
         MATMUL("MatMul, batch 2x3 broadcast, 37x70 by 70x45", 4, 2, {2, 3, 37, 70}, {70, 45}),
         MATMUL("MatMul, 1x5 by 5x1", 2, 2, {1, 5}, {5, 1}),
         MATMUL("MatMul, K = 70,000", 2, 2, {2, 70000}, {70000, 3}),
 #define MATMUL_ODD(what, xr, br, ...) \
-    {what, "MatMul", "gemm", xr, br, 0, __VA_ARGS__, {0}, 0, 0, 1.0f, 1.0f, {0}, {0}, {0}, 0, B_ODD}
+    {what, "MatMul", "gemm", xr, br, 0, __VA_ARGS__, {0}, 0, 0, 1.0f, 1.0f, {0}, {0}, {0}, 0, B_ODD, TILES_ANY}
         MATMUL_ODD("MatMul, batch 2, 4x12 by 2x12x1027 (B of rank 3: not padded)", 3, 3, {2, 4, 12},
                    {2, 12, 1027}),
         MATMUL_ODD("MatMul, 20x16 by 16x390 (8-row blocks)", 2, 2, {20, 16}, {16, 390}),
@@ -382,7 +449,7 @@ static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *
         MATMUL_ODD("MatMul, batch 2x3, 8x12 by 12x7 (B's batches of 84)", 4, 4, {2, 3, 8, 12}, {2, 3, 12, 7}),
 #undef MATMUL_ODD
 #define MATMUL_PADDED(what, xr, br, ...) \
-    {what, "MatMul", "gemm", xr, br, 0, __VA_ARGS__, {0}, 0, 0, 1.0f, 1.0f, {0}, {0}, {0}, 0, Y_ODD}
+    {what, "MatMul", "gemm", xr, br, 0, __VA_ARGS__, {0}, 0, 0, 1.0f, 1.0f, {0}, {0}, {0}, 0, Y_ODD, TILES_ANY}
         MATMUL_PADDED("MatMul, 40x120 by 120x6625 (a recognizer's head: B's rows padded; 16-row blocks)", 3, 2,
                       {1, 40, 120}, {120, 6625}),
         MATMUL_PADDED("MatMul, batch 2x3, 5x64 by 64x1030 (B's rows padded; 8 x 16 blocks)", 4, 2, {2, 3, 5, 64},
@@ -394,18 +461,18 @@ static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *
         GEMM("Gemm transA transB, C of M x N", 2, {17, 33}, {65, 17}, {33, 65}, 1, 1, 0.5f, 2.0f),
         GEMM("Gemm, C of N", 1, {33, 20}, {20, 65}, {65}, 0, 0, 1.0f, -1.5f),
         GEMM("Gemm, C of M x 1", 2, {40, 9}, {9, 7}, {40, 1}, 0, 0, 1.0f, 1.0f),
-#define GEMM_ODD(what, ...) {what, "Gemm", "gemm", 2, 2, __VA_ARGS__, {0}, {0}, {0}, 0, B_ODD}
+#define GEMM_ODD(what, ...) {what, "Gemm", "gemm", 2, 2, __VA_ARGS__, {0}, {0}, {0}, 0, B_ODD, TILES_ANY}
         GEMM_ODD("Gemm transA, K of 18, N of 45, C of N", 1, {18, 20}, {18, 45}, {45}, 1, 0, 1.0f, 0.5f),
         GEMM_ODD("Gemm transA, K of 12 (a constant), N of 401, C of M x N", 2, {12, 16}, {12, 401}, {16, 401}, 1, 0,
                  2.0f, 1.0f),
 #undef GEMM_ODD
         {"Gemm, 33x20 by 20x1027, C of N (B's rows padded)", "Gemm", "gemm", 2, 2, 1, {33, 20}, {20, 1027}, {1027},
-         0, 0, 1.0f, 0.5f, {0}, {0}, {0}, 0, Y_ODD},
+         0, 0, 1.0f, 0.5f, {0}, {0}, {0}, 0, Y_ODD, TILES_ANY},
         /* B's columns along k where N is not a multiple of 4: y stored element by element. */
         {"Gemm transB, 33x20 by 1027x20 (not padded: B's columns)", "Gemm", "gemm", 2, 2, 1, {33, 20}, {1027, 20},
-         {1027}, 0, 1, 1.0f, 1.0f, {0}, {0}, {0}, 0, COLUMNS_ODD},
+         {1027}, 0, 1, 1.0f, 1.0f, {0}, {0}, {0}, 0, COLUMNS_ODD, TILES_ANY},
         {"Gemm transB, 7x64 by 10x64, C of M x N (B's columns)", "Gemm", "gemm", 2, 2, 2, {7, 64}, {10, 64},
-         {7, 10}, 0, 1, 1.0f, 0.5f, {0}, {0}, {0}, 0, COLUMNS_ODD},
+         {7, 10}, 0, 1, 1.0f, 0.5f, {0}, {0}, {0}, 0, COLUMNS_ODD, TILES_ANY},
         CONV("pointwise Conv 18 -> 20, 13x11", "gemm", 4, {1, 18, 13, 11}, {20, 18, 1, 1}, {20}, 0, 0, 1.0f, 1.0f,
              {0}, {0}, {0}, 0),
         CONV("Conv 3x3 pad 1, 16 -> 20 (packed), 17x13", "conv", 4, {1, 16, 17, 13}, {20, 16, 3, 3}, {20}, 0, 0,
@@ -422,8 +489,22 @@ static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *
              {0}, {0}, 3),
         CONV("Conv 3x3 of 3 channels to 6, group 3 (a multiplier of 2)", "conv", 4, {1, 3, 12, 13}, {6, 1, 3, 3}, {6},
              0, 0, 1.0f, 1.0f, {1, 1}, {1, 1, 1, 1}, {1, 1}, 3),
-#define CONV_FORM(what, form, ...) {what, "Conv", "conv", 4, 4, 1, __VA_ARGS__, form}
-#define CONV_FORM_RANK(what, form, rank, ...) {what, "Conv", "conv", rank, rank, 1, __VA_ARGS__, form}
+        /* A GPU's tiles in slices of K where they are few and K long, else in one pass. */
+#define CONV_TILES(what, slices, ...) {what, "Conv", "conv", 4, 4, 1, __VA_ARGS__, 0, slices}
+        CONV_TILES("Conv 3x3 pad 1, 96 -> 24 over 20x20 (the detector's neck: 13 tiles over 864 taps)", TILES_SLICED,
+                   {1, 96, 20, 20}, {24, 96, 3, 3}, {24}, 0, 0, 1.0f, 1.0f, {1, 1}, {1, 1, 1, 1}, {1, 1}, 0),
+        CONV_TILES("Conv 3x3 pad 1 group 2, 64 -> 16, 2 images of 6x6 (slices of each image's and group's tiles)",
+                   TILES_SLICED, {2, 64, 6, 6}, {16, 32, 3, 3}, {16}, 0, 0, 1.0f, 1.0f, {1, 1}, {1, 1, 1, 1}, {1, 1},
+                   2),
+        CONV_TILES("Conv 3x3 pad 1, 8000 -> 4 over 2x2 (K of 72,000: 900 slices)", TILES_SLICED, {1, 8000, 2, 2},
+                   {4, 8000, 3, 3}, {4}, 0, 0, 1.0f, 1.0f, {1, 1}, {1, 1, 1, 1}, {1, 1}, 0),
+        CONV_TILES("Conv 3x3 pad 1, 32 -> 16 over 128x128 (512 tiles: one pass)", TILES_WHOLE, {1, 32, 128, 128},
+                   {16, 32, 3, 3}, {16}, 0, 0, 1.0f, 1.0f, {1, 1}, {1, 1, 1, 1}, {1, 1}, 0),
+        CONV_TILES("Conv 3x3 pad 1, 24 -> 16 over 8x8 (K of 216: one pass)", TILES_WHOLE, {1, 24, 8, 8},
+                   {16, 24, 3, 3}, {16}, 0, 0, 1.0f, 1.0f, {1, 1}, {1, 1, 1, 1}, {1, 1}, 0),
+#undef CONV_TILES
+#define CONV_FORM(what, form, ...) {what, "Conv", "conv", 4, 4, 1, __VA_ARGS__, form, TILES_ANY}
+#define CONV_FORM_RANK(what, form, rank, ...) {what, "Conv", "conv", rank, rank, 1, __VA_ARGS__, form, TILES_ANY}
         CONV_FORM("Conv 1x3 pad 1 in W, 256 -> 60 over 1x40 (a recognizer's, fewer channels: in slices, rows as "
                   "vec4)", SLICED, {1, 256, 1, 40}, {60, 256, 1, 3}, {60}, 0, 0, 1.0f, 1.0f, {1, 1}, {0, 1, 0, 1}, {1, 1}, 0),
         CONV_FORM("Conv 1x3 without pads, 256 -> 60 over 1x40 (in slices, rows read value by value)", SLICED,
@@ -443,7 +524,7 @@ static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *
         CONV_FORM_RANK("Conv 1-D k3 pad 1, 2 -> 258 over 3 frames (weights as they are)", NARROW, 3, {1, 2, 3},
                   {258, 2, 3}, {258}, 0, 0, 1.0f, 1.0f, {1}, {1, 1}, {1}, 0),
         /* One input channel without pads (an STFT): the GEMM of the overlapping windows, weights as they are. */
-#define CONV_SIGNAL(what, form, ...) {what, "Conv", "gemm", 3, 3, 1, __VA_ARGS__, form}
+#define CONV_SIGNAL(what, form, ...) {what, "Conv", "gemm", 3, 3, 1, __VA_ARGS__, form, TILES_ANY}
         CONV_SIGNAL("Conv 1-D k256 stride 128, 1 -> 258 over 576 (Silero VAD's STFT: 3 frames, 8 x 4 blocks)", FEW,
                     {1, 1, 576}, {258, 1, 256}, {258}, 0, 0, 1.0f, 1.0f, {128}, {0, 0}, {1}, 0),
         CONV_SIGNAL("Conv 1-D k256 stride 64, 1 -> 258 over 704, 2 images (8 frames: y as vec4)", COLUMNS,
@@ -457,7 +538,7 @@ static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *
                   {24, 8, 3, 3}, {24}, 0, 0, 1.0f, 1.0f, {1, 1}, {1, 1, 1, 1}, {1, 1}, 2),
         /* The squeeze-excitation's Convs of one pixel, of channel counts no vec4 form takes (ppocr's classifier):
          * the GEMM's generic form, not the conv shader's blocks of 8 columns (run AG). */
-#define CONV_GEMM(what, ...) {what, "Conv", "gemm", 4, 4, 1, __VA_ARGS__, GEMM_ANY}
+#define CONV_GEMM(what, ...) {what, "Conv", "gemm", 4, 4, 1, __VA_ARGS__, GEMM_ANY, TILES_ANY}
         CONV_GEMM("pointwise Conv of one pixel, 50 -> 200 (weights packed), 2 images", {2, 50, 1, 1},
                   {200, 50, 1, 1}, {200}, 0, 0, 1.0f, 1.0f, {0}, {0}, {0}, 0),
         CONV_GEMM("pointwise Conv of one pixel, 200 -> 50 (weights as they are)", {1, 200, 1, 1}, {50, 200, 1, 1},
@@ -490,6 +571,12 @@ static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *
               gpu ? "expected its tiles" : "expected another form, or another shader: -1");
         CHECK(gpu || cpu_form_is(c->cpu_form, fn), "%s form, %s: the %s shader's function is %ld (expected form %d "
               "of enum gemm_cpu_form)", forms, c->what, c->shader, fn, c->cpu_form);
+        char list[128];
+        node_pipelines(path, c->op, list, sizeof(list));
+        bool sliced = strstr(list, "conv.192") != NULL;
+        CHECK(!gpu || c->gpu_slices == TILES_ANY || sliced == (c->gpu_slices == TILES_SLICED),
+              "%s form, %s: pipelines \"%s\" (expected the tiles %s)", forms, c->what, list,
+              c->gpu_slices == TILES_SLICED ? "in slices of K, then their sum, conv.192" : "in one pass");
         size_t bad = 0, first = 0, nan_rows = 0;
         for (size_t k = 0; want && got && k < wn && k < gn; k++) {
             if (!close_to(want[k], got[k]) && bad++ == 0) first = k;
@@ -498,8 +585,8 @@ static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *
         if (CHECK(want && got && wn == gn && bad == 0 && nan_rows > 0,
                   "%s form, %s: %zu of %zu values differ from the CPU EP's (first at %zu: %.9g vs %.9g), %zu NaN",
                   forms, c->what, bad, gn, first, bad ? want[first] : 0.0f, bad ? got[first] : 0.0f, nan_rows))
-            printf("%s form, %s: %zu values as the CPU EP's (%s shader, function %ld)\n", forms, c->what, gn,
-                   c->shader, fn);
+            printf("%s form, %s: %zu values as the CPU EP's (%s shader, function %ld; pipelines %s)\n", forms,
+                   c->what, gn, c->shader, fn, list);
         free(want), free(got), free(x), free(b), free(bias);
     }
     remove(path);
@@ -658,6 +745,8 @@ int main(void)
     order_case(&app, device, "gpu", true);
     pool_case(&app, device, "cpu", false);
     pool_case(&app, device, "gpu", true);
+    parts_case(&app, device, "cpu", false);
+    parts_case(&app, device, "gpu", true);
     softmax_order_case(&app, device, "cpu", 256, false);
     softmax_order_case(&app, device, "gpu", 256, true);
     softmax_order_case(&app, device, "cpu", 2048, true);

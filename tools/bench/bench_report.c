@@ -268,21 +268,64 @@ typedef struct profile_op {
 
 #define PROFILE_MAX_OPS 128
 
+/* One node's events: its device time over the measured runs, the pipelines it ran and its inputs (from its first
+ * event). */
+typedef struct profile_node {
+    char name[64], op[32], pipelines[48], inputs[112];
+    double ms;
+} profile_node;
+
+#define PROFILE_MAX_NODES 1024
+#define PROFILE_SLOWEST 12
+
 static int by_ms(const void *a, const void *b)
 {
     double x = ((const profile_op *)a)->ms, y = ((const profile_op *)b)->ms;
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-/* Per-op totals of the events ortvk's profiler wrote (src/kernels/kernel_profile.c: one event a line) of runs
- * `from` and later (the warm-up run, which includes the driver's first-use work, is left out), most time first. */
-static int read_profile(const char *path, unsigned from, profile_op *ops, int *n, unsigned *runs, char *note,
-                        size_t note_len)
+static int node_by_ms(const void *a, const void *b)
+{
+    double x = ((const profile_node *)a)->ms, y = ((const profile_node *)b)->ms;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The string value of `key` ("\"key\": \"") in `line` into out, "" if none. */
+static void json_string_field(const char *line, const char *key, char *out, size_t len)
+{
+    const char *at = strstr(line, key);
+    out[0] = '\0';
+    if (at == NULL) return;
+    snprintf(out, len, "%s", at + strlen(key));
+    out[strcspn(out, "\"")] = '\0';
+}
+
+/* Adds an event of node `name` to `nodes`. */
+static void add_node(profile_node *nodes, int *n, const char *line, const char *name, const char *cat, double dur)
+{
+    int k = 0;
+    while (k < *n && strcmp(nodes[k].name, name) != 0) k++;
+    if (k == *n) {
+        if (*n == PROFILE_MAX_NODES) return;
+        nodes[(*n)++] = (profile_node){0};
+        snprintf(nodes[k].name, sizeof(nodes[k].name), "%s", name);
+        snprintf(nodes[k].op, sizeof(nodes[k].op), "%s", cat);
+        json_string_field(line, "\"pipelines\": \"", nodes[k].pipelines, sizeof(nodes[k].pipelines));
+        json_string_field(line, "\"inputs\": \"", nodes[k].inputs, sizeof(nodes[k].inputs));
+    }
+    nodes[k].ms += dur / 1e3;
+}
+
+/* Per-op and per-node totals of the events ortvk's profiler wrote (src/kernels/kernel_profile.c: one event a line)
+ * of runs `from` and later (the warm-up run, which includes the driver's first-use work, is left out), most time
+ * first. */
+static int read_profile(const char *path, unsigned from, profile_op *ops, int *n, profile_node *nodes, int *n_nodes,
+                        unsigned *runs, char *note, size_t note_len)
 {
     FILE *f = fopen(path, "r");
     if (f == NULL) return -1;
     char line[4096];
-    *n = 0;
+    *n = *n_nodes = 0;
     *runs = 0;
     note[0] = '\0';
     while (fgets(line, sizeof(line), f)) {
@@ -293,7 +336,7 @@ static int read_profile(const char *path, unsigned from, profile_op *ops, int *n
             snprintf(note, note_len, "%s", nt + 9);
             note[strcspn(note, "\"")] = '\0';
         }
-        char cat[32];
+        char cat[32], name[64];
         const char *c = strstr(line, "\"cat\": \""), *d = strstr(line, "\"dur\": "), *b = strstr(line, "\"bytes\": ");
         const char *fl = strstr(line, "\"flops\": ");
         unsigned run = 0;
@@ -303,6 +346,8 @@ static int read_profile(const char *path, unsigned from, profile_op *ops, int *n
             sscanf(strstr(line, "\"run\": "), "\"run\": %u", &run) != 1)
             continue;
         if (run < from) continue;
+        json_string_field(line, "{\"name\": \"", name, sizeof(name));
+        add_node(nodes, n_nodes, line, name, cat, dur);
         if (b != NULL) sscanf(b, "\"bytes\": %lf", &bytes);
         if (fl != NULL) sscanf(fl, "\"flops\": %lf", &flops);
         int k = 0;
@@ -319,6 +364,7 @@ static int read_profile(const char *path, unsigned from, profile_op *ops, int *n
     }
     fclose(f);
     qsort(ops, (size_t)*n, sizeof(*ops), by_ms);
+    qsort(nodes, (size_t)*n_nodes, sizeof(*nodes), node_by_ms);
     return 0;
 }
 
@@ -391,10 +437,11 @@ void bench_report_profile(const bench_options *opt, const char *path, const char
                           double cpu_ms, double ortvk_ms)
 {
     static profile_op ops[PROFILE_MAX_OPS], cpu[PROFILE_MAX_OPS];
-    int n = 0, n_cpu = 0;
+    static profile_node nodes[PROFILE_MAX_NODES];
+    int n = 0, n_cpu = 0, n_nodes = 0;
     unsigned runs = 0, warmup = 1, cpu_runs = 0;
     char note[256];
-    if (read_profile(path, warmup, ops, &n, &runs, note, sizeof(note)) != 0) {
+    if (read_profile(path, warmup, ops, &n, nodes, &n_nodes, &runs, note, sizeof(note)) != 0) {
         fprintf(stderr, "ortvk-bench: cannot read the profile %s\n", path);
         if (opt->json) printf(", \"profile\": null");
         return;
@@ -419,6 +466,13 @@ void bench_report_profile(const bench_options *opt, const char *path, const char
             if (c != NULL) printf(", \"cpu_ms_per_run\": %.3f, \"cpu_count_per_run\": %.1f", c->ms * cpu_per,
                                   c->count * cpu_per);
             printf("}");
+        }
+        printf("], \"slowest_nodes\": [");
+        for (int i = 0; i < n_nodes && i < PROFILE_SLOWEST; i++) {
+            printf("%s{\"node\": ", i ? ", " : "");
+            ortapp_print_json_string(nodes[i].name);
+            printf(", \"op\": \"%s\", \"ms_per_run\": %.4f, \"pipelines\": \"%s\", \"inputs\": \"%s\"}", nodes[i].op,
+                   nodes[i].ms * per, nodes[i].pipelines, nodes[i].inputs);
         }
         printf("], \"cpu_ops\": [");
         for (int i = 0; i < n_cpu; i++)
@@ -455,4 +509,9 @@ void bench_report_profile(const bench_options *opt, const char *path, const char
         printf("      %-22s %9.1f %11s %7s %16s %13.2f %9s   (CPU EP only)\n", cpu[i].op, cpu[i].count * cpu_per, "",
                "", "", cpu[i].ms * cpu_per, "");
     }
+    printf("    the %d slowest nodes at %s (device ms per run; the pipelines they ran, docs/kernels.md)\n",
+           n_nodes < PROFILE_SLOWEST ? n_nodes : PROFILE_SLOWEST, size);
+    for (int i = 0; i < n_nodes && i < PROFILE_SLOWEST; i++)
+        printf("      %-24s %9.3f  %-22.22s %-22s %s\n", nodes[i].name, nodes[i].ms * per, nodes[i].op,
+               nodes[i].pipelines, nodes[i].inputs);
 }

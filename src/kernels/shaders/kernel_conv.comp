@@ -8,7 +8,7 @@
 // without it 1x3 windows and one row).
 // Specialization constant 1 (VARIANT): below; 2 is the general loops over rows of at most 4 columns, 4 is a
 // GPU's form, tiles through shared memory (main_tiles), 5 and 6 sum few outputs of many taps in slices of the channels
-// (main_packed, main_slices).
+// (main_packed, main_slices; 6 also adds the tiles' slices).
 // A fused element-wise chain (common.glsl's ortvk_chain) applies to each stored result (conv_store).
 #version 460
 #include "common.glsl"
@@ -23,9 +23,10 @@ layout(push_constant) uniform Push {
     uint TM; // output channels per invocation: 1, 2 or 4, dividing the channels of a group
     // The channels of a group this dispatch sums: all of them, or a range where one loop over them all would pass
     // lavapipe's loop cap (common.glsl); a range after the first adds to y's partial sums, the last adds the bias.
+    // The tiles (variant 4) sum them all in one dispatch: there c_end is the taps of a slice of K (p.slices > 1).
     uint c_begin, c_end;
     // Packed weights: 0, or the group's channels in this many slices (variants 5 and 6; 1 without them), an
-    // invocation per block and slice (main_packed)
+    // invocation per block and slice (main_packed); the tiles (variant 4): 0 or 1, or K's slices of c_end taps
     uint slices;
     uvec2 chain;   // a fused chain's step operands (common.glsl's ORTVK_CHAIN_LOAD)
     // float16 tensors over several ranges: the partial sums in float32 (y's element count); float32 tensors with a
@@ -85,11 +86,20 @@ void conv_store4(uint i, vec4 sum, float bias)
     ORTVK_SET4(3, p.y, i, ORTVK_CHAIN_COUNT == 0u ? sum : ortvk_chain4r(sum, r));
 }
 
+// A sliced form's partial sum of output i (slice `slice`): float32 in `partial`, the slices y's element count apart.
+void conv_slice_store(uint slice, uint i, float sum)
+{
+    ORTVK_FLOAT(5, p.partial, slice * (p.N * p.M * p.OH * p.OW) + i) = sum;
+}
+
 // Variant 4, a GPU's form: the convolution as an implicit GEMM in tiles through shared memory (tiles.glsl),
 // per image and group: the group's M / G output channels by OH x OW pixels over its C / G x KH x KW taps in the
 // order of the other forms (channel, then kh, then kw; padded taps add 0 times their weight, as an im2col does),
 // then the bias and the chain (a residual too). FN is 1 where the weights are packed ([g][c][kh][kw][m of the
 // group]: A along m), else 0. `base` is the group's first weight, or the image's and group's first input.
+// Few tiles over many taps (a deep layer's small maps: the tiles' loop over K is a chain of loads and barriers that
+// leaves most of a GPU idle) sum K in p.slices slices of p.c_end taps, each tile's slices in workgroups of their own,
+// into float32 partial sums (`partial`; no residual then), which variant 6 adds slice after slice (main_slices).
 const bool ORTVK_TILES = VARIANT == 4u;
 float ortvk_tile_a(uint base, uint m, uint k)
 {
@@ -108,17 +118,24 @@ float ortvk_tile_b(uint base, uint k, uint n)
 void main_tiles()
 {
     uint mg = p.M / p.G, cg = p.C / p.G, K = cg * p.KH * p.KW, pixels = p.OH * p.OW, m0, n0, batch;
-    if (!ortvk_tile_of_workgroup(mg, pixels, p.N * p.G, m0, n0, batch)) return;
+    uint slices = max(p.slices, 1u), entries = p.N * p.G;
+    if (!ortvk_tile_of_workgroup(mg, pixels, entries * slices, m0, n0, batch)) return;
+    uint slice = batch / entries; // the slices after each other, each of all the tiles
+    batch -= slice * entries;
     uint image = batch / p.G, g = batch - image * p.G; // batch entries: image, then group
+    uint k_begin = slices > 1u ? slice * p.c_end : 0u, k_end = slices > 1u ? min(K, k_begin + p.c_end) : K;
     vec4 acc[4];
-    ortvk_tiles(m0, n0, mg, pixels, K, g * mg * K, (image * p.C + g * cg) * p.H * p.W, FN == 0u, true, acc);
+    ortvk_tiles(m0, n0, mg, pixels, k_begin, k_end, g * mg * K, (image * p.C + g * cg) * p.H * p.W, FN == 0u, true,
+                acc);
     [[unroll]] for (uint i = 0u; i < 4u; i++) {
         uint m = ortvk_tile_row(m0, i);
         if (m >= mg) continue;
-        float bias = p.b != uvec2(0u) ? ORTVK_GET(2, p.b, g * mg + m) : 0.0;
+        float bias = p.b != uvec2(0u) && slices == 1u ? ORTVK_GET(2, p.b, g * mg + m) : 0.0;
         [[unroll]] for (uint j = 0u; j < 4u; j++) {
-            uint n = ortvk_tile_column(n0, j);
-            if (n < pixels) conv_store((batch * mg + m) * pixels + n, acc[i][j], bias, true);
+            uint n = ortvk_tile_column(n0, j), at = (batch * mg + m) * pixels + n;
+            if (n >= pixels) continue;
+            if (slices > 1u) conv_slice_store(slice, at, acc[i][j]);
+            else conv_store(at, acc[i][j], bias, true);
         }
     }
 }
@@ -171,11 +188,6 @@ void packed_channels(uint slice, out uint c_lo, out uint c_hi)
     }
 }
 
-// A sliced form's partial sum of output i (slice `slice`): float32 in `partial`, the slices y's element count apart.
-void packed_partial_store(uint slice, uint i, float sum)
-{
-    ORTVK_FLOAT(5, p.partial, slice * (p.N * p.M * p.OH * p.OW) + i) = sum;
-}
 
 void main_row3()
 {
@@ -251,7 +263,7 @@ void main_row3()
             uint row = ((n * p.M + m) * p.OH + oh0 + r) * p.OW + ow0;
             if (SLICED) {
                 [[unroll]] for (uint q = 0u; q < TW; q++) {
-                    if (col_in[q]) packed_partial_store(slice, row + q, acc[a][q][j]);
+                    if (col_in[q]) conv_slice_store(slice, row + q, acc[a][q][j]);
                 }
                 continue;
             }
@@ -362,7 +374,7 @@ void main_packed()
         uint row = ((n * p.M + m) * p.OH + oh) * p.OW;
         if (SLICED) {
             [[unroll]] for (uint c = 0u; c < COLUMNS; c++) {
-                if (col_in[c]) packed_partial_store(slice, row + ow0 + c, acc[j / 4u][c][j % 4u]);
+                if (col_in[c]) conv_slice_store(slice, row + ow0 + c, acc[j / 4u][c][j % 4u]);
             }
             continue;
         }
@@ -373,8 +385,8 @@ void main_packed()
     }
 }
 
-// Variant 6: output i is the sum of variant 5's partial sums, in the order of the slices, then the bias and
-// the chain.
+// Variant 6: output i is the sum of variant 5's (or 4's) partial sums, in the order of the slices, then the bias
+// and the chain.
 void main_slices()
 {
     uint i = ortvk_index(), count = p.N * p.M * p.OH * p.OW;

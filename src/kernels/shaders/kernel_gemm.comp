@@ -121,7 +121,7 @@ void gemm_tiles()
     if (!ortvk_tile_of_workgroup(p.M, p.N, batches, m0, n0, batch)) return;
     gemm_batch_offsets(batch, ao, bo);
     vec4 acc[4];
-    ortvk_tiles(m0, n0, p.M, p.N, p.K, ao, bo, p.a_sk == 1, p.b_sn == 1, acc);
+    ortvk_tiles(m0, n0, p.M, p.N, 0u, p.K, ao, bo, p.a_sk == 1, p.b_sn == 1, acc);
     [[unroll]] for (uint i = 0u; i < 4u; i++) {
         uint m = ortvk_tile_row(m0, i);
         if (m >= p.M) continue;

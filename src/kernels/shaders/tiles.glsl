@@ -40,15 +40,16 @@ bool ortvk_tile_of_workgroup(uint M, uint N, uint batches, out uint m0, out uint
     return batch < batches;
 }
 
-// The sums of this invocation's 4 x 4 block of the tile at (m0, n0): acc[i][j] is output (ortvk_tile_row(m0, i),
-// ortvk_tile_column(n0, j)). a_along_k: A's elements of one row are contiguous (else those of a column); b_along_n:
-// B's of one row. Called in uniform control flow: it holds barriers.
-void ortvk_tiles(uint m0, uint n0, uint M, uint N, uint K, uint a_base, uint b_base, bool a_along_k, bool b_along_n,
-                 out vec4 acc[4])
+// The sums of this invocation's 4 x 4 block of the tile at (m0, n0) over k_begin <= k < K: acc[i][j] is output
+// (ortvk_tile_row(m0, i), ortvk_tile_column(n0, j)). k_begin is 0, or a multiple of ORTVK_TILE_K where a caller sums
+// K in slices. a_along_k: A's elements of one row are contiguous (else those of a column); b_along_n: B's of one
+// row. Called in uniform control flow: it holds barriers.
+void ortvk_tiles(uint m0, uint n0, uint M, uint N, uint k_begin, uint K, uint a_base, uint b_base, bool a_along_k,
+                 bool b_along_n, out vec4 acc[4])
 {
     uint t = gl_LocalInvocationID.x, ty = t / (ORTVK_TILE / 4u), tx = t % (ORTVK_TILE / 4u);
     [[unroll]] for (uint i = 0u; i < 4u; i++) acc[i] = vec4(0.0);
-    for (uint k0 = 0u; k0 < K; k0 += ORTVK_TILE_K) {
+    for (uint k0 = k_begin; k0 < K; k0 += ORTVK_TILE_K) {
         // Element e of each slice (TILE_K x TILE values, 8 an invocation).
         [[unroll]] for (uint q = 0u; q < ORTVK_TILE_K * ORTVK_TILE / 64u; q++) {
             uint e = t + 64u * q;

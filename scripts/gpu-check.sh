@@ -114,7 +114,7 @@ ORTVK_VALIDATION=0 ORTVK_KERNEL_FORMS=cpu timeout 50 ./$build/ortvk-bench --comp
 section "the detector's device time per op at 640x640 and 960x544 (ORT's CPU EP per op beside it)"
 ORTVK_VALIDATION=0 timeout 60 ./$build/ortvk-bench --compare-model .cache/models/ch_PP-OCRv4_det_infer.onnx \
   --compare-sizes 640x640,960x544 --compare-frames 5 --threads "$(nproc)" --profile 2>&1 |
-  grep -A18 "device time per op"
+  grep -A18 -E "device time per op|slowest nodes"
 
 # 15 runs a chain: on a GPU a node's time is close to the Runs' scatter (ortvk-bench marks it "<" where within).
 section "matrix products in both forms (the GPU's tiles through shared memory, then ORTVK_KERNEL_FORMS=cpu)"

@@ -172,9 +172,10 @@ static float sum_in_parts(const float *x, size_t n, size_t parts, bool mean)
     return mean ? acc / (float)parts : acc;
 }
 
-/* Few long rows, the first 2^24 then sixteenths (in order each is lost; all of them are 6e-5 of the row's sum, within
- * tolerance): GlobalAveragePool over 3 planes of 128x128 and ReduceSum over 4 rows of 8,192. A GPU takes them in parts of 1,024 (16 and 8), the CPU forms as
- * before (MLAS's order, in order); each to the bit, and each row within tolerance of the CPU EP. */
+/* Few long rows, the first 2^24 then sixteenths (in order each is lost; all of them are 6e-5 of the row's sum,
+ * within tolerance): GlobalAveragePool over 3 planes of 128x128 and ReduceSum over 4 rows of 8,192. A GPU takes
+ * them in parts of 1,024 (16 and 8), the CPU forms as before (MLAS's order, in order); each to the bit, and each
+ * row within tolerance of the CPU EP. */
 static void parts_case(ortapp *app, const OrtEpDevice *device, const char *forms, bool gpu)
 {
     static const struct {
@@ -184,17 +185,16 @@ static void parts_case(ortapp *app, const OrtEpDevice *device, const char *forms
         size_t parts;
     } cases[] = {{"GlobalAveragePool", 4, {1, 3, 128, 128}, 16}, {"ReduceSum", 2, {4, 8192}, 8}};
     for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-        size_t n = kc_count(cases[k].dims, cases[k].rank), rows = (size_t)cases[k].dims[0] * cases[k].dims[1];
-        size_t R = n / (k == 0 ? rows : (size_t)cases[k].dims[0]), wn = 0, gn = 0;
+        bool mean = k == 0; /* GlobalAveragePool: a mean a plane; ReduceSum: a sum a row */
+        size_t n = kc_count(cases[k].dims, cases[k].rank), wn = 0, gn = 0;
+        size_t outs = (size_t)cases[k].dims[0] * (mean ? (size_t)cases[k].dims[1] : 1), R = n / outs;
         float *x = malloc(n * sizeof(float));
         if (!CHECK(x != NULL, "out of memory")) return;
         for (size_t i = 0; i < n; i++) x[i] = i == 0 ? 16777216.0f : i < R ? 0.0625f : (float)((i * 53) % 97) * -0.5f;
-        bool mean = k == 0;
         float *want = run(app, device, NULL, reduce_model(cases[k].op, cases[k].rank, cases[k].dims), x,
                           cases[k].rank, cases[k].dims, &wn);
         float *got = run(app, device, forms, reduce_model(cases[k].op, cases[k].rank, cases[k].dims), x,
                          cases[k].rank, cases[k].dims, &gn);
-        size_t outs = mean ? rows : (size_t)cases[k].dims[0];
         if (CHECK(want && got && wn == outs && gn == outs, "%s (forms %s): outputs of %zu and %zu values",
                   cases[k].op, forms, wn, gn)) {
             float in_order = mean ? want[0] : sum_in_order(x, R);

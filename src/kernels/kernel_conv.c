@@ -458,10 +458,10 @@ static OrtStatus *tiles_record(ortvk_krun *run, push_conv *push, const conv_geom
         if (*done) return NULL;
     }
     uint64_t mg = push->M / push->G, pixels = (uint64_t)push->OH * push->OW, entries = (uint64_t)push->N * push->G;
-    uint32_t step = 0, slices = 1;
+    uint32_t step = (uint32_t)K, slices = 1;
     if (!(spec->words[1] & ORTVK_CHAIN_RESIDUAL)) slices = ortvk_krun_tiles_slices(mg, pixels, entries, K, &step);
-    push->step_h = 0; /* one range of channels: all of them, in slices of `step` taps where slices > 1 */
-    push->step_w = slices > 1 ? step : push->C;
+    push->step_h = 0; /* one range of channels: all of them, in slices of `step` taps (K where unsliced) */
+    push->step_w = step;
     push->slices = slices > 1 ? slices : 0;
     *done = true;
     if (slices > 1)

@@ -636,7 +636,7 @@ static OrtStatus *reduce_record(const ortvk_kparams *params, ortvk_krun *run)
 static uint32_t reduce_chunks(const ortvk_krun *run, const ortvk_kpush_reduce *push)
 {
     if ((push->fn != ORTVK_REDUCE_SUM && push->fn != ORTVK_REDUCE_MEAN) || run->float16 || push->outer == 0 ||
-        push->outer >= REDUCE_CHUNKED_WORKGROUPS / 2)
+        push->outer >= REDUCE_CHUNKED_WORKGROUPS / 2 || push->inner != 1 || !ortvk_krun_rows_form(run, push->R))
         return 1;
     uint32_t chunks = (REDUCE_CHUNKED_WORKGROUPS + push->outer - 1) / push->outer, most = push->R / REDUCE_CHUNK_MIN;
     for (chunks = chunks < most ? chunks : most; chunks >= 2; chunks--)
@@ -653,7 +653,7 @@ static OrtStatus *reduce_dispatch_pass(ortvk_krun *run, const ortvk_kpush_reduce
 
 OrtStatus *ortvk_kreduce_dispatch(ortvk_krun *run, const ortvk_kpush_reduce *push)
 {
-    uint32_t chunks = push->inner == 1 && ortvk_krun_rows_form(run, push->R) ? reduce_chunks(run, push) : 1;
+    uint32_t chunks = reduce_chunks(run, push);
     if (chunks < 2) return reduce_dispatch_pass(run, push);
     ortvk_kpush_reduce parts = *push, whole = *push;
     ORTVK_TRY(ortvk_krun_scratch(run, (size_t)push->outer * chunks * sizeof(float), &parts.y));

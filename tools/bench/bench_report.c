@@ -300,6 +300,19 @@ static void json_string_field(const char *line, const char *key, char *out, size
     out[strcspn(out, "\"")] = '\0';
 }
 
+/* The entry of op `name` in `ops` (*n of them), added where it is new; NULL where the table is full. */
+static profile_op *op_entry(profile_op *ops, int *n, const char *name)
+{
+    int k = 0;
+    while (k < *n && strcmp(ops[k].op, name) != 0) k++;
+    if (k == *n) {
+        if (*n == PROFILE_MAX_OPS) return NULL;
+        ops[(*n)++] = (profile_op){0};
+        snprintf(ops[k].op, sizeof(ops[k].op), "%s", name);
+    }
+    return &ops[k];
+}
+
 /* Adds an event of node `name` to `nodes`. */
 static void add_node(profile_node *nodes, int *n, const char *line, const char *name, const char *cat, double dur)
 {
@@ -330,11 +343,9 @@ static int read_profile(const char *path, unsigned from, profile_op *ops, int *n
     note[0] = '\0';
     while (fgets(line, sizeof(line), f)) {
         const char *r = strstr(line, "\"runs\": ");
-        if (strncmp(line, "\"otherData\"", 11) == 0 && r != NULL) sscanf(r, "\"runs\": %u", runs);
-        const char *nt = strstr(line, "\"note\": \"");
-        if (strncmp(line, "\"otherData\"", 11) == 0 && nt != NULL) {
-            snprintf(note, note_len, "%s", nt + 9);
-            note[strcspn(note, "\"")] = '\0';
+        if (strncmp(line, "\"otherData\"", 11) == 0) {
+            if (r != NULL) sscanf(r, "\"runs\": %u", runs);
+            json_string_field(line, "\"note\": \"", note, note_len);
         }
         char cat[32], name[64];
         const char *c = strstr(line, "\"cat\": \""), *d = strstr(line, "\"dur\": "), *b = strstr(line, "\"bytes\": ");
@@ -350,17 +361,12 @@ static int read_profile(const char *path, unsigned from, profile_op *ops, int *n
         add_node(nodes, n_nodes, line, name, cat, dur);
         if (b != NULL) sscanf(b, "\"bytes\": %lf", &bytes);
         if (fl != NULL) sscanf(fl, "\"flops\": %lf", &flops);
-        int k = 0;
-        while (k < *n && strcmp(ops[k].op, cat) != 0) k++;
-        if (k == *n) {
-            if (*n == PROFILE_MAX_OPS) continue;
-            ops[(*n)++] = (profile_op){0};
-            snprintf(ops[k].op, sizeof(ops[k].op), "%s", cat);
-        }
-        ops[k].count += 1;
-        ops[k].ms += dur / 1e3;
-        ops[k].flops += flops;
-        ops[k].bytes += bytes;
+        profile_op *op = op_entry(ops, n, cat);
+        if (op == NULL) continue;
+        op->count += 1;
+        op->ms += dur / 1e3;
+        op->flops += flops;
+        op->bytes += bytes;
     }
     fclose(f);
     qsort(ops, (size_t)*n, sizeof(*ops), by_ms);
@@ -411,15 +417,10 @@ static int read_ort_profile(const char *path, profile_op *ops, int *n, unsigned 
             dur == NULL || op == NULL || sscanf(ts, "\"ts\" :%lf", &t) != 1 || sscanf(dur, "\"dur\" :%lf", &d) != 1 ||
             sscanf(op, "\"op_name\" : \"%31[^\"]", name) != 1 || t < first_end)
             continue;
-        int k = 0;
-        while (k < *n && strcmp(ops[k].op, name) != 0) k++;
-        if (k == *n) {
-            if (*n == PROFILE_MAX_OPS) continue;
-            ops[(*n)++] = (profile_op){0};
-            snprintf(ops[k].op, sizeof(ops[k].op), "%s", name);
-        }
-        ops[k].count += 1;
-        ops[k].ms += d / 1e3;
+        profile_op *entry = op_entry(ops, n, name);
+        if (entry == NULL) continue;
+        entry->count += 1;
+        entry->ms += d / 1e3;
     }
     fclose(f);
     *runs = all > 1 ? all - 1 : 0;

@@ -23,7 +23,7 @@ layout(push_constant) uniform Push {
     uint TM; // output channels per invocation: 1, 2 or 4, dividing the channels of a group
     // The channels of a group this dispatch sums: all of them, or a range where one loop over them all would pass
     // lavapipe's loop cap (common.glsl); a range after the first adds to y's partial sums, the last adds the bias.
-    // The tiles (variant 4) sum them all in one dispatch: there c_end is the taps of a slice of K (p.slices > 1).
+    // The tiles (variant 4) sum them all in one dispatch: there c_end is the taps a slice sums (K unsliced).
     uint c_begin, c_end;
     // Packed weights: 0, or the group's channels in this many slices (variants 5 and 6; 1 without them), an
     // invocation per block and slice (main_packed); the tiles (variant 4): 0 or 1, or K's slices of c_end taps

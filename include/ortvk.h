@@ -124,6 +124,12 @@ typedef struct ortvk_stream_info {
  * when it holds neither word, and EPs on the device then fail to create). */
 #define ORTVK_META_FLOAT_CONTROLS "ortvk.float_controls"
 
+/* How ORT's copies between the host and ortvk's tensors go: "mapped" where ortvk's device memory is host-visible,
+ * coherent and cached (lavapipe, unified memory: a memcpy through the mapping); else "staged upload:3
+ * readback:4", the memory types of the staging buffers each way (readbacks in cached memory where the device has
+ * it). Informational. */
+#define ORTVK_META_HOST_COPIES "ortvk.host_copies"
+
 /* Session options, read as "ep.ortvk.<key>" (SessionOptionsAppendExecutionProvider_V2 adds the prefix). */
 #define ORTVK_OPTION_DEVICE_INDEX "device_index"             /* pick among the EP devices given, by index */
 #define ORTVK_OPTION_DEVICE_UUID "device_uuid"               /* ... or by deviceUUID (hex) */

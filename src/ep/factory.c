@@ -61,6 +61,11 @@ static int compare_candidates(const void *a, const void *b)
 /* Finds the Vulkan devices ortvk can run on, most capable first, and creates a VkDevice for each. */
 static OrtStatus *factory_open_devices(ortvk_factory *factory)
 {
+    /* A discrete GPU's host copies (staging buffers, the queue) on any device: for tests and measurements. */
+    const char *copies = getenv(ORTVK_HOST_COPIES_ENV);
+    bool staged = copies != NULL && copies[0] != '\0';
+    if (staged && strcmp(copies, "staged") != 0)
+        return ortvk_status(ORT_INVALID_ARGUMENT, "%s=\"%.64s\": expected \"staged\"", ORTVK_HOST_COPIES_ENV, copies);
     ORTVK_TRY(ortvk_instance_create(factory->logger, &factory->instance));
     uint32_t count = 0;
     VkResult r = vkEnumeratePhysicalDevices(factory->instance->vk, &count, NULL);
@@ -80,6 +85,7 @@ static OrtStatus *factory_open_devices(ortvk_factory *factory)
                            found[usable].caps.props.deviceName, why);
             continue;
         }
+        if (staged) found[usable].caps.memory.device_mapped = false;
         found[usable].physical = physical[i];
         found[usable].order = i;
         usable++;
@@ -184,7 +190,10 @@ static OrtKeyValuePairs *device_metadata(const ortvk_device *device)
                                               text[0] ? "," : "", semaphore[i].label);
     }
     ortvk_ort->AddKeyValuePair(kv, ORTVK_META_SEMAPHORE_IMPORT, text);
-    add_u32(kv, ORTVK_META_OPAQUE_FD_MEMORY_TYPE, "%u", caps->device_memory_type);
+    add_u32(kv, ORTVK_META_OPAQUE_FD_MEMORY_TYPE, "%u", caps->memory.device);
+    if (caps->memory.device_mapped) snprintf(text, sizeof(text), "mapped");
+    else snprintf(text, sizeof(text), "staged upload:%u readback:%u", caps->memory.upload, caps->memory.readback);
+    ortvk_ort->AddKeyValuePair(kv, ORTVK_META_HOST_COPIES, text);
     add_u32(kv, ORTVK_META_HOST_POINTER_ALIGNMENT, "%u", (uint32_t)caps->host_pointer_alignment);
     ortvk_ort->AddKeyValuePair(kv, ORTVK_META_QUEUE_FAMILIES, caps->queue_families);
     add_u32(kv, ORTVK_META_QUEUE_FAMILY, "%u", caps->queue_family);

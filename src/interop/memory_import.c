@@ -33,7 +33,7 @@ static OrtStatus *opaque_fd_import(ortvk_device *device, const OrtExternalMemory
             "%s. An opaque FD imports only if exported by vkGetMemoryFdKHR on a device with this device's deviceUUID "
             "%s and driverUUID %s, from memory type %u (EP metadata ortvk.opaque_fd_memory_type)",
             message + (strncmp(message, "ortvk: ", 7) == 0 ? 7 : 0), device_uuid, driver_uuid,
-            device->caps.device_memory_type);
+            device->caps.memory.device);
         ortvk_ort->ReleaseStatus(status);
         status = named;
     }

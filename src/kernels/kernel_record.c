@@ -272,7 +272,7 @@ static OrtStatus *scratch_buffer(ortvk_krun *run, size_t bytes, bool staging, or
     if (run->scratch_count == ORTVK_KMAX_SCRATCH)
         return ortvk_status(ORT_EP_FAIL, "too many scratch buffers in a node");
     ortvk_buffer *buffer = NULL;
-    ORTVK_TRY(staging ? ortvk_buffer_allocate_staging(run->device, bytes, &buffer)
+    ORTVK_TRY(staging ? ortvk_buffer_allocate_staging(run->device, ORTVK_BUFFER_STAGING, bytes, &buffer)
                       : ortvk_buffer_allocate(run->device, bytes, &buffer));
     ORTVK_TRY(ortvk_krun_hold(run, buffer));
     run->scratch_count++;

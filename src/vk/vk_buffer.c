@@ -25,8 +25,9 @@ typedef struct buffer_source {
 
 static uint32_t pick_memory_type(const ortvk_device *device, const buffer_source *source, uint32_t allowed)
 {
-    uint32_t preferred =
-        source->kind == ORTVK_BUFFER_STAGING ? device->caps.staging_memory_type : device->caps.device_memory_type;
+    uint32_t preferred = source->kind == ORTVK_BUFFER_STAGING    ? device->caps.memory.upload
+                         : source->kind == ORTVK_BUFFER_READBACK ? device->caps.memory.readback
+                                                                 : device->caps.memory.device;
     allowed &= source->memory_type_bits;
     if (allowed & (1u << preferred)) return preferred;
     for (uint32_t i = 0; i < 32; i++) {
@@ -85,7 +86,7 @@ static OrtStatus *allocate_memory(ortvk_device *device, ortvk_buffer *buffer, co
     VkMemoryAllocateFlagsInfo flags = {
         .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO,
         .pNext = source->import_info,
-        .flags = source->kind == ORTVK_BUFFER_STAGING ? 0 : VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT,
+        .flags = ortvk_buffer_kind_staging(source->kind) ? 0 : VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT,
     };
     VkMemoryAllocateInfo alloc = {
         .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
@@ -107,13 +108,13 @@ static OrtStatus *allocate_memory(ortvk_device *device, ortvk_buffer *buffer, co
  * heap's address table. */
 static OrtStatus *publish(ortvk_device *device, ortvk_buffer *buffer)
 {
-    if (buffer->kind == ORTVK_BUFFER_STAGING ||
-        (buffer->kind == ORTVK_BUFFER_DEVICE && device->caps.device_memory_mapped)) {
+    bool staging = ortvk_buffer_kind_staging(buffer->kind);
+    if (staging || (buffer->kind == ORTVK_BUFFER_DEVICE && device->caps.memory.device_mapped)) {
         VkResult r = vkMapMemory(device->vk, buffer->memory, 0, VK_WHOLE_SIZE, 0, &buffer->mapped);
         if (r != VK_SUCCESS)
             return ortvk_status_vk(r, "vkMapMemory", "mapping a %llu-byte %s buffer", (unsigned long long)buffer->size,
-                                   buffer->kind == ORTVK_BUFFER_STAGING ? "staging" : "device");
-        if (buffer->kind == ORTVK_BUFFER_STAGING) return NULL;
+                                   staging ? "staging" : "device");
+        if (staging) return NULL;
     }
     VkBufferDeviceAddressInfo address = {.sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO, .buffer = buffer->vk};
     buffer->address = vkGetBufferDeviceAddress(device->vk, &address);
@@ -151,7 +152,7 @@ static OrtStatus *buffer_create(ortvk_device *device, VkDeviceSize size, const b
         .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
         .pNext = source->handle_type ? &external : NULL,
         .size = buffer->vk_size,
-        .usage = source->kind == ORTVK_BUFFER_STAGING
+        .usage = ortvk_buffer_kind_staging(source->kind)
                      ? (VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT)
                      : ORTVK_BUFFER_USAGE,
         .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
@@ -204,15 +205,16 @@ static VkDeviceSize staging_size(VkDeviceSize size)
     return rounded;
 }
 
-OrtStatus *ortvk_buffer_allocate_staging(ortvk_device *device, VkDeviceSize size, ortvk_buffer **out)
+OrtStatus *ortvk_buffer_allocate_staging(ortvk_device *device, ortvk_buffer_kind kind, VkDeviceSize size,
+                                         ortvk_buffer **out)
 {
     VkDeviceSize want = staging_size(size);
-    *out = ortvk_heap_take_cached(device->heap, ORTVK_BUFFER_STAGING, want);
+    *out = ortvk_heap_take_cached(device->heap, kind, want);
     if (*out != NULL) {
         ortvk_device_ref(device); /* cached buffers hold no reference: take it back */
         return NULL;
     }
-    buffer_source source = {.kind = ORTVK_BUFFER_STAGING, .memory_type_bits = ~0u};
+    buffer_source source = {.kind = kind, .memory_type_bits = ~0u};
     return buffer_create(device, want, &source, out);
 }
 
@@ -263,8 +265,8 @@ OrtStatus *ortvk_buffer_import_fd(ortvk_device *device, int fd, VkDeviceSize siz
         .handle_type = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT,
         .import_info = &import,
         /* Opaque FD imports must use the exporter's memory type; ortvk documents that it imports into
-         * caps.device_memory_type, published as the EP metadata key "ortvk.opaque_fd_memory_type". */
-        .memory_type_bits = 1u << device->caps.device_memory_type,
+         * caps.memory.device, published as the EP metadata key "ortvk.opaque_fd_memory_type". */
+        .memory_type_bits = 1u << device->caps.memory.device,
     };
     OrtStatus *status = buffer_create(device, size, &source, out);
     if (status != NULL) {
@@ -279,7 +281,7 @@ OrtStatus *ortvk_buffer_import_fd(ortvk_device *device, int fd, VkDeviceSize siz
                 "(this device: %s / %s) and memory type %u",
                 ortvk_ort->GetErrorMessage(status) +
                     (strncmp(ortvk_ort->GetErrorMessage(status), "ortvk: ", 7) ? 0 : 7),
-                device_uuid, driver_uuid, device->caps.device_memory_type);
+                device_uuid, driver_uuid, device->caps.memory.device);
             ortvk_ort->ReleaseStatus(status);
             status = named;
         }

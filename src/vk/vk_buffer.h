@@ -9,7 +9,9 @@
 
 typedef enum ortvk_buffer_kind {
     ORTVK_BUFFER_DEVICE,        /* allocated by ortvk's allocator */
-    ORTVK_BUFFER_STAGING,       /* host-visible, mapped, used by copies; no device address */
+    ORTVK_BUFFER_STAGING,       /* staging of uploads: mapped (caps.memory.upload), no device address */
+    ORTVK_BUFFER_READBACK,      /* staging of copies to the host: mapped, cached where the device has such memory
+                                   (caps.memory.readback), no device address */
     ORTVK_BUFFER_OPAQUE_FD,     /* imported VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT */
     ORTVK_BUFFER_HOST,          /* imported VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT */
 } ortvk_buffer_kind;
@@ -23,7 +25,7 @@ struct ortvk_buffer {
     VkDeviceSize vk_size;       /* bytes of the VkBuffer: `size`, and for ortvk's own device buffers a tail after it
                                    that texel views may cover (ORTVK_BUFFER_TAIL) */
     VkDeviceAddress address;    /* 0 for staging buffers */
-    void *mapped;               /* staging buffers, and ORTVK_BUFFER_DEVICE ones where caps.device_memory_mapped */
+    void *mapped;               /* staging and readback buffers, and ORTVK_BUFFER_DEVICE ones where caps.memory.device_mapped */
     void *host_pointer;         /* ORTVK_BUFFER_HOST: the imported address */
     atomic_int refs;            /* the owner's, one per sharing import (ortvk_buffer_import_host), and one per
                                    submission using it (ortvk_device_acquire) */
@@ -37,8 +39,16 @@ struct ortvk_buffer {
 #define ORTVK_BUFFER_TAIL 272u
 
 OrtStatus *ortvk_buffer_allocate(ortvk_device *device, VkDeviceSize size, ortvk_buffer **out) ORTVK_MUST_CHECK;
-OrtStatus *ortvk_buffer_allocate_staging(ortvk_device *device, VkDeviceSize size,
+/* A mapped buffer of at least `size` bytes for a host copy: `kind` is ORTVK_BUFFER_STAGING (the host writes it, the
+ * queue reads it) or ORTVK_BUFFER_READBACK (the queue writes it, the host reads it). */
+OrtStatus *ortvk_buffer_allocate_staging(ortvk_device *device, ortvk_buffer_kind kind, VkDeviceSize size,
                                          ortvk_buffer **out) ORTVK_MUST_CHECK;
+
+/* Whether buffers of `kind` are the staging of host copies: mapped, without a device address, cached apart. */
+static inline bool ortvk_buffer_kind_staging(ortvk_buffer_kind kind)
+{
+    return kind == ORTVK_BUFFER_STAGING || kind == ORTVK_BUFFER_READBACK;
+}
 
 /* Imports `fd` (not consumed: ortvk imports a duplicate) covering `size` bytes. */
 OrtStatus *ortvk_buffer_import_fd(ortvk_device *device, int fd, VkDeviceSize size,

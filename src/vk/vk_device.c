@@ -48,14 +48,6 @@ static bool timeline_importable(VkPhysicalDevice physical)
     return (props.externalSemaphoreFeatures & VK_EXTERNAL_SEMAPHORE_FEATURE_IMPORTABLE_BIT) != 0;
 }
 
-static int find_memory_type(const VkPhysicalDeviceMemoryProperties *mem, VkMemoryPropertyFlags want)
-{
-    for (uint32_t i = 0; i < mem->memoryTypeCount; i++) {
-        if ((mem->memoryTypes[i].propertyFlags & want) == want) return (int)i;
-    }
-    return -1;
-}
-
 /* The queue families (described in caps->queue_families) and the first with compute. */
 static bool probe_queue_families(VkPhysicalDevice physical, ortvk_device_caps *caps, char *why, size_t why_len)
 {
@@ -85,28 +77,6 @@ static bool probe_queue_families(VkPhysicalDevice physical, ortvk_device_caps *c
         snprintf(why, why_len, "no compute queue family");
         return false;
     }
-    return true;
-}
-
-/* Where ortvk allocates tensors (device-local) and staging (host-visible, coherent). */
-static bool probe_memory_types(VkPhysicalDevice physical, ortvk_device_caps *caps, char *why, size_t why_len)
-{
-    VkPhysicalDeviceMemoryProperties mem;
-    vkGetPhysicalDeviceMemoryProperties(physical, &mem);
-    int device_type = find_memory_type(&mem, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    int staging_type =
-        find_memory_type(&mem, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-    if (device_type < 0) device_type = staging_type;
-    if (device_type < 0 || staging_type < 0) {
-        snprintf(why, why_len, "no %s memory type", device_type < 0 ? "device-local" : "host-visible coherent");
-        return false;
-    }
-    caps->device_memory_type = (uint32_t)device_type;
-    /* Cached too: host reads of uncached memory (a discrete GPU's BAR) are slower than a copy on the queue. */
-    VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
-                                 VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
-    caps->device_memory_mapped = (mem.memoryTypes[device_type].propertyFlags & host) == host;
-    caps->staging_memory_type = (uint32_t)staging_type;
     return true;
 }
 
@@ -170,8 +140,13 @@ bool ortvk_device_probe(VkPhysicalDevice physical, ortvk_device_caps *caps, char
     caps->storage_16bit = f11.storageBuffer16BitAccess;
     caps->storage_8bit = f12.storageBuffer8BitAccess;
 
-    if (!probe_queue_families(physical, caps, why, why_len) || !probe_memory_types(physical, caps, why, why_len))
+    if (!probe_queue_families(physical, caps, why, why_len)) return false;
+    VkPhysicalDeviceMemoryProperties memory;
+    vkGetPhysicalDeviceMemoryProperties(physical, &memory);
+    if (!ortvk_memory_types_choose(&memory, &caps->memory)) {
+        snprintf(why, why_len, "no host-visible coherent memory type");
         return false;
+    }
     caps->import_opaque_fd_memory =
         has_memory_fd && buffer_importable(physical, VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT);
     caps->import_host_memory =

@@ -13,6 +13,7 @@
 #include "ort/ort_abi.h"
 #include "ortvk.h"
 #include "vk/vk_instance.h"
+#include "vk/vk_memory_types.h"
 
 typedef struct ortvk_buffer ortvk_buffer;
 typedef struct ortvk_heap ortvk_heap;
@@ -46,15 +47,16 @@ typedef struct ortvk_device_caps {
     bool import_host_memory;             /* VK_EXT_external_memory_host */
     VkDeviceSize host_pointer_alignment; /* minImportedHostPointerAlignment */
     bool import_timeline_opaque_fd;      /* VK_KHR_external_semaphore_fd for timeline semaphores */
-    uint32_t device_memory_type;         /* where ortvk allocates tensors and imports opaque FDs */
-    uint32_t staging_memory_type;        /* host-visible, coherent: staging for host copies */
-    bool device_memory_mapped;           /* device_memory_type is host-visible, coherent and cached too (lavapipe,
-                                            unified memory): ortvk's tensors are mapped, host copies skip the queue */
+    ortvk_memory_types memory;           /* the memory types of tensors and of staging (vk_memory_types.h) */
     bool storage_16bit;                  /* storageBuffer16BitAccess: the float16 kernels run */
     bool storage_8bit;                   /* storageBuffer8BitAccess: the kernels that read or write bool run */
     bool push_descriptor;                /* VK_KHR_push_descriptor: the kernels bind their tensors with it */
     ortvk_float_controls float_controls; /* what the kernels' SPIR-V asks for (kernel_float_controls.c) */
 } ortvk_device_caps;
+
+/* "staged": ORT's copies between the host and ortvk's tensors go through staging buffers and the queue, as on a
+ * discrete GPU, even where device memory could be mapped (read when the devices are probed). */
+#define ORTVK_HOST_COPIES_ENV "ORTVK_HOST_COPIES"
 
 /* Probes `physical`; returns false (with `why` filled) when ortvk cannot run on it. */
 bool ortvk_device_probe(VkPhysicalDevice physical, ortvk_device_caps *caps, char *why, size_t why_len);

@@ -157,13 +157,13 @@ ortvk_buffer *ortvk_device_acquire(ortvk_device *device, const void *pointer, si
 
 ortvk_buffer *ortvk_heap_take_cached(ortvk_heap *heap, ortvk_buffer_kind kind, VkDeviceSize size)
 {
-    bool staging = kind == ORTVK_BUFFER_STAGING;
+    bool staging = ortvk_buffer_kind_staging(kind);
     ortvk_buffer **list = staging ? heap->staging : heap->cached;
     ortvk_buffer *found = NULL;
     pthread_mutex_lock(&heap->cache_lock);
     size_t *count = staging ? &heap->staging_count : &heap->cached_count;
     for (size_t i = 0; i < *count && found == NULL; i++) {
-        if (list[i]->size != size) continue;
+        if (list[i]->size != size || list[i]->kind != kind) continue;
         found = list[i];
         list[i] = list[--*count];
         if (!staging) heap->cached_bytes -= size;
@@ -177,7 +177,7 @@ bool ortvk_heap_keep(ortvk_heap *heap, ortvk_buffer *buffer)
 {
     bool kept = false;
     pthread_mutex_lock(&heap->cache_lock);
-    if (buffer->kind == ORTVK_BUFFER_STAGING) {
+    if (ortvk_buffer_kind_staging(buffer->kind)) {
         kept = heap->staging_count < ORTVK_STAGING_CACHE;
         if (kept) heap->staging[heap->staging_count++] = buffer;
     } else if (buffer->kind == ORTVK_BUFFER_DEVICE) {

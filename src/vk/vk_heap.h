@@ -23,8 +23,8 @@ void ortvk_heap_destroy(ortvk_heap *heap);
 /* Enters `buffer` (address and size set) into the address table. */
 OrtStatus *ortvk_heap_add_range(ortvk_heap *heap, ortvk_buffer *buffer) ORTVK_MUST_CHECK;
 
-/* A cached buffer of `kind` (staging or device) and exactly `size` bytes, taken out of the cache with one reference
- * (the caller takes back the device reference cached buffers do not hold), or NULL. */
+/* A cached buffer of `kind` (staging, readback or device) and exactly `size` bytes, taken out of the cache with one
+ * reference (the caller takes back the device reference cached buffers do not hold), or NULL. */
 ortvk_buffer *ortvk_heap_take_cached(ortvk_heap *heap, ortvk_buffer_kind kind, VkDeviceSize size);
 /* Keeps `buffer` (its last reference gone) for reuse while the cache has room: then true, and the caller drops
  * the buffer's device reference; false when the caller should free it. Cached device buffers keep their

@@ -38,7 +38,7 @@ static void release_copy_refs(void *owner)
     free(refs);
 }
 
-/* A copy between the host and an ortvk-allocated buffer the host can map (caps.device_memory_mapped) needs no
+/* A copy between the host and an ortvk-allocated buffer the host can map (caps.memory.device_mapped) needs no
  * submission: into the buffer, when no submission holds it (its only references are its owner's and the caller's,
  * `held`): nothing queued reads or writes it, and the stream's later submissions see the host's writes; out of it,
  * after a host wait for all the stream's next submission would wait for (the sync stream's: every stream of the
@@ -87,7 +87,10 @@ OrtStatus *ortvk_transfer_copy(ortvk_stream *stream, ortvk_copy_end dst, ortvk_c
         return status;
     }
     if (dst.buffer == NULL || src.buffer == NULL) {
-        status = ortvk_buffer_allocate_staging(device, bytes, &staging);
+        /* Copies to the host read their staging back: from cached memory where the device has it (a discrete
+         * GPU's first host-visible type is write-combined, which the host reads slowly). */
+        ortvk_buffer_kind kind = dst.buffer == NULL ? ORTVK_BUFFER_READBACK : ORTVK_BUFFER_STAGING;
+        status = ortvk_buffer_allocate_staging(device, kind, bytes, &staging);
         if (status != NULL) {
             release_copy_refs(refs);
             return status;

@@ -1,6 +1,8 @@
 /* ORT's CopyTensors through ortvk's data transfer: host -> device -> device -> host, with and without an ortvk
  * stream, into tensors that view one device allocation at byte offsets; and what an ortvk stream's native handle
- * (SyncStream_GetHandle) describes. */
+ * (SyncStream_GetHandle) describes. With ORTVK_HOST_COPIES=staged the same copies go through staging buffers and the
+ * queue, as on a discrete GPU (ctest: test_copy_tensors_staged). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "test_util.h"
@@ -77,6 +79,12 @@ int main(void)
     ortapp app;
     const OrtEpDevice *device;
     test_open(&app, &device);
+    const char *staged = getenv("ORTVK_HOST_COPIES");
+    if (staged != NULL && strcmp(staged, "staged") == 0) {
+        const char *copies = app.api->GetKeyValue(app.api->EpDevice_EpMetadata(device), ORTVK_META_HOST_COPIES);
+        CHECK(copies != NULL && strncmp(copies, "staged ", 7) == 0, "ORTVK_HOST_COPIES=staged: host copies %s",
+              copies ? copies : "(none)");
+    }
 
     round_trip(&app, device, NULL);
     OrtSyncStream *stream = NULL;

@@ -47,10 +47,17 @@ int main(void)
                                  ORTVK_META_DRIVER_INFO, ORTVK_META_DRIVER_VERSION, ORTVK_META_VENDOR_ID,
                                  ORTVK_META_DEVICE_ID, ORTVK_META_API_VERSION, ORTVK_META_OPAQUE_FD_MEMORY_TYPE,
                                  ORTVK_META_HOST_POINTER_ALIGNMENT, ORTVK_META_KERNEL_TYPES,
-                                 ORTVK_META_FLOAT_CONTROLS};
+                                 ORTVK_META_FLOAT_CONTROLS, ORTVK_META_HOST_COPIES};
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
         CHECK(api->GetKeyValue(meta, keys[i]) != NULL, "metadata key %s present", keys[i]);
     CHECK(strcmp(api->GetKeyValue(meta, ORTVK_META_DEVICE_INDEX), "0") == 0, "first device has index 0");
+    /* lavapipe's one memory type is host-visible, coherent and cached: its tensors copy through a mapping. */
+    const char *copies = api->GetKeyValue(meta, ORTVK_META_HOST_COPIES);
+    unsigned upload = 0, readback = 0;
+    bool cpu = strcmp(api->GetKeyValue(meta, ORTVK_META_DEVICE_TYPE), "cpu") == 0;
+    CHECK(copies && (strcmp(copies, "mapped") == 0 ||
+                     (!cpu && sscanf(copies, "staged upload:%u readback:%u", &upload, &readback) == 2)),
+          "host copies %s", copies ? copies : "(none)");
     static const char *memory_kinds[] = {"opaque_fd", "host_allocation"};
     static const char *semaphore_kinds[] = {"vk_timeline_opaque_fd", "host_timeline"};
     const char *memory = api->GetKeyValue(meta, ORTVK_META_MEMORY_IMPORT);

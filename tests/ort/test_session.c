@@ -1,6 +1,8 @@
 /* A session with ortvk appended runs real models whose inputs (and pre-bound outputs) live in ortvk device memory:
- * a generated Add model and the ONNX conformance test for Relu. Outputs are checked exactly. Bad ep.ortvk options
- * are refused with ORT_INVALID_ARGUMENT. Device memory freed through ORT's allocator is reused for the same size. */
+ * a generated Add model and the ONNX conformance test for Relu. Outputs are checked exactly. An output ORT's CPU EP
+ * computes reaches pre-bound ortvk memory and imported host memory by the time the application reads it. Bad
+ * ep.ortvk options are refused with ORT_INVALID_ARGUMENT. Device memory freed through ORT's allocator is reused for
+ * the same size. */
 #include <math.h>
 #include <string.h>
 
@@ -56,6 +58,80 @@ static void run_add(ortapp *app, const OrtEpDevice *device, bool prebound_output
     app->api->ReleaseValue(dx);
     app->api->ReleaseValue(dy);
     app->api->ReleaseSession(session);
+}
+
+/* y = Hardmax(Relu(x)): Relu on ortvk, Hardmax on ORT's CPU EP (ortvk claims no Hardmax), y pre-bound in ortvk
+ * memory, so that the run ends with ORT's copy of y from the host into it (through staging and the queue where
+ * ORTVK_HOST_COPIES=staged, as on a discrete GPU). The application must find y there, whether it reads y through
+ * ortvk after a run that did not wait for the device ("disable_synchronize_execution_providers"), or reads its own
+ * host memory, imported and pre-bound, right after a run that did. */
+static void cpu_output_in_ortvk_memory(ortapp *app, const OrtEpDevice *device, bool imported)
+{
+    static const int64_t rows[2] = {6, 10};
+    onnx_model *m = onnx_model_new(17);
+    onnx_model_add_input(m, "x", ONNX_FLOAT, 2, rows);
+    onnx_model_add_output(m, "y", ONNX_FLOAT, 2, rows);
+    onnx_model_add_node(m, "Relu", (const char *[]){"x"}, 1, (const char *[]){"r"}, 1);
+    onnx_model_add_node(m, "Hardmax", (const char *[]){"r"}, 1, (const char *[]){"y"}, 1);
+    uint8_t *model = NULL;
+    size_t len = 0;
+    if (!test_model_serialize(m, "Relu-Hardmax", &model, &len)) return;
+    OrtSession *session = test_session(app, device, model, len, NULL, NULL, 0);
+    free(model);
+    OrtExternalResourceImporter *importer = NULL;
+    OrtExternalMemoryHandle *memory = NULL;
+    size_t size = 0;
+    float *pages = imported ? test_page_alloc(sizeof(float) * 60, &size) : NULL;
+    OrtValue *y = NULL;
+    if (imported && session != NULL &&
+        ORT_OK(app, app->interop->CreateExternalResourceImporterForDevice(device, &importer))) {
+        OrtExternalMemoryDescriptor host = {.version = app->api_version,
+                                            .handle_type = ORT_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION,
+                                            .native_handle = pages, .size_bytes = size};
+        OrtExternalTensorDescriptor view = {.version = app->api_version,
+                                            .element_type = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, .shape = rows,
+                                            .rank = 2};
+        if (ORT_OK(app, app->interop->ImportMemory(importer, &host, &memory)))
+            ORT_OK(app, app->interop->CreateTensorFromMemory(importer, memory, &view, &y));
+    } else if (!imported) {
+        y = test_device_tensor(app, device, 2, rows);
+    }
+    OrtRunOptions *run_options = NULL;
+    ORT_OK(app, app->api->CreateRunOptions(&run_options));
+    if (!imported) ORT_OK(app, app->api->AddRunConfigEntry(run_options, "disable_synchronize_execution_providers", "1"));
+    const char *what = imported ? "imported host memory" : "ortvk memory, the run not synchronized";
+    float x[60], got[60];
+    for (int run = 0; run < 3 && session != NULL && y != NULL; run++) {
+        for (int i = 0; i < 60; i++) x[i] = (float)((i * 7 + run * 13) % 23) - 11.0f;
+        OrtValue *hx = test_host_tensor(app, x, 60, 2, rows);
+        const char *in_names[] = {"x"}, *out_names[] = {"y"};
+        bool ran = ORT_OK(app, app->api->Run(session, run_options, in_names, (const OrtValue *const *)&hx, 1,
+                                             out_names, 1, &y));
+        if (ran && imported) {
+            memcpy(got, pages, sizeof(got));
+        } else if (ran) {
+            memset(got, 0xff, sizeof(got));
+            OrtValue *hy = test_host_tensor(app, got, 60, 2, rows);
+            ORT_OK(app, test_copy(app, y, hy, NULL));
+            app->api->ReleaseValue(hy);
+        }
+        int wrong = 0;
+        for (int r = 0; ran && r < 6; r++) {
+            int best = 0; /* Hardmax: 1 at the first maximum of each row of Relu(x) */
+            for (int c = 1; c < 10; c++)
+                if (fmaxf(x[r * 10 + c], 0.0f) > fmaxf(x[r * 10 + best], 0.0f)) best = c;
+            for (int c = 0; c < 10; c++) wrong += got[r * 10 + c] != (c == best ? 1.0f : 0.0f);
+        }
+        CHECK(ran && wrong == 0, "Relu on ortvk, Hardmax on the CPU EP, y in %s, run %d: %d of 60 wrong", what, run,
+              wrong);
+        app->api->ReleaseValue(hx);
+    }
+    app->api->ReleaseRunOptions(run_options);
+    app->api->ReleaseValue(y);
+    if (memory) app->interop->ReleaseExternalMemoryHandle(memory);
+    if (importer) app->interop->ReleaseExternalResourceImporter(importer);
+    free(pages);
+    if (session) app->api->ReleaseSession(session);
 }
 
 /* ONNX's own conformance case for Relu (model file and tensors from libonnx-testdata). */
@@ -190,6 +266,8 @@ int main(void)
     test_open(&app, &device);
     run_add(&app, device, false);
     run_add(&app, device, true);
+    cpu_output_in_ortvk_memory(&app, device, false);
+    cpu_output_in_ortvk_memory(&app, device, true);
     run_conformance_relu(&app, device);
     bad_options(&app, device);
     allocator_reuse(&app, device);

@@ -187,16 +187,22 @@ int bench_model_compare(const bench_options *opt, const char *ort_path, const ch
         ort_failed(&app, app.api->SessionGetOutputName(cpu.session, 0, allocator, &out_name), "SessionGetOutputName"))
         goto sessions;
 
-    const char *device_name = app.api->GetKeyValue(app.api->EpDevice_EpMetadata(device), ORTVK_META_DEVICE_NAME);
+    const OrtKeyValuePairs *meta = app.api->EpDevice_EpMetadata(device);
+    const char *device_name = app.api->GetKeyValue(meta, ORTVK_META_DEVICE_NAME);
+    /* How the inputs reach the device and the outputs come back: a memcpy through a mapping, or staging buffers in
+     * the memory types named (on a discrete GPU, readbacks should be in cached memory). */
+    const char *host_copies = app.api->GetKeyValue(meta, ORTVK_META_HOST_COPIES);
+    if (host_copies == NULL) host_copies = "unknown";
     if (opt->json) {
-        printf("{\"model\": \"%s\", \"device\": \"%s\", \"onnxruntime\": \"%s\", \"webgpu\": ", opt->compare_model,
-               device_name, app.version);
+        printf("{\"model\": \"%s\", \"device\": \"%s\", \"onnxruntime\": \"%s\", \"host_copies\": \"%s\", "
+               "\"webgpu\": ", opt->compare_model, device_name, app.version, host_copies);
         ortapp_print_json_string(webgpu.session ? "runs" : webgpu.why);
         printf(", \"sizes\": [");
     } else {
         printf("Model on ortvk against ORT's CPU EP (%d intra-op threads), Run time in ms over %d frames (+1 warm-up)\n"
-               "  model  %s\n  device %s, ONNX Runtime %s; inputs in host memory, outputs allocated by ORT\n",
-               opt->threads, opt->compare_frames, opt->compare_model, device_name, app.version);
+               "  model  %s\n  device %s, ONNX Runtime %s; inputs in host memory, outputs allocated by ORT; "
+               "host copies %s\n",
+               opt->threads, opt->compare_frames, opt->compare_model, device_name, app.version, host_copies);
         if (webgpu.session == NULL) printf("  ORT's WebGPU EP (Dawn): not run: %s\n", webgpu.why);
         printf("  size        ortvk median      p99   CPU EP median      p99   ratio (ortvk / CPU)  max |diff|  "
                "ortvk first Run%s\n",

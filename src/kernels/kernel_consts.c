@@ -63,7 +63,7 @@ OrtStatus *ortvk_kernel_upload_const(ortvk_kernel *kernel, ortvk_stream *stream,
         t->buffer = c->buffer;
         t->address = c->buffer->address;
         ortvk_copy_end dst = {.buffer = c->buffer}, src = {.host = (void *)data};
-        status = ortvk_transfer_copy(stream, dst, src, bytes, true);
+        status = ortvk_transfer_copy(stream, dst, src, bytes, false);
     }
     free(packed);
     return status;
@@ -88,11 +88,11 @@ static OrtStatus *chain_fill(ortvk_stream *stream, kconst *c, const ortvk_kparam
     c->view.buffer = c->buffer;
     c->view.address = c->buffer->address;
     ortvk_copy_end dst = {.buffer = c->buffer}, src = {.host = values};
-    ORTVK_TRY(ortvk_transfer_copy(stream, dst, src, sizeof(values), true));
+    ORTVK_TRY(ortvk_transfer_copy(stream, dst, src, sizeof(values), false));
     dst.offset = sizeof(values);
     for (size_t i = 0; i < n_channel; i++) {
         size_t bytes = channel[i]->view.count * sizeof(float);
-        ORTVK_TRY(ortvk_transfer_copy(stream, dst, (ortvk_copy_end){.buffer = channel[i]->buffer}, bytes, true));
+        ORTVK_TRY(ortvk_transfer_copy(stream, dst, (ortvk_copy_end){.buffer = channel[i]->buffer}, bytes, false));
         dst.offset += bytes;
     }
     return NULL;

@@ -405,6 +405,8 @@ OrtStatus *ortvk_partition_create(ortvk_kernel_device *kdev, ortvk_stream *strea
     if (status == NULL) ortvk_partition_fuse_norms(p);
     if (status == NULL) status = ortvk_partition_fuse(p, stream);
     if (status == NULL) status = ortvk_partition_fuse_mlp(p, stream);
+    /* The constants' copies went to the stream without a wait each: one wait for all of them. */
+    if (status == NULL) status = ortvk_stream_wait_host(stream, UINT64_MAX);
 out:
     free(nodes);
     names_free(names, count);

@@ -25,7 +25,8 @@ struct ortvk_buffer {
     VkDeviceSize vk_size;       /* bytes of the VkBuffer: `size`, and for ortvk's own device buffers a tail after it
                                    that texel views may cover (ORTVK_BUFFER_TAIL) */
     VkDeviceAddress address;    /* 0 for staging buffers */
-    void *mapped;               /* staging and readback buffers, and ORTVK_BUFFER_DEVICE ones where caps.memory.device_mapped */
+    void *mapped;               /* staging and readback buffers, and ORTVK_BUFFER_DEVICE ones where
+                                   caps.memory.device_mapped */
     void *host_pointer;         /* ORTVK_BUFFER_HOST: the imported address */
     atomic_int refs;            /* the owner's, one per sharing import (ortvk_buffer_import_host), and one per
                                    submission using it (ortvk_device_acquire) */

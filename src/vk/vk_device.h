@@ -55,7 +55,7 @@ typedef struct ortvk_device_caps {
 } ortvk_device_caps;
 
 /* "staged": ORT's copies between the host and ortvk's tensors go through staging buffers and the queue, as on a
- * discrete GPU, even where device memory could be mapped (read when the devices are probed). */
+ * discrete GPU, even where device memory could be mapped (read by the factory when it lists the devices). */
 #define ORTVK_HOST_COPIES_ENV "ORTVK_HOST_COPIES"
 
 /* Probes `physical`; returns false (with `why` filled) when ortvk cannot run on it. */

@@ -98,7 +98,8 @@ static void cpu_output_in_ortvk_memory(ortapp *app, const OrtEpDevice *device, b
     }
     OrtRunOptions *run_options = NULL;
     ORT_OK(app, app->api->CreateRunOptions(&run_options));
-    if (!imported) ORT_OK(app, app->api->AddRunConfigEntry(run_options, "disable_synchronize_execution_providers", "1"));
+    if (!imported)
+        ORT_OK(app, app->api->AddRunConfigEntry(run_options, "disable_synchronize_execution_providers", "1"));
     const char *what = imported ? "imported host memory" : "ortvk memory, the run not synchronized";
     float x[60], got[60];
     for (int run = 0; run < 3 && session != NULL && y != NULL; run++) {

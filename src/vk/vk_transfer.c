@@ -140,6 +140,137 @@ OrtStatus *ortvk_transfer_copy(ortvk_stream *stream, ortvk_copy_end dst, ortvk_c
     return status;
 }
 
+/* ---- upload batches ------------------------------------------------------------------------------------ */
+
+/* A batch submits what it has gathered before it grows past this (unless a single upload is larger): the host
+ * copy of its bytes and its staging buffer stay that small, whatever the model's size. */
+#define ORTVK_UPLOAD_BATCH_BYTES (16u << 20)
+
+/* One gathered upload: its bytes at `from` in the batch's data. */
+typedef struct batch_copy {
+    ortvk_buffer *dst; /* a reference */
+    VkDeviceSize offset, from, bytes;
+} batch_copy;
+
+struct ortvk_upload_batch {
+    ortvk_stream *stream;
+    uint8_t *data; /* the gathered uploads' bytes, each on 16 bytes */
+    size_t data_bytes, data_capacity;
+    batch_copy *copies;
+    size_t count, capacity;
+};
+
+/* What a batch's submission holds until the GPU is done: its staging buffer and the destinations. */
+typedef struct batch_refs {
+    ortvk_buffer *staging;
+    size_t count;
+    ortvk_buffer *dst[]; /* references */
+} batch_refs;
+
+static void release_batch_refs(void *owner)
+{
+    batch_refs *refs = owner;
+    ortvk_buffer_unref(refs->staging);
+    for (size_t i = 0; i < refs->count; i++) ortvk_buffer_unref(refs->dst[i]);
+    free(refs);
+}
+
+OrtStatus *ortvk_upload_batch_create(ortvk_stream *stream, ortvk_upload_batch **out)
+{
+    *out = calloc(1, sizeof(**out));
+    if (*out == NULL) return ortvk_status(ORT_FAIL, "out of host memory gathering uploads");
+    (*out)->stream = stream;
+    return NULL;
+}
+
+static void batch_drop(ortvk_upload_batch *batch)
+{
+    for (size_t i = 0; i < batch->count; i++) ortvk_buffer_unref(batch->copies[i].dst);
+    batch->count = 0;
+    batch->data_bytes = 0;
+}
+
+void ortvk_upload_batch_destroy(ortvk_upload_batch *batch)
+{
+    if (batch == NULL) return;
+    batch_drop(batch);
+    free(batch->data);
+    free(batch->copies);
+    free(batch);
+}
+
+/* Grows `*items` to room for `want` items of `size` bytes. */
+static bool grow(void **items, size_t *capacity, size_t want, size_t size)
+{
+    if (want <= *capacity) return true;
+    size_t grown = *capacity ? *capacity : 64;
+    while (grown < want) grown *= 2;
+    void *p = realloc(*items, grown * size);
+    if (p == NULL) return false;
+    *items = p;
+    *capacity = grown;
+    return true;
+}
+
+OrtStatus *ortvk_upload_batch_add(ortvk_upload_batch *batch, ortvk_buffer *dst, VkDeviceSize offset,
+                                  const void *data, size_t bytes)
+{
+    if (bytes == 0) return NULL;
+    /* Into mapped memory nothing queued uses (its owner's reference only): at once. */
+    if (dst->mapped != NULL && atomic_load(&dst->refs) == 1) {
+        memcpy((uint8_t *)dst->mapped + offset, data, bytes);
+        return NULL;
+    }
+    size_t from = (batch->data_bytes + 15) & ~(size_t)15;
+    if (batch->count > 0 && (from + bytes < from || from + bytes > ORTVK_UPLOAD_BATCH_BYTES)) {
+        ORTVK_TRY(ortvk_upload_batch_submit(batch));
+        from = 0;
+    }
+    if (from + bytes < from || !grow((void **)&batch->data, &batch->data_capacity, from + bytes, 1) ||
+        !grow((void **)&batch->copies, &batch->capacity, batch->count + 1, sizeof(*batch->copies)))
+        return ortvk_status(ORT_FAIL, "out of host memory gathering an upload of %zu bytes", bytes);
+    if (!ortvk_buffer_try_ref(dst)) return ortvk_status(ORT_EP_FAIL, "uploading into a buffer being released");
+    memcpy(batch->data + from, data, bytes);
+    batch->data_bytes = from + bytes;
+    batch->copies[batch->count++] = (batch_copy){dst, offset, from, bytes};
+    return NULL;
+}
+
+OrtStatus *ortvk_upload_batch_submit(ortvk_upload_batch *batch)
+{
+    if (batch->count == 0) return NULL;
+    ortvk_stream *stream = batch->stream;
+    batch_refs *refs = malloc(sizeof(*refs) + batch->count * sizeof(refs->dst[0]));
+    if (refs == NULL) {
+        batch_drop(batch);
+        return ortvk_status(ORT_FAIL, "out of host memory submitting %zu uploads", batch->count);
+    }
+    refs->count = 0;
+    refs->staging = NULL;
+    OrtStatus *status = ortvk_buffer_allocate_staging(stream->device, ORTVK_BUFFER_STAGING, batch->data_bytes,
+                                                      &refs->staging);
+    VkCommandBuffer cmd = VK_NULL_HANDLE;
+    if (status == NULL) status = ortvk_stream_begin(stream, &cmd);
+    if (status != NULL) {
+        release_batch_refs(refs);
+        batch_drop(batch);
+        return status;
+    }
+    memcpy(refs->staging->mapped, batch->data, batch->data_bytes);
+    for (size_t i = 0; i < batch->count; i++) {
+        const batch_copy *c = &batch->copies[i];
+        VkBufferCopy region = {.srcOffset = c->from, .dstOffset = c->offset, .size = c->bytes};
+        vkCmdCopyBuffer(cmd, refs->staging->vk, c->dst->vk, 1, &region);
+        refs->dst[refs->count++] = c->dst; /* the batch's reference passes to the submission */
+    }
+    batch->count = 0;
+    batch->data_bytes = 0;
+    /* Later work on the stream reads what the copies wrote. */
+    barrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
+    ortvk_retire retire = {.release = release_batch_refs, .owner = refs};
+    return ortvk_stream_submit(stream, cmd, NULL, 0, NULL, 0, retire, NULL);
+}
+
 /* ---- OrtDataTransferImpl ------------------------------------------------------------------------------- */
 
 struct ortvk_data_transfer {

@@ -37,8 +37,7 @@ static const struct {
 /* Copies constant input `index` into a device buffer through `stream` (a host wait: Compile is before any run),
  * rearranged by its op's packer where it has one. ORT keeps initializers of a fused node in host memory, so the
  * device needs its own copy. */
-OrtStatus *ortvk_kernel_upload_const(ortvk_kernel *kernel, ortvk_stream *stream, ortvk_upload_batch *batch,
-                                     const ortvk_knode *k, size_t index)
+OrtStatus *ortvk_kernel_upload_const(ortvk_kernel *kernel, ortvk_stream *stream, const ortvk_knode *k, size_t index)
 {
     kconst *c = NULL;
     const void *data = NULL;
@@ -63,7 +62,8 @@ OrtStatus *ortvk_kernel_upload_const(ortvk_kernel *kernel, ortvk_stream *stream,
     if (status == NULL) {
         t->buffer = c->buffer;
         t->address = c->buffer->address;
-        status = ortvk_upload_batch_add(batch, c->buffer, 0, data, bytes);
+        ortvk_copy_end dst = {.buffer = c->buffer}, src = {.host = (void *)data};
+        status = ortvk_transfer_copy(stream, dst, src, bytes, false);
     }
     free(packed);
     return status;
@@ -78,28 +78,28 @@ static void kconst_free(kconst **c)
     *c = NULL;
 }
 
-/* Fills the chain's buffer `c`: the step operands (through `batch`), then each per-channel constant, copied on the
- * device (and waited for: the channel constants are freed next). */
-static OrtStatus *chain_fill(ortvk_stream *stream, ortvk_upload_batch *batch, kconst *c,
-                             const ortvk_kparams_chain *chain, kconst **channel, size_t n_channel)
+/* Fills the chain's buffer `c`: the step operands, then each per-channel constant, copied on the device. */
+static OrtStatus *chain_fill(ortvk_stream *stream, kconst *c, const ortvk_kparams_chain *chain, kconst **channel,
+                             size_t n_channel)
 {
     float values[ORTVK_KCHAIN_FLOATS];
     ortvk_kchain_constants(chain, values);
     ORTVK_TRY(ortvk_buffer_allocate(stream->device, c->view.count * sizeof(float), &c->buffer));
     c->view.buffer = c->buffer;
     c->view.address = c->buffer->address;
-    ORTVK_TRY(ortvk_upload_batch_add(batch, c->buffer, 0, values, sizeof(values)));
-    ortvk_copy_end dst = {.buffer = c->buffer, .offset = sizeof(values)};
+    ortvk_copy_end dst = {.buffer = c->buffer}, src = {.host = values};
+    ORTVK_TRY(ortvk_transfer_copy(stream, dst, src, sizeof(values), false));
+    dst.offset = sizeof(values);
     for (size_t i = 0; i < n_channel; i++) {
         size_t bytes = channel[i]->view.count * sizeof(float);
-        ORTVK_TRY(ortvk_transfer_copy(stream, dst, (ortvk_copy_end){.buffer = channel[i]->buffer}, bytes, true));
+        ORTVK_TRY(ortvk_transfer_copy(stream, dst, (ortvk_copy_end){.buffer = channel[i]->buffer}, bytes, false));
         dst.offset += bytes;
     }
     return NULL;
 }
 
-OrtStatus *ortvk_kernel_upload_chain(ortvk_kernel *kernel, ortvk_stream *stream, ortvk_upload_batch *batch,
-                                     const ortvk_kparams_chain *chain, kconst **channel, size_t n_channel)
+OrtStatus *ortvk_kernel_upload_chain(ortvk_kernel *kernel, ortvk_stream *stream, const ortvk_kparams_chain *chain,
+                                     kconst **channel, size_t n_channel)
 {
     size_t count = ORTVK_KCHAIN_FLOATS;
     for (size_t i = 0; i < n_channel; i++) count += channel[i]->view.count;
@@ -109,7 +109,7 @@ OrtStatus *ortvk_kernel_upload_chain(ortvk_kernel *kernel, ortvk_stream *stream,
         kernel->chain_consts = c;
         c->view = (ortvk_ktensor){.present = true, .type = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, .rank = 1,
                                   .dims = {(int64_t)count}, .count = count};
-        status = chain_fill(stream, batch, c, chain, channel, n_channel);
+        status = chain_fill(stream, c, chain, channel, n_channel);
     }
     for (size_t i = 0; i < n_channel; i++) kconst_free(&channel[i]);
     return status;

@@ -286,7 +286,7 @@ static void take_bias(ortvk_partition *p, const int *readers, size_t j)
  * models is Add, Clip, Div and Mul). A value read again by a later t + x or t * x of the same chain is kept in a
  * register (MARK). The fused kernel takes the place of the chain's first node. A chain right after a float32 Conv,
  * MatMul or Gemm runs in that node's own stores (its epilogue), its x being the node's result. */
-OrtStatus *ortvk_partition_fuse(ortvk_partition *p, ortvk_stream *stream, ortvk_upload_batch *batch)
+OrtStatus *ortvk_partition_fuse(ortvk_partition *p, ortvk_stream *stream)
 {
     int *readers = ortvk_partition_readers(p);
     if (readers == NULL) return ortvk_status(ORT_FAIL, "out of host memory compiling a partition");
@@ -312,7 +312,7 @@ OrtStatus *ortvk_partition_fuse(ortvk_partition *p, ortvk_stream *stream, ortvk_
             if (c.n_operands > 0) add_residual(head, c.operands[0], 3); /* after x, w and the bias */
             epilogue->residual = c.n_operands > 0 ? 3 : 0;
             snprintf(head->op_type, sizeof(head->op_type), "%s", type);
-            status = ortvk_kernel_upload_chain(head, stream, batch, epilogue, channel, n_channel);
+            status = ortvk_kernel_upload_chain(head, stream, epilogue, channel, n_channel);
             continue;
         }
         /* A chain starts at a step on its input, or at t + r or t * r on two tensors (its x the one not known to be
@@ -343,7 +343,7 @@ OrtStatus *ortvk_partition_fuse(ortvk_partition *p, ortvk_stream *stream, ortvk_
         head->out_slot[0] = out;
         head->chainable = false;
         snprintf(head->op_type, sizeof(head->op_type), "%s", type);
-        status = ortvk_kernel_upload_chain(head, stream, batch, &chain, channel, n_channel);
+        status = ortvk_kernel_upload_chain(head, stream, &chain, channel, n_channel);
     }
     free(readers);
     if (status != NULL) return status; /* the caller destroys the partition, gaps and all */

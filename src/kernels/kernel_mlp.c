@@ -106,11 +106,9 @@ static const ortvk_kparams_chain *member_chain(const ortvk_kernel *k)
     return k->op == &ortvk_kop_chain ? &k->params.chain : &k->params.gemm.epilogue;
 }
 
-/* The fused kernel's weights: each member in turn, ORTVK_MLP_HEADER floats (its chain's step operands, alpha, beta;
- * through `batch`), then a layer's weights as they are and its bias, copied on the device and waited for (the
- * members and their constants go next). */
-static OrtStatus *mlp_upload(ortvk_partition *p, ortvk_stream *stream, ortvk_upload_batch *batch,
-                             const mlp_plan *plan, kconst *w)
+/* The fused kernel's weights: each member in turn, ORTVK_MLP_HEADER floats (its chain's step operands, alpha, beta),
+ * then a layer's weights as they are and its bias, copied on the device. */
+static OrtStatus *mlp_upload(ortvk_partition *p, ortvk_stream *stream, const mlp_plan *plan, kconst *w)
 {
     size_t floats = 0;
     for (uint32_t l = 0; l < plan->count; l++) {
@@ -133,13 +131,13 @@ static OrtStatus *mlp_upload(ortvk_partition *p, ortvk_stream *stream, ortvk_upl
         bool layer = k->op != &ortvk_kop_chain;
         header[2 * ORTVK_KMAX_CHAIN] = layer ? k->params.gemm.alpha : 1.0f;
         header[2 * ORTVK_KMAX_CHAIN + 1] = layer ? k->params.gemm.beta : 1.0f;
-        ORTVK_TRY(ortvk_upload_batch_add(batch, w->buffer, dst.offset, header, sizeof(header)));
+        ORTVK_TRY(ortvk_transfer_copy(stream, dst, (ortvk_copy_end){.host = header}, sizeof(header), false));
         dst.offset += sizeof(header);
         for (size_t i = 1; layer && i < 3 && i < k->n_in; i++) {
             const kconst *c = k->consts[i];
             if (c == NULL) continue;
             size_t bytes = c->view.count * sizeof(float);
-            ORTVK_TRY(ortvk_transfer_copy(stream, dst, (ortvk_copy_end){.buffer = c->buffer}, bytes, true));
+            ORTVK_TRY(ortvk_transfer_copy(stream, dst, (ortvk_copy_end){.buffer = c->buffer}, bytes, false));
             dst.offset += bytes;
         }
     }
@@ -147,7 +145,7 @@ static OrtStatus *mlp_upload(ortvk_partition *p, ortvk_stream *stream, ortvk_upl
 }
 
 /* The fused kernel of `plan`'s members, replacing them (it runs where the last did). */
-static OrtStatus *mlp_fuse(ortvk_partition *p, ortvk_stream *stream, ortvk_upload_batch *batch, const mlp_plan *plan)
+static OrtStatus *mlp_fuse(ortvk_partition *p, ortvk_stream *stream, const mlp_plan *plan)
 {
     const ortvk_kernel *first = p->kernels[plan->members[0]], *last = p->kernels[plan->members[plan->count - 1]];
     ortvk_kernel *fused = calloc(1, sizeof(*fused));
@@ -194,7 +192,7 @@ static OrtStatus *mlp_fuse(ortvk_partition *p, ortvk_stream *stream, ortvk_uploa
                                (k->n_in > 2 && k->consts[2] != NULL ? ORTVK_MLP_BIAS : 0);
         m->flops += 2.0 * (double)plan->M * (double)plan->dims[l] * (double)plan->dims[l + 1];
     }
-    OrtStatus *status = mlp_upload(p, stream, batch, plan, w);
+    OrtStatus *status = mlp_upload(p, stream, plan, w);
     if (status != NULL) {
         ortvk_kernel_destroy(fused);
         return status;
@@ -207,7 +205,7 @@ static OrtStatus *mlp_fuse(ortvk_partition *p, ortvk_stream *stream, ortvk_uploa
     return NULL;
 }
 
-OrtStatus *ortvk_partition_fuse_mlp(ortvk_partition *p, ortvk_stream *stream, ortvk_upload_batch *batch)
+OrtStatus *ortvk_partition_fuse_mlp(ortvk_partition *p, ortvk_stream *stream)
 {
     int *readers = ortvk_partition_readers(p);
     if (readers == NULL) return ortvk_status(ORT_FAIL, "out of host memory compiling a partition");
@@ -218,7 +216,7 @@ OrtStatus *ortvk_partition_fuse_mlp(ortvk_partition *p, ortvk_stream *stream, or
         mlp_plan plan;
         mlp_find(p, readers, j, &plan);
         if (plan.count < 2) continue;
-        status = mlp_fuse(p, stream, batch, &plan);
+        status = mlp_fuse(p, stream, &plan);
         fused = status == NULL;
     }
     free(readers);

@@ -7,7 +7,6 @@
 
 #include "kernels/kernel_internal.h"
 #include "kernels/kernel_profile.h"
-#include "vk/vk_transfer.h"
 
 /* A constant initializer input, copied into device memory at Compile. */
 typedef struct kconst {
@@ -64,12 +63,10 @@ struct ortvk_partition {
     atomic_bool planned;       /* a run has planned its pipelines (kernel_run.c, plan_pipelines) */
 };
 
-/* A kernel's constants (kernel_consts.c): constant input `index` of node `k` copied into a device buffer on `stream`'s
- * device through `batch` (submitted, and waited for, before the partition's first run; Conv's weights packed on the
- * way), or kept in host memory for an op that reads it on the host at run time. Then freeing them; the kernel with
- * its constants. */
-OrtStatus *ortvk_kernel_upload_const(ortvk_kernel *kernel, ortvk_stream *stream, ortvk_upload_batch *batch,
-                                     const ortvk_knode *k, size_t index);
+/* A kernel's constants (kernel_consts.c): constant input `index` of node `k` copied into a device buffer through
+ * `stream` (a host wait: Compile is before any run; Conv's weights packed on the way), or kept in host memory for
+ * an op that reads it on the host at run time. Then freeing them; the kernel with its constants. */
+OrtStatus *ortvk_kernel_upload_const(ortvk_kernel *kernel, ortvk_stream *stream, const ortvk_knode *k, size_t index);
 OrtStatus *ortvk_kernel_keep_const(ortvk_kernel *kernel, const ortvk_knode *k, size_t index);
 void ortvk_kernel_free_consts(ortvk_kernel *kernel);
 void ortvk_kernel_destroy(ortvk_kernel *kernel);
@@ -77,22 +74,22 @@ void ortvk_kernel_destroy(ortvk_kernel *kernel);
 /* Runs LayerNormalization written out as its ops (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add) as
  * one LayerNormalization kernel (kernel_fuse_norm.c); before the other fusions. */
 void ortvk_partition_fuse_norms(ortvk_partition *p);
-/* Fuses runs of element-wise kernels of a compiled partition (kernel_fuse.c); `stream` and `batch` upload each
- * chain's constants (ortvk_kernel_upload_chain). */
-OrtStatus *ortvk_partition_fuse(ortvk_partition *p, ortvk_stream *stream, ortvk_upload_batch *batch);
-/* Then small Gemm/MatMul chains into one kernel each (kernel_mlp.c); `stream` and `batch` upload their weights. */
-OrtStatus *ortvk_partition_fuse_mlp(ortvk_partition *p, ortvk_stream *stream, ortvk_upload_batch *batch);
+/* Fuses runs of element-wise kernels of a compiled partition (kernel_fuse.c); `stream` uploads each chain's
+ * constants (ortvk_kernel_upload_chain). */
+OrtStatus *ortvk_partition_fuse(ortvk_partition *p, ortvk_stream *stream);
+/* Then small Gemm/MatMul chains into one kernel each (kernel_mlp.c); `stream` uploads their weights. */
+OrtStatus *ortvk_partition_fuse_mlp(ortvk_partition *p, ortvk_stream *stream);
 /* How many kernel inputs read each value (an array of n_values, the caller frees it), or NULL out of memory. */
 int *ortvk_partition_readers(const ortvk_partition *p);
 /* The first kernel after `from` that reads value `slot` (and *input, the input it reads it as), or -1. */
 int ortvk_partition_reader(const ortvk_partition *p, size_t from, int slot, size_t *input);
 /* After a fusion: closes the gaps (NULL kernels) and says again which kernel reads each value last. */
 void ortvk_partition_compact(ortvk_partition *p);
-/* Copies `chain`'s step operands into a device buffer the kernel owns (kernel->chain_consts), through `batch`,
+/* Copies `chain`'s step operands into a device buffer the kernel owns (kernel->chain_consts), through `stream`,
  * followed by the per-channel steps' operands: the `n_channel` constants `channel` (taken from the kernels fused,
- * copied on `stream` and waited for, freed here whatever the outcome). */
-OrtStatus *ortvk_kernel_upload_chain(ortvk_kernel *kernel, ortvk_stream *stream, ortvk_upload_batch *batch,
-                                     const ortvk_kparams_chain *chain, kconst **channel, size_t n_channel);
+ * freed here whatever the outcome). */
+OrtStatus *ortvk_kernel_upload_chain(ortvk_kernel *kernel, ortvk_stream *stream, const ortvk_kparams_chain *chain,
+                                     kconst **channel, size_t n_channel);
 
 /* What a run keeps until its submission retires (kernel_held.c): a reference on a buffer (dropped on failure too),
  * the texel views of [offset, offset + range) of one (made once a run), and the run's profile (begun here: NULL

@@ -155,8 +155,8 @@ typedef struct fused_io {
     const OrtValueInfo **ins, **outs;
 } fused_io;
 
-static OrtStatus *kernel_create(ortvk_partition *p, ortvk_stream *stream, ortvk_upload_batch *batch,
-                                const OrtNode *node, const fused_io *io, ortvk_kernel **out)
+static OrtStatus *kernel_create(ortvk_partition *p, ortvk_stream *stream, const OrtNode *node, const fused_io *io,
+                                ortvk_kernel **out)
 {
     *out = NULL;
     char why[256] = "";
@@ -196,7 +196,7 @@ static OrtStatus *kernel_create(ortvk_partition *p, ortvk_stream *stream, ortvk_
         kernel->in_slot[i] = -1;
         if (!k->in[i].present) continue;
         if (k->in[i].constant != NULL) {
-            if (!(kernel->op->host_inputs & (1u << i))) status = ortvk_kernel_upload_const(kernel, stream, batch, k, i);
+            if (!(kernel->op->host_inputs & (1u << i))) status = ortvk_kernel_upload_const(kernel, stream, k, i);
             else status = ortvk_kernel_keep_const(kernel, k, i);
             continue;
         }
@@ -372,7 +372,6 @@ OrtStatus *ortvk_partition_create(ortvk_kernel_device *kdev, ortvk_stream *strea
     bool *done = calloc(count + 1, sizeof(*done));
     io.ins = calloc(io.n_in + 1, sizeof(*io.ins));
     io.outs = calloc(io.n_out + 1, sizeof(*io.outs));
-    ortvk_upload_batch *batch = NULL;
     OrtStatus *status = NULL;
     if (p == NULL || nodes == NULL || names == NULL || done == NULL || io.ins == NULL || io.outs == NULL ||
         (p->kernels = calloc(count + 1, sizeof(*p->kernels))) == NULL) {
@@ -389,7 +388,6 @@ OrtStatus *ortvk_partition_create(ortvk_kernel_device *kdev, ortvk_stream *strea
     if (status == NULL && io.n_in > 0) status = ortvk_ort->Node_GetInputs(fused, io.ins, io.n_in);
     if (status == NULL && io.n_out > 0) status = ortvk_ort->Node_GetOutputs(fused, io.outs, io.n_out);
     for (size_t j = 0; j < count && status == NULL; j++) status = names_of(nodes[j], &names[j]);
-    if (status == NULL) status = ortvk_upload_batch_create(stream, &batch);
     /* Topological order: each round takes the first node whose producers inside the partition are all taken. */
     while (status == NULL && p->n_kernels < count) {
         size_t next = count;
@@ -401,19 +399,15 @@ OrtStatus *ortvk_partition_create(ortvk_kernel_device *kdev, ortvk_stream *strea
             break;
         }
         done[next] = true;
-        status = kernel_create(p, stream, batch, nodes[next], &io, &p->kernels[p->n_kernels]);
+        status = kernel_create(p, stream, nodes[next], &io, &p->kernels[p->n_kernels]);
         if (status == NULL) p->n_kernels++;
     }
-    /* The constants first: the fusions below copy some of them on the device. */
-    if (status == NULL) status = ortvk_upload_batch_submit(batch);
     if (status == NULL) ortvk_partition_fuse_norms(p);
-    if (status == NULL) status = ortvk_partition_fuse(p, stream, batch);
-    if (status == NULL) status = ortvk_partition_fuse_mlp(p, stream, batch);
-    /* The fused kernels' step operands, then one wait for every copy of the partition's constants. */
-    if (status == NULL) status = ortvk_upload_batch_submit(batch);
+    if (status == NULL) status = ortvk_partition_fuse(p, stream);
+    if (status == NULL) status = ortvk_partition_fuse_mlp(p, stream);
+    /* The constants' copies went to the stream without a wait each: one wait for all of them. */
     if (status == NULL) status = ortvk_stream_wait_host(stream, UINT64_MAX);
 out:
-    ortvk_upload_batch_destroy(batch);
     free(nodes);
     names_free(names, count);
     free(done);

@@ -20,21 +20,6 @@ typedef struct ortvk_copy_end {
 OrtStatus *ortvk_transfer_copy(ortvk_stream *stream, ortvk_copy_end dst, ortvk_copy_end src, size_t bytes,
                                bool wait) ORTVK_MUST_CHECK;
 
-/* Uploads of many small tensors gathered into few submissions (a partition's constants at Compile): each is copied
- * at once where the host maps the buffer and nothing queued uses it, else its bytes are kept and, at
- * ortvk_upload_batch_submit (or when the batch holds 16 MiB), go through one staging buffer and one command buffer,
- * without a host wait. */
-typedef struct ortvk_upload_batch ortvk_upload_batch;
-
-OrtStatus *ortvk_upload_batch_create(ortvk_stream *stream, ortvk_upload_batch **out) ORTVK_MUST_CHECK;
-/* Uploads `bytes` of `data` to `dst` at `offset`; the batch keeps a reference on `dst` until the GPU is done. */
-OrtStatus *ortvk_upload_batch_add(ortvk_upload_batch *batch, ortvk_buffer *dst, VkDeviceSize offset,
-                                  const void *data, size_t bytes) ORTVK_MUST_CHECK;
-/* Submits what is gathered (nothing to submit is fine), ordered after the stream's earlier work. */
-OrtStatus *ortvk_upload_batch_submit(ortvk_upload_batch *batch) ORTVK_MUST_CHECK;
-/* Frees the batch; uploads added since the last submission are dropped. NULL is fine. */
-void ortvk_upload_batch_destroy(ortvk_upload_batch *batch);
-
 /* ORT's data transfer for a factory's devices. Holds references on them. */
 typedef struct ortvk_data_transfer ortvk_data_transfer;
 

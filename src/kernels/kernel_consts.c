@@ -62,7 +62,9 @@ OrtStatus *ortvk_kernel_upload_const(ortvk_kernel *kernel, ortvk_stream *stream,
     if (status == NULL) {
         t->buffer = c->buffer;
         t->address = c->buffer->address;
-        ortvk_copy_end dst = {.buffer = c->buffer}, src = {.host = (void *)data};
+        /* Not waited for: the copy holds a reference on the buffer until the GPU is done with it. */
+        ortvk_copy_end dst = {.buffer = c->buffer, .held = ortvk_buffer_try_ref(c->buffer)};
+        ortvk_copy_end src = {.host = (void *)data};
         status = ortvk_transfer_copy(stream, dst, src, bytes, false);
     }
     free(packed);
@@ -87,12 +89,13 @@ static OrtStatus *chain_fill(ortvk_stream *stream, kconst *c, const ortvk_kparam
     ORTVK_TRY(ortvk_buffer_allocate(stream->device, c->view.count * sizeof(float), &c->buffer));
     c->view.buffer = c->buffer;
     c->view.address = c->buffer->address;
-    ortvk_copy_end dst = {.buffer = c->buffer}, src = {.host = values};
-    ORTVK_TRY(ortvk_transfer_copy(stream, dst, src, sizeof(values), false));
-    dst.offset = sizeof(values);
+    ortvk_copy_end head = {.buffer = c->buffer, .held = ortvk_buffer_try_ref(c->buffer)}, src = {.host = values};
+    ORTVK_TRY(ortvk_transfer_copy(stream, head, src, sizeof(values), false));
+    /* Waited for: the channel constants are freed next. */
+    ortvk_copy_end dst = {.buffer = c->buffer, .offset = sizeof(values)};
     for (size_t i = 0; i < n_channel; i++) {
         size_t bytes = channel[i]->view.count * sizeof(float);
-        ORTVK_TRY(ortvk_transfer_copy(stream, dst, (ortvk_copy_end){.buffer = channel[i]->buffer}, bytes, false));
+        ORTVK_TRY(ortvk_transfer_copy(stream, dst, (ortvk_copy_end){.buffer = channel[i]->buffer}, bytes, true));
         dst.offset += bytes;
     }
     return NULL;

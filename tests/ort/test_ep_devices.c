@@ -51,7 +51,8 @@ int main(void)
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
         CHECK(api->GetKeyValue(meta, keys[i]) != NULL, "metadata key %s present", keys[i]);
     CHECK(strcmp(api->GetKeyValue(meta, ORTVK_META_DEVICE_INDEX), "0") == 0, "first device has index 0");
-    /* lavapipe's one memory type is host-visible, coherent and cached: its tensors copy through a mapping. */
+    /* A CPU device (lavapipe: one memory type, host-visible, coherent and cached) copies its tensors through a
+     * mapping; a GPU says which, or which staging memory types it takes. */
     const char *copies = api->GetKeyValue(meta, ORTVK_META_HOST_COPIES);
     unsigned upload = 0, readback = 0;
     bool cpu = strcmp(api->GetKeyValue(meta, ORTVK_META_DEVICE_TYPE), "cpu") == 0;

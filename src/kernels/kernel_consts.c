@@ -62,10 +62,8 @@ OrtStatus *ortvk_kernel_upload_const(ortvk_kernel *kernel, ortvk_stream *stream,
     if (status == NULL) {
         t->buffer = c->buffer;
         t->address = c->buffer->address;
-        /* Not waited for: the copy holds a reference on the buffer until the GPU is done with it. */
-        ortvk_copy_end dst = {.buffer = c->buffer, .held = ortvk_buffer_try_ref(c->buffer)};
         ortvk_copy_end src = {.host = (void *)data};
-        status = ortvk_transfer_copy(stream, dst, src, bytes, false);
+        status = ortvk_transfer_copy(stream, ortvk_copy_end_held(c->buffer, 0), src, bytes, false);
     }
     free(packed);
     return status;
@@ -89,8 +87,8 @@ static OrtStatus *chain_fill(ortvk_stream *stream, kconst *c, const ortvk_kparam
     ORTVK_TRY(ortvk_buffer_allocate(stream->device, c->view.count * sizeof(float), &c->buffer));
     c->view.buffer = c->buffer;
     c->view.address = c->buffer->address;
-    ortvk_copy_end head = {.buffer = c->buffer, .held = ortvk_buffer_try_ref(c->buffer)}, src = {.host = values};
-    ORTVK_TRY(ortvk_transfer_copy(stream, head, src, sizeof(values), false));
+    ortvk_copy_end src = {.host = values};
+    ORTVK_TRY(ortvk_transfer_copy(stream, ortvk_copy_end_held(c->buffer, 0), src, sizeof(values), false));
     /* Waited for: the channel constants are freed next. */
     ortvk_copy_end dst = {.buffer = c->buffer, .offset = sizeof(values)};
     for (size_t i = 0; i < n_channel; i++) {

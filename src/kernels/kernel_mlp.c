@@ -131,9 +131,8 @@ static OrtStatus *mlp_upload(ortvk_partition *p, ortvk_stream *stream, const mlp
         bool layer = k->op != &ortvk_kop_chain;
         header[2 * ORTVK_KMAX_CHAIN] = layer ? k->params.gemm.alpha : 1.0f;
         header[2 * ORTVK_KMAX_CHAIN + 1] = layer ? k->params.gemm.beta : 1.0f;
-        ortvk_copy_end head = dst;
-        head.held = ortvk_buffer_try_ref(w->buffer);
-        ORTVK_TRY(ortvk_transfer_copy(stream, head, (ortvk_copy_end){.host = header}, sizeof(header), false));
+        ortvk_copy_end src = {.host = header};
+        ORTVK_TRY(ortvk_transfer_copy(stream, ortvk_copy_end_held(w->buffer, dst.offset), src, sizeof(header), false));
         dst.offset += sizeof(header);
         for (size_t i = 1; layer && i < 3 && i < k->n_in; i++) {
             const kconst *c = k->consts[i];

@@ -15,6 +15,13 @@ typedef struct ortvk_copy_end {
                   the GPU is done with it (or at once when the copy fails) */
 } ortvk_copy_end;
 
+/* The end `offset` bytes into `buffer`, with a reference of its own for the copy: for a copy not waited for, whose
+ * buffer the caller may drop before the GPU is done with it. */
+static inline ortvk_copy_end ortvk_copy_end_held(ortvk_buffer *buffer, VkDeviceSize offset)
+{
+    return (ortvk_copy_end){.buffer = buffer, .offset = offset, .held = ortvk_buffer_try_ref(buffer)};
+}
+
 /* Queues the copy on `stream`. Copies to the host always complete before returning (the host is about to read);
  * others complete before returning only when `wait` is set. */
 OrtStatus *ortvk_transfer_copy(ortvk_stream *stream, ortvk_copy_end dst, ortvk_copy_end src, size_t bytes,

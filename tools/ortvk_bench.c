@@ -35,7 +35,8 @@ static void usage(FILE *to)
             "  --compare-model PATH  instead: this model on ortvk and on ORT's CPU EP, side by side (e.g. the\n"
             "                   PP-OCRv4 detector); --compare-sizes LIST (default 640x640,960x544),\n"
             "                   --compare-frames N (default 3); ORT's WebGPU EP runs too where Dawn finds an\n"
-            "                   adapter; --profile adds ortvk's per-op device profile of each size\n"
+            "                   adapter; --profile adds ortvk's per-op device profile of each size;\n"
+            "                   --float16 runs the model converted to float16 on every EP (its input too)\n"
             "  --ops LIST       instead: single ops on ortvk and the CPU EP (all, or some of conv3x3,conv1x1,\n"
             "                   convres,pwsmall,conv1d,lstm,dw3x3,matmul,add,mul,mulch,sigmoid,softmax,transpose,se,\n"
             "                   gap,neck,resize,resizelin,convt2x2,head,dwres,stem,small: a 7-node model of three\n"
@@ -106,6 +107,10 @@ static int parse_args(int argc, char **argv, bench_options *o, const char **ort_
         }
         if (strcmp(a, "--profile") == 0) {
             o->profile = true;
+            continue;
+        }
+        if (strcmp(a, "--float16") == 0) {
+            o->float16 = true;
             continue;
         }
         static const char *const with_value[] = {

@@ -153,7 +153,7 @@ OrtStatus *ortvk_kernel_device_get(ortvk_device *device, ortvk_kernel_device **o
     if (r == VK_SUCCESS) {
         status = ortvk_buffer_allocate(device, 16, &k->unbound);
         if (status == NULL) {
-            status = ortvk_kernel_device_texels_create(device->vk, k->unbound->vk, 0, 16, &k->unbound_texels);
+            status = ortvk_kernel_device_texels_create(device->vk, k->unbound->vk, 0, 16, false, &k->unbound_texels);
             if (status != NULL) ortvk_buffer_destroy(k->unbound);
         }
         if (status != NULL) vkDestroyPipelineLayout(device->vk, k->layout, NULL);
@@ -392,19 +392,19 @@ const char *ortvk_kernel_device_shader_name(ortvk_shader shader)
 }
 
 OrtStatus *ortvk_kernel_device_texels_create(VkDevice vk, VkBuffer buffer, VkDeviceSize offset, VkDeviceSize range,
-                                             ortvk_ktexels *out)
+                                             bool float16, ortvk_ktexels *out)
 {
     *out = (ortvk_ktexels){VK_NULL_HANDLE, VK_NULL_HANDLE};
     VkBufferViewCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO,
         .buffer = buffer,
-        .format = VK_FORMAT_R32G32B32A32_SFLOAT,
+        .format = float16 ? VK_FORMAT_R16G16B16A16_SFLOAT : VK_FORMAT_R32G32B32A32_SFLOAT,
         .offset = offset,
         .range = range,
     };
     VkResult r = vkCreateBufferView(vk, &info, NULL, &out->vec4s);
     if (r == VK_SUCCESS) {
-        info.format = VK_FORMAT_R32_SFLOAT;
+        info.format = float16 ? VK_FORMAT_R16_SFLOAT : VK_FORMAT_R32_SFLOAT;
         r = vkCreateBufferView(vk, &info, NULL, &out->floats);
     }
     if (r == VK_SUCCESS) return NULL;

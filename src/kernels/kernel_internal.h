@@ -407,18 +407,19 @@ bool ortvk_kop_on_host(const ortvk_kop *op);
  * (byte offset from the binding's start, 1), or (0, 0) for address 0 (shaders/common.glsl). */
 #define ORTVK_KBINDINGS 6
 uint32_t ortvk_kernel_device_operands(ortvk_shader shader);
-/* The operands (a subset, same bits) a shader's float32 form reads through uniform texel buffers where it can:
- * lavapipe fetches texels 2-3x faster than it loads from storage buffers. */
+/* The operands (a subset, same bits) a shader reads through uniform texel buffers where it can: lavapipe fetches
+ * texels 2-3x faster than it loads from storage buffers. */
 uint32_t ortvk_kernel_device_texels(ortvk_shader shader);
 /* Its name (kernel_shaders.def): "gemm" for shaders/kernel_gemm.comp. */
 const char *ortvk_kernel_device_shader_name(ortvk_shader shader);
 
-/* An operand's uniform texel buffer views: RGBA32F (vec4 reads) and R32F (float reads) of the same range. */
+/* An operand's uniform texel buffer views: RGBA32F (vec4 reads) and R32F (float reads) of the same range, or of
+ * float16 tensors RGBA16F and R16F (the device converts each element to float32, exactly). */
 typedef struct ortvk_ktexels {
     VkBufferView vec4s, floats;
 } ortvk_ktexels;
 OrtStatus *ortvk_kernel_device_texels_create(VkDevice vk, VkBuffer buffer, VkDeviceSize offset, VkDeviceSize range,
-                                             ortvk_ktexels *out);
+                                             bool float16, ortvk_ktexels *out);
 void ortvk_kernel_device_texels_destroy(VkDevice vk, ortvk_ktexels *views);
 
 /* One dispatch's descriptors, slot k for the k-th operand; empty entries get small placeholders. */

@@ -52,19 +52,20 @@ static OrtStatus *locate_operand(ortvk_krun *run, VkDeviceAddress address, ortvk
     return NULL;
 }
 
-/* The bytes of the texel views of `buffer` from `start` that cover [start, end), whole 16-byte texels; 0 where none
- * can (a buffer that ends inside the last texel, or more texels than the device's maxTexelBufferElements).
+/* The bytes of the texel views of `buffer` from `start` that cover [start, end), in whole 16 bytes; 0 where none
+ * can (a buffer that ends inside them, or more elements of `element_size` than maxTexelBufferElements).
  * lavapipe (llvmpipe) keys the machine code of a shader on whether bits 8-15 of each bound view's byte size are all
  * zero (its buffer views share a union with images' mipmap levels) and whether the buffer's size is a power of two:
  * so a view of ortvk's memory always ends where those bits are not all zero, reaching into the buffer's tail
  * (ORTVK_BUFFER_TAIL), and the pipeline compiled for one tensor size serves every other. */
 static VkDeviceSize texel_range(const ortvk_buffer *buffer, VkDeviceSize start, VkDeviceSize end,
-                                uint32_t max_texels)
+                                VkDeviceSize element_size, uint32_t max_texels)
 {
     VkDeviceSize range = (end - start + 15) / 16 * 16;
-    if (((range >> 8) & 0xff) == 0 && start + range + 256 <= buffer->vk_size && (range + 256) / 4 <= max_texels)
+    if (((range >> 8) & 0xff) == 0 && start + range + 256 <= buffer->vk_size &&
+        (range + 256) / element_size <= max_texels)
         range += 256;
-    return start + range <= buffer->vk_size && range / 4 <= max_texels ? range : 0;
+    return start + range <= buffer->vk_size && range / element_size <= max_texels ? range : 0;
 }
 
 /* Binds the tensor at `address` as a storage buffer, and where `texels` also as texel buffers (texel_range): its
@@ -88,10 +89,10 @@ static OrtStatus *bind_operand(ortvk_krun *run, VkDeviceAddress address, ortvk_k
     bindings->buffers[slot] = (VkDescriptorBufferInfo){.buffer = buffer->vk, .offset = start, .range = end - start};
     *into = (uint32_t)(offset - start);
     if (*texels) {
-        VkDeviceSize range = texel_range(buffer, start, end, limits->maxTexelBufferElements);
+        VkDeviceSize range = texel_range(buffer, start, end, run->float16 ? 2 : 4, limits->maxTexelBufferElements);
         *texels = range > 0;
         if (*texels && run->plan == NULL)
-            ORTVK_TRY(ortvk_krun_hold_views(run, buffer, start, range, &bindings->texels[slot]));
+            ORTVK_TRY(ortvk_krun_hold_views(run, buffer, start, range, run->float16, &bindings->texels[slot]));
     }
     return NULL;
 }
@@ -180,8 +181,10 @@ OrtStatus *ortvk_krun_dispatch_spec(ortvk_krun *run, ortvk_shader shader, uint32
         return ortvk_status(ORT_EP_FAIL, "a dispatch of %llu invocations is too large",
                             (unsigned long long)invocations);
     uint32_t operands = ortvk_kernel_device_operands(shader);
-    /* float32 shaders read some operands as texel buffers where every one of them can be (specialization). */
-    uint32_t texel_operands = run->float16 ? 0 : ortvk_kernel_device_texels(shader);
+    /* Shaders read some operands as texel buffers where every one of them can be (specialization); float16 ones
+     * where the device has the 16-bit formats. */
+    bool texel_type = !run->float16 || run->device->caps.texels_16bit;
+    uint32_t texel_operands = texel_type ? ortvk_kernel_device_texels(shader) : 0;
     bool texels = texel_operands != 0;
     uint32_t words[32] = {0};
     if (push_size > sizeof(words)) return ortvk_status(ORT_EP_FAIL, "%u bytes of push constants", push_size);

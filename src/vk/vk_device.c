@@ -138,6 +138,13 @@ bool ortvk_device_probe(VkPhysicalDevice physical, ortvk_device_caps *caps, char
         return false;
     }
     caps->storage_16bit = f11.storageBuffer16BitAccess;
+    caps->texels_16bit = true;
+    const VkFormat half_formats[] = {VK_FORMAT_R16_SFLOAT, VK_FORMAT_R16G16B16A16_SFLOAT};
+    for (size_t i = 0; i < sizeof(half_formats) / sizeof(half_formats[0]); i++) {
+        VkFormatProperties format;
+        vkGetPhysicalDeviceFormatProperties(physical, half_formats[i], &format);
+        caps->texels_16bit &= (format.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT) != 0;
+    }
     caps->storage_8bit = f12.storageBuffer8BitAccess;
 
     if (!probe_queue_families(physical, caps, why, why_len)) return false;

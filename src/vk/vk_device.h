@@ -49,6 +49,7 @@ typedef struct ortvk_device_caps {
     bool import_timeline_opaque_fd;      /* VK_KHR_external_semaphore_fd for timeline semaphores */
     ortvk_memory_types memory;           /* the memory types of tensors and of staging (vk_memory_types.h) */
     bool storage_16bit;                  /* storageBuffer16BitAccess: the float16 kernels run */
+    bool texels_16bit;                   /* R16F and RGBA16F uniform texel buffers: they read float16 as texels */
     bool storage_8bit;                   /* storageBuffer8BitAccess: the kernels that read or write bool run */
     bool push_descriptor;                /* VK_KHR_push_descriptor: the kernels bind their tensors with it */
     ortvk_float_controls float_controls; /* what the kernels' SPIR-V asks for (kernel_float_controls.c) */

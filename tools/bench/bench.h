@@ -40,6 +40,7 @@ typedef struct bench_options {
     int compare_size_count;
     int compare_frames;
     bool profile;              /* --compare-model --profile: ortvk's per-op device profile of each size */
+    bool float16;              /* --compare-model --float16: the model converted to float16, its input too */
     const char *ops; /* --ops: single ops on ortvk and the CPU EP (tools/bench/bench_ops.c) */
 } bench_options;
 

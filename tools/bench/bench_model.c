@@ -1,7 +1,8 @@
 /* ortvk-bench --compare-model: one real model (e.g. the PP-OCRv4 detector) at a few frame sizes, run by ortvk, by
  * ORT's CPU EP and, where Dawn finds an adapter, by ORT's own WebGPU EP, in one process: median and p99 of each Run,
  * their ratio, and how far the outputs differ (a mismatch with the CPU EP fails the bench). With --profile, ortvk's
- * per-op device profile (ep.ortvk.profile) of each size, as a table beside the CPU EP's time. */
+ * per-op device profile (ep.ortvk.profile) of each size, as a table beside the CPU EP's time. With --float16, the
+ * model converted to float16 (kc_model_to_float16), run so by every EP. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,11 +10,17 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "kernel_check.h"
 #include "onnx_proto.h"
 
 /* ONNX's model-test tolerances: |ortvk - cpu| <= ATOL + RTOL * |cpu| for every element. */
 #define ATOL 1e-4
 #define RTOL 1e-3
+/* With --float16: the CPU EP computes much of a float16 model in float32 between Casts it inserts, a network of its
+ * own (docs/kernels.md, "Float16"); ortvk rounds every tensor to float16 as the model says. Their outputs agree only
+ * to float16's precision grown with the network's depth: the PP-OCRv4 detector's map by up to about 0.05. */
+#define ATOL_FLOAT16 0.15
+#define RTOL_FLOAT16 1e-2
 
 #define ort_failed bench_app_failed
 
@@ -55,8 +62,8 @@ static OrtSession *session_for(ortapp *app, const OrtEpDevice *device, const cha
     return session;
 }
 
-/* The first output of a run: its float values copied (malloc'd) and their count; NULL with `why` when it is not a
- * float tensor. */
+/* The first output of a run: its float values copied (malloc'd; float16 ones converted) and their count; NULL with
+ * `why` when it is not a float or float16 tensor. */
 static float *copy_output(ortapp *app, OrtValue *output, size_t *count, char *why, size_t why_len)
 {
     OrtTensorTypeAndShapeInfo *info = NULL;
@@ -68,8 +75,9 @@ static float *copy_output(ortapp *app, OrtValue *output, size_t *count, char *wh
                  ort_failed_quiet(app, app->api->GetTensorShapeElementCount(info, count), why, why_len);
     app->api->ReleaseTensorTypeAndShapeInfo(info);
     if (failed) return NULL;
-    if (type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) {
-        snprintf(why, why_len, "the first output is not a float tensor (element type %d)", (int)type);
+    bool half = type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16;
+    if (type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT && !half) {
+        snprintf(why, why_len, "the first output is not a float or float16 tensor (element type %d)", (int)type);
         return NULL;
     }
     copy = malloc(*count * sizeof(float) + 1);
@@ -81,7 +89,8 @@ static float *copy_output(ortapp *app, OrtValue *output, size_t *count, char *wh
         free(copy);
         return NULL;
     }
-    if (*count > 0) memcpy(copy, data, *count * sizeof(float));
+    for (size_t i = 0; half && i < *count; i++) copy[i] = kc_half_to_float(((const uint16_t *)(void *)data)[i]);
+    if (*count > 0 && !half) memcpy(copy, data, *count * sizeof(float));
     return copy;
 }
 
@@ -124,15 +133,16 @@ static int time_runs(ortapp *app, side *s, const char *size, const char *in_name
     return 0;
 }
 
-/* Largest |a - b|, and whether every element is within the tolerance (counts must agree). */
-static bool outputs_match(const side *a, const side *ref, double *max_diff)
+/* Largest |a - b|, and whether every element is within the tolerance (counts must agree; float16's where `half`). */
+static bool outputs_match(const side *a, const side *ref, bool half, double *max_diff)
 {
     *max_diff = 0;
     if (a->count != ref->count) return false;
     bool ok = true;
+    double atol = half ? ATOL_FLOAT16 : ATOL, rtol = half ? RTOL_FLOAT16 : RTOL;
     for (size_t i = 0; i < a->count; i++) {
         double d = fabs((double)a->first[i] - (double)ref->first[i]);
-        if (!(d <= ATOL + RTOL * fabs((double)ref->first[i]))) ok = false; /* NaN fails too */
+        if (!(d <= atol + rtol * fabs((double)ref->first[i]))) ok = false; /* NaN fails too */
         if (d > *max_diff || isnan(d)) *max_diff = isnan(d) ? INFINITY : d;
     }
     return ok;
@@ -151,6 +161,17 @@ int bench_model_compare(const bench_options *opt, const char *ort_path, const ch
     if (onnx_read_file(opt->compare_model, &model, &len) != 0) {
         fprintf(stderr, "ortvk-bench: cannot read %s\n", opt->compare_model);
         goto out;
+    }
+    uint8_t *model16 = NULL;
+    size_t len16 = 0;
+    if (opt->float16) {
+        if (kc_model_to_float16(model, len, &model16, &len16) != 0) {
+            fprintf(stderr, "ortvk-bench: --float16: %s cannot be converted to float16\n", opt->compare_model);
+            goto out;
+        }
+        free(model);
+        model = model16;
+        len = len16;
     }
     side ortvk = {.label = "ortvk"}, cpu = {.label = "CPU EP"}, webgpu = {.label = "WebGPU EP"};
     side *sides[3] = {&ortvk, &cpu, &webgpu};
@@ -194,15 +215,17 @@ int bench_model_compare(const bench_options *opt, const char *ort_path, const ch
     const char *host_copies = app.api->GetKeyValue(meta, ORTVK_META_HOST_COPIES);
     if (host_copies == NULL) host_copies = "unknown";
     if (opt->json) {
-        printf("{\"model\": \"%s\", \"device\": \"%s\", \"onnxruntime\": \"%s\", \"host_copies\": \"%s\", "
-               "\"webgpu\": ", opt->compare_model, device_name, app.version, host_copies);
+        printf("{\"model\": \"%s\", \"float16\": %s, \"device\": \"%s\", \"onnxruntime\": \"%s\", "
+               "\"host_copies\": \"%s\", \"webgpu\": ", opt->compare_model, opt->float16 ? "true" : "false",
+               device_name, app.version, host_copies);
         ortapp_print_json_string(webgpu.session ? "runs" : webgpu.why);
         printf(", \"sizes\": [");
     } else {
         printf("Model on ortvk against ORT's CPU EP (%d intra-op threads), Run time in ms over %d frames (+1 warm-up)\n"
-               "  model  %s\n  device %s, ONNX Runtime %s; inputs in host memory, outputs allocated by ORT; "
+               "  model  %s%s\n  device %s, ONNX Runtime %s; inputs in host memory, outputs allocated by ORT; "
                "host copies %s\n",
-               opt->threads, opt->compare_frames, opt->compare_model, device_name, app.version, host_copies);
+               opt->threads, opt->compare_frames, opt->compare_model, opt->float16 ? ", converted to float16" : "",
+               device_name, app.version, host_copies);
         if (webgpu.session == NULL) printf("  ORT's WebGPU EP (Dawn): not run: %s\n", webgpu.why);
         printf("  size        ortvk median      p99   CPU EP median      p99   ratio (ortvk / CPU)  max |diff|  "
                "ortvk first Run%s\n",
@@ -213,7 +236,7 @@ int bench_model_compare(const bench_options *opt, const char *ort_path, const ch
         int w = opt->compare_sizes[s].width, h = opt->compare_sizes[s].height;
         char size[32], profile_path[300] = "", cpu_prefix[300] = "", cpu_profile[600] = "";
         snprintf(size, sizeof(size), "%dx%d", w, h);
-        size_t n = (size_t)3 * (size_t)w * (size_t)h;
+        size_t n = (size_t)3 * (size_t)w * (size_t)h, esize = opt->float16 ? sizeof(uint16_t) : sizeof(float);
         float *in = malloc(n * sizeof(float));
         OrtValue *input = NULL;
         int64_t shape[4] = {1, 3, h, w};
@@ -246,12 +269,15 @@ int bench_model_compare(const bench_options *opt, const char *ort_path, const ch
             }
         }
         for (size_t i = 0; rc == 0 && i < n; i++) in[i] = (float)((i * 2654435761u) % 1000) / 500.0f - 1.0f;
+        for (size_t i = 0; rc == 0 && opt->float16 && i < n; i++) ((uint16_t *)(void *)in)[i] = kc_float_to_half(in[i]);
         if (rc == 0) rc = ort_failed(&app, app.api->CreateCpuMemoryInfo(OrtDeviceAllocator, OrtMemTypeDefault, &host),
                                      "CreateCpuMemoryInfo");
         if (rc == 0)
             rc = ort_failed(&app,
-                            app.api->CreateTensorWithDataAsOrtValue(host, in, n * sizeof(float), shape, 4,
-                                                                    ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, &input),
+                            app.api->CreateTensorWithDataAsOrtValue(host, in, n * esize, shape, 4,
+                                                                    opt->float16 ? ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16
+                                                                                 : ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT,
+                                                                    &input),
                             "CreateTensorWithDataAsOrtValue");
         for (int i = 0; i < 3 && rc == 0; i++) {
             side *e = sides[i];
@@ -279,13 +305,13 @@ int bench_model_compare(const bench_options *opt, const char *ort_path, const ch
         }
         if (rc == 0) {
             double diff = 0, wdiff = 0;
-            bool match = outputs_match(&ortvk, &cpu, &diff);
-            bool wmatch = webgpu.session != NULL && outputs_match(&webgpu, &cpu, &wdiff);
+            bool match = outputs_match(&ortvk, &cpu, opt->float16, &diff);
+            bool wmatch = webgpu.session != NULL && outputs_match(&webgpu, &cpu, opt->float16, &wdiff);
             if (!match) {
                 mismatches++;
                 fprintf(stderr, "ortvk-bench: %s: MISMATCH: ortvk's output (%zu values) differs from the CPU EP's "
                         "(%zu values): max |diff| %.3g beyond %g + %g * |cpu|\n", size, ortvk.count, cpu.count, diff,
-                        ATOL, RTOL);
+                        opt->float16 ? ATOL_FLOAT16 : ATOL, opt->float16 ? RTOL_FLOAT16 : RTOL);
             }
             bench_stat o = ortvk.stat, p = cpu.stat, g = webgpu.stat;
             if (opt->json) {

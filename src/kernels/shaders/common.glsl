@@ -27,16 +27,15 @@ layout(set = 0, binding = 0, std430) restrict buffer OrtvkVec4 { vec4 v[]; } ort
 layout(set = 0, binding = 0, std430) restrict buffer OrtvkBytes { uint8_t v[]; } ortvk_bytes[ORTVK_BINDINGS];
 #define ORTVK_BYTE(n, ref, i) ortvk_bytes[n].v[(ref).x + uint(i)]
 #endif
-// Operands a shader's float32 form lists as texel operands (kernel_device.c) are also bound as uniform texel buffers
-// over the same range, RGBA32F at binding 1 and R32F at binding 2: lavapipe fetches texels 2-3x faster than it
-// loads from storage buffers. ORTVK_TEXELS (a specialization constant) says whether the dispatch bound them; where
-// it could not (a range past the device's maxTexelBufferElements), the same macros read the storage buffer.
+// Operands a shader lists as texel operands (kernel_device.c) are also bound as uniform texel buffers over the same
+// range, RGBA32F at binding 1 and R32F at binding 2 (RGBA16F and R16F in the float16 variant: the device converts
+// each element to float32, exactly): lavapipe fetches texels 2-3x faster than it loads from storage buffers.
+// ORTVK_TEXELS (a specialization constant) says whether the dispatch bound them; where it could not (a range past
+// the device's maxTexelBufferElements, a device without the 16-bit formats), the same macros read the storage buffer.
 layout(constant_id = 2) const uint ORTVK_TEXELS = 0u;
-#ifndef ORTVK_F16
 #extension GL_EXT_samplerless_texture_functions : require
 layout(set = 0, binding = 1) uniform textureBuffer ortvk_texels4[ORTVK_BINDINGS];
 layout(set = 0, binding = 2) uniform textureBuffer ortvk_texels1[ORTVK_BINDINGS];
-#endif
 
 // 32-bit words and float32 values of operand n (`ref` its push constant), whatever the tensors' float type.
 #define ORTVK_WORD(n, ref, i) ortvk_words[n].v[((ref).x >> 2u) + uint(i)]
@@ -46,34 +45,39 @@ layout(set = 0, binding = 2) uniform textureBuffer ortvk_texels1[ORTVK_BINDINGS]
 
 // float16 <-> float32 on bit patterns. Exact both ways for every value (float16 subnormals are float32 normals);
 // to float16 rounds to nearest even, like ONNX Runtime's CPU EP, with NaN kept NaN and overflow going to infinity.
-// Written out rather than left to the driver: Vulkan lets a conversion to float16 round either way.
+// Written out rather than left to the driver: Vulkan lets a conversion to float16 round either way. Four at a time
+// and without branches (one select per case), as every float16 kernel's loads and stores take them.
+vec4 ortvk_half_to_float4(uvec4 h)
+{
+    uvec4 sign = (h & 0x8000u) << 16;
+    uvec4 e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    uvec4 bits = sign | mix((e + 112u) << 23, uvec4(0x7f800000u), equal(e, uvec4(31u))) | (m << 13);
+    vec4 small = vec4(m) * 5.9604644775390625e-8; // e == 0: m * 2^-24, zero or a subnormal, exact
+    return mix(uintBitsToFloat(bits), uintBitsToFloat(floatBitsToUint(small) | sign), equal(e, uvec4(0u)));
+}
+
+uvec4 ortvk_float_to_half4(vec4 f)
+{
+    uvec4 x = floatBitsToUint(f);
+    uvec4 sign = (x >> 16) & 0x8000u;
+    uvec4 a = x & 0x7fffffffu;
+    // A normal float16 (>= 2^-14): 13 bits rounded off to nearest even (a carry may reach the exponent), the
+    // exponent rebiased (127 -> 15). Below: the count of 2^-24 units, rounded to even (1024 is the smallest normal).
+    uvec4 normal = ((a + 0xfffu + ((a >> 13) & 1u)) >> 13) - (112u << 10);
+    uvec4 h = mix(uvec4(roundEven(uintBitsToFloat(a) * 16777216.0)), normal, greaterThanEqual(a, uvec4(0x38800000u)));
+    h = mix(h, uvec4(0x7c00u), greaterThanEqual(a, uvec4(0x477ff000u)));            // >= 65520: infinity
+    h = mix(h, 0x7e00u | ((a >> 13) & 0x3ffu), greaterThan(a, uvec4(0x7f800000u))); // NaN stays NaN (quiet)
+    return sign | h;
+}
+
 float ortvk_half_to_float(uint h)
 {
-    uint sign = (h & 0x8000u) << 16;
-    uint e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-    if (e == 0u) {
-        float f = float(m) * 5.9604644775390625e-8; // m * 2^-24: zero or a subnormal, exact
-        return sign != 0u ? -f : f;
-    }
-    if (e == 31u) return uintBitsToFloat(sign | 0x7f800000u | (m << 13));
-    return uintBitsToFloat(sign | ((e + 112u) << 23) | (m << 13));
+    return ortvk_half_to_float4(uvec4(h)).x;
 }
 
 uint ortvk_float_to_half(float f)
 {
-    uint x = floatBitsToUint(f);
-    uint sign = (x >> 16) & 0x8000u;
-    uint a = x & 0x7fffffffu;
-    if (a > 0x7f800000u) return sign | 0x7e00u | ((a >> 13) & 0x3ffu); // NaN stays NaN (quiet)
-    if (a >= 0x477ff000u) return sign | 0x7c00u;                        // >= 65520 (max + half an ULP): inf
-    if (a >= 0x38800000u) {                                             // a normal float16 (>= 2^-14)
-        uint r = a - 0x38000000u;                                       // rebias the exponent (127 -> 15)
-        uint h = r >> 13, rest = r & 0x1fffu;
-        if (rest > 0x1000u || (rest == 0x1000u && (h & 1u) != 0u)) h += 1u; // a carry may reach the exponent
-        return sign | h;
-    }
-    // Zero or a float16 subnormal: the count of 2^-24 units, rounded to even (1024 is the smallest normal).
-    return sign | uint(roundEven(uintBitsToFloat(a) * 16777216.0));
+    return ortvk_float_to_half4(vec4(f)).x;
 }
 
 // Tensor elements: ORTVK_GET reads element i of operand n as a float, ORTVK_SET stores a float there.
@@ -84,10 +88,15 @@ layout(set = 0, binding = 0, std430) restrict buffer OrtvkElems { uint16_t v[]; 
 #define ORTVK_ELEM(n, ref, i) ortvk_elems[n].v[((ref).x >> 1u) + uint(i)]
 #define ORTVK_GET(n, ref, i) ortvk_half_to_float(uint(ORTVK_ELEM(n, ref, i)))
 #define ORTVK_SET(n, ref, i, x) (ORTVK_ELEM(n, ref, i) = uint16_t(ortvk_float_to_half(x)))
-#define ORTVK_GET4(n, ref, i) vec4(ORTVK_GET(n, ref, i), ORTVK_GET(n, ref, uint(i) + 1u), \
-                                   ORTVK_GET(n, ref, uint(i) + 2u), ORTVK_GET(n, ref, uint(i) + 3u))
-#define ORTVK_SET4(n, ref, i, value) { vec4 v4_ = (value); uint i4_ = uint(i); ORTVK_SET(n, ref, i4_, v4_.x); \
-    ORTVK_SET(n, ref, i4_ + 1u, v4_.y); ORTVK_SET(n, ref, i4_ + 2u, v4_.z); ORTVK_SET(n, ref, i4_ + 3u, v4_.w); }
+// Four float16 elements are two 32-bit words, the first element in the low half (i even, the offset on 4 bytes).
+#define ORTVK_HALF4_WORD(n, ref, i) ORTVK_WORD(n, ref, uint(i) / 2u)
+vec4 ortvk_half4_of(uint lo, uint hi)
+{
+    return ortvk_half_to_float4(uvec4(lo & 0xffffu, lo >> 16, hi & 0xffffu, hi >> 16));
+}
+#define ORTVK_GET4(n, ref, i) ortvk_half4_of(ORTVK_HALF4_WORD(n, ref, i), ORTVK_HALF4_WORD(n, ref, uint(i) + 2u))
+#define ORTVK_SET4(n, ref, i, value) { uvec4 h4_ = ortvk_float_to_half4(value); uint i4_ = uint(i); \
+    ORTVK_HALF4_WORD(n, ref, i4_) = h4_.x | (h4_.y << 16); ORTVK_HALF4_WORD(n, ref, i4_ + 2u) = h4_.z | (h4_.w << 16); }
 #else
 #define ORTVK_ELEM(n, ref, i) ortvk_floats[n].v[((ref).x >> 2u) + uint(i)]
 #define ORTVK_GET(n, ref, i) ORTVK_ELEM(n, ref, i)
@@ -96,10 +105,12 @@ layout(set = 0, binding = 0, std430) restrict buffer OrtvkElems { uint16_t v[]; 
 #define ORTVK_SET4(n, ref, i, value) (ORTVK_VEC4(n, ref, uint(i) >> 2u) = (value))
 #endif
 // Reads of a texel operand: ORTVK_TEXEL(n, ref, i) element i as a float, ORTVK_TEXEL4(n, ref, i) elements i..i+3
-// (i a multiple of 4, the offset a multiple of 16 bytes); float16 tensors read the storage buffer.
+// (i a multiple of 4, the offset a multiple of 16 bytes).
 #ifdef ORTVK_F16
-#define ORTVK_TEXEL(n, ref, i) ORTVK_GET(n, ref, i)
-#define ORTVK_TEXEL4(n, ref, i) ORTVK_GET4(n, ref, i)
+#define ORTVK_TEXEL(n, ref, i) \
+    (ORTVK_TEXELS != 0u ? texelFetch(ortvk_texels1[n], int(((ref).x >> 1u) + uint(i))).x : ORTVK_GET(n, ref, i))
+#define ORTVK_TEXEL4(n, ref, i) \
+    (ORTVK_TEXELS != 0u ? texelFetch(ortvk_texels4[n], int(((ref).x + 2u * uint(i)) >> 3u)) : ORTVK_GET4(n, ref, i))
 #else
 #define ORTVK_TEXEL(n, ref, i) \
     (ORTVK_TEXELS != 0u ? texelFetch(ortvk_texels1[n], int(((ref).x >> 2u) + uint(i))).x : ORTVK_GET(n, ref, i))

@@ -8,6 +8,13 @@
 
 #include "kernels/kernel_internal.h"
 
+/* A step's tensors are float, or float16 (a node never mixes the two: kernels.c): its shader's float16 variant
+ * rounds each step's result as the step's own node stores it (shaders/common.glsl, ortvk_chain4rq). */
+static bool step_type(ONNXTensorElementDataType type)
+{
+    return type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT || type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16;
+}
+
 /* The step of a binary node whose input `scalar` is a constant of one float element, applied to input `data`. Pow
  * takes one only as its exponent, and only 2: t * t, which Pow's own kernel computes for it (ortvk_pow), as the CPU
  * EP does. */
@@ -18,8 +25,7 @@ static bool scalar_step(const ortvk_knode *node, ortvk_binary_fn fn, size_t scal
     /* The output keeps the data input's shape only when the constant's rank does not exceed its rank: always for a
      * constant of rank 0, whether the data's rank is known or not (ORT knows none of a recognizer's at Compile). */
     const ortvk_kvalue *k = &node->in[scalar], *x = &node->in[data];
-    if (x->constant != NULL || (k->rank != 0 && (x->rank < 0 || k->rank > x->rank)) ||
-        k->type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT ||
+    if (x->constant != NULL || (k->rank != 0 && (x->rank < 0 || k->rank > x->rank)) || !step_type(k->type) ||
         !ortvk_knode_const_floats(node, scalar, &value, 1, &count) || count != 1)
         return false;
     bool first = scalar == 0; /* the constant is the left operand */
@@ -87,11 +93,11 @@ bool ortvk_kchain_step(const ortvk_knode *node, const ortvk_kop *op, const ortvk
 {
     *step = (ortvk_chain_step){0};
     *input = -1;
-    if (node->n_out != 1 || node->out[0].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) return false;
+    if (node->n_out != 1 || !step_type(node->out[0].type)) return false;
     const char *type = op->op_type;
     for (size_t i = 0; i < sizeof(activations) / sizeof(activations[0]); i++) {
         if (strcmp(type, activations[i].op_type) != 0) continue;
-        if (node->n_in != 1 || node->in[0].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) return false;
+        if (node->n_in != 1 || !step_type(node->in[0].type)) return false;
         *step = (ortvk_chain_step){activations[i].kind, params->unary.alpha, params->unary.beta};
         *input = 0;
         return true;
@@ -104,7 +110,7 @@ bool ortvk_kchain_step(const ortvk_knode *node, const ortvk_kop *op, const ortvk
         step->a = params->unary.alpha;
         step->b = params->unary.beta;
         *input = 0;
-        return node->in[0].type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+        return step_type(node->in[0].type);
     }
     if (strcmp(type, "BatchNormalization") == 0) { /* BN_C: its four per-channel inputs constants (kernel_fuse.c) */
         for (size_t i = 0; i < node->n_in; i++) {
@@ -125,8 +131,7 @@ bool ortvk_kchain_step(const ortvk_knode *node, const ortvk_kop *op, const ortvk
     /* Two tensors: a step only as t + x or t * x (exact either way round), where the fusion finds x. */
     if (!add && !mul) return false;
     step->kind = add ? ORTVK_CHAIN_ADD_X : ORTVK_CHAIN_MUL_X;
-    return node->in[0].type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT &&
-           node->in[1].type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+    return step_type(node->in[0].type) && step_type(node->in[1].type);
 }
 
 bool ortvk_kchain_residual_shapes(const ortvk_knode *node)

@@ -213,11 +213,11 @@ static int take_steps(ortvk_partition *p, const chain_plan *c, int keep, ortvk_k
     return out;
 }
 
-/* Where a chain after `head` runs in its stores: a float32 Conv's, ConvTranspose's or MatMul/Gemm's epilogue; NULL
- * for others. */
+/* Where a chain after `head` runs in its stores: a Conv's, ConvTranspose's or MatMul/Gemm's epilogue; NULL for
+ * others. */
 static ortvk_kparams_chain *epilogue_of(ortvk_kernel *head)
 {
-    if (head->float16 || head->n_out != 1) return NULL;
+    if (head->n_out != 1) return NULL;
     if (strcmp(head->op->op_type, "Conv") == 0 || strcmp(head->op->op_type, "ConvTranspose") == 0)
         return &head->params.conv.epilogue;
     if (strcmp(head->op->op_type, "MatMul") == 0 || strcmp(head->op->op_type, "Gemm") == 0)
@@ -284,8 +284,8 @@ static void take_bias(ortvk_partition *p, const int *readers, size_t j)
 /* Runs of element-wise nodes, each the only reader of the one before (whose output stays inside the partition),
  * become one kernel: one dispatch and one pass over memory instead of one each (the "hard swish" of MobileNet-like
  * models is Add, Clip, Div and Mul). A value read again by a later t + x or t * x of the same chain is kept in a
- * register (MARK). The fused kernel takes the place of the chain's first node. A chain right after a float32 Conv,
- * MatMul or Gemm runs in that node's own stores (its epilogue), its x being the node's result. */
+ * register (MARK). The fused kernel takes the place of the chain's first node. A chain right after a Conv, MatMul
+ * or Gemm runs in that node's own stores (its epilogue), its x being the node's result. */
 OrtStatus *ortvk_partition_fuse(ortvk_partition *p, ortvk_stream *stream)
 {
     int *readers = ortvk_partition_readers(p);

@@ -974,6 +974,115 @@ static void layer_norm_mismatch_case(ortapp *app, const OrtEpDevice *device)
 }
 
 /* argv[1] "--chains": only the element-wise chains over special values (ctest's test_kernels_fusion_flushing). */
+/* ---- float16 chains: fused and node by node, bit for bit ------------------------------------------------- */
+
+/* y of `m` converted to float16 (kc_model_to_float16) on ortvk, x of `dims` rounded to float16 (the special values,
+ * most huge ones becoming infinities, or the Conv inputs), as float16 bits; ortvk's profile written to `profile`
+ * where it is not NULL. NULL on failure. */
+static uint16_t *run_half(ortapp *app, const OrtEpDevice *device, onnx_model *m, int rank, const int64_t *dims,
+                          const char *profile, size_t *count)
+{
+    const OrtApi *api = app->api;
+    uint8_t *model = NULL, *model16 = NULL;
+    size_t len = 0, len16 = 0;
+    int rc = onnx_model_serialize(m, &model, &len);
+    onnx_model_free(m);
+    bool converted = rc == ONNX_OK && kc_model_to_float16(model, len, &model16, &len16) == 0;
+    free(model);
+    if (!CHECK(converted, "a fusion model converted to float16")) return NULL;
+    const char *keys[] = {ORTVK_OPTION_PROFILE}, *values[] = {profile};
+    OrtSession *s = test_session(app, device, model16, len16, keys, values, profile ? 1 : 0);
+    free(model16);
+    if (s == NULL) return NULL;
+    size_t n = kc_count(dims, rank);
+    uint16_t *data = malloc(n * sizeof(uint16_t));
+    for (size_t i = 0; i < n; i++)
+        data[i] = kc_float_to_half(rank == 1 ? specials[i % N] : (float)((int)(i * 7 % 23) - 11) * 0.37f);
+    OrtValue *x = test_host_tensor_of(app, data, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16, n, rank, dims), *y = NULL;
+    const char *in[] = {"x"}, *out[] = {"y"};
+    ORT_OK(app, api->Run(s, NULL, in, (const OrtValue *const *)&x, 1, out, 1, &y));
+    api->ReleaseSession(s); /* writes the profile */
+    size_t bytes = 0;
+    uint16_t *result = y ? kc_host_data(app, y, &bytes) : NULL;
+    *count = bytes / sizeof(uint16_t);
+    if (y) api->ReleaseValue(y);
+    api->ReleaseValue(x);
+    free(data);
+    return result;
+}
+
+/* The model `build` makes, in float16 on ortvk, fused as `fused` (in its profile), against the same model with
+ * `apart` (its intermediate values, NULL-terminated) also outputs, which keeps every node a kernel of its own: the
+ * same bits, any NaN matching any NaN. Each float16 node rounds its result once; a fused chain rounds each step's. */
+static void half_case(ortapp *app, const OrtEpDevice *device, const char *name, build_fn build,
+                      const char *const *apart, int rank, const int64_t *dims, const char *fused)
+{
+    char path[256];
+    snprintf(path, sizeof(path), "/tmp/ortvk-test-fusion16-%d.json", (int)getpid());
+    onnx_model *reference = build(false);
+    for (size_t i = 0; apart[i] != NULL; i++) onnx_model_add_output(reference, apart[i], ONNX_FLOAT, -1, NULL);
+    size_t wn = 0, gn = 0;
+    uint16_t *w = run_half(app, device, reference, rank, dims, NULL, &wn);
+    uint16_t *g = run_half(app, device, build(false), rank, dims, path, &gn);
+    bool same = CHECK(w != NULL && g != NULL && wn == gn && wn > 0, "%s: outputs of %zu and %zu values", name, wn, gn);
+    if (same) {
+        size_t bad = 0, first = 0, finite = 0;
+        for (size_t i = 0; i < wn; i++) {
+            bool nan_w = (w[i] & 0x7fffu) > 0x7c00u, nan_g = (g[i] & 0x7fffu) > 0x7c00u;
+            finite += (w[i] & 0x7c00u) != 0x7c00u;
+            if (w[i] != g[i] && !(nan_w && nan_g) && bad++ == 0) first = i;
+        }
+        same = CHECK(bad == 0, "%s: %zu of %zu values differ (first [%zu]: apart 0x%04x, fused 0x%04x)", name, bad,
+                     wn, first, w[first], g[first]) &&
+               CHECK(finite > wn / 2, "%s: %zu of %zu results finite", name, finite, wn);
+    }
+    char *profile = test_read_text(path);
+    if (CHECK(profile != NULL, "%s: ortvk's profile %s", name, path) && same &&
+        CHECK(strstr(profile, fused) != NULL, "%s: the profile shows the fused kernel %s", name, fused))
+        printf("%-60s ok (%zu values, the same bits, fused as %s)\n", name, wn, fused);
+    free(profile);
+    if (!getenv("KEEP_PROFILE")) unlink(path);
+    free(w);
+    free(g);
+}
+
+/* Results in float16's subnormal range (below 2^-14), where a step's result rounds to a multiple of 2^-24. */
+static onnx_model *tiny_chain(bool variant)
+{
+    (void)variant;
+    onnx_model *m = model_of(13, 1, flat);
+    scalar(m, "tiny", 3.7e-5f), scalar(m, "three", 3.0f);
+    add(m, "Mul", "x", "tiny", "a");
+    add(m, "Relu", "a", NULL, "r");
+    add(m, "Mul", "r", "three", "y");
+    return m;
+}
+
+static void float16_cases(ortapp *app, const OrtEpDevice *device)
+{
+    static const char *const swish[] = {"a", "c", "d", NULL}, *acts[] = {"a", "l", "h", "t", "u", NULL};
+    static const char *const conv_swish[] = {"t", "a", "c", "d", NULL}, *conv_t[] = {"t", NULL};
+    static const char *const clip_aff[] = {"t", "c", "a", NULL}, *hypot[] = {"t", "sq", "sp", NULL};
+    half_case(app, device, "float16: Add, Clip, Div, Mul (hard swish)", swish_chain, swish, 1, flat,
+              "Add+Clip+Div+Mul");
+    half_case(app, device, "float16: Mul, LeakyRelu, HardSwish, Tanh, Add, HardSigmoid", activations, acts, 1, flat,
+              "Mul+LeakyRelu+HardSwish+Tanh+A");
+    static const char *const tiny[] = {"a", "r", NULL};
+    half_case(app, device, "float16: Mul 3.7e-5, Relu, Mul 3 (float16 subnormals)", tiny_chain, tiny, 1, flat,
+              "Mul+Relu+Mul");
+    const int64_t c8[4] = {1, 8, 12, 12}, c16[4] = {1, 16, 12, 12}, rows[2] = {12, 16};
+    half_case(app, device, "float16: Conv 3x3, then hard swish in its stores", conv3x3_swish, conv_swish, 4, c8,
+              "Conv+Add+Clip+Div+Mul");
+    half_case(app, device, "float16: Conv 1x1 (the GEMM), then Relu in its stores", conv1x1_relu, conv_t, 4, c16,
+              "Conv+Relu");
+    half_case(app, device, "float16: depthwise Conv, then Clip, Mul, Add in its stores", depthwise_clip, clip_aff, 4,
+              c16, "Conv+Clip+Mul+Add");
+    half_case(app, device, "float16: Conv 3x3, then Pow 2, Add, Sqrt in its stores", conv3x3_hypot1, hypot, 4, c8,
+              "Conv+Pow+Add+Sqrt");
+    half_case(app, device, "float16: Gemm, then Sigmoid in its stores", gemm_sigmoid, conv_t, 2, rows,
+              "Gemm+Sigmoid");
+}
+
 int main(int argc, char **argv)
 {
     bool chains_only = argc > 1 && strcmp(argv[1], "--chains") == 0;
@@ -994,6 +1103,9 @@ int main(int argc, char **argv)
     chain_case(&app, device, "a chain value that is a model output is not fused", middle_output, NULL, "Mul+Sub");
     chain_case(&app, device, "a constant of higher rank broadcasts: not fused", higher_rank, NULL, "Add+Relu");
     if (chains_only) return test_finish(&app, "test_kernels_fusion");
+    const char *types = app.api->GetKeyValue(app.api->EpDevice_EpMetadata(device), ORTVK_META_KERNEL_TYPES);
+    if (types != NULL && strstr(types, "float16") != NULL) float16_cases(&app, device);
+    else printf("SKIP: float16 chains: ortvk runs no float16 kernels on this device (no 16-bit storage)\n");
     /* ortvk's activations are its own functions: fused against unfused to the bit, then against the CPU EP. */
     head_case(&app, device, "Sigmoid, then Mul by x (swish)", sigmoid_swish, 1, flat, "Sigmoid+Mul");
     head_case(&app, device, "Mul, LeakyRelu, HardSwish, Tanh, Add, HardSigmoid", activations, 1, flat,

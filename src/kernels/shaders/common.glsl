@@ -368,14 +368,33 @@ vec4 ortvk_chain_step4(uint kind, vec4 t_in, inout vec4 kept, vec4 r, vec4 q, fl
     return t;
 }
 
+// A float16 chain rounds the head's result and each step's to float16, as each node stores its own when it runs
+// alone: fusing float16 nodes changes no bit of the result. ortvk_round_half4(t) is
+// ortvk_half_to_float4(ortvk_float_to_half4(t)) without leaving float32 (a NaN may keep more of its payload).
+vec4 ortvk_round_half4(vec4 t)
+{
+    uvec4 x = floatBitsToUint(t), a = x & 0x7fffffffu;
+    // A normal float16: 13 bits rounded off to nearest even in place (a carry may reach the exponent).
+    vec4 normal = uintBitsToFloat((x + 0xfffu + ((x >> 13) & 1u)) & ~0x1fffu);
+    // Below 2^-14: a multiple of 2^-24, rounded to even (exact: a float16 subnormal is a float32 normal).
+    vec4 r = mix(roundEven(t * 16777216.0) * 5.9604644775390625e-8, normal, greaterThanEqual(a, uvec4(0x38800000u)));
+    r = mix(r, uintBitsToFloat((x & 0x80000000u) | 0x7f800000u), greaterThanEqual(a, uvec4(0x477ff000u)));
+    return mix(r, t, greaterThan(a, uvec4(0x7f800000u))); // NaN stays NaN
+}
+#ifdef ORTVK_F16
+#define ORTVK_CHAIN_ROUND4(t) ortvk_round_half4(t)
+#else
+#define ORTVK_CHAIN_ROUND4(t) (t)
+#endif
+
 // The pipeline's chain (its kinds specialization constants, so each step's switch folds to its one case).
 vec4 ortvk_chain4rq(vec4 x, vec4 r, vec4 q)
 {
-    precise vec4 t = x;
-    vec4 kept = x;
+    precise vec4 t = ORTVK_CHAIN_COUNT == 0u ? x : ORTVK_CHAIN_ROUND4(x);
+    vec4 kept = t;
     [[unroll]] for (uint k = 0u; k < 12u; k++) {
         if (k >= ORTVK_CHAIN_COUNT) break;
-        t = ortvk_chain_step4(ortvk_chain_kind(k), t, kept, r, q, ortvk_chain_a[k], ortvk_chain_b[k]);
+        t = ORTVK_CHAIN_ROUND4(ortvk_chain_step4(ortvk_chain_kind(k), t, kept, r, q, ortvk_chain_a[k], ortvk_chain_b[k]));
     }
     return t;
 }

@@ -161,7 +161,7 @@ OrtStatus *ortvk_kchain_residual(const ortvk_kparams_chain *chain, const ortvk_k
     *out = 0;
     if (chain->residual <= 0) return NULL;
     const ortvk_ktensor *r = &run->in[chain->residual], *y = &run->out[0];
-    bool same = r->present && r->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT && r->rank == y->rank;
+    bool same = r->present && r->type == y->type && r->rank == y->rank;
     for (size_t d = 0; same && d < y->rank; d++) same = r->dims[d] == y->dims[d];
     if (!same)
         return ortvk_status(ORT_EP_FAIL, "a fused residual of rank %zu and %zu elements does not match the output of "
@@ -232,7 +232,7 @@ static OrtStatus *chain_shape(const ortvk_kparams *params, ortvk_krun *run)
         if (in[k] == NULL) continue;
         int64_t dims[ORTVK_KMAX_RANK];
         size_t rank = 0;
-        if (!in[k]->present || in[k]->type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT ||
+        if (!in[k]->present || in[k]->type != in[0]->type ||
             !ortvk_kbroadcast(y->dims, y->rank, in[k]->dims, in[k]->rank, dims, &rank))
             return ortvk_status(ORT_INVALID_ARGUMENT, "a fused chain's operand %d of rank %zu does not broadcast with "
                                 "its value of rank %zu", k, in[k]->rank, y->rank);

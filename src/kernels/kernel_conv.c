@@ -282,6 +282,15 @@ static uint32_t conv_chunk(const push_conv *push)
     return chunk == 0 ? 1 : chunk;
 }
 
+bool ortvk_kconv_sums_at_once(const ortvk_ktensor *w)
+{
+    if (w->rank != 3 && w->rank != 4) return false;
+    int64_t d[4];
+    as_4d(w, d);
+    push_conv push = {.KH = (uint32_t)d[2], .KW = (uint32_t)d[3]};
+    return d[1] <= (int64_t)conv_chunk(&push);
+}
+
 /* Records Conv's dispatches: one, or one per range of input channels where a loop over all of them would pass
  * lavapipe's cap of 65535 loop iterations an invocation (shaders/common.glsl); ranges after the first add to the
  * partial sums in y, in the same order. */

@@ -226,10 +226,12 @@ static ortvk_kparams_chain *epilogue_of(ortvk_kernel *head)
 }
 
 /* Whether a Conv head's stores read a residual: in every form (the conv and depthwise shaders', and the GEMM's a
- * pointwise convolution runs as: MobileNet's linear bottlenecks, Conv 1x1 then + x). A ConvTranspose's read none. */
+ * pointwise convolution runs as: MobileNet's linear bottlenecks, Conv 1x1 then + x). A ConvTranspose's read none;
+ * nor a float16 Conv that sums its channels in ranges (its float32 partial sums take the residual's operand). */
 static bool conv_takes_residual(const ortvk_kernel *head)
 {
-    return strcmp(head->op->op_type, "Conv") == 0;
+    if (strcmp(head->op->op_type, "Conv") != 0) return false;
+    return !head->float16 || (head->consts[1] != NULL && ortvk_kconv_sums_at_once(&head->consts[1]->view));
 }
 
 /* A ConvTranspose head's output channels (its constant weights' dim 1 times its groups), 0 for other heads. */

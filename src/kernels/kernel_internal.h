@@ -350,6 +350,9 @@ typedef size_t (*ortvk_kpack_fn)(const ortvk_kparams *params, size_t input, cons
                                  void *packed);
 size_t ortvk_kconv_pack(const ortvk_kparams *params, size_t input, const ortvk_ktensor *t, const void *data,
                         void *packed); /* Conv's weights, 4 output channels a vec4 (kernel_conv.c) */
+/* Whether a Conv of weights `w` ([M, C/G, KH, KW] or [M, C/G, K]) sums a group's input channels in one dispatch,
+ * never in ranges (kernel_conv.c). */
+bool ortvk_kconv_sums_at_once(const ortvk_ktensor *w);
 size_t ortvk_kgemm_pack(const ortvk_kparams *params, size_t input, const ortvk_ktensor *t, const void *data,
                         void *packed); /* MatMul's and Gemm's B, rows padded to whole vec4s (kernel_math.c) */
 

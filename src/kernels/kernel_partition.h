@@ -92,9 +92,9 @@ OrtStatus *ortvk_kernel_upload_chain(ortvk_kernel *kernel, ortvk_stream *stream,
                                      kconst **channel, size_t n_channel);
 
 /* What a run keeps until its submission retires (kernel_held.c): a reference on a buffer (dropped on failure too),
- * the texel views of [offset, offset + range) of one (made once a run; of float16 elements or float32), and the run's profile (begun here: NULL
- * when `profile` is, or out of memory: the run goes unprofiled). ortvk_kheld_release, the retire callback, drops
- * them all (`owner`: run->held; NULL is fine). */
+ * the texel views of [offset, offset + range) of one (made once a run, of float16 or float32 elements), and the
+ * run's profile (begun here: NULL when `profile` is, or out of memory: the run goes unprofiled).
+ * ortvk_kheld_release, the retire callback, drops them all (`owner`: run->held; NULL is fine). */
 OrtStatus *ortvk_krun_hold(ortvk_krun *run, ortvk_buffer *buffer);
 OrtStatus *ortvk_krun_hold_views(ortvk_krun *run, const ortvk_buffer *buffer, VkDeviceSize offset,
                                  VkDeviceSize range, bool float16, ortvk_ktexels *out);

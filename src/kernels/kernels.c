@@ -185,13 +185,11 @@ static OrtStatus *kernel_create(ortvk_partition *p, ortvk_stream *stream, const 
         status = ortvk_status(ORT_EP_FAIL, "compiling node %s (%s): %s", k->name, k->op_type, why);
         goto fail;
     }
-    /* Shape values computed on the host stay there: never a step of a device chain. A float16 step reads no tensor
-     * but the chain's own (no t + r, t * r): a Conv's float16 partial sums take the operand its residual would. */
+    /* Shape values computed on the host stay there: never a step of a device chain. */
     kernel->chainable = !ortvk_kop_on_host(kernel->op) &&
                         ortvk_kchain_step(k, kernel->op, &kernel->params, &kernel->step, &kernel->chain_input);
-    kernel->residual_ok = kernel->chainable && !kernel->float16 && kernel->chain_input < 0 &&
-                          ortvk_kchain_residual_shapes(k);
-    kernel->operand_ok = kernel->chainable && !kernel->float16 && kernel->chain_input < 0 &&
+    kernel->residual_ok = kernel->chainable && kernel->chain_input < 0 && ortvk_kchain_residual_shapes(k);
+    kernel->operand_ok = kernel->chainable && kernel->chain_input < 0 &&
                          ortvk_kchain_operand_shapes(k, &kernel->operand_x);
     int index = (int)p->n_kernels;
     for (size_t i = 0; i < k->n_in && status == NULL; i++) {

@@ -1011,11 +1011,13 @@ static uint16_t *run_half(ortapp *app, const OrtEpDevice *device, onnx_model *m,
     return result;
 }
 
-/* The model `build` makes, in float16 on ortvk, fused as `fused` (in its profile), against the same model with
- * `apart` (its intermediate values, NULL-terminated) also outputs, which keeps every node a kernel of its own: the
- * same bits, any NaN matching any NaN. Each float16 node rounds its result once; a fused chain rounds each step's. */
-static void half_case(ortapp *app, const OrtEpDevice *device, const char *name, build_fn build,
-                      const char *const *apart, int rank, const int64_t *dims, const char *fused)
+/* The model `build` makes, in float16 on ortvk, fused as `fused` (in its profile; `unfused` not there), against the
+ * same model with `apart` (its intermediate values, NULL-terminated) also outputs, which keeps every node a kernel
+ * of its own: the same bits, any NaN matching any NaN. Each float16 node rounds its result once; a fused chain
+ * rounds each step's. */
+static void half_case_not(ortapp *app, const OrtEpDevice *device, const char *name, build_fn build,
+                          const char *const *apart, int rank, const int64_t *dims, const char *fused,
+                          const char *unfused)
 {
     char path[256];
     snprintf(path, sizeof(path), "/tmp/ortvk-test-fusion16-%d.json", (int)getpid());
@@ -1038,13 +1040,25 @@ static void half_case(ortapp *app, const OrtEpDevice *device, const char *name, 
     }
     char *profile = test_read_text(path);
     if (CHECK(profile != NULL, "%s: ortvk's profile %s", name, path) && same &&
-        CHECK(strstr(profile, fused) != NULL, "%s: the profile shows the fused kernel %s", name, fused))
+        CHECK(strstr(profile, fused) != NULL, "%s: the profile shows the fused kernel %s", name, fused) &&
+        (unfused == NULL || CHECK(strstr(profile, unfused) == NULL, "%s: nothing fused as %s", name, unfused)))
         printf("%-60s ok (%zu values, the same bits, fused as %s)\n", name, wn, fused);
     free(profile);
     if (!getenv("KEEP_PROFILE")) unlink(path);
     free(w);
     free(g);
 }
+
+static void half_case(ortapp *app, const OrtEpDevice *device, const char *name, build_fn build,
+                      const char *const *apart, int rank, const int64_t *dims, const char *fused)
+{
+    half_case_not(app, device, name, build, apart, rank, dims, fused, NULL);
+}
+
+/* A 17x17 Conv of 56 input channels, which sums them in two ranges (kernel_conv.c's conv_dispatch, past lavapipe's
+ * loop cap), + x: fused in float32; in float16 the Add stays apart (the ranges' float32 partial sums take the
+ * operand the residual would). */
+static onnx_model *conv_ranges_res(bool variant) { return conv_then(variant, 56, 56, 17, 1, 6, 6, plus_x); }
 
 /* Results in float16's subnormal range (below 2^-14), where a step's result rounds to a multiple of 2^-24. */
 static onnx_model *tiny_chain(bool variant)
@@ -1081,6 +1095,25 @@ static void float16_cases(ortapp *app, const OrtEpDevice *device)
               "Conv+Pow+Add+Sqrt");
     half_case(app, device, "float16: Gemm, then Sigmoid in its stores", gemm_sigmoid, conv_t, 2, rows,
               "Gemm+Sigmoid");
+    /* Residuals and operands (t + r, t * r) of float16 values. */
+    static const char *const res_relu[] = {"t", "s", NULL}, *sum[] = {"s", NULL}, *neck_apart[] = {"m", "a", NULL};
+    static const char *const plane[] = {"a", "c", NULL};
+    half_case(app, device, "float16: Conv 3x3 + x (a residual), in its stores", conv3x3_res, conv_t, 4, c8,
+              "Conv+Add\"");
+    half_case(app, device, "float16: Conv 3x3 + x, then Relu", conv3x3_res_relu, res_relu, 4, c8, "Conv+Add+Relu");
+    half_case(app, device, "float16: depthwise Conv + x, then Relu", depthwise_res_relu, res_relu, 4, c16,
+              "Conv+Add+Relu");
+    half_case(app, device, "float16: Conv 1x1 (the GEMM) + x, then Relu", conv1x1_res_relu, res_relu, 4, c16,
+              "Conv+Add+Relu");
+    half_case(app, device, "float16: |x| + (-x), then Relu: a chain from two tensors", sum_relu, sum, 1, flat,
+              "Add+Relu");
+    half_case(app, device, "float16: the neck's Mul, Add, Add (two broadcast operands)", neck, neck_apart, 4, c8,
+              "Mul+Add+Add");
+    const int64_t c4[4] = {1, 4, 12, 12}, ranges[4] = {1, 56, 6, 6};
+    half_case(app, device, "float16: (x + q[h, w]) * |x|, Relu: every operand steps", plane_max, plane, 4, c4,
+              "Add+Mul+Relu");
+    half_case_not(app, device, "float16: Conv 17x17 of 56 channels (two ranges) + x: apart", conv_ranges_res, conv_t,
+                  4, ranges, "\"Conv\"", "Conv+Add");
 }
 
 int main(int argc, char **argv)

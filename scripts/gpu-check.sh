@@ -111,6 +111,10 @@ ORTVK_VALIDATION=0 ORTVK_KERNEL_FORMS=cpu timeout 50 ./$build/ortvk-bench --comp
   .cache/models/ch_PP-OCRv4_det_infer.onnx --compare-sizes 640x640 --compare-frames 5 --threads "$(nproc)" 2>&1 |
   tail -4
 
+section "the detector converted to float16 (--float16: 16-bit texel views, float16 chains fused), 640x640"
+ORTVK_VALIDATION=0 timeout 45 ./$build/ortvk-bench --compare-model .cache/models/ch_PP-OCRv4_det_infer.onnx \
+  --compare-sizes 640x640 --compare-frames 5 --threads "$(nproc)" --float16 2>&1 | tail -4
+
 section "the detector's device time per op at 640x640 and 960x544 (ORT's CPU EP per op beside it)"
 ORTVK_VALIDATION=0 timeout 60 ./$build/ortvk-bench --compare-model .cache/models/ch_PP-OCRv4_det_infer.onnx \
   --compare-sizes 640x640,960x544 --compare-frames 5 --threads "$(nproc)" --profile 2>&1 |

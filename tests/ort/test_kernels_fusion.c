@@ -77,7 +77,35 @@ static OrtSession *plain_session(ortapp *app, const uint8_t *model, size_t len)
     return s;
 }
 
-/* The output y of `model` for input x (`dims`) on ortvk (device) or the CPU EP (without graph optimizations:
+/* Runs session `s` (released here: an ortvk session writes its profile then) on x of `dims`, float or float16
+ * (`half`): the special values where x has rank 1 (element-wise chains; float16 makes most huge ones infinities),
+ * else finite ones (convolutions: sums of infinities are the order's). Returns y's values (malloc'd) and their
+ * count, NULL on failure. */
+static void *run_session(ortapp *app, OrtSession *s, int rank, const int64_t *dims, bool half, size_t *count)
+{
+    const OrtApi *api = app->api;
+    size_t n = kc_count(dims, rank), esize = half ? sizeof(uint16_t) : sizeof(float);
+    uint8_t *data = malloc(n * esize);
+    for (size_t i = 0; i < n; i++) {
+        float v = rank == 1 ? specials[i % N] : (float)((int)(i * 7 % 23) - 11) * 0.37f;
+        if (half) ((uint16_t *)(void *)data)[i] = kc_float_to_half(v);
+        else ((float *)(void *)data)[i] = v;
+    }
+    ONNXTensorElementDataType type = half ? ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16 : ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+    OrtValue *x = test_host_tensor_of(app, data, type, n, rank, dims), *y = NULL;
+    const char *in[] = {"x"}, *out[] = {"y"};
+    ORT_OK(app, api->Run(s, NULL, in, (const OrtValue *const *)&x, 1, out, 1, &y));
+    api->ReleaseSession(s);
+    size_t bytes = 0;
+    void *result = y ? kc_host_data(app, y, &bytes) : NULL;
+    *count = bytes / esize;
+    if (y) api->ReleaseValue(y);
+    api->ReleaseValue(x);
+    free(data);
+    return result;
+}
+
+/* The output y of `m` for input x (`dims`) on ortvk (device) or the CPU EP (without graph optimizations:
  * `plain`); with ortvk and `profile`, the session's profile is written there. NULL on failure. */
 static float *run_model(ortapp *app, const OrtEpDevice *device, onnx_model *m, int rank, const int64_t *dims,
                         const char *profile, bool plain, size_t *count)
@@ -95,22 +123,7 @@ static float *run_model(ortapp *app, const OrtEpDevice *device, onnx_model *m, i
                             : kc_session(app, NULL, model, len, false, false, &error);
     free(model);
     if (error) api->ReleaseStatus(error);
-    if (s == NULL) return NULL;
-    size_t n = kc_count(dims, rank);
-    float *data = malloc(n * sizeof(float));
-    /* Element-wise chains see the special values; convolutions finite ones (sums of infinities are the order's). */
-    for (size_t i = 0; i < n; i++) data[i] = rank == 1 ? specials[i % N] : (float)((int)(i * 7 % 23) - 11) * 0.37f;
-    OrtValue *x = test_host_tensor(app, data, n, rank, dims), *y = NULL;
-    const char *in[] = {"x"}, *out[] = {"y"};
-    ORT_OK(app, api->Run(s, NULL, in, (const OrtValue *const *)&x, 1, out, 1, &y));
-    api->ReleaseSession(s); /* writes the profile */
-    size_t bytes = 0;
-    float *result = y ? kc_host_data(app, y, &bytes) : NULL;
-    *count = bytes / sizeof(float);
-    if (y) api->ReleaseValue(y);
-    api->ReleaseValue(x);
-    free(data);
-    return result;
+    return s != NULL ? run_session(app, s, rank, dims, false, count) : NULL;
 }
 
 /* Runs `m` on ortvk and `reference` where `on` says (REF_*: false is the CPU EP, true ortvk), and compares y to 3
@@ -976,13 +989,11 @@ static void layer_norm_mismatch_case(ortapp *app, const OrtEpDevice *device)
 /* argv[1] "--chains": only the element-wise chains over special values (ctest's test_kernels_fusion_flushing). */
 /* ---- float16 chains: fused and node by node, bit for bit ------------------------------------------------- */
 
-/* y of `m` converted to float16 (kc_model_to_float16) on ortvk, x of `dims` rounded to float16 (the special values,
- * most huge ones becoming infinities, or the Conv inputs), as float16 bits; ortvk's profile written to `profile`
- * where it is not NULL. NULL on failure. */
+/* y of `m` converted to float16 (kc_model_to_float16) on ortvk, x of `dims` rounded to float16 (run_session), as
+ * float16 bits; ortvk's profile written to `profile` where it is not NULL. NULL on failure. */
 static uint16_t *run_half(ortapp *app, const OrtEpDevice *device, onnx_model *m, int rank, const int64_t *dims,
                           const char *profile, size_t *count)
 {
-    const OrtApi *api = app->api;
     uint8_t *model = NULL, *model16 = NULL;
     size_t len = 0, len16 = 0;
     int rc = onnx_model_serialize(m, &model, &len);
@@ -993,22 +1004,7 @@ static uint16_t *run_half(ortapp *app, const OrtEpDevice *device, onnx_model *m,
     const char *keys[] = {ORTVK_OPTION_PROFILE}, *values[] = {profile};
     OrtSession *s = test_session(app, device, model16, len16, keys, values, profile ? 1 : 0);
     free(model16);
-    if (s == NULL) return NULL;
-    size_t n = kc_count(dims, rank);
-    uint16_t *data = malloc(n * sizeof(uint16_t));
-    for (size_t i = 0; i < n; i++)
-        data[i] = kc_float_to_half(rank == 1 ? specials[i % N] : (float)((int)(i * 7 % 23) - 11) * 0.37f);
-    OrtValue *x = test_host_tensor_of(app, data, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16, n, rank, dims), *y = NULL;
-    const char *in[] = {"x"}, *out[] = {"y"};
-    ORT_OK(app, api->Run(s, NULL, in, (const OrtValue *const *)&x, 1, out, 1, &y));
-    api->ReleaseSession(s); /* writes the profile */
-    size_t bytes = 0;
-    uint16_t *result = y ? kc_host_data(app, y, &bytes) : NULL;
-    *count = bytes / sizeof(uint16_t);
-    if (y) api->ReleaseValue(y);
-    api->ReleaseValue(x);
-    free(data);
-    return result;
+    return s != NULL ? run_session(app, s, rank, dims, true, count) : NULL;
 }
 
 /* The model `build` makes, in float16 on ortvk, fused as `fused` (in its profile; `unfused` not there), against the

@@ -394,7 +394,8 @@ vec4 ortvk_chain4rq(vec4 x, vec4 r, vec4 q)
     vec4 kept = t;
     [[unroll]] for (uint k = 0u; k < 12u; k++) {
         if (k >= ORTVK_CHAIN_COUNT) break;
-        t = ORTVK_CHAIN_ROUND4(ortvk_chain_step4(ortvk_chain_kind(k), t, kept, r, q, ortvk_chain_a[k], ortvk_chain_b[k]));
+        vec4 stepped = ortvk_chain_step4(ortvk_chain_kind(k), t, kept, r, q, ortvk_chain_a[k], ortvk_chain_b[k]);
+        t = ORTVK_CHAIN_ROUND4(stepped);
     }
     return t;
 }

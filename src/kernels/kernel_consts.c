@@ -34,9 +34,9 @@ static const struct {
     ortvk_kpack_fn pack;
 } packers[] = {{"Conv", ortvk_kconv_pack}, {"MatMul", ortvk_kgemm_pack}, {"Gemm", ortvk_kgemm_pack}};
 
-/* Copies constant input `index` into a device buffer through `stream` (a host wait: Compile is before any run),
- * rearranged by its op's packer where it has one. ORT keeps initializers of a fused node in host memory, so the
- * device needs its own copy. */
+/* Copies constant input `index` into a device buffer through `stream` (not waited for: ortvk_partition_create waits
+ * once for all of a partition's copies), rearranged by its op's packer where it has one. ORT keeps initializers of a
+ * fused node in host memory, so the device needs its own copy. */
 OrtStatus *ortvk_kernel_upload_const(ortvk_kernel *kernel, ortvk_stream *stream, const ortvk_knode *k, size_t index)
 {
     kconst *c = NULL;

@@ -2,6 +2,9 @@
  * zero points, int32 sums that wrap like MLAS's accumulators; QLinearMatMul requantized as MLAS does. Zero points per
  * tensor (MatMulInteger's B also per column); ConvInteger 1-D and 2-D with groups, strides, dilations and pads. */
 #include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include "kernels/kernel_internal.h"
 
@@ -60,6 +63,38 @@ static push_qmm integer_operands(const ortvk_krun *run)
     };
 }
 
+/* Whether ORT's CPU EP, on the CPU this runs on, sums uint8 x int8 products in pairs saturated to 16 bits. MLAS's
+ * U8S8 kernels for AVX2 and for AVX-512 without VNNI multiply with vpmaddubsw, which adds a_k b_k + a_k+1 b_k+1 into
+ * an int16 that saturates at +-32767 (ORT's quantization guide calls it the saturation issue and suggests
+ * reduce_range); its AVX-VNNI and AVX512-VNNI kernels sum exactly, as ortvk does. Where the CPU EP saturates, its
+ * answer differs from the exact one wherever such a pair passes 32767, so ortvk leaves those nodes to it: a model's
+ * answer does not change with the EP it lands on. Reads the CPU's features as MLAS does (cpuid, and the registers
+ * the OS saves: xgetbv). */
+static bool cpu_ep_saturates_u8s8(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27))) return false; /* no OSXSAVE: no AVX */
+    unsigned lo = 0, hi = 0;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    bool ymm = (lo & 0x6u) == 0x6u, zmm = (lo & 0xe6u) == 0xe6u;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
+    bool avx2 = ymm && (b & (1u << 5)), avx512_vnni = zmm && (c & (1u << 11));
+    bool avx_vnni = __get_cpuid_count(7, 1, &a, &b, &c, &d) && ymm && (a & (1u << 4));
+    return avx2 && !avx512_vnni && !avx_vnni;
+#else
+    return false; /* ARM's MLAS kernels (sdot, udot, smmla) sum exactly */
+#endif
+}
+
+/* Whether a product of A (type at) and B (type bt) is one the CPU EP saturates here: then ortvk refuses it. */
+static bool refused_u8s8(ONNXTensorElementDataType at, ONNXTensorElementDataType bt, char *why, size_t why_len)
+{
+    if (at != T_UINT8 || bt != T_INT8 || !cpu_ep_saturates_u8s8()) return false;
+    ortvk_krefuse(why, why_len, "uint8 x int8 on a CPU whose CPU EP saturates pairs of products (AVX2 without VNNI)");
+    return true;
+}
+
 /* ---- MatMulInteger -------------------------------------------------------------------------------------- */
 
 static bool matmul_ranks(const ortvk_kvalue *a, const ortvk_kvalue *b, char *why, size_t why_len);
@@ -72,6 +107,7 @@ static bool matmul_prepare(const ortvk_knode *node, ortvk_kparams *params, char 
     if (node->n_in < 2 || node->n_in > 4 || node->n_out != 1 || !is_8bit(a) || !is_8bit(b) ||
         node->out[0].type != T_INT32 || (a->type == T_INT8 && b->type != T_INT8))
         return ortvk_krefuse(why, why_len, "types other than uint8/int8 in, int32 out");
+    if (refused_u8s8(a->type, b->type, why, why_len)) return false;
     if (!zero_point_ok(node, 2, false) || !zero_point_ok(node, 3, b->rank == 2))
         return ortvk_krefuse(why, why_len, "zero points other than one value (or one per column of a 2-D B)");
     return matmul_ranks(a, b, why, why_len);
@@ -164,6 +200,7 @@ static bool qlinear_prepare(const ortvk_knode *node, ortvk_kparams *params, char
     bool s8 = a->type == T_INT8;
     if (!is_8bit(a) || !is_8bit(b) || y->type != a->type || (s8 && b->type != T_INT8))
         return ortvk_krefuse(why, why_len, "types other than the CPU EP's (uint8 x uint8/int8, int8 x int8)");
+    if (refused_u8s8(a->type, b->type, why, why_len)) return false;
     static const size_t scales[3] = {1, 4, 6}, zps[3] = {2, 5, 7};
     for (int k = 0; k < 3; k++) {
         const ortvk_kvalue *sv = &node->in[scales[k]], *zv = &node->in[zps[k]];

@@ -205,6 +205,8 @@ float kc_bfloat_to_float(uint16_t h)
     return f;
 }
 
+/* Element i as a double (exact for every type but 64-bit integers past 2^53); *is_float says whether it compares
+ * within a tolerance (or else bit for bit). */
 static double element(int type, const void *data, size_t i, bool *is_float)
 {
     *is_float = true;
@@ -213,7 +215,19 @@ static double element(int type, const void *data, size_t i, bool *is_float)
     case ONNX_DOUBLE: return ((const double *)data)[i];
     case ONNX_FLOAT16: return kc_half_to_float(((const uint16_t *)data)[i]);
     case ONNX_BFLOAT16: return kc_bfloat_to_float(((const uint16_t *)data)[i]);
-    default: *is_float = false; return 0;
+    default: break;
+    }
+    *is_float = false;
+    switch (type) {
+    case ONNX_INT8: return ((const int8_t *)data)[i];
+    case ONNX_UINT8: case ONNX_BOOL: return ((const uint8_t *)data)[i];
+    case ONNX_INT16: return ((const int16_t *)data)[i];
+    case ONNX_UINT16: return ((const uint16_t *)data)[i];
+    case ONNX_INT32: return ((const int32_t *)data)[i];
+    case ONNX_UINT32: return ((const uint32_t *)data)[i];
+    case ONNX_INT64: return (double)((const int64_t *)data)[i];
+    case ONNX_UINT64: return (double)((const uint64_t *)data)[i];
+    default: return 0;
     }
 }
 
@@ -236,7 +250,8 @@ int kc_compare(const onnx_tensor *expected, const void *got, double rtol, double
             if (!ok && (bad == 0 || excess > worst)) worst = excess, worst_got = have, worst_want = want, first = i;
         } else {
             ok = memcmp((const uint8_t *)got + i * esize, expected->data + i * esize, esize) == 0;
-            if (!ok && bad == 0) first = i;
+            if (!ok && bad == 0)
+                first = i, worst_got = element(expected->elem_type, got, i, &is_float), worst_want = want;
         }
         bad += !ok;
     }

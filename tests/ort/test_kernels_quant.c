@@ -1,4 +1,5 @@
-/* ortvk's quantized ops against ORT's CPU EP, every node on ortvk, outputs compared byte for byte:
+/* ortvk's quantized ops against ORT's CPU EP, every node on ortvk (uint8 x int8 products where this CPU's CPU EP
+ * does not saturate them), outputs compared byte for byte:
  * Quantize/DequantizeLinear (ties, NaN, infinities, saturation, per-axis), DynamicQuantizeLinear, MatMulInteger (zero
  * points, per-column, batches, int32 wrap-around), QLinearMatMul and ConvInteger (pads, strides, dilations, groups,
  * 1-D, SAME). */
@@ -47,9 +48,10 @@ static void random_bytes(qin *in)
 }
 
 /* Runs `m` (its node built by the caller over graph inputs `ins`) on both EPs and compares outputs `outs` byte for
- * byte. Frees the model and the inputs' data. */
-static void check(ortapp *app, const OrtEpDevice *device, const char *name, onnx_model *m, qin *ins, int n_in,
-                  const char *const *outs, int n_out)
+ * byte, the node on ortvk; or, with `may_refuse`, wherever ortvk leaves it (uint8 x int8 products, which ortvk
+ * leaves to the CPU EP on a CPU whose MLAS saturates them: kernel_qmm.c). Frees the model and the inputs' data. */
+static void check_on(ortapp *app, const OrtEpDevice *device, const char *name, onnx_model *m, qin *ins, int n_in,
+                     const char *const *outs, int n_out, bool may_refuse)
 {
     uint8_t *model = NULL;
     size_t len = 0;
@@ -69,7 +71,11 @@ static void check(ortapp *app, const OrtEpDevice *device, const char *name, onnx
     }
     app->api->ReleaseMemoryInfo(info);
     kc_pair pair;
-    if (CHECK(rc == ONNX_OK, "%s: model", name) && kc_pair_open(app, device, model, len, NULL, 0, true, name, &pair)) {
+    if (CHECK(rc == ONNX_OK, "%s: model", name) &&
+        kc_pair_open(app, device, model, len, NULL, 0, !may_refuse, name, &pair)) {
+        size_t on_ortvk = 1, elsewhere = 0;
+        if (may_refuse) kc_assignment(app, pair.vk, &on_ortvk, &elsewhere, NULL, 0, NULL, 0);
+        const char *where = on_ortvk == 1 && elsewhere == 0 ? "" : " (left to the CPU EP on this CPU)";
         if (kc_pair_run(app, &pair, names, values, NULL, (size_t)n_in, outs, (size_t)n_out, want, got)) {
             for (int o = 0; o < n_out; o++) {
                 size_t wb = 0, gb = 0, bad = 0, first = 0;
@@ -80,7 +86,7 @@ static void check(ortapp *app, const OrtEpDevice *device, const char *name, onnx
                     }
                     CHECK(bad == 0, "%s: %s: %zu of %zu bytes differ (first at byte %zu: CPU EP 0x%02x, ortvk 0x%02x)",
                           name, outs[o], bad, wb, first, bad ? w[first] : 0, bad ? g[first] : 0);
-                    if (bad == 0) printf("%-48s %s ok (%zu bytes)\n", name, outs[o], wb);
+                    if (bad == 0) printf("%-48s %s ok (%zu bytes)%s\n", name, outs[o], wb, where);
                 }
                 free(w);
                 free(g);
@@ -94,6 +100,12 @@ static void check(ortapp *app, const OrtEpDevice *device, const char *name, onnx
         free(ins[i].data);
     }
     free(model);
+}
+
+static void check(ortapp *app, const OrtEpDevice *device, const char *name, onnx_model *m, qin *ins, int n_in,
+                  const char *const *outs, int n_out)
+{
+    check_on(app, device, name, m, ins, n_in, outs, n_out, false);
 }
 
 /* ---- QuantizeLinear / DequantizeLinear ------------------------------------------------------------------- */
@@ -217,7 +229,7 @@ static void matmul(ortapp *app, const OrtEpDevice *device, const char *name, int
     }
     onnx_model_add_node(m, "MatMulInteger", in, zb ? 4 : za ? 3 : 2, out, 1);
     onnx_model_add_output(m, "y", ONNX_INT32, -1, NULL);
-    check(app, device, name, m, ins, n_in, out, 1);
+    check_on(app, device, name, m, ins, n_in, out, 1, at == ONNX_UINT8 && bt == ONNX_INT8);
 }
 
 /* QLinearMatMul of A [a] (type at) and B [b] (type bt), y of A's type; scales a_s, b_s, y_s (graph inputs). */
@@ -241,7 +253,7 @@ static void qlinear(ortapp *app, const OrtEpDevice *device, const char *name, in
     const char *out[1] = {"y"};
     onnx_model_add_node(m, "QLinearMatMul", names, 8, out, 1);
     onnx_model_add_output(m, "y", at, -1, NULL);
-    check(app, device, name, m, ins, 8, out, 1);
+    check_on(app, device, name, m, ins, 8, out, 1, at == ONNX_UINT8 && bt == ONNX_INT8);
 }
 
 typedef struct conv_attrs {

@@ -45,15 +45,15 @@ static bool scalar_step(const ortvk_knode *node, ortvk_binary_fn fn, size_t scal
     return true;
 }
 
-/* The step of an Add or Mul whose input `constant` is a float constant of one value per channel (dim 1 of input
- * `data`, of a rank known and not below the constant's): ADD_C, MUL_C. The fusion checks its count against the
- * channels of the ConvTranspose it follows (kernel_fuse.c). */
+/* The step of an Add or Mul whose input `constant` is a float or float16 constant of one value per channel (dim 1 of
+ * input `data`, of a rank known and not below the constant's, and of its type): ADD_C, MUL_C. The fusion checks its
+ * count against the channels of the ConvTranspose it follows (kernel_fuse.c). */
 static bool channel_step(const ortvk_knode *node, ortvk_binary_fn fn, size_t constant, ortvk_chain_step *step,
                          int *input)
 {
     const ortvk_kvalue *c = &node->in[constant], *x = &node->in[1 - constant];
     if ((fn != ORTVK_BINARY_ADD && fn != ORTVK_BINARY_MUL) || x->constant != NULL || x->rank < 2 || c->rank > x->rank ||
-        c->type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT || x->type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT)
+        !step_type(x->type) || c->type != x->type)
         return false;
     for (int d = 0; d < c->rank; d++) {
         if (c->dims[d] != 1 && d + x->rank - c->rank != 1) return false; /* another dim than the channel's */
@@ -114,7 +114,8 @@ bool ortvk_kchain_step(const ortvk_knode *node, const ortvk_kop *op, const ortvk
     }
     if (strcmp(type, "BatchNormalization") == 0) { /* BN_C: its four per-channel inputs constants (kernel_fuse.c) */
         for (size_t i = 0; i < node->n_in; i++) {
-            if (node->in[i].type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT || (i > 0) != (node->in[i].constant != NULL))
+            if (!step_type(node->in[i].type) || node->in[i].type != node->in[0].type ||
+                (i > 0) != (node->in[i].constant != NULL))
                 return false;
         }
         *step = (ortvk_chain_step){ORTVK_CHAIN_BN_C, params->batchnorm.epsilon, 0.0f};

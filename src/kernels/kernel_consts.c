@@ -34,10 +34,25 @@ static const struct {
     ortvk_kpack_fn pack;
 } packers[] = {{"Conv", ortvk_kconv_pack}, {"MatMul", ortvk_kgemm_pack}, {"Gemm", ortvk_kgemm_pack}};
 
+/* Whether constant input `index` of a float16 kernel goes to the device as float32: the weights of Conv, MatMul and
+ * Gemm (input 1), on a device taking the CPU forms. A CPU converts each float16 element it fetches in software, and
+ * the inner loops of those ops fetch a weight for every product (docs/benchmarks.md, run AR); a GPU's texture units
+ * convert for nothing, and its memory is better spent on 16 bits. Exact: every float16 value is a float32 one. */
+static bool widened(const ortvk_kernel *kernel, const ortvk_kernel_device *kdev, const ortvk_knode *k, size_t index)
+{
+    static const char *const weighted[] = {"Conv", "MatMul", "Gemm"};
+    bool weights = false;
+    for (size_t i = 0; i < sizeof(weighted) / sizeof(weighted[0]); i++)
+        weights = weights || strcmp(k->op_type, weighted[i]) == 0;
+    return weights && index == 1 && kernel->float16 && k->in[index].type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16 &&
+           !ortvk_kernel_device_gpu_forms(kdev);
+}
+
 /* Copies constant input `index` into a device buffer through `stream` (not waited for: ortvk_partition_create waits
- * once for all of a partition's copies), rearranged by its op's packer where it has one. ORT keeps initializers of a
- * fused node in host memory, so the device needs its own copy. */
-OrtStatus *ortvk_kernel_upload_const(ortvk_kernel *kernel, ortvk_stream *stream, const ortvk_knode *k, size_t index)
+ * once for all of a partition's copies), rearranged by its op's packer where it has one and widened to float32
+ * where `widened` says. ORT keeps initializers of a fused node in host memory, so the device needs its own copy. */
+OrtStatus *ortvk_kernel_upload_const(ortvk_kernel *kernel, const ortvk_kernel_device *kdev, ortvk_stream *stream,
+                                     const ortvk_knode *k, size_t index)
 {
     kconst *c = NULL;
     const void *data = NULL;
@@ -57,6 +72,19 @@ OrtStatus *ortvk_kernel_upload_const(ortvk_kernel *kernel, ortvk_stream *stream,
         t->packed = true;
         data = packed;
         bytes = packed_bytes;
+    }
+    if (widened(kernel, kdev, k, index)) {
+        size_t n = bytes / sizeof(uint16_t); /* a packer's padding too */
+        float *wide = malloc(n * sizeof(float));
+        if (wide == NULL) {
+            free(packed);
+            return ortvk_status(ORT_FAIL, "out of host memory compiling %s", k->name);
+        }
+        for (size_t i = 0; i < n; i++) wide[i] = ortvk_khalf_to_float(((const uint16_t *)data)[i]);
+        free(packed);
+        data = packed = wide;
+        bytes = n * sizeof(float);
+        t->type = ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
     }
     OrtStatus *status = ortvk_buffer_allocate(stream->device, bytes, &c->buffer);
     if (status == NULL) {
@@ -78,7 +106,27 @@ static void kconst_free(kconst **c)
     *c = NULL;
 }
 
-/* Fills the chain's buffer `c`: the step operands, then each per-channel constant, copied on the device. */
+/* Copies the float16 constant `from` into `to` as float32 values, through the host (read back, widened, written). */
+static OrtStatus *widen_channel(ortvk_stream *stream, ortvk_copy_end to, const kconst *from)
+{
+    size_t count = from->view.count;
+    uint16_t *halves = malloc(count * sizeof(uint16_t));
+    float *floats = malloc(count * sizeof(float));
+    OrtStatus *status = halves == NULL || floats == NULL ? ortvk_status(ORT_FAIL, "out of host memory compiling a "
+                                                                        "chain's per-channel operands") : NULL;
+    if (status == NULL)
+        status = ortvk_transfer_copy(stream, (ortvk_copy_end){.host = halves}, (ortvk_copy_end){.buffer = from->buffer},
+                                     count * sizeof(uint16_t), true);
+    for (size_t i = 0; status == NULL && i < count; i++) floats[i] = ortvk_khalf_to_float(halves[i]);
+    if (status == NULL)
+        status = ortvk_transfer_copy(stream, to, (ortvk_copy_end){.host = floats}, count * sizeof(float), true);
+    free(halves);
+    free(floats);
+    return status;
+}
+
+/* Fills the chain's buffer `c`: the step operands, then each per-channel constant, copied on the device (float16
+ * ones widened to float32: the shaders read the buffer as float32 values). */
 static OrtStatus *chain_fill(ortvk_stream *stream, kconst *c, const ortvk_kparams_chain *chain, kconst **channel,
                              size_t n_channel)
 {
@@ -93,7 +141,10 @@ static OrtStatus *chain_fill(ortvk_stream *stream, kconst *c, const ortvk_kparam
     ortvk_copy_end dst = {.buffer = c->buffer, .offset = sizeof(values)};
     for (size_t i = 0; i < n_channel; i++) {
         size_t bytes = channel[i]->view.count * sizeof(float);
-        ORTVK_TRY(ortvk_transfer_copy(stream, dst, (ortvk_copy_end){.buffer = channel[i]->buffer}, bytes, true));
+        if (channel[i]->view.type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16)
+            ORTVK_TRY(widen_channel(stream, dst, channel[i]));
+        else
+            ORTVK_TRY(ortvk_transfer_copy(stream, dst, (ortvk_copy_end){.buffer = channel[i]->buffer}, bytes, true));
         dst.offset += bytes;
     }
     return NULL;

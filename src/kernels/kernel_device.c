@@ -55,6 +55,7 @@ struct ortvk_kernel_device {
     keyed_pipeline *keyed;     /* those with further constants (a fused chain's steps) */
     bool gpu_forms;            /* which forms the ops choose (ortvk_kernel_device_gpu_forms) */
     bool exact_subnormals;     /* constant 7 of every pipeline (ortvk_kernel_subnormals) */
+    bool texel_reads;          /* texel operands may be bound as texels (ortvk_kernel_device_texel_reads) */
 };
 
 /* The forms a device's kernels take: a GPU's unless the device is a CPU (lavapipe), or as ORTVK_KERNEL_FORMS says
@@ -75,6 +76,26 @@ static OrtStatus *kernel_forms(const ortvk_device *device, bool *gpu)
 bool ortvk_kernel_device_gpu_forms(const ortvk_kernel_device *kdev)
 {
     return kdev->gpu_forms;
+}
+
+/* Whether dispatches bind texel operands as texels: always, unless ORTVK_TEXEL_READS is "off" (to test on any device
+ * the storage-buffer reads a dispatch falls back to where a view cannot cover a tensor). */
+static OrtStatus *kernel_texel_reads(bool *on)
+{
+    const char *reads = getenv(ORTVK_TEXEL_READS_ENV);
+    *on = true;
+    if (reads == NULL || reads[0] == '\0' || strcmp(reads, "on") == 0) return NULL;
+    if (strcmp(reads, "off") == 0) {
+        *on = false;
+        return NULL;
+    }
+    return ortvk_status(ORT_INVALID_ARGUMENT, "%s=\"%.64s\": expected \"on\" or \"off\"", ORTVK_TEXEL_READS_ENV,
+                        reads);
+}
+
+bool ortvk_kernel_device_texel_reads(const ortvk_kernel_device *kdev)
+{
+    return kdev->texel_reads;
 }
 
 OrtStatus *ortvk_kernel_subnormals(const ortvk_device *device, bool *exact)
@@ -101,9 +122,10 @@ OrtStatus *ortvk_kernel_device_get(ortvk_device *device, ortvk_kernel_device **o
         ortvk_device_slot_unlock(device, ORTVK_DEVICE_SLOT_KERNELS, *out);
         return NULL;
     }
-    bool gpu_forms = false, exact_subnormals = false;
+    bool gpu_forms = false, exact_subnormals = false, texel_reads = true;
     OrtStatus *status = kernel_forms(device, &gpu_forms);
     if (status == NULL) status = ortvk_kernel_subnormals(device, &exact_subnormals);
+    if (status == NULL) status = kernel_texel_reads(&texel_reads);
     if (status != NULL) goto out;
     ortvk_kernel_device *k = calloc(1, sizeof(*k));
     if (k == NULL) {
@@ -112,6 +134,7 @@ OrtStatus *ortvk_kernel_device_get(ortvk_device *device, ortvk_kernel_device **o
     }
     k->gpu_forms = gpu_forms;
     k->exact_subnormals = exact_subnormals;
+    k->texel_reads = texel_reads;
     k->push_descriptor_set =
         (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(device->vk, "vkCmdPushDescriptorSetKHR");
     if (k->push_descriptor_set == NULL) {
@@ -242,11 +265,12 @@ static VkResult create_pipeline(ortvk_kernel_device *kdev, const ortvk_kpipeline
     if (r != VK_SUCCESS) return r;
     /* Constant 0 is the function of shaders that have it, constant 1 their variant; the others ignore the entries.
      * Constant 2 (common.glsl's ORTVK_TEXELS): the texel operands are read as texels. Constants 3-6: `spec`.
-     * Constant 7 (ORTVK_EXACT_SUBNORMALS): the device's, for every pipeline. */
-    enum { CONSTANTS = 3 + ORTVK_KSPEC_WORDS + 1 };
+     * Constant 7 (ORTVK_EXACT_SUBNORMALS): the device's, for every pipeline. Constant 8 (ORTVK_WIDE): `wide`. */
+    enum { CONSTANTS = 3 + ORTVK_KSPEC_WORDS + 2 };
     uint32_t values[CONSTANTS] = {key->fn % ORTVK_KVARIANT, key->fn / ORTVK_KVARIANT, key->texels ? 1 : 0};
     memcpy(values + 3, key->spec.words, sizeof(key->spec.words));
-    values[CONSTANTS - 1] = kdev->exact_subnormals ? 1 : 0;
+    values[3 + ORTVK_KSPEC_WORDS] = kdev->exact_subnormals ? 1 : 0;
+    values[3 + ORTVK_KSPEC_WORDS + 1] = key->wide;
     VkSpecializationMapEntry entries[CONSTANTS];
     for (uint32_t i = 0; i < CONSTANTS; i++)
         entries[i] = (VkSpecializationMapEntry){.constantID = i, .offset = 4 * i, .size = sizeof(uint32_t)};
@@ -273,11 +297,12 @@ static VkResult create_pipeline(ortvk_kernel_device *kdev, const ortvk_kpipeline
 static VkPipeline *pipeline_slot(ortvk_kernel_device *kdev, const ortvk_kpipeline_key *key)
 {
     static const ortvk_kspec none = {{0}};
-    if (memcmp(&key->spec, &none, sizeof(none)) == 0)
+    if (memcmp(&key->spec, &none, sizeof(none)) == 0 && key->wide == 0)
         return &kdev->pipelines[key->shader][key->float16 ? 1 : 0][key->texels ? 1 : 0][key->fn];
     for (keyed_pipeline *k = kdev->keyed; k != NULL; k = k->next) {
         if (k->key.shader == key->shader && k->key.float16 == key->float16 && k->key.texels == key->texels &&
-            k->key.fn == key->fn && memcmp(&k->key.spec, &key->spec, sizeof(key->spec)) == 0)
+            k->key.fn == key->fn && memcmp(&k->key.spec, &key->spec, sizeof(key->spec)) == 0 &&
+            k->key.wide == key->wide)
             return &k->pipeline;
     }
     keyed_pipeline *k = calloc(1, sizeof(*k));

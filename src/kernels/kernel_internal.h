@@ -74,6 +74,8 @@ static inline bool ortvk_knode_bool(const ortvk_knode *node, const char *name, b
  * constant initializer of a fitting type or has more than `max` elements. */
 bool ortvk_knode_const_ints(const ortvk_knode *node, size_t input, int64_t *out, size_t max, size_t *count);
 bool ortvk_knode_const_floats(const ortvk_knode *node, size_t input, float *out, size_t max, size_t *count);
+/* The float16 bit pattern `h` as a float (exact: every float16 value is a float). */
+float ortvk_khalf_to_float(uint16_t h);
 /* Whether constant input `input` (float or float16) holds a NaN or an infinity; false when it is not a constant. */
 bool ortvk_knode_const_nonfinite(const ortvk_knode *node, size_t input);
 
@@ -436,14 +438,20 @@ void ortvk_kernel_device_bind(ortvk_kernel_device *kdev, VkCommandBuffer cmd, or
  * (lavapipe), where one invocation an output is faster; the environment variable overrides it. */
 #define ORTVK_KERNEL_FORMS_ENV "ORTVK_KERNEL_FORMS"
 bool ortvk_kernel_device_gpu_forms(const ortvk_kernel_device *kdev);
+/* Whether dispatches may bind texel operands as texels (docs/kernels.md, "Texel reads"): unless the environment
+ * variable says "off". */
+#define ORTVK_TEXEL_READS_ENV "ORTVK_TEXEL_READS"
+bool ortvk_kernel_device_texel_reads(const ortvk_kernel_device *kdev);
 
 /* A pipeline: the shader's float32 variant, or its float16 one, specialized for `fn`, for reading its texel
- * operands as texels (`texels`) or from the storage buffers, and with `spec` (all zeros: none). */
+ * operands as texels (`texels`) or from the storage buffers, with `spec` (all zeros: none), and in the float16
+ * variant with the operands whose bits `wide` sets holding float32 elements (common.glsl's ORTVK_WIDE). */
 typedef struct ortvk_kpipeline_key {
     ortvk_shader shader;
     bool float16, texels;
     uint32_t fn;
     ortvk_kspec spec;
+    uint32_t wide;
 } ortvk_kpipeline_key;
 /* Pipeline lookup, created on first use. */
 OrtStatus *ortvk_kernel_device_pipeline(ortvk_kernel_device *kdev, const ortvk_kpipeline_key *key,

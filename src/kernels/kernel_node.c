@@ -236,8 +236,7 @@ bool ortvk_knode_const_ints(const ortvk_knode *node, size_t input, int64_t *out,
     return type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64 || type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32;
 }
 
-/* The float16 bit pattern `h` as a float (exact: every float16 value is a float). */
-static float half_to_float(uint16_t h)
+float ortvk_khalf_to_float(uint16_t h)
 {
     uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, bits;
     if (e == 0) {
@@ -274,6 +273,6 @@ bool ortvk_knode_const_floats(const ortvk_knode *node, size_t input, float *out,
         return true;
     }
     if (type != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16) return false;
-    for (size_t i = 0; i < *count; i++) out[i] = half_to_float(((const uint16_t *)data)[i]);
+    for (size_t i = 0; i < *count; i++) out[i] = ortvk_khalf_to_float(((const uint16_t *)data)[i]);
     return true;
 }

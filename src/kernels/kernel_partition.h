@@ -64,9 +64,11 @@ struct ortvk_partition {
 };
 
 /* A kernel's constants (kernel_consts.c): constant input `index` of node `k` copied into a device buffer through
- * `stream` (not waited for: ortvk_partition_create waits once for all; Conv's weights packed on the way), or kept in
- * host memory for an op that reads it on the host at run time. Then freeing them; the kernel with its constants. */
-OrtStatus *ortvk_kernel_upload_const(ortvk_kernel *kernel, ortvk_stream *stream, const ortvk_knode *k, size_t index);
+ * `stream` (not waited for: ortvk_partition_create waits once for all; Conv's weights packed on the way, and widened
+ * to float32 where `kdev` takes the CPU forms), or kept in host memory for an op that reads it on the host at run
+ * time. Then freeing them; the kernel with its constants. */
+OrtStatus *ortvk_kernel_upload_const(ortvk_kernel *kernel, const ortvk_kernel_device *kdev, ortvk_stream *stream,
+                                     const ortvk_knode *k, size_t index);
 OrtStatus *ortvk_kernel_keep_const(ortvk_kernel *kernel, const ortvk_knode *k, size_t index);
 void ortvk_kernel_free_consts(ortvk_kernel *kernel);
 void ortvk_kernel_destroy(ortvk_kernel *kernel);

@@ -248,9 +248,9 @@ static OrtStatus *pool_record(const ortvk_kparams *params, ortvk_krun *run)
         push.t0 = (uint32_t)(pass * pass_taps);
         push.t1 = (uint32_t)((pass + 1) * pass_taps < taps ? (pass + 1) * pass_taps : taps);
         push.flags = (pass == 0 ? 1u : 0u) | (pass + 1 >= passes ? 2u : 0u) | (p->spatial == 3 ? 16u : 0u);
-        /* The global kernel's planes of a multiple of 4 taps at a 16-byte offset: read as vec4, the same order. */
-        if (kind == POOL_GLOBAL && taps % 4 == 0 && push.x % 16 == 0 && !run->float16)
-            push.flags |= 32u;
+        /* The global kernel's planes of a multiple of 4 taps starting on a whole texel (16 bytes, 8 for float16):
+         * read as vec4, the same order. */
+        if (kind == POOL_GLOBAL && taps % 4 == 0 && push.x % (run->float16 ? 8 : 16) == 0) push.flags |= 32u;
         ORTVK_TRY(ortvk_krun_dispatch_fn(run, ORTVK_SHADER_POOL, fn, &push, sizeof(push), y->count));
     }
     return NULL;

@@ -34,8 +34,9 @@ OrtStatus *ortvk_krun_dispatch(ortvk_krun *run, ortvk_shader shader, const void 
 /* Where the tensor at `address` lies: its buffer, its byte offset there and the end of the tensor (or of the buffer,
  * for a scratch buffer). */
 static OrtStatus *locate_operand(ortvk_krun *run, VkDeviceAddress address, ortvk_buffer **out, VkDeviceSize *offset,
-                                 VkDeviceSize *end)
+                                 VkDeviceSize *end, const ortvk_ktensor **tensor)
 {
+    *tensor = NULL;
     for (size_t i = 0; i < run->n_in + run->n_out; i++) {
         const ortvk_ktensor *t = i < run->n_in ? &run->in[i] : &run->out[i - run->n_in];
         VkDeviceSize size = ortvk_ktensor_bytes(t);
@@ -43,6 +44,7 @@ static OrtStatus *locate_operand(ortvk_krun *run, VkDeviceAddress address, ortvk
         *out = t->buffer;
         *offset = t->offset + (address - t->address);
         *end = t->offset + size;
+        *tensor = t;
         return NULL;
     }
     *out = ortvk_device_resolve(run->device, (const void *)(uintptr_t)address, 1, offset);
@@ -71,13 +73,17 @@ static VkDeviceSize texel_range(const ortvk_buffer *buffer, VkDeviceSize start, 
 /* Binds the tensor at `address` as a storage buffer, and where `texels` also as texel buffers (texel_range): its
  * buffer from the offset aligned down to what the device requires, up to the end of the tensor; *into gets the
  * tensor's byte offset from the binding's start (the same for both kinds). *texels becomes false where the texel
- * views cannot cover the tensor. */
+ * views cannot cover the tensor. *wide is set where a float16 run's operand is a float32 tensor (a constant widened
+ * at Compile: ortvk_kernel_upload_const), whose views are then of float32 texels. */
 static OrtStatus *bind_operand(ortvk_krun *run, VkDeviceAddress address, ortvk_kbindings *bindings, uint32_t slot,
-                               bool *texels, uint32_t *into)
+                               bool *texels, uint32_t *into, bool *wide)
 {
     ortvk_buffer *buffer = NULL;
     VkDeviceSize offset = 0, end = 0;
-    ORTVK_TRY(locate_operand(run, address, &buffer, &offset, &end));
+    const ortvk_ktensor *tensor = NULL;
+    ORTVK_TRY(locate_operand(run, address, &buffer, &offset, &end, &tensor));
+    *wide = run->float16 && tensor != NULL && tensor->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+    bool halves = run->float16 && !*wide;
     const VkPhysicalDeviceLimits *limits = &run->device->caps.props.limits;
     VkDeviceSize align = 16; /* a texel of RGBA32F; the alignments are powers of two */
     if (limits->minStorageBufferOffsetAlignment > align) align = limits->minStorageBufferOffsetAlignment;
@@ -89,10 +95,10 @@ static OrtStatus *bind_operand(ortvk_krun *run, VkDeviceAddress address, ortvk_k
     bindings->buffers[slot] = (VkDescriptorBufferInfo){.buffer = buffer->vk, .offset = start, .range = end - start};
     *into = (uint32_t)(offset - start);
     if (*texels) {
-        VkDeviceSize range = texel_range(buffer, start, end, run->float16 ? 2 : 4, limits->maxTexelBufferElements);
+        VkDeviceSize range = texel_range(buffer, start, end, halves ? 2 : 4, limits->maxTexelBufferElements);
         *texels = range > 0;
         if (*texels && run->plan == NULL)
-            ORTVK_TRY(ortvk_krun_hold_views(run, buffer, start, range, run->float16, &bindings->texels[slot]));
+            ORTVK_TRY(ortvk_krun_hold_views(run, buffer, start, range, halves, &bindings->texels[slot]));
     }
     return NULL;
 }
@@ -183,27 +189,29 @@ OrtStatus *ortvk_krun_dispatch_spec(ortvk_krun *run, ortvk_shader shader, uint32
     uint32_t operands = ortvk_kernel_device_operands(shader);
     /* Shaders read some operands as texel buffers where every one of them can be (specialization); float16 ones
      * where the device has the 16-bit formats. */
-    bool texel_type = !run->float16 || run->device->caps.texels_16bit;
+    bool texel_type = (!run->float16 || run->device->caps.texels_16bit) && ortvk_kernel_device_texel_reads(run->kdev);
     uint32_t texel_operands = texel_type ? ortvk_kernel_device_texels(shader) : 0;
     bool texels = texel_operands != 0;
     uint32_t words[32] = {0};
     if (push_size > sizeof(words)) return ortvk_status(ORT_EP_FAIL, "%u bytes of push constants", push_size);
     memcpy(words, push, push_size);
     ortvk_kbindings bindings = {0};
+    uint32_t wide_operands = 0;
     for (uint32_t k = 0, slot = 0; k < 16 && slot < ORTVK_KBINDINGS; k++) {
         if (!(operands & (1u << k))) continue;
         uint64_t address;
         memcpy(&address, &words[2 * k], sizeof(address));
         words[2 * k] = words[2 * k + 1] = 0;
         if (address != 0) {
-            bool wanted = texels && (texel_operands & (1u << k)), as_texels = wanted;
-            ORTVK_TRY(bind_operand(run, address, &bindings, slot, &as_texels, &words[2 * k]));
+            bool wanted = texels && (texel_operands & (1u << k)), as_texels = wanted, wide = false;
+            ORTVK_TRY(bind_operand(run, address, &bindings, slot, &as_texels, &words[2 * k], &wide));
             if (wanted && !as_texels) texels = false; /* one operand without views: none read as texels */
+            if (wide) wide_operands |= 1u << slot;
             words[2 * k + 1] = 1;
         }
         slot++;
     }
-    ortvk_kpipeline_key key = {shader, run->float16, texels, fn, {{0}}};
+    ortvk_kpipeline_key key = {shader, run->float16, texels, fn, {{0}}, wide_operands};
     if (spec != NULL) key.spec = *spec;
     if (run->plan != NULL) return plan_pipeline(run->plan, &key);
     VkPipeline pipeline;

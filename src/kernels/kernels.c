@@ -196,8 +196,8 @@ static OrtStatus *kernel_create(ortvk_partition *p, ortvk_stream *stream, const 
         kernel->in_slot[i] = -1;
         if (!k->in[i].present) continue;
         if (k->in[i].constant != NULL) {
-            if (!(kernel->op->host_inputs & (1u << i))) status = ortvk_kernel_upload_const(kernel, stream, k, i);
-            else status = ortvk_kernel_keep_const(kernel, k, i);
+            if (kernel->op->host_inputs & (1u << i)) status = ortvk_kernel_keep_const(kernel, k, i);
+            else status = ortvk_kernel_upload_const(kernel, p->kdev, stream, k, i);
             continue;
         }
         /* Made by an earlier node of the partition, or else an input of the fused node: ORT drops constant

@@ -33,16 +33,23 @@ static onnx_model *reduce_model(const char *op, int rank, const int64_t *dims)
 }
 
 /* Runs `m` (freed) on x: on ortvk with the given forms (every node there; "" the device's own), or on the CPU EP
- * when `forms` is NULL; ortvk's profile written to `profile` where that is not NULL. The output's values (malloc'd,
- * *count of them), or NULL after a FAIL line. */
-static float *run_profiled(ortapp *app, const OrtEpDevice *device, const char *forms, onnx_model *m, const float *x,
-                           int rank, const int64_t *dims, size_t *count, const char *profile)
+ * when `forms` is NULL; ortvk's profile written to `profile` where that is not NULL. With `half`, the model, x and
+ * y are converted to float16 (kc_model_to_float16) on the way. The output's values as floats (malloc'd, *count of
+ * them), or NULL after a FAIL line. */
+static float *run_typed(ortapp *app, const OrtEpDevice *device, const char *forms, onnx_model *m, const float *x,
+                        int rank, const int64_t *dims, size_t *count, const char *profile, bool half)
 {
     const OrtApi *api = app->api;
-    uint8_t *model = NULL;
-    size_t len = 0;
+    uint8_t *model = NULL, *model16 = NULL;
+    size_t len = 0, len16 = 0;
     *count = 0;
     if (!test_model_serialize(m, "reduce model", &model, &len)) return NULL;
+    if (half) {
+        bool converted = kc_model_to_float16(model, len, &model16, &len16) == 0;
+        free(model);
+        if (!CHECK(converted, "a model converted to float16")) return NULL;
+        model = model16, len = len16;
+    }
     /* The kernels' state, and with it the forms, is made with a device's first session and read from the
      * environment then: each session here is the only one open. */
     if (forms && forms[0]) setenv(FORMS_ENV, forms, 1);
@@ -57,16 +64,31 @@ static float *run_profiled(ortapp *app, const OrtEpDevice *device, const char *f
         if (error) api->ReleaseStatus(error);
         return NULL;
     }
-    OrtValue *in = test_host_tensor(app, (float *)x, kc_count(dims, rank), rank, dims), *y = NULL;
+    size_t n = kc_count(dims, rank);
+    uint16_t *x16 = half ? malloc((n ? n : 1) * sizeof(uint16_t)) : NULL;
+    for (size_t i = 0; x16 != NULL && i < n; i++) x16[i] = kc_float_to_half(x[i]);
+    OrtValue *in = half ? test_host_tensor_of(app, x16, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16, n, rank, dims)
+                        : test_host_tensor(app, (float *)x, n, rank, dims);
+    OrtValue *y = NULL;
     const char *in_names[] = {"x"}, *out_names[] = {"y"};
     ORT_OK(app, api->Run(s, NULL, in_names, (const OrtValue *const *)&in, 1, out_names, 1, &y));
     size_t bytes = 0;
-    float *result = y ? kc_host_data(app, y, &bytes) : NULL;
-    *count = bytes / sizeof(float);
+    void *data = y ? kc_host_data(app, y, &bytes) : NULL;
+    *count = bytes / (half ? sizeof(uint16_t) : sizeof(float));
+    float *result = half && data ? malloc((*count ? *count : 1) * sizeof(float)) : data;
+    for (size_t i = 0; half && result != NULL && i < *count; i++) result[i] = kc_half_to_float(((uint16_t *)data)[i]);
+    if (half) free(data);
     if (y) api->ReleaseValue(y);
     api->ReleaseValue(in);
     api->ReleaseSession(s);
+    free(x16);
     return result;
+}
+
+static float *run_profiled(ortapp *app, const OrtEpDevice *device, const char *forms, onnx_model *m, const float *x,
+                           int rank, const int64_t *dims, size_t *count, const char *profile)
+{
+    return run_typed(app, device, forms, m, x, rank, dims, count, profile, false);
 }
 
 static float *run(ortapp *app, const OrtEpDevice *device, const char *forms, onnx_model *m, const float *x, int rank,
@@ -424,12 +446,41 @@ static bool tiles_function(const char *shader, long fn)
     return strcmp(shader, "gemm") == 0 ? fn % 32 == 5 : fn / 32 == 4;
 }
 
+/* The element type of input `index` of the profile's first node event ("float16", "float"; "" if none). */
+static void node_input_type(const char *path, int index, char *type, size_t size)
+{
+    char *text = test_read_text(path);
+    const char *at = text ? strstr(text, "\"inputs\": \"") : NULL;
+    type[0] = '\0';
+    for (int i = 0; at != NULL && i < index; i++) {
+        at = strchr(at + 1, ',');
+        if (at != NULL && at > strchr(strstr(text, "\"inputs\": \"") + 11, '"')) at = NULL; /* past the list */
+    }
+    const char *space = at ? strchr(at + 2, ' ') : NULL;
+    if (space != NULL) snprintf(type, size, "%.*s", (int)strcspn(space + 1, ",\""), space + 1);
+    free(text);
+}
+
+/* Values of the float16 pass: multiples of `step` from -half_range * step to +half_range * step, exact in float16;
+ * x's of 1/4 (up to 1.5) and B's of 1/8 (up to 0.5) make products of 1/32 and sums exact in float32 in any order
+ * (below 2^19), so that every form and the CPU EP round the same sum to float16. */
+static float *exact_values(size_t n, uint32_t seed, int half_range, float step)
+{
+    float *v = malloc((n ? n : 1) * sizeof(float));
+    for (size_t i = 0; v && i < n; i++)
+        v[i] = (float)((int)((i * 7 + seed) % (uint32_t)(2 * half_range + 1)) - half_range) * step;
+    return v;
+}
+
 /* The matrix products' forms: register tiles or a generic form (CPU devices; a pointwise Conv whose pixels are not a
  * multiple of 4 then takes the conv shader) or tiles through shared memory (GPUs), told apart by the pipeline the
  * profile names; each against the CPU EP. Shapes of no multiple of 4 or of the tile, broadcast batches, both
  * transposes, each form of C, Convs pointwise and not (pads, strides, dilations, 1-D, groups, weights packed or not,
- * two images), a NaN, and K past lavapipe's loop cap. */
-static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *forms)
+ * two images), a NaN, and K past lavapipe's loop cap. With `half`, each again in float16 with exact values (the
+ * float16 variant's reads of every form), bit for bit as the CPU EP's; the CPU forms then read the weights (B, W) as
+ * float32, widened at Compile, the GPU forms as float16: the profile shows which. Without `texels`
+ * (ORTVK_TEXEL_READS=off), every operand is read from its storage buffer, as where a texel view cannot cover it. */
+static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *forms, bool half, bool texels)
 {
     static const gemm_case cases[] = {
 #define MATMUL(what, xr, br, ...) \
@@ -555,18 +606,28 @@ static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *
     snprintf(path, sizeof(path), "/tmp/ortvk-forms-%d.json", (int)getpid());
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const gemm_case *c = &cases[i];
-        size_t nx = kc_count(c->x, c->x_rank), wn = 0, gn = 0;
-        float *x = gemm_values(nx, 7 + (uint32_t)i), *b = gemm_values(kc_count(c->b, c->b_rank), 99 + (uint32_t)i);
-        float *bias = gemm_values(c->c_rank ? kc_count(c->c, c->c_rank) : 0, 5);
+        size_t nx = kc_count(c->x, c->x_rank), nb = kc_count(c->b, c->b_rank), wn = 0, gn = 0;
+        size_t nc = c->c_rank ? kc_count(c->c, c->c_rank) : 0;
+        float *x = half ? exact_values(nx, 7 + (uint32_t)i, 6, 0.25f) : gemm_values(nx, 7 + (uint32_t)i);
+        float *b = half ? exact_values(nb, 99 + (uint32_t)i, 4, 0.125f) : gemm_values(nb, 99 + (uint32_t)i);
+        float *bias = half ? exact_values(nc, 5, 8, 0.03125f) : gemm_values(nc, 5);
         if (!CHECK(x && b && bias, "out of memory")) {
             free(x), free(b), free(bias);
             return;
         }
         x[nx > 5 ? 5 : 0] = NAN; /* a row (or a pixel's outputs) of NaN */
-        float *want = run(app, device, NULL, gemm_model(c, b, bias), x, c->x_rank, c->x, &wn);
-        float *got = run_profiled(app, device, forms, gemm_model(c, b, bias), x, c->x_rank, c->x, &gn, path);
+        const char *type = half ? texels ? "float16" : "float16, no texel reads" : "float";
+        float *want = run_typed(app, device, NULL, gemm_model(c, b, bias), x, c->x_rank, c->x, &wn, NULL, half);
+        if (!texels) setenv("ORTVK_TEXEL_READS", "off", 1);
+        float *got = run_typed(app, device, forms, gemm_model(c, b, bias), x, c->x_rank, c->x, &gn, path, half);
+        unsetenv("ORTVK_TEXEL_READS");
         long fn = shader_function(path, c->op, c->shader);
         bool tiles = tiles_function(c->shader, fn), gpu = strcmp(forms, "gpu") == 0;
+        char weights[16];
+        node_input_type(path, 1, weights, sizeof(weights));
+        const char *expected = !half || !gpu ? "float" : "float16"; /* ortvk_kernel_upload_const: widened */
+        CHECK(strcmp(weights, expected) == 0, "%s form, %s (%s): the weights are %s on the device, expected %s",
+              forms, c->what, type, weights, expected);
         CHECK(tiles == gpu, "%s form, %s: the %s shader's function is %ld (%s)", forms, c->what, c->shader, fn,
               gpu ? "expected its tiles" : "expected another form, or another shader: -1");
         CHECK(gpu || cpu_form_is(c->cpu_form, fn), "%s form, %s: the %s shader's function is %ld (expected form %d "
@@ -579,14 +640,15 @@ static void gemm_forms_case(ortapp *app, const OrtEpDevice *device, const char *
               c->gpu_slices == TILES_SLICED ? "in slices of K, then their sum, conv.192" : "in one pass");
         size_t bad = 0, first = 0, nan_rows = 0;
         for (size_t k = 0; want && got && k < wn && k < gn; k++) {
-            if (!close_to(want[k], got[k]) && bad++ == 0) first = k;
+            bool same = half ? want[k] == got[k] || (isnan(want[k]) && isnan(got[k])) : close_to(want[k], got[k]);
+            if (!same && bad++ == 0) first = k;
             nan_rows += isnan(got[k]);
         }
         if (CHECK(want && got && wn == gn && bad == 0 && nan_rows > 0,
-                  "%s form, %s: %zu of %zu values differ from the CPU EP's (first at %zu: %.9g vs %.9g), %zu NaN",
-                  forms, c->what, bad, gn, first, bad ? want[first] : 0.0f, bad ? got[first] : 0.0f, nan_rows))
-            printf("%s form, %s: %zu values as the CPU EP's (%s shader, function %ld; pipelines %s)\n", forms,
-                   c->what, gn, c->shader, fn, list);
+                  "%s form, %s (%s): %zu of %zu values differ from the CPU EP's (first at %zu: %.9g vs %.9g), %zu NaN",
+                  forms, c->what, type, bad, gn, first, bad ? want[first] : 0.0f, bad ? got[first] : 0.0f, nan_rows))
+            printf("%s form, %s (%s): %zu values as the CPU EP's (%s shader, function %ld; pipelines %s)\n", forms,
+                   c->what, type, gn, c->shader, fn, list);
         free(want), free(got), free(x), free(b), free(bias);
     }
     remove(path);
@@ -753,8 +815,11 @@ int main(void)
     ops_case(&app, device, "cpu");
     ops_case(&app, device, "gpu");
     norm_case(&app, device);
-    gemm_forms_case(&app, device, "cpu");
-    gemm_forms_case(&app, device, "gpu");
+    gemm_forms_case(&app, device, "cpu", false, true);
+    gemm_forms_case(&app, device, "gpu", false, true);
+    gemm_forms_case(&app, device, "cpu", true, true);
+    gemm_forms_case(&app, device, "gpu", true, true);
+    gemm_forms_case(&app, device, "cpu", true, false);
     copy_forms_case(&app, device, "cpu");
     copy_forms_case(&app, device, "gpu");
 
@@ -770,10 +835,11 @@ int main(void)
     printf("a %s device takes its %s forms by itself\n", kind ? kind : "?", cpu_device ? "CPU" : "GPU");
     free(got);
 
-    /* A setting that is neither fails the session, naming the variable and the value: the forms', and the
-     * subnormals' (ORTVK_SUBNORMALS, docs/kernels.md, "Subnormals"). */
-    static const char *const settings[][2] = {{FORMS_ENV, "fast"}, {"ORTVK_SUBNORMALS", "flush"}};
-    for (int k = 0; k < 2; k++) {
+    /* A setting that is neither fails the session, naming the variable and the value: the forms', the
+     * subnormals' (ORTVK_SUBNORMALS, docs/kernels.md, "Subnormals") and the texel reads'. */
+    static const char *const settings[][2] = {
+        {FORMS_ENV, "fast"}, {"ORTVK_SUBNORMALS", "flush"}, {"ORTVK_TEXEL_READS", "no"}};
+    for (int k = 0; k < 3; k++) {
         uint8_t *model = NULL;
         size_t len = 0;
         if (!test_model_serialize(reduce_model("ReduceSum", 2, dims), "reduce model", &model, &len)) continue;

@@ -684,7 +684,9 @@ static onnx_model *five_dims(bool variant)
  * normalization's values are special: var + epsilon 0 (an infinite scale) and negative (NaN), a scale near FLT_MAX
  * and a mean that makes B - mean s overflow. `form` 1: the BN's output also a model output (the chain ends at it);
  * 2: its mean computed (ReduceMean of x: not a constant, the chain ends before it); 3: the constant added per
- * column, not per channel (not a per-channel step, nothing fused). */
+ * column, not per channel (not a per-channel step, nothing fused); HEAD_HALF: values of float16's range for a
+ * model converted to float16 (a negative variance still gives NaN, B - mean s nears float16's largest). */
+#define HEAD_HALF 8
 static onnx_model *head_of(bool variant, int64_t out, int64_t k, int64_t stride, int64_t pad, int64_t h, int64_t w_,
                            int form)
 {
@@ -699,7 +701,13 @@ static onnx_model *head_of(bool variant, int64_t out, int64_t k, int64_t stride,
                        bias[8] = {0.1f, -0.2f, 0.3f, 1e30f, 0.0f, -1.0f, 2.0f, 0.5f},
                        mean[8] = {0.05f, 3e38f, -0.1f, 0.0f, 0.2f, 1e-3f, -1.0f, 0.25f},
                        var[8] = {1.0f, 0.5f, 2.0f, -1e-5f, 0.0f, -1.0f, 1e-3f, 3e38f};
-    const float *bn[4] = {scale, bias, mean, var};
+    static const float scale16[8] = {1.5f, -0.75f, 300.0f, 0.0f, 2.0f, 1.0f, 0.5f, -2.0f},
+                       bias16[8] = {0.1f, -0.2f, 0.3f, 6e4f, 0.0f, -1.0f, 2.0f, 0.5f},
+                       mean16[8] = {0.05f, 6e4f, -0.1f, 0.0f, 0.2f, 1e-3f, -1.0f, 0.25f},
+                       var16[8] = {1.0f, 0.5f, 2.0f, 1e-3f, 0.0f, -1.0f, 1e-3f, 6e4f};
+    bool half = form & HEAD_HALF;
+    form &= ~HEAD_HALF;
+    const float *bn[4] = {half ? scale16 : scale, half ? bias16 : bias, half ? mean16 : mean, half ? var16 : var};
     const char *names[4] = {"scale", "B", "mean", "var"};
     for (int i = 0; i < 4; i++) {
         float v[64];
@@ -735,6 +743,11 @@ static onnx_model *head_general(bool variant) { return head_of(variant, 16, 3, 2
 static onnx_model *head_bn_output(bool variant) { return head_of(variant, 8, 2, 2, 0, 6, 8, 1); }
 static onnx_model *head_bn_computed(bool variant) { return head_of(variant, 8, 2, 2, 0, 6, 8, 2); }
 static onnx_model *head_columns(bool variant) { return head_of(variant, 8, 2, 2, 0, 6, 8, 3); }
+static onnx_model *head_tiles_half(bool variant) { return head_of(variant, 8, 2, 2, 0, 6, 8, HEAD_HALF); }
+static onnx_model *head_tiles_3_half(bool variant) { return head_of(variant, 3, 2, 2, 0, 5, 16, HEAD_HALF); }
+static onnx_model *head_blocks_half(bool variant) { return head_of(variant, 8, 2, 2, 0, 5, 6, HEAD_HALF); }
+static onnx_model *head_direct_half(bool variant) { return head_of(variant, 8, 3, 3, 0, 4, 5, HEAD_HALF); }
+static onnx_model *head_general_half(bool variant) { return head_of(variant, 16, 3, 2, 1, 5, 6, HEAD_HALF); }
 
 static onnx_model *gemm_relu(bool variant) { return gemm_then(variant, false, relu_of); }
 static onnx_model *matmul_swish(bool variant) { return gemm_then(variant, true, hard_swish); }
@@ -1110,6 +1123,21 @@ static void float16_cases(ortapp *app, const OrtEpDevice *device)
               "Add+Mul+Relu");
     half_case_not(app, device, "float16: Conv 17x17 of 56 channels (two ranges) + x: apart", conv_ranges_res, conv_t,
                   4, ranges, "\"Conv\"", "Conv+Add");
+    /* The detector's head: ConvTranspose, + a[c], BatchNormalization, Relu in each of the ConvTranspose's forms; the
+     * per-channel constants widened to float32 for the chain's buffer (ortvk_kernel_upload_chain). */
+    static const char *const head_apart[] = {"t", "s", "n", NULL};
+    const char *head_fused = "ConvTranspose+Add+BatchNormaliz"; /* the first 31 characters */
+    const int64_t h6w8[4] = {1, 8, 6, 8}, h5w16[4] = {1, 8, 5, 16}, h5w6[4] = {1, 8, 5, 6}, h4w5[4] = {1, 8, 4, 5};
+    half_case(app, device, "float16: ConvTranspose 2x2 (tiles), + a[c], BN, Relu", head_tiles_half, head_apart, 4,
+              h6w8, head_fused);
+    half_case(app, device, "float16: ConvTranspose 2x2 to 3 channels, + a[c], BN, Relu", head_tiles_3_half,
+              head_apart, 4, h5w16, head_fused);
+    half_case(app, device, "float16: ConvTranspose 2x2 of 6 columns (blocks), + a[c], BN, Relu", head_blocks_half,
+              head_apart, 4, h5w6, head_fused);
+    half_case(app, device, "float16: ConvTranspose 3x3 stride 3 (direct), + a[c], BN, Relu", head_direct_half,
+              head_apart, 4, h4w5, head_fused);
+    half_case(app, device, "float16: ConvTranspose 3x3 stride 2 pads 1, + a[c], BN, Relu", head_general_half,
+              head_apart, 4, h5w6, head_fused);
 }
 
 int main(int argc, char **argv)

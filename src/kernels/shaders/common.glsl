@@ -84,9 +84,16 @@ uint ortvk_float_to_half(float f)
 // The shaders are compiled twice: as written (float32 tensors) and with ORTVK_F16 defined (float16 tensors, read
 // and written through 16-bit storage, computed in float32 and rounded once per stored result).
 #ifdef ORTVK_F16
+// An operand of the float16 variant may hold float32 elements: on a CPU device (its CPU forms) Conv's, MatMul's and
+// Gemm's constant weights are widened at Compile (kernel_consts.c), so that the inner loops convert only the
+// activations. Constant 8 has bit n set for such an operand n (never an output); ORTVK_GET, ORTVK_GET4,
+// ORTVK_TEXEL and ORTVK_TEXEL4 then read its float32 elements, at the same element indices.
+layout(constant_id = 8) const uint ORTVK_WIDE = 0u;
+#define ORTVK_WIDE_OPERAND(n) (((ORTVK_WIDE >> uint(n)) & 1u) != 0u)
 layout(set = 0, binding = 0, std430) restrict buffer OrtvkElems { uint16_t v[]; } ortvk_elems[ORTVK_BINDINGS];
 #define ORTVK_ELEM(n, ref, i) ortvk_elems[n].v[((ref).x >> 1u) + uint(i)]
-#define ORTVK_GET(n, ref, i) ortvk_half_to_float(uint(ORTVK_ELEM(n, ref, i)))
+#define ORTVK_GET(n, ref, i) \
+    (ORTVK_WIDE_OPERAND(n) ? ORTVK_FLOAT(n, ref, i) : ortvk_half_to_float(uint(ORTVK_ELEM(n, ref, i))))
 #define ORTVK_SET(n, ref, i, x) (ORTVK_ELEM(n, ref, i) = uint16_t(ortvk_float_to_half(x)))
 // Four float16 elements are two 32-bit words, the first element in the low half (i even, the offset on 4 bytes).
 #define ORTVK_HALF4_WORD(n, ref, i) ORTVK_WORD(n, ref, uint(i) / 2u)
@@ -94,7 +101,10 @@ vec4 ortvk_half4_of(uint lo, uint hi)
 {
     return ortvk_half_to_float4(uvec4(lo & 0xffffu, lo >> 16, hi & 0xffffu, hi >> 16));
 }
-#define ORTVK_GET4(n, ref, i) ortvk_half4_of(ORTVK_HALF4_WORD(n, ref, i), ORTVK_HALF4_WORD(n, ref, uint(i) + 2u))
+#define ORTVK_FLOAT4(n, ref, i) vec4(ORTVK_FLOAT(n, ref, i), ORTVK_FLOAT(n, ref, uint(i) + 1u), \
+                                     ORTVK_FLOAT(n, ref, uint(i) + 2u), ORTVK_FLOAT(n, ref, uint(i) + 3u))
+#define ORTVK_GET4(n, ref, i) (ORTVK_WIDE_OPERAND(n) ? ORTVK_FLOAT4(n, ref, i) \
+    : ortvk_half4_of(ORTVK_HALF4_WORD(n, ref, i), ORTVK_HALF4_WORD(n, ref, uint(i) + 2u)))
 #define ORTVK_SET4(n, ref, i, value) { uvec4 h4_ = ortvk_float_to_half4(value); uint i4_ = uint(i); \
     ORTVK_HALF4_WORD(n, ref, i4_) = h4_.x | (h4_.y << 16); ORTVK_HALF4_WORD(n, ref, i4_ + 2u) = h4_.z | (h4_.w << 16); }
 #else
@@ -107,10 +117,13 @@ vec4 ortvk_half4_of(uint lo, uint hi)
 // Reads of a texel operand: ORTVK_TEXEL(n, ref, i) element i as a float, ORTVK_TEXEL4(n, ref, i) elements i..i+3
 // (i a multiple of 4, the offset a multiple of 16 bytes).
 #ifdef ORTVK_F16
-#define ORTVK_TEXEL(n, ref, i) \
-    (ORTVK_TEXELS != 0u ? texelFetch(ortvk_texels1[n], int(((ref).x >> 1u) + uint(i))).x : ORTVK_GET(n, ref, i))
-#define ORTVK_TEXEL4(n, ref, i) \
-    (ORTVK_TEXELS != 0u ? texelFetch(ortvk_texels4[n], int(((ref).x + 2u * uint(i)) >> 3u)) : ORTVK_GET4(n, ref, i))
+#define ORTVK_TEXEL(n, ref, i) (ORTVK_TEXELS != 0u \
+    ? texelFetch(ortvk_texels1[n], int(((ref).x >> (ORTVK_WIDE_OPERAND(n) ? 2u : 1u)) + uint(i))).x \
+    : ORTVK_GET(n, ref, i))
+#define ORTVK_TEXEL4(n, ref, i) (ORTVK_TEXELS != 0u \
+    ? texelFetch(ortvk_texels4[n], int(ORTVK_WIDE_OPERAND(n) ? ((ref).x + 4u * uint(i)) >> 4u \
+                                                            : ((ref).x + 2u * uint(i)) >> 3u)) \
+    : ORTVK_GET4(n, ref, i))
 #else
 #define ORTVK_TEXEL(n, ref, i) \
     (ORTVK_TEXELS != 0u ? texelFetch(ortvk_texels1[n], int(((ref).x >> 2u) + uint(i))).x : ORTVK_GET(n, ref, i))

@@ -106,7 +106,7 @@ vec4 global_step(vec4 lanes, vec4 v) { return p.mode == 0u ? vec4(mm_max(lanes.x
                                                                   mm_max(lanes.z, v.z), mm_max(lanes.w, v.w))
                                                             : lanes + v; }
 
-// The 4 taps from `at` (a multiple of 4): one vec4 texel where the planes start 16-byte aligned, else 4 texels.
+// The 4 taps from `at` (a multiple of 4): one vec4 texel where the planes start on a whole texel, else 4 texels.
 // Texels: lavapipe fetches them several times faster than it loads from a storage buffer.
 vec4 global_taps(uint at, bool aligned)
 {

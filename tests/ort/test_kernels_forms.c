@@ -446,17 +446,20 @@ static bool tiles_function(const char *shader, long fn)
     return strcmp(shader, "gemm") == 0 ? fn % 32 == 5 : fn / 32 == 4;
 }
 
-/* The element type of input `index` of the profile's first node event ("float16", "float"; "" if none). */
+/* The element type of input `index` of the profile's first node event ("float16", "float"; "" if none): its
+ * "inputs" list is "<dims> <type>, <dims> <type>, ...". */
 static void node_input_type(const char *path, int index, char *type, size_t size)
 {
+    static const char key[] = "\"inputs\": \"";
     char *text = test_read_text(path);
-    const char *at = text ? strstr(text, "\"inputs\": \"") : NULL;
-    type[0] = '\0';
+    const char *list = text ? strstr(text, key) : NULL, *at = list ? list + strlen(key) : NULL;
+    const char *end = at ? at + strcspn(at, "\"") : NULL;
     for (int i = 0; at != NULL && i < index; i++) {
-        at = strchr(at + 1, ',');
-        if (at != NULL && at > strchr(strstr(text, "\"inputs\": \"") + 11, '"')) at = NULL; /* past the list */
+        at = memchr(at, ',', (size_t)(end - at));
+        at = at != NULL && end - at > 2 ? at + 2 : NULL;
     }
-    const char *space = at ? strchr(at + 2, ' ') : NULL;
+    const char *space = at ? memchr(at, ' ', (size_t)(end - at)) : NULL;
+    type[0] = '\0';
     if (space != NULL) snprintf(type, size, "%.*s", (int)strcspn(space + 1, ",\""), space + 1);
     free(text);
 }

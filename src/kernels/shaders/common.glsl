@@ -86,8 +86,9 @@ uint ortvk_float_to_half(float f)
 #ifdef ORTVK_F16
 // An operand of the float16 variant may hold float32 elements: on a CPU device (its CPU forms) Conv's, MatMul's and
 // Gemm's constant weights are widened at Compile (kernel_consts.c), so that the inner loops convert only the
-// activations. Constant 8 has bit n set for such an operand n (never an output); ORTVK_GET, ORTVK_GET4,
-// ORTVK_TEXEL and ORTVK_TEXEL4 then read its float32 elements, at the same element indices.
+// activations. Constant 8 has bit n set for an operand n of float32 elements (such a constant, or a Cast's float32
+// side, which its shader reads and writes as words); ORTVK_GET, ORTVK_GET4, ORTVK_TEXEL and ORTVK_TEXEL4 then read
+// its float32 elements, at the same element indices. ORTVK_SET stores float16: outputs are never widened.
 layout(constant_id = 8) const uint ORTVK_WIDE = 0u;
 #define ORTVK_WIDE_OPERAND(n) (((ORTVK_WIDE >> uint(n)) & 1u) != 0u)
 layout(set = 0, binding = 0, std430) restrict buffer OrtvkElems { uint16_t v[]; } ortvk_elems[ORTVK_BINDINGS];

@@ -28,24 +28,22 @@ static OrtStatus *const_view(ortvk_kernel *kernel, const ortvk_knode *k, size_t 
     return *bytes == 0 ? NULL : ortvk_ort->GetTensorData(value, data);
 }
 
-/* The ops that rearrange a constant input on its way to the device (ortvk_kpack_fn). */
+/* The ops that rearrange a constant input on its way to the device (ortvk_kpack_fn): the ops with weights. */
 static const struct {
     const char *op_type;
     ortvk_kpack_fn pack;
 } packers[] = {{"Conv", ortvk_kconv_pack}, {"MatMul", ortvk_kgemm_pack}, {"Gemm", ortvk_kgemm_pack}};
 
-/* Whether constant input `index` of a float16 kernel goes to the device as float32: the weights of Conv, MatMul and
- * Gemm (input 1), on a device taking the CPU forms. A CPU converts each float16 element it fetches in software, and
- * the inner loops of those ops fetch a weight for every product (docs/benchmarks.md, run AR); a GPU's texture units
- * convert for nothing, and its memory is better spent on 16 bits. Exact: every float16 value is a float32 one. */
-static bool widened(const ortvk_kernel *kernel, const ortvk_kernel_device *kdev, const ortvk_knode *k, size_t index)
+/* Whether constant input `index` of a float16 kernel goes to the device as float32: the weights (input 1) of an op
+ * with a packer (Conv, MatMul, Gemm), on a device taking the CPU forms. A CPU converts each float16 element it
+ * fetches in software, and the inner loops of those ops fetch a weight for every product (docs/benchmarks.md, run
+ * AR); a GPU's texture units convert for nothing, and its memory is better spent on 16 bits. Exact: every float16
+ * value is a float32 one. */
+static bool widened(const ortvk_kernel *kernel, const ortvk_kernel_device *kdev, const ortvk_knode *k, size_t index,
+                    ortvk_kpack_fn pack)
 {
-    static const char *const weighted[] = {"Conv", "MatMul", "Gemm"};
-    bool weights = false;
-    for (size_t i = 0; i < sizeof(weighted) / sizeof(weighted[0]); i++)
-        weights = weights || strcmp(k->op_type, weighted[i]) == 0;
-    return weights && index == 1 && kernel->float16 && k->in[index].type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16 &&
-           !ortvk_kernel_device_gpu_forms(kdev);
+    return pack != NULL && index == 1 && kernel->float16 &&
+           k->in[index].type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16 && !ortvk_kernel_device_gpu_forms(kdev);
 }
 
 /* Copies constant input `index` into a device buffer through `stream` (not waited for: ortvk_partition_create waits
@@ -73,7 +71,7 @@ OrtStatus *ortvk_kernel_upload_const(ortvk_kernel *kernel, const ortvk_kernel_de
         data = packed;
         bytes = packed_bytes;
     }
-    if (widened(kernel, kdev, k, index)) {
+    if (widened(kernel, kdev, k, index, pack)) {
         size_t n = bytes / sizeof(uint16_t); /* a packer's padding too */
         float *wide = malloc(n * sizeof(float));
         if (wide == NULL) {

@@ -58,16 +58,18 @@ typedef struct chain_plan {
     int max_operands, n_operands;
     int operands[2]; /* their values */
     int64_t channels; /* a ConvTranspose head's output channels: per-channel steps may follow it (0: none may) */
-    ONNXTensorElementDataType channel_type; /* ... and the type of their constants: the head's */
 } chain_plan;
 
 /* The most per-channel operands a chain reads: four a BatchNormalization. */
 #define MAX_CHANNEL_OPERANDS (4 * ORTVK_KMAX_CHAIN)
 
-/* Whether kernel `k`, a per-channel step, fits a head of `channels` output channels of `type`: each of its
- * constants (the Add's or Mul's one, BatchNormalization's four) one value a channel of that type, on the device. */
-static bool channel_fits(const ortvk_kernel *k, int64_t channels, ONNXTensorElementDataType type)
+/* Whether kernel `k`, a per-channel step, fits a head of `channels` output channels: each of its constants (the
+ * Add's or Mul's one, BatchNormalization's four) one value a channel, on the device, of the step's own float type
+ * (float or float16: kernel_consts.c's chain_fill widens float16 ones). */
+static bool channel_fits(const ortvk_kernel *k, int64_t channels)
 {
+    ONNXTensorElementDataType type = k->float16 ? ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16
+                                                : ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
     size_t n = 0;
     for (size_t i = 0; i < k->n_in; i++) {
         const kconst *c = k->consts[i];
@@ -130,7 +132,7 @@ static void extend_chain(const ortvk_partition *p, const int *readers, int x, ch
         bool mark = readers[t] != 1 && t != x;
         if (mark && (c->steps + 2 > ORTVK_KMAX_CHAIN || p->kernels[next]->chain_input < 0)) break;
         if (p->kernels[next]->chainable && ortvk_kchain_kind_is_channel(p->kernels[next]->step.kind) &&
-            !channel_fits(p->kernels[next], c->channels, c->channel_type))
+            !channel_fits(p->kernels[next], c->channels))
             break;
         bool resid = !continues_chain(p->kernels[next], input, mark ? t : x);
         int operand = resid ? operand_step(p, (size_t)next, input, c) : -1;
@@ -306,8 +308,6 @@ OrtStatus *ortvk_partition_fuse(ortvk_partition *p, ortvk_stream *stream)
             c.strict = true; /* the Conv's stores read a residual at the element's own index */
             c.max_operands = epilogue == &head->params.conv.epilogue && conv_takes_residual(head) ? 1 : 0;
             c.channels = transpose_channels(head);
-            c.channel_type = head->float16 ? ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16
-                                           : ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
             extend_chain(p, readers, head->out_slot[0], &c);
             check_marks(p, readers, true, &c);
             if (c.count == 1) continue;

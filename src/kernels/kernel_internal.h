@@ -74,6 +74,8 @@ static inline bool ortvk_knode_bool(const ortvk_knode *node, const char *name, b
  * constant initializer of a fitting type or has more than `max` elements. */
 bool ortvk_knode_const_ints(const ortvk_knode *node, size_t input, int64_t *out, size_t max, size_t *count);
 bool ortvk_knode_const_floats(const ortvk_knode *node, size_t input, float *out, size_t max, size_t *count);
+/* A constant uint8 or int8 input's bytes, as ORT holds them while it asks about the node (not kept after). */
+bool ortvk_knode_const_bytes(const ortvk_knode *node, size_t input, const uint8_t **out, size_t *count);
 /* The float16 bit pattern `h` as a float (exact: every float16 value is a float). */
 float ortvk_khalf_to_float(uint16_t h);
 /* Whether constant input `input` (float or float16) holds a NaN or an infinity; false when it is not a constant. */

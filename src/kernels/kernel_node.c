@@ -236,6 +236,15 @@ bool ortvk_knode_const_ints(const ortvk_knode *node, size_t input, int64_t *out,
     return type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64 || type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32;
 }
 
+bool ortvk_knode_const_bytes(const ortvk_knode *node, size_t input, const uint8_t **out, size_t *count)
+{
+    const void *data = NULL;
+    ONNXTensorElementDataType type;
+    if (!const_data(node, input, &data, count, &type)) return false;
+    *out = data;
+    return type == ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8 || type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8;
+}
+
 float ortvk_khalf_to_float(uint16_t h)
 {
     uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, bits;

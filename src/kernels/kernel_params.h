@@ -258,12 +258,12 @@ typedef struct ortvk_kparams_rnn {
     bool linear_before_reset; /* GRU */
     uint32_t activation;      /* RNN: ORTVK_RNN_TANH, _RELU or _SIGMOID */
 } ortvk_kparams_rnn;
-/* The quantized ops (kernel_quant.c): QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, MatMulInteger,
- * ConvInteger. */
+/* The quantized ops (kernel_quant.c, kernel_qmm.c): QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear,
+ * MatMulInteger, QLinearMatMul, ConvInteger, QLinearConv. */
 typedef struct ortvk_kparams_quant {
     int64_t axis;                 /* Quantize/DequantizeLinear: the axis of per-axis scales (may be negative) */
     ONNXTensorElementDataType out; /* the output's element type */
-    ortvk_kparams_conv conv;      /* ConvInteger's geometry (its epilogue unused) */
+    ortvk_kparams_conv conv;      /* ConvInteger's and QLinearConv's geometry (its epilogue unused) */
 } ortvk_kparams_quant;
 
 /* `count` of a param list whose values come from an input at run time (host values, ortvk_krun_host_ints). */

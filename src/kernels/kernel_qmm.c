@@ -1,6 +1,9 @@
-/* MatMulInteger, QLinearMatMul and ConvInteger on the device (shaders/kernel_qmm.comp): uint8/int8 operands less their
- * zero points, int32 sums that wrap like MLAS's accumulators; QLinearMatMul requantized as MLAS does. Zero points per
- * tensor (MatMulInteger's B also per column); ConvInteger 1-D and 2-D with groups, strides, dilations and pads. */
+/* MatMulInteger, QLinearMatMul, ConvInteger and QLinearConv on the device (shaders/kernel_qmm.comp): uint8/int8 operands
+ * less their zero points, int32 sums that wrap like MLAS's accumulators; QLinearMatMul and QLinearConv requantized as
+ * MLAS does. Zero points per tensor (MatMulInteger's B also per column); the convolutions 1-D and 2-D with groups,
+ * strides, dilations and pads; QLinearConv's scales per tensor or per output channel, and its int32 bias. */
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -16,7 +19,7 @@
 /* The most terms one output element sums: 32,768 of ORTVK_FOR's blocks of 16, half of lavapipe's loop cap. */
 #define QMM_MAX_TERMS (INT64_C(1) << 19)
 
-enum { FN_MATMUL, FN_CONV, FN_QLINEAR, FN_QPARAMS, FN_QSCALES };
+enum { FN_MATMUL, FN_CONV, FN_QLINEAR, FN_QPARAMS, FN_QSCALES, FN_QCONV };
 
 typedef struct push_qmm {
     uint64_t a, b, za, zb, y;
@@ -27,6 +30,13 @@ typedef struct push_qmm {
 static bool is_8bit(const ortvk_kvalue *v)
 {
     return v->present && (v->type == T_UINT8 || v->type == T_INT8);
+}
+
+/* A scale or zero point of one value (rank 0 or [1]), or of a rank not known before the run, whose count the run
+ * checks (qlinear_gather). */
+static bool one_value(const ortvk_kvalue *v)
+{
+    return v->rank <= 0 || (v->rank == 1 && v->dims[0] == 1);
 }
 
 /* A zero point (input k) of the operand's type: absent, or one value (rank 0 or [1]); `column` (MatMulInteger's B)
@@ -205,9 +215,8 @@ static bool qlinear_prepare(const ortvk_knode *node, ortvk_kparams *params, char
     for (int k = 0; k < 3; k++) {
         const ortvk_kvalue *sv = &node->in[scales[k]], *zv = &node->in[zps[k]];
         ONNXTensorElementDataType zt = k == 0 ? a->type : k == 1 ? b->type : y->type;
-        bool one = sv->present && sv->type == T_FLOAT && (sv->rank == 0 || (sv->rank == 1 && sv->dims[0] == 1));
-        bool zp = zv->present && zv->type == zt && (zv->rank == 0 || (zv->rank == 1 && zv->dims[0] == 1));
-        if (!one || !zp)
+        if (!sv->present || sv->type != T_FLOAT || !one_value(sv) || !zv->present || zv->type != zt ||
+            !one_value(zv))
             return ortvk_krefuse(why, why_len, "scales or zero points other than one value each");
     }
     return matmul_ranks(a, b, why, why_len);
@@ -219,31 +228,48 @@ static OrtStatus *qlinear_shape(const ortvk_kparams *params, ortvk_krun *run)
     return matmul_dims("QLinearMatMul", run, 0, 3, run->in[0].type);
 }
 
-/* The zero points, then the output scale (FN 3 and 4) into a scratch buffer the product reads (FN 2). */
-static OrtStatus *qlinear_record(const ortvk_kparams *params, ortvk_krun *run)
+/* QLinearMatMul's and QLinearConv's types (A or x input 0, B or w input 3, y) in the shader's flags. */
+static uint32_t qlinear_flags(const ortvk_krun *run)
 {
-    (void)params;
-    for (size_t k = 1; k < 8; k++) {
-        if (k != 3 && run->in[k].count != 1)
-            return ortvk_status(ORT_INVALID_ARGUMENT, "QLinearMatMul: input %zu has %zu values, not one", k,
-                                run->in[k].count);
+    return (run->in[0].type == T_INT8 ? 1u : 0u) | (run->in[3].type == T_INT8 ? 2u : 0u) |
+           (run->out[0].type == T_INT8 ? 8u : 0u);
+}
+
+/* The requantization's parameters, from inputs 1, 2 and 4-7 (QLinearMatMul's and QLinearConv's alike: A's scale and
+ * zero point, B's, y's), into a scratch buffer `words` that the product reads: the zero points (FN 3), then `scales`
+ * output scales (FN 4). Inputs 1, 2, 6 and 7 must hold one value each. */
+static OrtStatus *qlinear_gather(const char *op, ortvk_krun *run, uint32_t flags, uint32_t scales,
+                                 VkDeviceAddress *words)
+{
+    static const size_t ones[4] = {1, 2, 6, 7};
+    for (size_t k = 0; k < 4; k++) {
+        if (run->in[ones[k]].count != 1)
+            return ortvk_status(ORT_INVALID_ARGUMENT, "%s: input %zu has %zu values, not one", op, ones[k],
+                                run->in[ones[k]].count);
     }
-    VkDeviceAddress words = 0;
-    ORTVK_TRY(ortvk_krun_scratch(run, 4 * sizeof(uint32_t), &words));
-    uint32_t flags = (run->in[0].type == T_INT8 ? 1u : 0u) | (run->in[3].type == T_INT8 ? 2u : 0u) |
-                     (run->out[0].type == T_INT8 ? 8u : 0u);
-    push_qmm gather = {.a = run->in[2].address, .b = run->in[5].address, .zb = run->in[7].address, .y = words,
+    ORTVK_TRY(ortvk_krun_scratch(run, (3 + (size_t)scales) * sizeof(uint32_t), words));
+    push_qmm gather = {.a = run->in[2].address, .b = run->in[5].address, .zb = run->in[7].address, .y = *words,
                        .flags = flags};
     gather.d[6] = 1;
     ORTVK_TRY(ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, FN_QPARAMS, &gather, sizeof(gather), 1));
-    push_qmm scale = {.a = run->in[1].address, .b = run->in[4].address, .zb = run->in[6].address, .y = words,
+    push_qmm scale = {.a = run->in[1].address, .b = run->in[4].address, .zb = run->in[6].address, .y = *words,
                       .flags = flags};
-    scale.d[6] = 1;
-    ORTVK_TRY(ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, FN_QSCALES, &scale, sizeof(scale), 1));
+    scale.d[6] = scales;
+    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, FN_QSCALES, &scale, sizeof(scale), scales);
+}
+
+static OrtStatus *qlinear_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    (void)params;
+    if (run->in[4].count != 1 || run->in[5].count != 1)
+        return ortvk_status(ORT_INVALID_ARGUMENT, "QLinearMatMul: b_scale of %zu and b_zero_point of %zu values, "
+                            "not one", run->in[4].count, run->in[5].count);
+    VkDeviceAddress words = 0;
+    uint32_t flags = qlinear_flags(run);
+    ORTVK_TRY(qlinear_gather("QLinearMatMul", run, flags, 1, &words));
     push_qmm push = {.a = run->in[0].address, .b = run->in[3].address, .za = words, .y = run->out[0].address,
                      .flags = flags};
     matmul_plan(run, 0, 3, push.d);
-    push.d[6] = 1;
     return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, FN_QLINEAR, &push, sizeof(push), run->out[0].count);
 }
 
@@ -262,16 +288,11 @@ static bool ints_n(const ortvk_knode *node, const char *name, int64_t *out, int 
     return true;
 }
 
-/* X and W uint8 (the CPU EP's only ConvInteger), of rank 3 or 4, zero points of one value each. */
-static bool conv_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+/* A convolution's geometry (ConvInteger's, QLinearConv's): X and W (inputs 0 and iw) of rank 3 or 4, and the
+ * attributes. */
+static bool conv_geometry(const ortvk_knode *node, size_t iw, ortvk_kparams_conv *p, char *why, size_t why_len)
 {
-    ortvk_kparams_conv *p = &params->quant.conv;
-    const ortvk_kvalue *x = &node->in[0], *w = &node->in[1];
-    if (node->n_in < 2 || node->n_in > 4 || node->n_out != 1 || !is_8bit(x) || x->type != T_UINT8 ||
-        !is_8bit(w) || w->type != T_UINT8 || node->out[0].type != T_INT32)
-        return ortvk_krefuse(why, why_len, "types other than uint8 in, int32 out");
-    if (!zero_point_ok(node, 2, false) || !zero_point_ok(node, 3, false))
-        return ortvk_krefuse(why, why_len, "zero points other than one value");
+    const ortvk_kvalue *x = &node->in[0], *w = &node->in[iw];
     int rank = x->rank, n = rank - 2;
     if ((rank != 3 && rank != 4) || w->rank != rank)
         return ortvk_krefuse(why, why_len, "input rank %d (ortvk runs 1-D and 2-D)", rank);
@@ -299,54 +320,69 @@ static bool conv_prepare(const ortvk_knode *node, ortvk_kparams *params, char *w
     return true;
 }
 
+/* X and W uint8 (the CPU EP's only ConvInteger), of rank 3 or 4, zero points of one value each. */
+static bool conv_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    const ortvk_kvalue *x = &node->in[0], *w = &node->in[1];
+    if (node->n_in < 2 || node->n_in > 4 || node->n_out != 1 || !is_8bit(x) || x->type != T_UINT8 ||
+        !is_8bit(w) || w->type != T_UINT8 || node->out[0].type != T_INT32)
+        return ortvk_krefuse(why, why_len, "types other than uint8 in, int32 out");
+    if (!zero_point_ok(node, 2, false) || !zero_point_ok(node, 3, false))
+        return ortvk_krefuse(why, why_len, "zero points other than one value");
+    return conv_geometry(node, 1, &params->quant.conv, why, why_len);
+}
+
 static void as_4d(const ortvk_ktensor *t, int64_t d[4])
 {
     if (t->rank == 3) d[0] = t->dims[0], d[1] = t->dims[1], d[2] = 1, d[3] = t->dims[2];
     else memcpy(d, t->dims, 4 * sizeof(int64_t));
 }
 
-/* The run's geometry in the shader's order (kernel_qmm.comp's conv()): N, C, H, W, M, KH, KW, OH, OW, groups,
- * strides, dilations, begin pads. */
-static OrtStatus *conv_plan(const ortvk_kparams_conv *p, const ortvk_krun *run, int64_t g[16])
+/* The run's geometry in the shader's order (kernel_qmm.comp's conv_sum()): N, C, H, W, M, KH, KW, OH, OW, groups,
+ * strides, dilations, begin pads; W is input iw of `op`. */
+static OrtStatus *conv_plan(const char *op, const ortvk_kparams_conv *p, const ortvk_krun *run, size_t iw,
+                            int64_t g[16])
 {
     int64_t x[4], w[4];
     as_4d(&run->in[0], x);
-    as_4d(&run->in[1], w);
+    as_4d(&run->in[iw], w);
     int64_t G = p->group, M = w[0];
     if (x[1] % G != 0 || M % G != 0 || w[1] * G != x[1])
-        return ortvk_status(ORT_INVALID_ARGUMENT, "ConvInteger: %lld channels, weights %lld x %lld, group %lld",
+        return ortvk_status(ORT_INVALID_ARGUMENT, "%s: %lld channels, weights %lld x %lld, group %lld", op,
                             (long long)x[1], (long long)w[0], (long long)w[1], (long long)G);
     int64_t v[16] = {x[0], x[1], x[2], x[3], M, w[2], w[3], 0, 0, G, p->strides[0], p->strides[1],
                      p->dilations[0], p->dilations[1], 0, 0};
     for (int d = 0; d < 2; d++) {
         int64_t k = w[2 + d], in = x[2 + d], s = p->strides[d];
         if (p->kernel[d] != 0 && p->kernel[d] != k)
-            return ortvk_status(ORT_INVALID_ARGUMENT, "ConvInteger: kernel_shape %lld, weights %lld",
+            return ortvk_status(ORT_INVALID_ARGUMENT, "%s: kernel_shape %lld, weights %lld", op,
                                 (long long)p->kernel[d], (long long)k);
         int64_t dk = (k - 1) * p->dilations[d] + 1, pb = p->pads[d], pe = p->pads[2 + d];
         ortvk_kauto_pad(p->auto_pad, in, s, dk, &pb, &pe);
         if (in + pb + pe < dk || in + pb + pe > (INT64_C(1) << 30))
-            return ortvk_status(ORT_INVALID_ARGUMENT, "ConvInteger: kernel %lld over a padded input of %lld",
+            return ortvk_status(ORT_INVALID_ARGUMENT, "%s: kernel %lld over a padded input of %lld", op,
                                 (long long)dk, (long long)(in + pb + pe));
         v[7 + d] = (in + pb + pe - dk) / s + 1;
         v[14 + d] = pb;
     }
     if (w[1] * w[2] * w[3] > QMM_MAX_TERMS)
-        return ortvk_status(ORT_NOT_IMPLEMENTED, "ConvInteger: %lld taps an output, past ortvk's %lld",
+        return ortvk_status(ORT_NOT_IMPLEMENTED, "%s: %lld taps an output, past ortvk's %lld", op,
                             (long long)(w[1] * w[2] * w[3]), (long long)QMM_MAX_TERMS);
     memcpy(g, v, sizeof(v));
     return NULL;
 }
 
-static OrtStatus *conv_shape(const ortvk_kparams *params, ortvk_krun *run)
+/* y of `type`, the shape of X (input 0) convolved with W (input iw) of `op`. */
+static OrtStatus *conv_dims(const char *op, const ortvk_kparams *params, ortvk_krun *run, size_t iw,
+                            ONNXTensorElementDataType type)
 {
     const ortvk_ktensor *x = &run->in[0];
-    if (run->in[1].rank != x->rank || x->rank < 3)
-        return ortvk_status(ORT_INVALID_ARGUMENT, "ConvInteger: weights of rank %zu", run->in[1].rank);
+    if (run->in[iw].rank != x->rank || x->rank < 3)
+        return ortvk_status(ORT_INVALID_ARGUMENT, "%s: weights of rank %zu", op, run->in[iw].rank);
     int64_t g[16];
-    ORTVK_TRY(conv_plan(&params->quant.conv, run, g));
+    ORTVK_TRY(conv_plan(op, &params->quant.conv, run, iw, g));
     ortvk_ktensor *y = &run->out[0];
-    y->type = T_INT32;
+    y->type = type;
     y->rank = x->rank;
     y->dims[0] = g[0];
     y->dims[1] = g[4];
@@ -355,13 +391,145 @@ static OrtStatus *conv_shape(const ortvk_kparams *params, ortvk_krun *run)
     return NULL;
 }
 
+static OrtStatus *conv_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    return conv_dims("ConvInteger", params, run, 1, T_INT32);
+}
+
 static OrtStatus *conv_record(const ortvk_kparams *params, ortvk_krun *run)
 {
     int64_t g[16];
-    ORTVK_TRY(conv_plan(&params->quant.conv, run, g));
+    ORTVK_TRY(conv_plan("ConvInteger", &params->quant.conv, run, 1, g));
     push_qmm push = integer_operands(run);
     for (int k = 0; k < 16; k++) push.d[k] = (uint32_t)g[k];
     return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, FN_CONV, &push, sizeof(push), run->out[0].count);
+}
+
+/* ---- QLinearConv ---------------------------------------------------------------------------------------- */
+
+/* Whether the CPU EP may take its symmetric kernels (MlasConvSym*): int8 weights and their zero points constants, the
+ * zero points all 0, and x's zero point a constant (QLinearConv's PrePack). Those kernels convert float(sum) * scale
+ * to int32 before they saturate it, where MlasRequantizeOutput (every other kernel's) saturates first: past 2^31 the
+ * CPU EP's answer then depends on the kernel it picks. */
+static bool cpu_ep_symmetric(const ortvk_knode *node)
+{
+    const uint8_t *z = NULL;
+    size_t n = 0;
+    if (node->in[3].type != T_INT8 || !node->in[3].constant || !node->in[2].constant ||
+        !ortvk_knode_const_bytes(node, 5, &z, &n))
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        if (z[i] != 0) return false;
+    }
+    return true;
+}
+
+/* Whether |float(sum) * scale| stays below 2^30 for every output of a QLinearConv that the CPU EP may run on its
+ * symmetric kernels, so that every kernel gives the same answer: |x - x_zero_point| <= 255 and |w| <= 128 over W's
+ * taps, plus the bias. Needs the scales and the bias as constants, and W's dims. */
+static bool qconv_bounded(const ortvk_knode *node)
+{
+    const ortvk_kvalue *w = &node->in[3];
+    double taps = 1.0, most = 0.0, bias = 0.0;
+    for (int d = 1; d < w->rank; d++) taps *= (double)w->dims[d];
+    size_t n = 0, m = w->rank > 0 && w->dims[0] > 0 ? (size_t)w->dims[0] : 0;
+    float xs = 0.0f, ys = 0.0f;
+    if (w->rank < 3 || taps < 0.0 || m == 0 || !ortvk_knode_const_floats(node, 1, &xs, 1, &n) || n != 1 ||
+        !ortvk_knode_const_floats(node, 6, &ys, 1, &n) || n != 1)
+        return false;
+    float *ws = malloc(m * sizeof(*ws));
+    int64_t *b = malloc(m * sizeof(*b));
+    bool ok = ws && b && ortvk_knode_const_floats(node, 4, ws, m, &n) && (n == 1 || n == m);
+    for (size_t c = 0; ok && c < n; c++) {
+        double s = fabs((double)(xs * ws[c] / ys));
+        ok = s < INFINITY; /* false for NaN too */
+        most = s > most ? s : most;
+    }
+    if (ok && node->n_in > 8 && node->in[8].present) {
+        ok = ortvk_knode_const_ints(node, 8, b, m, &n);
+        for (size_t c = 0; ok && c < n; c++) bias = fmax(bias, fabs((double)b[c]));
+    }
+    free(ws);
+    free(b);
+    return ok && (taps * 255.0 * 128.0 + bias) * most < 0x1p30;
+}
+
+/* One value, or (per output channel) one a channel, all equal: the CPU EP takes w's zero points only so. */
+static bool weight_zero_points_ok(const ortvk_knode *node)
+{
+    const ortvk_kvalue *z = &node->in[5];
+    if (!z->present || z->type != node->in[3].type || z->rank < 0 || z->rank > 1) return false;
+    if (z->rank == 0 || z->dims[0] == 1) return true;
+    const uint8_t *v = NULL;
+    size_t n = 0;
+    if (!ortvk_knode_const_bytes(node, 5, &v, &n)) return false;
+    for (size_t i = 1; i < n; i++) {
+        if (v[i] != v[0]) return false;
+    }
+    return true;
+}
+
+/* Inputs x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point and an optional int32 bias B, of
+ * the CPU EP's types (x and y uint8 with w uint8 or int8, or all int8); float scales; x's and y's scales and zero
+ * points of one value, w's one or one an output channel (its zero points all equal, as the CPU EP requires). */
+static bool qconv_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
+{
+    if ((node->n_in != 8 && node->n_in != 9) || node->n_out != 1)
+        return ortvk_krefuse(why, why_len, "not 8 or 9 inputs and 1 output");
+    const ortvk_kvalue *x = &node->in[0], *w = &node->in[3], *y = &node->out[0];
+    if (!is_8bit(x) || !is_8bit(w) || y->type != x->type || (x->type == T_INT8 && w->type != T_INT8))
+        return ortvk_krefuse(why, why_len, "types other than the CPU EP's (uint8 x uint8/int8, int8 x int8)");
+    if (refused_u8s8(x->type, w->type, why, why_len)) return false;
+    static const size_t scales[3] = {1, 4, 6}, zps[2] = {2, 7};
+    for (int k = 0; k < 3; k++) {
+        const ortvk_kvalue *sv = &node->in[scales[k]];
+        if (!sv->present || sv->type != T_FLOAT || !(one_value(sv) || (k == 1 && sv->rank == 1)))
+            return ortvk_krefuse(why, why_len, "scales other than float, of one value (w's: or one a channel)");
+    }
+    for (int k = 0; k < 2; k++) {
+        const ortvk_kvalue *zv = &node->in[zps[k]];
+        if (!zv->present || zv->type != x->type || !one_value(zv))
+            return ortvk_krefuse(why, why_len, "x's or y's zero point other than one value of its type");
+    }
+    if (!weight_zero_points_ok(node))
+        return ortvk_krefuse(why, why_len, "w's zero points: not one value, nor constant and all equal");
+    const ortvk_kvalue *b = node->n_in > 8 ? &node->in[8] : NULL;
+    if (b && b->present && (b->type != T_INT32 || b->rank != 1))
+        return ortvk_krefuse(why, why_len, "a bias other than 1-D int32");
+    if (cpu_ep_symmetric(node) && !qconv_bounded(node))
+        return ortvk_krefuse(why, why_len, "int8 weights of zero points 0 whose sums times the output scale may "
+                             "pass 2^30, or such weights with scales or a bias that are not constants (the CPU EP's "
+                             "kernels then differ)");
+    return conv_geometry(node, 3, &params->quant.conv, why, why_len);
+}
+
+static OrtStatus *qconv_shape(const ortvk_kparams *params, ortvk_krun *run)
+{
+    return conv_dims("QLinearConv", params, run, 3, run->in[0].type);
+}
+
+/* The parameters gathered (FN 3 and 4), then one output element an invocation (FN 5). */
+static OrtStatus *qconv_record(const ortvk_kparams *params, ortvk_krun *run)
+{
+    int64_t g[16];
+    ORTVK_TRY(conv_plan("QLinearConv", &params->quant.conv, run, 3, g));
+    size_t M = (size_t)g[4], scales = run->in[4].count;
+    bool bias = run->n_in > 8 && run->in[8].present;
+    if ((scales != 1 && scales != M) || (run->in[5].count != 1 && run->in[5].count != M) ||
+        (bias && run->in[8].count != M))
+        return ortvk_status(ORT_INVALID_ARGUMENT, "QLinearConv: w_scale of %zu, w_zero_point of %zu and B of %zu "
+                            "values for %zu output channels", scales, run->in[5].count,
+                            bias ? run->in[8].count : M, M);
+    if (g[1] == 0 && run->out[0].count > 0)
+        return ortvk_status(ORT_NOT_IMPLEMENTED, "QLinearConv: no input channels with a non-empty output: not "
+                            "computed (ORT's CPU EP gives no defined answer for it)");
+    VkDeviceAddress words = 0;
+    uint32_t flags = qlinear_flags(run) | (scales > 1 ? 4u : 0u);
+    ORTVK_TRY(qlinear_gather("QLinearConv", run, flags, (uint32_t)scales, &words));
+    push_qmm push = {.a = run->in[0].address, .b = run->in[3].address, .za = words,
+                     .zb = bias ? run->in[8].address : 0, .y = run->out[0].address, .flags = flags};
+    for (int k = 0; k < 16; k++) push.d[k] = (uint32_t)g[k];
+    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, FN_QCONV, &push, sizeof(push), run->out[0].count);
 }
 
 const ortvk_kop ortvk_kops_qmm[] = {
@@ -369,5 +537,7 @@ const ortvk_kop ortvk_kops_qmm[] = {
     {"QLinearMatMul", 10, 10, "", 0, qlinear_prepare, qlinear_shape, qlinear_record},
     {"ConvInteger", 10, 10, "auto_pad dilations group kernel_shape pads strides", 0, conv_prepare, conv_shape,
      conv_record},
+    {"QLinearConv", 10, 10, "auto_pad dilations group kernel_shape pads strides", 0, qconv_prepare, qconv_shape,
+     qconv_record},
     {NULL, 0, 0, NULL, 0, NULL, NULL, NULL},
 };

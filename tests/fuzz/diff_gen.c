@@ -1545,6 +1545,71 @@ static void gen_conv_integer(dcase *c)
     spatial_attrs(c, sp, kernel, true, rp(c, 0.4));
 }
 
+/* A constant input of `type` and dims, filled as the case's inputs are. */
+static void const_tensor(dcase *c, const char *name, int32_t type, int rank, const int64_t *dims)
+{
+    dc_tensor t = {.type = type, .rank = rank};
+    memcpy(t.dims, dims, (size_t)rank * sizeof(int64_t));
+    fill(c, &t, c->values);
+    if (t.data) onnx_model_add_initializer(c->model, name, type, rank, dims, t.data, t.bytes);
+    free(t.data);
+    desc(c, " %s:const %s", name, type_name(type));
+    desc_dims(c, rank, dims);
+}
+
+/* QLinearConv: x a graph input, of the CPU EP's type pairs; w, its scales and zero points (one, or one an output
+ * channel: all equal, rarely not) and the int32 bias mostly constants (ortvk takes int8 weights only with constant
+ * scales and bias), sometimes graph inputs; depthwise, groups and the spatial attributes. */
+static void gen_qlinear_conv(dcase *c)
+{
+    int sp = rp(c, 0.7) ? 2 : 1;
+    int64_t group = rp(c, 0.6) ? 1 : rint_(c, 1, 3);
+    int64_t cin = group * rint_(c, 1, 3), cout = group * rint_(c, 1, 3);
+    if (rp(c, 0.15)) group = cin = cout = rint_(c, 1, 5); /* depthwise */
+    int64_t x[DC_MAX_RANK], w[DC_MAX_RANK], kernel[3], one[1] = {1};
+    x[0] = rint_(c, 1, 2);
+    x[1] = cin;
+    for (int i = 0; i < sp; i++) kernel[i] = rint_(c, 1, 3), x[2 + i] = rint_(c, 1, 8);
+    if (c->big) sp = 1, group = 1, x[0] = 1, x[1] = cin = big_dim(c), x[2] = 1, kernel[0] = 1, cout = 1;
+    w[0] = cout;
+    w[1] = cin / group;
+    for (int i = 0; i < sp; i++) w[2 + i] = kernel[i];
+    static const int32_t types[] = {ONNX_UINT8, ONNX_INT8};
+    int32_t xt = PICK(c, types), wt = xt == ONNX_INT8 ? ONNX_INT8 : PICK(c, types);
+    static const float scales[] = {1.0f, 0.5f, 0.02f, 0.013f, 0.7f, 3.0f, 1e-3f, 2e-4f};
+    float s[8];
+    input_of(c, "x", xt, 2 + sp, x, c->values);
+    s[0] = rp(c, 0.05) ? special_float(c) : PICK(c, scales);
+    const_floats(c, "xs", rp(c, 0.5) ? -1 : 1, s, true);
+    int_zero_point(c, "xz", xt, 1);
+    if (rp(c, 0.9)) const_tensor(c, "w", wt, 2 + sp, w);
+    else input_of(c, "w", wt, 2 + sp, w, c->values);
+    int per = cout <= 8 && rp(c, 0.5) ? (int)cout : 1;
+    for (int i = 0; i < per; i++) s[i] = rp(c, 0.05) ? special_float(c) : PICK(c, scales);
+    const_floats(c, "ws", per > 1 || rp(c, 0.5) ? per : -1, s, true);
+    uint8_t z[8];
+    int64_t zd[1] = {per};
+    z[0] = rp(c, 0.5) ? 0 : (uint8_t)rint_(c, 0, 255);
+    for (int i = 1; i < per; i++) z[i] = rp(c, 0.1) ? (uint8_t)rint_(c, 0, 255) : z[0];
+    if (rp(c, 0.9)) {
+        onnx_model_add_initializer(c->model, "wz", wt, per > 1 || rp(c, 0.5) ? 1 : 0, zd, z, (size_t)per);
+        desc(c, " wz:const %s[%d] first %d", type_name(wt), per, (int)z[0]);
+    } else {
+        input_of(c, "wz", wt, 1, one, c->values);
+    }
+    s[0] = rp(c, 0.05) ? special_float(c) : PICK(c, scales);
+    const_floats(c, "ys", rp(c, 0.5) ? -1 : 1, s, true);
+    int_zero_point(c, "yz", xt, 1);
+    double b = runi(c);
+    int64_t bd[1] = {cout};
+    if (b < 0.6) const_tensor(c, "B", ONNX_INT32, 1, bd);
+    else if (b < 0.75) input_of(c, "B", ONNX_INT32, 1, bd, c->values);
+    static const char *in[] = {"x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "B"};
+    node(c, in, b < 0.75 ? 9 : 8, 1, xt);
+    if (group != 1 || rp(c, 0.3)) a_int(c, "group", rp(c, 0.05) ? hostile_int(c) : group);
+    spatial_attrs(c, sp, kernel, true, rp(c, 0.4));
+}
+
 /* QLinearMatMul: A and y of one type, B of the CPU EP's pairs, scales and zero points of one value (rarely not). */
 static void gen_qlinear_matmul(dcase *c)
 {
@@ -1994,7 +2059,7 @@ static const dc_op ops[] = {
     {"QuantizeLinear", 10, 21, gen_quantize, false}, {"DequantizeLinear", 10, 21, gen_quantize, false},
     {"DynamicQuantizeLinear", 11, 11, gen_dynamic_quantize, false},
     {"MatMulInteger", 10, 10, gen_matmul_integer, false}, {"ConvInteger", 10, 10, gen_conv_integer, false},
-    {"QLinearMatMul", 10, 10, gen_qlinear_matmul, false},
+    {"QLinearMatMul", 10, 10, gen_qlinear_matmul, false}, {"QLinearConv", 10, 10, gen_qlinear_conv, false},
     {"Fusion", 14, 14, gen_fusion, false}, /* not an op: a head and a chain, fused by ortvk's partition compiler */
     {"LayerNormWritten", 11, 18, gen_layer_norm_written, false}, /* not an op: nine, fused (kernel_fuse_norm.c) */
 };
@@ -2009,7 +2074,7 @@ static bool has_big(const dc_op *op)
     static const char *const big[] = {"MatMul", "Gemm", "Softmax", "LogSoftmax", "Conv", "MaxPool", "AveragePool",
                                       "GlobalAveragePool", "GlobalMaxPool", "LayerNormalization",
                                       "InstanceNormalization", "Relu", "Add", "DynamicQuantizeLinear",
-                                      "MatMulInteger", "ConvInteger", "QLinearMatMul"};
+                                      "MatMulInteger", "ConvInteger", "QLinearMatMul", "QLinearConv"};
     if (op->gen == gen_reduce || op->gen == gen_arg) return true;
     for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++)
         if (!strcmp(big[i], op->name)) return true;

@@ -12,7 +12,8 @@
  *
  *   fuzz_diff [--seed S] [--cases N] [--first I] [--seconds T] [--jobs J] [--batch B] [--timeout T] [--op NAME]
  *             [--all] [--fail-on-unclear]      a session (the summary and every finding on stdout)
- *   fuzz_diff --seed S --case I [--write-model DIR]   one case in this process, described in full
+ *   fuzz_diff --seed S --case I [--write-model DIR] [--verbose]   one case in this process, described in full
+ *             (--verbose: ORT's verbose log too, where ortvk says why it leaves a node to the CPU EP)
  * Case i exercises op i % (number of ops); --op keeps only that op's indices, so a case keeps its number. --all
  * also runs the cases the known-open list (diff_known.c) excludes. Exit 0 when no crash, hang, wrong answer or
  * sanitizer/validation report was found (unclear errors too with --fail-on-unclear), 1 otherwise. */
@@ -64,7 +65,7 @@ typedef struct options {
     long first, cases, one_case;
     double seconds, timeout;
     int jobs, batch, op;
-    bool all, worker, fail_on_unclear;
+    bool all, worker, fail_on_unclear, verbose;
     const char *write_model, *list;
 } options;
 
@@ -403,7 +404,8 @@ static int one_case(const options *o)
     ortapp app;
     const OrtEpDevice *device = NULL;
     char error[512];
-    if (ortapp_open(&app, NULL, ORT_LOGGING_LEVEL_WARNING, error, sizeof(error)) != 0) {
+    OrtLoggingLevel level = o->verbose ? ORT_LOGGING_LEVEL_VERBOSE : ORT_LOGGING_LEVEL_WARNING;
+    if (ortapp_open(&app, NULL, level, error, sizeof(error)) != 0) {
         printf("SKIP: %s\n", error);
         return 77;
     }
@@ -844,6 +846,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--all")) o.all = true;
         else if (!strcmp(a, "--worker")) o.worker = true;
         else if (!strcmp(a, "--fail-on-unclear")) o.fail_on_unclear = true;
+        else if (!strcmp(a, "--verbose")) o.verbose = true;
         else if (!strcmp(a, "--list-ops")) {
             for (size_t k = 0; k < dc_op_count(); k++) printf("%s\n", dc_op_name(k));
             return 0;

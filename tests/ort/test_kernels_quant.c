@@ -47,12 +47,16 @@ static void random_bytes(qin *in)
     for (size_t i = 0; i < count_of(in); i++) b[i] = i < sizeof(edges) ? edges[i] : (uint8_t)next();
 }
 
+/* Where a case's node must run: on ortvk; on ortvk or, on a CPU whose MLAS saturates uint8 x int8 products, on the
+ * CPU EP (ortvk leaves those to it: kernel_qmm.c); on the CPU EP (ortvk refuses it). */
+enum { ON_ORTVK, ON_ORTVK_UNLESS_SATURATING, ON_CPU_EP };
+
 /* Runs `m` (its node built by the caller over graph inputs `ins`) on both EPs and compares outputs `outs` byte for
- * byte, the node on ortvk; or, with `may_refuse`, wherever ortvk leaves it (uint8 x int8 products, which ortvk
- * leaves to the CPU EP on a CPU whose MLAS saturates them: kernel_qmm.c). Frees the model and the inputs' data. */
+ * byte, the node where `where` says. Frees the model and the inputs' data. */
 static void check_on(ortapp *app, const OrtEpDevice *device, const char *name, onnx_model *m, qin *ins, int n_in,
-                     const char *const *outs, int n_out, bool may_refuse)
+                     const char *const *outs, int n_out, int where)
 {
+    bool may_refuse = where != ON_ORTVK;
     uint8_t *model = NULL;
     size_t len = 0;
     for (int i = 0; i < n_in; i++) onnx_model_add_input(m, ins[i].name, ins[i].type, ins[i].rank, ins[i].dims);
@@ -75,7 +79,12 @@ static void check_on(ortapp *app, const OrtEpDevice *device, const char *name, o
         kc_pair_open(app, device, model, len, NULL, 0, !may_refuse, name, &pair)) {
         size_t on_ortvk = 1, elsewhere = 0;
         if (may_refuse) kc_assignment(app, pair.vk, &on_ortvk, &elsewhere, NULL, 0, NULL, 0);
-        const char *where = on_ortvk == 1 && elsewhere == 0 ? "" : " (left to the CPU EP on this CPU)";
+        const char *note = on_ortvk == 1 && elsewhere == 0 ? "" : " (left to the CPU EP on this CPU)";
+        if (where == ON_CPU_EP) {
+            CHECK(on_ortvk == 0 && elsewhere == 1, "%s: ortvk took the node (%zu on ortvk, %zu elsewhere)", name,
+                  on_ortvk, elsewhere);
+            note = " (refused by ortvk, as it must be)";
+        }
         if (kc_pair_run(app, &pair, names, values, NULL, (size_t)n_in, outs, (size_t)n_out, want, got)) {
             for (int o = 0; o < n_out; o++) {
                 size_t wb = 0, gb = 0, bad = 0, first = 0;
@@ -86,7 +95,7 @@ static void check_on(ortapp *app, const OrtEpDevice *device, const char *name, o
                     }
                     CHECK(bad == 0, "%s: %s: %zu of %zu bytes differ (first at byte %zu: CPU EP 0x%02x, ortvk 0x%02x)",
                           name, outs[o], bad, wb, first, bad ? w[first] : 0, bad ? g[first] : 0);
-                    if (bad == 0) printf("%-48s %s ok (%zu bytes)%s\n", name, outs[o], wb, where);
+                    if (bad == 0) printf("%-48s %s ok (%zu bytes)%s\n", name, outs[o], wb, note);
                 }
                 free(w);
                 free(g);
@@ -105,7 +114,7 @@ static void check_on(ortapp *app, const OrtEpDevice *device, const char *name, o
 static void check(ortapp *app, const OrtEpDevice *device, const char *name, onnx_model *m, qin *ins, int n_in,
                   const char *const *outs, int n_out)
 {
-    check_on(app, device, name, m, ins, n_in, outs, n_out, false);
+    check_on(app, device, name, m, ins, n_in, outs, n_out, ON_ORTVK);
 }
 
 /* ---- QuantizeLinear / DequantizeLinear ------------------------------------------------------------------- */
@@ -204,6 +213,12 @@ static void dynamic(ortapp *app, const OrtEpDevice *device, const char *name, in
 
 /* ---- MatMulInteger / ConvInteger ------------------------------------------------------------------------- */
 
+/* Where a product of types at and bt runs. */
+static int products_of(int at, int bt)
+{
+    return at == ONNX_UINT8 && bt == ONNX_INT8 ? ON_ORTVK_UNLESS_SATURATING : ON_ORTVK;
+}
+
 /* MatMulInteger of A [a] and B [b] of types at/bt; zero points: za (scalar), zb (0 none, 1 scalar, n per column).
  * `fill` sets every A and B byte to it (sums that wrap) instead of random values. */
 static void matmul(ortapp *app, const OrtEpDevice *device, const char *name, int ar, const int64_t *a, int br,
@@ -229,7 +244,7 @@ static void matmul(ortapp *app, const OrtEpDevice *device, const char *name, int
     }
     onnx_model_add_node(m, "MatMulInteger", in, zb ? 4 : za ? 3 : 2, out, 1);
     onnx_model_add_output(m, "y", ONNX_INT32, -1, NULL);
-    check_on(app, device, name, m, ins, n_in, out, 1, at == ONNX_UINT8 && bt == ONNX_INT8);
+    check_on(app, device, name, m, ins, n_in, out, 1, products_of(at, bt));
 }
 
 /* QLinearMatMul of A [a] (type at) and B [b] (type bt), y of A's type; scales a_s, b_s, y_s (graph inputs). */
@@ -253,7 +268,7 @@ static void qlinear(ortapp *app, const OrtEpDevice *device, const char *name, in
     const char *out[1] = {"y"};
     onnx_model_add_node(m, "QLinearMatMul", names, 8, out, 1);
     onnx_model_add_output(m, "y", at, -1, NULL);
-    check_on(app, device, name, m, ins, 8, out, 1, at == ONNX_UINT8 && bt == ONNX_INT8);
+    check_on(app, device, name, m, ins, 8, out, 1, products_of(at, bt));
 }
 
 typedef struct conv_attrs {
@@ -261,6 +276,16 @@ typedef struct conv_attrs {
     int64_t group;
     const char *auto_pad;
 } conv_attrs;
+
+static void conv_attrs_set(onnx_node *node, int rank, const conv_attrs *c)
+{
+    int n = rank - 2;
+    if (c->strides[0]) onnx_node_attr_ints(node, "strides", c->strides, n);
+    if (c->dilations[0]) onnx_node_attr_ints(node, "dilations", c->dilations, n);
+    if (c->auto_pad) onnx_node_attr_string(node, "auto_pad", c->auto_pad);
+    else onnx_node_attr_ints(node, "pads", c->pads, 2 * n);
+    if (c->group) onnx_node_attr_int(node, "group", c->group);
+}
 
 static void conv(ortapp *app, const OrtEpDevice *device, const char *name, int rank, const int64_t *x,
                  const int64_t *w, const conv_attrs *c, bool zps)
@@ -280,15 +305,64 @@ static void conv(ortapp *app, const OrtEpDevice *device, const char *name, int r
         n_in = 4;
     }
     const char *in[4] = {"x", "w", "zx", "zw"}, *out[1] = {"y"};
-    onnx_node *node = onnx_model_add_node(m, "ConvInteger", in, n_in, out, 1);
-    int n = rank - 2;
-    if (c->strides[0]) onnx_node_attr_ints(node, "strides", c->strides, n);
-    if (c->dilations[0]) onnx_node_attr_ints(node, "dilations", c->dilations, n);
-    if (c->auto_pad) onnx_node_attr_string(node, "auto_pad", c->auto_pad);
-    else onnx_node_attr_ints(node, "pads", c->pads, 2 * n);
-    if (c->group) onnx_node_attr_int(node, "group", c->group);
+    conv_attrs_set(onnx_model_add_node(m, "ConvInteger", in, n_in, out, 1), rank, c);
     onnx_model_add_output(m, "y", ONNX_INT32, -1, NULL);
     check(app, device, name, m, ins, n_in, out, 1);
+}
+
+/* ---- QLinearConv ---------------------------------------------------------------------------------------- */
+
+/* A QLinearConv's types and constants: scales x_s and y_s, w's w_s (with `per_channel`, channel c's is
+ * w_s * (1 + c / 8), and w's zero points are one an output channel, all zw), a random int32 bias when `bias`;
+ * `fill` (unless -1) every byte of x and w; where the node must run. */
+typedef struct qconv_case {
+    int xt, wt;
+    float x_s, w_s, y_s;
+    bool per_channel, bias;
+    int zw, fill, where;
+} qconv_case;
+
+/* QLinearConv of x [x] (a graph input, random bytes) and constant w [w], y of x's type. */
+static void qconv(ortapp *app, const OrtEpDevice *device, const char *name, int rank, const int64_t *x,
+                  const int64_t *w, const conv_attrs *c, const qconv_case *q)
+{
+    onnx_model *m = onnx_model_new(10);
+    qin ins[1] = {{.name = "x", .type = q->xt, .rank = rank}};
+    memcpy(ins[0].dims, x, (size_t)rank * sizeof(int64_t));
+    random_bytes(&ins[0]);
+    qin wv = {.type = q->wt, .rank = rank};
+    memcpy(wv.dims, w, (size_t)rank * sizeof(int64_t));
+    random_bytes(&wv);
+    if (q->fill != -1) {
+        memset(ins[0].data, q->fill, count_of(&ins[0]));
+        memset(wv.data, q->fill, count_of(&wv));
+    }
+    int64_t M = w[0], one[1] = {1}, per[1] = {q->per_channel ? M : 1};
+    float *ws = calloc((size_t)M, sizeof(float));
+    uint8_t *wz = calloc((size_t)M, 1), xz = (uint8_t)next(), yz = (uint8_t)next();
+    int32_t *b = calloc((size_t)M, sizeof(int32_t));
+    for (int64_t k = 0; k < M; k++) {
+        ws[k] = q->w_s * (1.0f + (float)k / 8.0f);
+        wz[k] = (uint8_t)q->zw;
+        b[k] = k == 0 ? -(1 << 20) : k == 1 ? (1 << 20) : (int32_t)(next() % 2000001) - 1000000;
+    }
+    onnx_model_add_initializer(m, "xs", ONNX_FLOAT, 0, NULL, &q->x_s, sizeof(float));
+    onnx_model_add_initializer(m, "xz", q->xt, 1, one, &xz, 1);
+    onnx_model_add_initializer(m, "w", q->wt, rank, w, wv.data, count_of(&wv));
+    onnx_model_add_initializer(m, "ws", ONNX_FLOAT, 1, per, ws, (size_t)per[0] * sizeof(float));
+    onnx_model_add_initializer(m, "wz", q->wt, 1, per, wz, (size_t)per[0]);
+    onnx_model_add_initializer(m, "ys", ONNX_FLOAT, 0, NULL, &q->y_s, sizeof(float));
+    onnx_model_add_initializer(m, "yz", q->xt, 0, NULL, &yz, 1);
+    int64_t bd[1] = {M};
+    if (q->bias) onnx_model_add_initializer(m, "B", ONNX_INT32, 1, bd, b, (size_t)M * sizeof(int32_t));
+    free(ws);
+    free(wz);
+    free(b);
+    free(wv.data);
+    const char *in[9] = {"x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "B"}, *out[1] = {"y"};
+    conv_attrs_set(onnx_model_add_node(m, "QLinearConv", in, q->bias ? 9 : 8, out, 1), rank, c);
+    onnx_model_add_output(m, "y", q->xt, -1, NULL);
+    check_on(app, device, name, m, ins, 1, out, 1, q->where);
 }
 
 int main(void)
@@ -355,5 +429,35 @@ int main(void)
     int64_t xl[3] = {1, 70000, 1}, wl[3] = {1, 70000, 1};
     conv(&app, device, "ConvInteger 70000 channels, pads of 65537", 3, xl, wl,
          &(conv_attrs){.strides = {3}, .pads = {65537, 3}}, true);
+
+    /* QLinearConv: the CPU EP's generic kernels (uint8 weights, or int8 ones whose zero points are not all 0), its
+     * symmetric ones (int8 weights, zero points 0), depthwise, per-channel scales and bias; values whose sums of pairs
+     * pass 16 bits (-128 everywhere); output scales that saturate, and one refused (sums that may pass 2^31). */
+    int64_t wq[4] = {6, 2, 3, 3}, wd[4] = {4, 1, 3, 3}, xd[4] = {2, 4, 9, 10}, x1[3] = {2, 6, 25}, w1[3] = {5, 6, 4};
+    conv_attrs padded = {.strides = {2, 1}, .pads = {1, 0, 2, 1}, .group = 2};
+    qconv(&app, device, "QLinearConv uint8 x uint8 group 2 bias", 4, x4, wq, &padded,
+          &(qconv_case){ONNX_UINT8, ONNX_UINT8, 0.02f, 0.013f, 0.7f, false, true, 7, -1, ON_ORTVK});
+    qconv(&app, device, "QLinearConv uint8 x uint8 per-channel dilations", 4, x4, w44,
+          &(conv_attrs){.dilations = {2, 3}, .pads = {1, 1, 1, 1}},
+          &(qconv_case){ONNX_UINT8, ONNX_UINT8, 0.05f, 0.002f, 0.3f, true, true, 131, -1, ON_ORTVK});
+    qconv(&app, device, "QLinearConv uint8 x uint8 depthwise SAME_UPPER", 4, xd, wd,
+          &(conv_attrs){.auto_pad = "SAME_UPPER", .group = 4},
+          &(qconv_case){ONNX_UINT8, ONNX_UINT8, 0.1f, 0.01f, 0.2f, true, false, 0, -1, ON_ORTVK});
+    qconv(&app, device, "QLinearConv uint8 x uint8 saturating, ties", 4, x4, wq, &padded,
+          &(qconv_case){ONNX_UINT8, ONNX_UINT8, 1.0f, 1.0f, 2.0f, false, true, 0, -1, ON_ORTVK});
+    qconv(&app, device, "QLinearConv uint8 x uint8 y_scale 0", 4, x4, wq, &padded,
+          &(qconv_case){ONNX_UINT8, ONNX_UINT8, 1.0f, 1.0f, 0.0f, false, false, 0, -1, ON_ORTVK});
+    qconv(&app, device, "QLinearConv int8 x int8 symmetric per-channel", 4, x4, wq, &padded,
+          &(qconv_case){ONNX_INT8, ONNX_INT8, 0.05f, 0.001f, 0.25f, true, true, 0, -1, ON_ORTVK});
+    qconv(&app, device, "QLinearConv int8 x int8 -128 everywhere", 4, x4, wq, &padded,
+          &(qconv_case){ONNX_INT8, ONNX_INT8, 0.05f, 0.001f, 0.25f, true, true, 0, 0x80, ON_ORTVK});
+    qconv(&app, device, "QLinearConv int8 x int8 zero points 5, 1-D", 3, x1, w1, &(conv_attrs){.strides = {3}},
+          &(qconv_case){ONNX_INT8, ONNX_INT8, 0.05f, 0.01f, 0.5f, true, true, 5, -1, ON_ORTVK});
+    qconv(&app, device, "QLinearConv int8 x int8 depthwise", 4, xd, wd, &(conv_attrs){.pads = {1, 1, 1, 1}, .group = 4},
+          &(qconv_case){ONNX_INT8, ONNX_INT8, 0.1f, 0.01f, 0.2f, false, true, 0, -1, ON_ORTVK});
+    qconv(&app, device, "QLinearConv uint8 x int8 symmetric", 4, x4, wq, &padded,
+          &(qconv_case){ONNX_UINT8, ONNX_INT8, 0.02f, 0.004f, 0.1f, true, true, 0, -1, ON_ORTVK_UNLESS_SATURATING});
+    qconv(&app, device, "QLinearConv int8 weights, sums past 2^31 refused", 4, x4, wq, &padded,
+          &(qconv_case){ONNX_INT8, ONNX_INT8, 1.0f, 1.0f, 1e-6f, false, false, 0, -1, ON_CPU_EP});
     return test_finish(&app, "test_kernels_quant");
 }

@@ -25,6 +25,8 @@ typedef struct op_spec {
 static const op_spec specs[] = {
     {"conv3x3", "Conv 3x3 64->64 160x160", 4, {1, 64, 160, 160}, 2.0 * 64 * 64 * 9 * 160 * 160, false},
     {"conv1x1", "Conv 1x1 64->64 160x160", 4, {1, 64, 160, 160}, 2.0 * 64 * 64 * 160 * 160, false},
+    /* The recognizer's largest pointwise Convs: many channels over few pixels. */
+    {"conv480", "Conv 1x1 480->480 6x80", 4, {1, 480, 6, 80}, 2.0 * 480 * 480 * 6 * 80, false},
     /* A node here is a pair, a pointwise Conv and a residual Add of its input (fused into the GEMM's stores). */
     {"convres", "Conv 1x1 64->64 160x160 + x", 4, {1, 64, 160, 160}, 2.0 * 64 * 64 * 160 * 160, false},
     /* A node here is a pair, a pointwise Conv of few input channels as the detector's Conv.2 (16 -> 32 at 320x320,
@@ -115,7 +117,8 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
     int64_t c = s->dims[1], pooled[4] = {s->dims[0], c, 1, 1};
     onnx_model_add_input(m, "x", ONNX_FLOAT, s->rank, s->dims);
     onnx_model_add_output(m, "y", ONNX_FLOAT, s->rank, pooled_output(s) ? pooled : s->dims);
-    bool pointwise = strcmp(s->name, "conv1x1") == 0 || strcmp(s->name, "convres") == 0;
+    bool pointwise = strcmp(s->name, "conv1x1") == 0 || strcmp(s->name, "convres") == 0 ||
+                     strcmp(s->name, "conv480") == 0;
     if (pointwise || strcmp(s->name, "conv3x3") == 0 || strcmp(s->name, "conv1d") == 0) {
         int k = pointwise ? 1 : 3;
         int64_t wd[4] = {c, c, k, k}, bd[1] = {c}; /* the first s->rank of them */

@@ -19,7 +19,7 @@
 /* The most terms one output element sums: 32,768 of ORTVK_FOR's blocks of 16, half of lavapipe's loop cap. */
 #define QMM_MAX_TERMS (INT64_C(1) << 19)
 
-enum { FN_MATMUL, FN_CONV, FN_QLINEAR, FN_QPARAMS, FN_QSCALES, FN_QCONV };
+enum { FN_MATMUL, FN_CONV, FN_QLINEAR, FN_QPARAMS, FN_QSCALES, FN_QCONV, FN_PACK };
 
 typedef struct push_qmm {
     uint64_t a, b, za, zb, y;
@@ -396,13 +396,29 @@ static OrtStatus *conv_shape(const ortvk_kparams *params, ortvk_krun *run)
     return conv_dims("ConvInteger", params, run, 1, T_INT32);
 }
 
+/* A convolution's dispatch (FN_CONV or FN_QCONV) over geometry g: where each group's output channels are a multiple
+ * of 4, 4 of them by 4 columns an invocation (the shader's variant 1), its weights repacked first into a scratch
+ * buffer of a 32-bit word a tap for each 4 channels (FN_PACK); else one output an invocation. */
+static OrtStatus *conv_dispatch(ortvk_krun *run, uint32_t fn, push_qmm *push, const int64_t g[16])
+{
+    for (int k = 0; k < 16; k++) push->d[k] = (uint32_t)g[k];
+    if ((g[4] / g[9]) % 4 != 0)
+        return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, fn, push, sizeof(*push), run->out[0].count);
+    uint64_t blocks = (uint64_t)g[4] / 4, taps = (uint64_t)(g[1] / g[9] * g[5] * g[6]);
+    push_qmm pack = {.a = push->b, .d = {(uint32_t)blocks, (uint32_t)taps}};
+    ORTVK_TRY(ortvk_krun_scratch(run, (size_t)(blocks * taps * 4), &pack.y));
+    ORTVK_TRY(ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, FN_PACK, &pack, sizeof(pack), blocks * taps));
+    push->b = pack.y;
+    uint64_t invocations = (uint64_t)(g[0] * g[7] * ((g[8] + 3) / 4)) * blocks;
+    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, fn + ORTVK_KVARIANT, push, sizeof(*push), invocations);
+}
+
 static OrtStatus *conv_record(const ortvk_kparams *params, ortvk_krun *run)
 {
     int64_t g[16];
     ORTVK_TRY(conv_plan("ConvInteger", &params->quant.conv, run, 1, g));
     push_qmm push = integer_operands(run);
-    for (int k = 0; k < 16; k++) push.d[k] = (uint32_t)g[k];
-    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, FN_CONV, &push, sizeof(push), run->out[0].count);
+    return conv_dispatch(run, FN_CONV, &push, g);
 }
 
 /* ---- QLinearConv ---------------------------------------------------------------------------------------- */
@@ -528,8 +544,7 @@ static OrtStatus *qconv_record(const ortvk_kparams *params, ortvk_krun *run)
     ORTVK_TRY(qlinear_gather("QLinearConv", run, flags, (uint32_t)scales, &words));
     push_qmm push = {.a = run->in[0].address, .b = run->in[3].address, .za = words,
                      .zb = bias ? run->in[8].address : 0, .y = run->out[0].address, .flags = flags};
-    for (int k = 0; k < 16; k++) push.d[k] = (uint32_t)g[k];
-    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, FN_QCONV, &push, sizeof(push), run->out[0].count);
+    return conv_dispatch(run, FN_QCONV, &push, g);
 }
 
 const ortvk_kop ortvk_kops_qmm[] = {

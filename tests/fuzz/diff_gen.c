@@ -1528,11 +1528,18 @@ static void gen_matmul_integer(dcase *c)
     node(c, in, 2 + nz, 1, ONNX_INT32);
 }
 
+/* A quantized convolution's output channels a group: 4 and 8 too (4 channels by 4 columns an invocation). */
+static int64_t group_outputs(dcase *c)
+{
+    static const int64_t counts[] = {1, 2, 3, 4, 8};
+    return PICK(c, counts);
+}
+
 static void gen_conv_integer(dcase *c)
 {
     int sp = rp(c, 0.7) ? 2 : (int)rint_(c, 1, 3);
     int64_t group = rp(c, 0.7) ? 1 : rint_(c, 1, 3);
-    int64_t cin = group * rint_(c, 1, 3), cout = group * rint_(c, 1, 3);
+    int64_t cin = group * rint_(c, 1, 3), cout = group * group_outputs(c);
     int64_t x[DC_MAX_RANK], w[DC_MAX_RANK], kernel[3];
     x[0] = rint_(c, 1, 2);
     x[1] = cin;
@@ -1572,7 +1579,7 @@ static void gen_qlinear_conv(dcase *c)
 {
     int sp = rp(c, 0.7) ? 2 : 1;
     int64_t group = rp(c, 0.6) ? 1 : rint_(c, 1, 3);
-    int64_t cin = group * rint_(c, 1, 3), cout = group * rint_(c, 1, 3);
+    int64_t cin = group * rint_(c, 1, 3), cout = group * group_outputs(c);
     if (rp(c, 0.15)) group = cin = cout = rint_(c, 1, 5); /* depthwise */
     int64_t x[DC_MAX_RANK], w[DC_MAX_RANK], kernel[3], one[1] = {1};
     x[0] = rint_(c, 1, 2);
@@ -1592,7 +1599,7 @@ static void gen_qlinear_conv(dcase *c)
     int_zero_point(c, "xz", xt, 1);
     if (rp(c, 0.9)) const_tensor(c, "w", wt, 2 + sp, w);
     else input_of(c, "w", wt, 2 + sp, w, c->values);
-    int per = cout <= 8 && rp(c, 0.5) ? (int)cout : 1;
+    int per = cout <= 8 && rp(c, 0.5) ? (int)cout : 1; /* one a channel where s[] and z[] hold them */
     for (int i = 0; i < per; i++) s[i] = rp(c, 0.05) ? special_float(c) : PICK(c, scales);
     const_floats(c, "ws", per > 1 || rp(c, 0.5) ? per : -1, s, true);
     uint8_t z[8];

@@ -455,6 +455,23 @@ int main(void)
           &(qconv_case){ONNX_INT8, ONNX_INT8, 0.05f, 0.01f, 0.5f, true, true, 5, -1, ON_ORTVK});
     qconv(&app, device, "QLinearConv int8 x int8 depthwise", 4, xd, wd, &(conv_attrs){.pads = {1, 1, 1, 1}, .group = 4},
           &(qconv_case){ONNX_INT8, ONNX_INT8, 0.1f, 0.01f, 0.2f, false, true, 0, -1, ON_ORTVK});
+    /* 4 output channels a group: 4 channels by 4 columns an invocation, rows of 6 and 9 columns (partial blocks),
+     * columns over padding */
+    int64_t w8[4] = {8, 4, 3, 3}, w8g[4] = {8, 2, 3, 3}, w4c[3] = {4, 6, 4};
+    conv_attrs columns = {.strides = {1, 2}, .dilations = {2, 1}, .pads = {1, 2, 0, 1}};
+    qconv(&app, device, "QLinearConv uint8 x uint8 8 channels by columns", 4, x4, w8, &columns,
+          &(qconv_case){ONNX_UINT8, ONNX_UINT8, 0.05f, 0.002f, 0.3f, true, true, 131, -1, ON_ORTVK});
+    qconv(&app, device, "QLinearConv int8 x int8 2 groups of 4 symmetric", 4, x4, w8g,
+          &(conv_attrs){.pads = {2, 3, 2, 3}, .group = 2},
+          &(qconv_case){ONNX_INT8, ONNX_INT8, 0.05f, 0.001f, 0.25f, true, true, 0, -1, ON_ORTVK});
+    qconv(&app, device, "QLinearConv int8 x int8 2 groups of 4, -128", 4, x4, w8g, &(conv_attrs){.group = 2},
+          &(qconv_case){ONNX_INT8, ONNX_INT8, 0.05f, 0.001f, 0.25f, false, true, 0, 0x80, ON_ORTVK});
+    qconv(&app, device, "QLinearConv uint8 x uint8 1-D 4 channels", 3, x1, w4c,
+          &(conv_attrs){.strides = {3}, .pads = {2, 1}},
+          &(qconv_case){ONNX_UINT8, ONNX_UINT8, 0.1f, 0.003f, 0.5f, false, false, 9, -1, ON_ORTVK});
+    conv(&app, device, "ConvInteger 8 channels by columns", 4, x4, w8, &columns, true);
+    conv(&app, device, "ConvInteger 2 groups of 4, pads", 4, x4, w8g, &(conv_attrs){.pads = {2, 3, 2, 3}, .group = 2},
+         false);
     qconv(&app, device, "QLinearConv uint8 x int8 symmetric", 4, x4, wq, &padded,
           &(qconv_case){ONNX_UINT8, ONNX_INT8, 0.02f, 0.004f, 0.1f, true, true, 0, -1, ON_ORTVK_UNLESS_SATURATING});
     qconv(&app, device, "QLinearConv int8 weights, sums past 2^31 refused", 4, x4, wq, &padded,

@@ -1,5 +1,5 @@
 // MatMulInteger (FN 0), ConvInteger (FN 1), QLinearMatMul (FN 2) and QLinearConv (FN 5; FN 3 and 4 gather the last
-// two's parameters first): int32 sums of products of 8-bit operands less their zero points, one output element an
+// two's parameters first, FN 6 repacks the convolutions' weights): int32 sums of products of 8-bit operands less their zero points, one output element an
 // invocation. The sums wrap modulo 2^32 like MLAS's int32 accumulators (the same sum modulo 2^32 in any order). The
 // convolutions' padding reads as the input's zero point (ORT's CPU EP pads its im2col buffer with it), so padded taps
 // add nothing. QLinearMatMul and QLinearConv requantize the sum (plus QLinearConv's bias, wrapping) as MLAS does:
@@ -97,56 +97,127 @@ uint taps_to(int i0, uint d, uint size, uint K)
     return min(K, (uint(int(size) - i0) + d - 1u) / d);
 }
 
-// Output element i of a convolution: its count and output channel. d: batches, C, H, W, M, KH, KW, OH, OW, groups,
-// stride h/w, dilation h/w, pad h/w (begin).
-uint conv_outputs()
+// Constant 1 (the convolutions): 1 where an invocation computes CO = 4 output channels (the group's channels a
+// multiple of 4) by PX = 4 neighbouring pixels of a row, so that each input byte it loads serves 4 sums and each
+// weight 4; p.b then holds the weights repacked by FN 6, a 32-bit word a tap for each 4 output channels (one load for
+// 4 weights: byte loads, which lavapipe makes one lane at a time, were most of the time). 0: one output an invocation,
+// the weights as given.
+layout(constant_id = 1) const uint VARIANT = 0u;
+const uint CO = VARIANT == 1u ? 4u : 1u;
+const uint PX = VARIANT == 1u ? 4u : 1u;
+
+// A convolution's invocations. d: batches, C, H, W, M, KH, KW, OH, OW, groups, stride h/w, dilation h/w, pad h/w
+// (begin).
+uint conv_invocations()
 {
-    return p.d[0] * p.d[4] * p.d[7] * p.d[8];
+    return p.d[0] * (p.d[4] / CO) * p.d[7] * ((p.d[8] + PX - 1u) / PX);
 }
 
-uint conv_channel(uint i)
+// Invocation i's first output channel m, batch entry, row oy and first column ox: its outputs are channels m .. m +
+// CO - 1 by columns ox .. ox + PX - 1 (those below OW).
+void conv_output(uint i, out uint m, out uint batch, out uint oy, out uint ox)
 {
-    return (i / (p.d[8] * p.d[7])) % p.d[4];
+    uint blocks = (p.d[8] + PX - 1u) / PX, rest = i / blocks;
+    ox = (i - rest * blocks) * PX;
+    oy = rest % p.d[7];
+    rest /= p.d[7];
+    m = (rest % (p.d[4] / CO)) * CO;
+    batch = rest / (p.d[4] / CO);
 }
 
-// The sum of output element i less the zero points za and zb.
-uint conv_sum(uint i, int za, int zb)
+// The sums of invocation i's outputs less the zero points za and zb (zbs[j] for channel m + j): acc[j * 4 + q] is
+// channel m + j at column ox + q. The taps visited run (channel, ky, kx) with counters rather than divisions (lavapipe
+// divides integers lane by lane), over the kx any of the PX columns reaches inside the input; a column's taps outside
+// it add nothing (x - za read as 0).
+void conv_sums(uint i, int za, ivec4 zbs, out uint acc[16])
 {
-    uint C = p.d[1], H = p.d[2], W = p.d[3], M = p.d[4], KH = p.d[5], KW = p.d[6], OH = p.d[7], OW = p.d[8];
-    uint ox = i % OW, oy = (i / OW) % OH, m = conv_channel(i), batch = i / (OW * OH * M);
-    uint Cg = C / p.d[9], g = m / (M / p.d[9]);
+    uint C = p.d[1], H = p.d[2], W = p.d[3], M = p.d[4], KH = p.d[5], KW = p.d[6];
+    uint m, batch, oy, ox;
+    conv_output(i, m, batch, oy, ox);
+    uint Cg = C / p.d[9], g = m / (M / p.d[9]), taps = Cg * KH * KW;
     bool sa = (p.flags & 1u) != 0u, sb = (p.flags & 2u) != 0u;
-    uint x0 = p.a.x + (batch * C + g * Cg) * H * W, w0 = p.b.x + m * Cg * KH * KW;
+    uint x0 = p.a.x + (batch * C + g * Cg) * H * W, w0 = p.b.x + m * taps;
     int iy0 = int(oy * p.d[10]) - int(p.d[14]), ix0 = int(ox * p.d[11]) - int(p.d[15]);
     // Only the taps inside the input: ky in [ky0, ky1), kx in [kx0, kx1), so an output over padding costs nothing.
     uint ky0 = taps_from(iy0, p.d[12]), ky1 = max(taps_to(iy0, p.d[12], H, KH), ky0);
-    uint kx0 = taps_from(ix0, p.d[13]), kx1 = max(taps_to(ix0, p.d[13], W, KW), kx0);
-    uint KHv = ky1 - ky0, KWv = kx1 - kx0;
-    uint acc = 0u;
-    ORTVK_FOR(t, 0u, Cg * KHv * KWv) {
-        uint kx = kx0 + t % KWv, ky = ky0 + (t / KWv) % KHv, c = t / (KWv * KHv);
-        uint iy = uint(iy0 + int(ky * p.d[12])), ix = uint(ix0 + int(kx * p.d[13]));
-        int xv = byte_of(0, x0, (c * H + iy) * W + ix, sa);
-        acc += uint((xv - za) * (byte_of(1, w0, (c * KH + ky) * KW + kx, sb) - zb));
+    uint kx0 = taps_from(ix0 + int((PX - 1u) * p.d[11]), p.d[13]), kx1 = max(taps_to(ix0, p.d[13], W, KW), kx0);
+    [[unroll]] for (uint k = 0u; k < 16u; k++) acc[k] = 0u;
+    uint c = 0u, ky = ky0, kx = kx0;
+    ORTVK_FOR(t, 0u, Cg * (ky1 - ky0) * (kx1 - kx0)) {
+        uint row = x0 + (c * H + uint(iy0 + int(ky * p.d[12]))) * W;
+        int xv[4];
+        [[unroll]] for (uint q = 0u; q < PX; q++) {
+            int ix = ix0 + int(q * p.d[11] + kx * p.d[13]);
+            bool inside = PX == 1u || (ix >= 0 && ix < int(W));
+            xv[q] = inside ? byte_of(0, row, uint(clamp(ix, 0, int(W) - 1)), sa) - za : 0;
+        }
+        uint w = (c * KH + ky) * KW + kx;
+        if (CO == 4u) {
+            uint word = ORTVK_WORD(1, p.b, (m / 4u) * taps + w);
+            [[unroll]] for (uint j = 0u; j < 4u; j++) {
+                int wv = (sb ? int(word << (24u - 8u * j)) >> 24 : int((word >> (8u * j)) & 0xffu)) - zbs[j];
+                [[unroll]] for (uint q = 0u; q < PX; q++) acc[j * 4u + q] += uint(xv[q] * wv);
+            }
+        } else {
+            acc[0] += uint(xv[0] * (byte_of(1, w0, w, sb) - zbs[0]));
+        }
+        bool next_row = ++kx == kx1, next_plane = next_row && ky + 1u == ky1;
+        kx = next_row ? kx0 : kx;
+        ky = next_plane ? ky0 : ky + (next_row ? 1u : 0u);
+        c += next_plane ? 1u : 0u;
     }
-    return acc;
 }
 
+// Output element of channel m + j at column ox + q (of batch entry `batch`, row oy), and whether it exists.
+bool conv_element(uint m, uint batch, uint oy, uint ox, uint j, uint q, out uint element)
+{
+    element = ((batch * p.d[4] + m + j) * p.d[7] + oy) * p.d[8] + ox + q;
+    return ox + q < p.d[8];
+}
+
+// ConvInteger: zb one value, or one an output channel (flags 4).
 void conv(uint i)
 {
-    if (i >= conv_outputs()) return;
-    bool sa = (p.flags & 1u) != 0u, sb = (p.flags & 2u) != 0u;
-    int zb = zero_point(3, p.zb, (p.flags & 4u) != 0u ? conv_channel(i) : 0u, sb);
-    ORTVK_WORD(4, p.y, i) = conv_sum(i, zero_point(2, p.za, 0u, sa), zb);
+    if (i >= conv_invocations()) return;
+    bool sa = (p.flags & 1u) != 0u, sb = (p.flags & 2u) != 0u, per_channel = (p.flags & 4u) != 0u;
+    uint m, batch, oy, ox, acc[16], element;
+    conv_output(i, m, batch, oy, ox);
+    ivec4 zbs;
+    [[unroll]] for (uint j = 0u; j < 4u; j++)
+        zbs[j] = zero_point(3, p.zb, per_channel ? m + min(j, CO - 1u) : 0u, sb);
+    conv_sums(i, zero_point(2, p.za, 0u, sa), zbs, acc);
+    [[unroll]] for (uint j = 0u; j < CO; j++) {
+        [[unroll]] for (uint q = 0u; q < PX; q++) {
+            if (conv_element(m, batch, oy, ox, j, q, element)) ORTVK_WORD(4, p.y, element) = acc[j * 4u + q];
+        }
+    }
 }
 
-// QLinearConv: p.za the gathered parameters, p.zb the int32 bias (absent: 0).
+// QLinearConv: p.za the gathered parameters, p.zb the int32 bias (absent: 0), a scale an output channel (flags 4).
 void qlinear_conv(uint i)
 {
-    if (i >= conv_outputs()) return;
-    uint m = conv_channel(i), bias = p.zb == uvec2(0u) ? 0u : ORTVK_WORD(3, p.zb, m);
-    requantize(i, conv_sum(i, int(ORTVK_WORD(2, p.za, 0u)), int(ORTVK_WORD(2, p.za, 2u))) + bias,
-               (p.flags & 4u) != 0u ? m : 0u);
+    if (i >= conv_invocations()) return;
+    uint m, batch, oy, ox, acc[16], element;
+    conv_output(i, m, batch, oy, ox);
+    conv_sums(i, int(ORTVK_WORD(2, p.za, 0u)), ivec4(int(ORTVK_WORD(2, p.za, 2u))), acc);
+    [[unroll]] for (uint j = 0u; j < CO; j++) {
+        uint bias = p.zb == uvec2(0u) ? 0u : ORTVK_WORD(3, p.zb, m + j), c = (p.flags & 4u) != 0u ? m + j : 0u;
+        [[unroll]] for (uint q = 0u; q < PX; q++) {
+            if (conv_element(m, batch, oy, ox, j, q, element)) requantize(element, acc[j * 4u + q] + bias, c);
+        }
+    }
+}
+
+// FN 6: the weights p.a ([M][taps] bytes) repacked into p.y for variant 1: word q * taps + t holds tap t of output
+// channels 4q .. 4q + 3, one a byte (d[0]: M / 4, d[1]: taps).
+void pack_weights(uint i)
+{
+    uint taps = p.d[1];
+    if (i >= p.d[0] * taps) return;
+    uint q = i / taps, t = i - q * taps, word = 0u;
+    [[unroll]] for (uint j = 0u; j < 4u; j++)
+        word |= uint(ortvk_bytes[0].v[p.a.x + (4u * q + j) * taps + t]) << (8u * j);
+    ORTVK_WORD(4, p.y, i) = word;
 }
 
 void main()
@@ -155,5 +226,6 @@ void main()
     else if (FN == 1u) conv(ortvk_index());
     else if (FN == 2u) qlinear_matmul(ortvk_index());
     else if (FN == 5u) qlinear_conv(ortvk_index());
+    else if (FN == 6u) pack_weights(ortvk_index());
     else qlinear_params(ortvk_index());
 }

@@ -1,7 +1,7 @@
-/* MatMulInteger, QLinearMatMul, ConvInteger and QLinearConv on the device (shaders/kernel_qmm.comp): uint8/int8 operands
- * less their zero points, int32 sums that wrap like MLAS's accumulators; QLinearMatMul and QLinearConv requantized as
- * MLAS does. Zero points per tensor (MatMulInteger's B also per column); the convolutions 1-D and 2-D with groups,
- * strides, dilations and pads; QLinearConv's scales per tensor or per output channel, and its int32 bias. */
+/* MatMulInteger, QLinearMatMul, ConvInteger and QLinearConv on the device (shaders/kernel_qmm.comp): uint8/int8
+ * operands less their zero points, int32 sums that wrap like MLAS's accumulators; QLinearMatMul and QLinearConv
+ * requantized as MLAS does. Zero points per tensor (MatMulInteger's B also per column); the convolutions 1-D and 2-D
+ * with groups, strides, dilations and pads; QLinearConv's scales per tensor or per output channel, its int32 bias. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -2,8 +2,9 @@
 // two's parameters first, FN 6 repacks the convolutions' weights): int32 sums of products of 8-bit operands less their
 // zero points, one output element an invocation (the convolutions: up to 4 x 4, constant 1). The sums wrap modulo 2^32
 // like MLAS's int32 accumulators (the same sum modulo 2^32 in any order). The convolutions' padding reads as the
-// input's zero point (ORT's CPU EP pads its im2col buffer with it), so padded taps add nothing. QLinearMatMul and QLinearConv requantize the sum (plus QLinearConv's bias, wrapping) as MLAS does:
-// float(sum) * (a_scale * b_scale[c] / y_scale), saturated and rounded half to even.
+// input's zero point (ORT's CPU EP pads its im2col buffer with it), so padded taps add nothing. QLinearMatMul and
+// QLinearConv requantize the sum (plus QLinearConv's bias, wrapping) as MLAS does: float(sum) * (a_scale *
+// b_scale[c] / y_scale), saturated and rounded half to even.
 #version 460
 #extension GL_EXT_shader_8bit_storage : require
 #define ORTVK_BYTES

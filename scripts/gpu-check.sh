@@ -127,9 +127,10 @@ for forms in "" cpu; do
     --compare-frames 15 --threads "$(nproc)" 2>&1 | grep -E "MatMul|Conv" || true
 done
 
-section "element-wise (the lanes' blocks), depthwise, one LSTM step, and a small model's Run"
-ORTVK_VALIDATION=0 timeout 30 ./$build/ortvk-bench --ops add,sigmoid,mulch,dw3x3,lstm,small --compare-frames 15 \
-  --threads "$(nproc)" 2>&1 | grep -E "Add|Sigmoid|Mul|depthwise|LSTM|ortvk .* us" || true
+section "element-wise (the lanes' blocks), depthwise, one LSTM step, a quantized Conv, and a small model's Run"
+ORTVK_VALIDATION=0 timeout 30 ./$build/ortvk-bench --ops add,sigmoid,mulch,dw3x3,lstm,qconv3x3,small \
+  --compare-frames 15 --threads "$(nproc)" 2>&1 |
+  grep -E "Add|Sigmoid|Mul|depthwise|LSTM|QLinearConv|ortvk .* us" || true
 
 section "demo"
 ORTVK_VALIDATION=0 timeout 40 ./$build/ortvk-demo --model .cache/models/ch_PP-OCRv4_det_infer.onnx --size 640x640 \

@@ -2,8 +2,6 @@
  * operands less their zero points, int32 sums that wrap like MLAS's accumulators; QLinearMatMul and QLinearConv
  * requantized as MLAS does. Zero points per tensor (MatMulInteger's B also per column); the convolutions 1-D and 2-D
  * with groups, strides, dilations and pads; QLinearConv's scales per tensor or per output channel, its int32 bias. */
-#include <math.h>
-#include <stdlib.h>
 #include <string.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -338,7 +336,7 @@ static void as_4d(const ortvk_ktensor *t, int64_t d[4])
     else memcpy(d, t->dims, 4 * sizeof(int64_t));
 }
 
-/* The run's geometry in the shader's order (kernel_qmm.comp's conv_sum()): N, C, H, W, M, KH, KW, OH, OW, groups,
+/* The run's geometry in the shader's order (kernel_qmm.comp's conv_sums()): N, C, H, W, M, KH, KW, OH, OW, groups,
  * strides, dilations, begin pads; W is input iw of `op`. */
 static OrtStatus *conv_plan(const char *op, const ortvk_kparams_conv *p, const ortvk_krun *run, size_t iw,
                             int64_t g[16])
@@ -424,9 +422,8 @@ static OrtStatus *conv_record(const ortvk_kparams *params, ortvk_krun *run)
 /* ---- QLinearConv ---------------------------------------------------------------------------------------- */
 
 /* Whether the CPU EP may take its symmetric kernels (MlasConvSym*): int8 weights and their zero points constants, the
- * zero points all 0, and x's zero point a constant (QLinearConv's PrePack). Those kernels convert float(sum) * scale
- * to int32 before they saturate it, where MlasRequantizeOutput (every other kernel's) saturates first: past 2^31 the
- * CPU EP's answer then depends on the kernel it picks. */
+ * zero points all 0, and x's zero point a constant (QLinearConv's PrePack). Their AVX-VNNI depthwise kernel
+ * accumulates with vpdpbusds, which saturates at +-2^31 where every other kernel's int32 sums wrap, as ortvk's do. */
 static bool cpu_ep_symmetric(const ortvk_knode *node)
 {
     const uint8_t *z = NULL;
@@ -440,34 +437,13 @@ static bool cpu_ep_symmetric(const ortvk_knode *node)
     return true;
 }
 
-/* Whether |float(sum) * scale| stays below 2^30 for every output of a QLinearConv that the CPU EP may run on its
- * symmetric kernels, so that every kernel gives the same answer: |x - x_zero_point| <= 255 and |w| <= 128 over W's
- * taps, plus the bias. Needs the scales and the bias as constants, and W's dims. */
-static bool qconv_bounded(const ortvk_knode *node)
+/* Whether a sum of W's taps stays inside int32 whatever the values (|x - x_zero_point| <= 255, |w| <= 128, which the
+ * symmetric kernels' input of x - 128 keeps too), so that saturating and wrapping sums agree. Needs W's dims. */
+static bool symmetric_sums_fit(const ortvk_kvalue *w)
 {
-    const ortvk_kvalue *w = &node->in[3];
-    double taps = 1.0, most = 0.0, bias = 0.0;
+    double taps = 1.0;
     for (int d = 1; d < w->rank; d++) taps *= (double)w->dims[d];
-    size_t n = 0, m = w->rank > 0 && w->dims[0] > 0 ? (size_t)w->dims[0] : 0;
-    float xs = 0.0f, ys = 0.0f;
-    if (w->rank < 3 || taps < 0.0 || m == 0 || !ortvk_knode_const_floats(node, 1, &xs, 1, &n) || n != 1 ||
-        !ortvk_knode_const_floats(node, 6, &ys, 1, &n) || n != 1)
-        return false;
-    float *ws = malloc(m * sizeof(*ws));
-    int64_t *b = malloc(m * sizeof(*b));
-    bool ok = ws && b && ortvk_knode_const_floats(node, 4, ws, m, &n) && (n == 1 || n == m);
-    for (size_t c = 0; ok && c < n; c++) {
-        double s = fabs((double)(xs * ws[c] / ys));
-        ok = s < INFINITY; /* false for NaN too */
-        most = s > most ? s : most;
-    }
-    if (ok && node->n_in > 8 && node->in[8].present) {
-        ok = ortvk_knode_const_ints(node, 8, b, m, &n);
-        for (size_t c = 0; ok && c < n; c++) bias = fmax(bias, fabs((double)b[c]));
-    }
-    free(ws);
-    free(b);
-    return ok && (taps * 255.0 * 128.0 + bias) * most < 0x1p30;
+    return w->rank >= 3 && taps >= 0.0 && taps * 255.0 * 128.0 < 0x1p31;
 }
 
 /* One value, or (per output channel) one a channel, all equal: the CPU EP takes w's zero points only so. */
@@ -512,10 +488,9 @@ static bool qconv_prepare(const ortvk_knode *node, ortvk_kparams *params, char *
     const ortvk_kvalue *b = node->n_in > 8 ? &node->in[8] : NULL;
     if (b && b->present && (b->type != T_INT32 || b->rank != 1))
         return ortvk_krefuse(why, why_len, "a bias other than 1-D int32");
-    if (cpu_ep_symmetric(node) && !qconv_bounded(node))
-        return ortvk_krefuse(why, why_len, "int8 weights of zero points 0 whose sums times the output scale may "
-                             "pass 2^30, or such weights with scales or a bias that are not constants (the CPU EP's "
-                             "kernels then differ)");
+    if (cpu_ep_symmetric(node) && !symmetric_sums_fit(w))
+        return ortvk_krefuse(why, why_len, "int8 weights of zero points 0 and so many taps an output that a sum may "
+                             "pass 2^31 (the CPU EP's symmetric kernels may saturate it, ortvk's wraps)");
     return conv_geometry(node, 3, &params->quant.conv, why, why_len);
 }
 
@@ -524,7 +499,7 @@ static OrtStatus *qconv_shape(const ortvk_kparams *params, ortvk_krun *run)
     return conv_dims("QLinearConv", params, run, 3, run->in[0].type);
 }
 
-/* The parameters gathered (FN 3 and 4), then one output element an invocation (FN 5). */
+/* The parameters gathered (FN 3 and 4), then the convolution (FN 5, conv_dispatch). */
 static OrtStatus *qconv_record(const ortvk_kparams *params, ortvk_krun *run)
 {
     int64_t g[16];

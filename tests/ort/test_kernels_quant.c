@@ -432,7 +432,8 @@ int main(void)
 
     /* QLinearConv: the CPU EP's generic kernels (uint8 weights, or int8 ones whose zero points are not all 0), its
      * symmetric ones (int8 weights, zero points 0), depthwise, per-channel scales and bias; values whose sums of pairs
-     * pass 16 bits (-128 everywhere); output scales that saturate, and one refused (sums that may pass 2^31). */
+     * pass 16 bits (-128 everywhere); output scales that saturate; and one refused: int8 weights of zero points 0 with
+     * sums that may pass 2^31, which the CPU EP's symmetric kernels may saturate. */
     int64_t wq[4] = {6, 2, 3, 3}, wd[4] = {4, 1, 3, 3}, xd[4] = {2, 4, 9, 10}, x1[3] = {2, 6, 25}, w1[3] = {5, 6, 4};
     conv_attrs padded = {.strides = {2, 1}, .pads = {1, 0, 2, 1}, .group = 2};
     qconv(&app, device, "QLinearConv uint8 x uint8 group 2 bias", 4, x4, wq, &padded,
@@ -474,7 +475,9 @@ int main(void)
          false);
     qconv(&app, device, "QLinearConv uint8 x int8 symmetric", 4, x4, wq, &padded,
           &(qconv_case){ONNX_UINT8, ONNX_INT8, 0.02f, 0.004f, 0.1f, true, true, 0, -1, ON_ORTVK_UNLESS_SATURATING});
-    qconv(&app, device, "QLinearConv int8 weights, sums past 2^31 refused", 4, x4, wq, &padded,
-          &(qconv_case){ONNX_INT8, ONNX_INT8, 1.0f, 1.0f, 1e-6f, false, false, 0, -1, ON_CPU_EP});
+    qconv(&app, device, "QLinearConv int8 x int8 output scale 10^6", 4, x4, wq, &padded,
+          &(qconv_case){ONNX_INT8, ONNX_INT8, 1.0f, 1.0f, 1e-6f, false, false, 0, -1, ON_ORTVK});
+    qconv(&app, device, "QLinearConv int8 70000 taps refused (2^31)", 3, xl, wl, &(conv_attrs){0},
+          &(qconv_case){ONNX_INT8, ONNX_INT8, 0.01f, 0.01f, 1.0f, false, true, 0, -1, ON_CPU_EP});
     return test_finish(&app, "test_kernels_quant");
 }

@@ -396,11 +396,14 @@ static OrtStatus *conv_shape(const ortvk_kparams *params, ortvk_krun *run)
 
 /* A convolution's dispatch (FN_CONV or FN_QCONV) over geometry g: where each group's output channels are a multiple
  * of 4, 4 of them by 4 columns an invocation (the shader's variant 1), its weights repacked first into a scratch
- * buffer of a 32-bit word a tap for each 4 channels (FN_PACK); else one output an invocation. */
+ * buffer of a 32-bit word a tap for each 4 channels (FN_PACK); else one output an invocation. The 4 columns' input
+ * indices, (ox + q) * stride + kx * dilation - pad, stay inside 32-bit ints with strides and dilations below 2^16
+ * (the padded input is below 2^30: conv_plan). */
 static OrtStatus *conv_dispatch(ortvk_krun *run, uint32_t fn, push_qmm *push, const int64_t g[16])
 {
     for (int k = 0; k < 16; k++) push->d[k] = (uint32_t)g[k];
-    if ((g[4] / g[9]) % 4 != 0)
+    bool small_steps = g[10] < 65536 && g[11] < 65536 && g[12] < 65536 && g[13] < 65536;
+    if ((g[4] / g[9]) % 4 != 0 || !small_steps)
         return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, fn, push, sizeof(*push), run->out[0].count);
     uint64_t blocks = (uint64_t)g[4] / 4, taps = (uint64_t)(g[1] / g[9] * g[5] * g[6]);
     push_qmm pack = {.a = push->b, .d = {(uint32_t)blocks, (uint32_t)taps}};

@@ -13,10 +13,10 @@
 
 layout(push_constant) uniform Push {
     uvec2 a, b, za, zb, y;
-    uint flags; // 1: a is int8, 2: b is int8, 4: zb per column (MatMulInteger) / per output channel (ConvInteger),
-                // a scale per output channel (QLinearConv), 8: y is int8 (QLinearMatMul, QLinearConv)
+    uint flags; // 1: a is int8, 2: b is int8, 4: zb per column (MatMulInteger) / a scale per output channel
+                // (QLinearConv), 8: y is int8 (QLinearMatMul, QLinearConv)
     uint d[16]; // MatMulInteger, QLinearMatMul: M, N, K, batches, a's and b's batch strides; the convolutions: see
-                // conv_sum()
+                // conv_invocations()
 } p;
 
 layout(constant_id = 0) const uint FN = 0u;
@@ -126,11 +126,11 @@ void conv_output(uint i, out uint m, out uint batch, out uint oy, out uint ox)
     batch = rest / (p.d[4] / CO);
 }
 
-// The sums of invocation i's outputs less the zero points za and zb (zbs[j] for channel m + j): acc[j * 4 + q] is
-// channel m + j at column ox + q. The taps visited run (channel, ky, kx) with counters rather than divisions (lavapipe
-// divides integers lane by lane), over the kx any of the PX columns reaches inside the input; a column's taps outside
-// it add nothing (x - za read as 0).
-void conv_sums(uint i, int za, ivec4 zbs, out uint acc[16])
+// The sums of invocation i's outputs less the zero points za and zb: acc[j * 4 + q] is channel m + j at column
+// ox + q. The taps visited run (channel, ky, kx) with counters rather than divisions (lavapipe divides integers lane by
+// lane), over the kx any of the PX columns reaches inside the input; a column's taps outside it add nothing (x - za
+// read as 0).
+void conv_sums(uint i, int za, int zb, out uint acc[16])
 {
     uint C = p.d[1], H = p.d[2], W = p.d[3], M = p.d[4], KH = p.d[5], KW = p.d[6];
     uint m, batch, oy, ox;
@@ -156,11 +156,11 @@ void conv_sums(uint i, int za, ivec4 zbs, out uint acc[16])
         if (CO == 4u) {
             uint word = ORTVK_WORD(1, p.b, (m / 4u) * taps + w);
             [[unroll]] for (uint j = 0u; j < 4u; j++) {
-                int wv = (sb ? int(word << (24u - 8u * j)) >> 24 : int((word >> (8u * j)) & 0xffu)) - zbs[j];
+                int wv = (sb ? int(word << (24u - 8u * j)) >> 24 : int((word >> (8u * j)) & 0xffu)) - zb;
                 [[unroll]] for (uint q = 0u; q < PX; q++) acc[j * 4u + q] += uint(xv[q] * wv);
             }
         } else {
-            acc[0] += uint(xv[0] * (byte_of(1, w0, w, sb) - zbs[0]));
+            acc[0] += uint(xv[0] * (byte_of(1, w0, w, sb) - zb));
         }
         bool next_row = ++kx == kx1, next_plane = next_row && ky + 1u == ky1;
         kx = next_row ? kx0 : kx;
@@ -176,17 +176,14 @@ bool conv_element(uint m, uint batch, uint oy, uint ox, uint j, uint q, out uint
     return ox + q < p.d[8];
 }
 
-// ConvInteger: zb one value, or one an output channel (flags 4).
+// ConvInteger: its zero points of one value each.
 void conv(uint i)
 {
     if (i >= conv_invocations()) return;
-    bool sa = (p.flags & 1u) != 0u, sb = (p.flags & 2u) != 0u, per_channel = (p.flags & 4u) != 0u;
+    bool sa = (p.flags & 1u) != 0u, sb = (p.flags & 2u) != 0u;
     uint m, batch, oy, ox, acc[16], element;
     conv_output(i, m, batch, oy, ox);
-    ivec4 zbs;
-    [[unroll]] for (uint j = 0u; j < 4u; j++)
-        zbs[j] = zero_point(3, p.zb, per_channel ? m + min(j, CO - 1u) : 0u, sb);
-    conv_sums(i, zero_point(2, p.za, 0u, sa), zbs, acc);
+    conv_sums(i, zero_point(2, p.za, 0u, sa), zero_point(3, p.zb, 0u, sb), acc);
     [[unroll]] for (uint j = 0u; j < CO; j++) {
         [[unroll]] for (uint q = 0u; q < PX; q++) {
             if (conv_element(m, batch, oy, ox, j, q, element)) ORTVK_WORD(4, p.y, element) = acc[j * 4u + q];
@@ -200,7 +197,7 @@ void qlinear_conv(uint i)
     if (i >= conv_invocations()) return;
     uint m, batch, oy, ox, acc[16], element;
     conv_output(i, m, batch, oy, ox);
-    conv_sums(i, int(ORTVK_WORD(2, p.za, 0u)), ivec4(int(ORTVK_WORD(2, p.za, 2u))), acc);
+    conv_sums(i, int(ORTVK_WORD(2, p.za, 0u)), int(ORTVK_WORD(2, p.za, 2u)), acc);
     [[unroll]] for (uint j = 0u; j < CO; j++) {
         uint bias = p.zb == uvec2(0u) ? 0u : ORTVK_WORD(3, p.zb, m + j), c = (p.flags & 4u) != 0u ? m + j : 0u;
         [[unroll]] for (uint q = 0u; q < PX; q++) {

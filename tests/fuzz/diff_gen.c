@@ -1535,29 +1535,45 @@ static int64_t group_outputs(dcase *c)
     return PICK(c, counts);
 }
 
+/* A quantized convolution's shapes: `sp` spatial dims, groups, input and output channels (set by the caller), then
+ * x's batch and spatial dims and the kernel drawn here; a big case has one 1-D input of more channels than lavapipe's
+ * loop cap instead. */
+typedef struct conv_shapes {
+    int sp;
+    int64_t group, cin, cout;
+    int64_t x[DC_MAX_RANK], w[DC_MAX_RANK], kernel[3];
+} conv_shapes;
+
+static void conv_shapes_draw(dcase *c, conv_shapes *q)
+{
+    q->x[0] = rint_(c, 1, 2);
+    q->x[1] = q->cin;
+    for (int i = 0; i < q->sp; i++) q->kernel[i] = rint_(c, 1, 3), q->x[2 + i] = rint_(c, 1, 8);
+    if (c->big) {
+        q->sp = 1, q->group = 1, q->cout = 1, q->cin = big_dim(c);
+        q->x[0] = 1, q->x[1] = q->cin, q->x[2] = 1, q->kernel[0] = 1;
+    }
+    q->w[0] = q->cout;
+    q->w[1] = q->cin / q->group;
+    for (int i = 0; i < q->sp; i++) q->w[2 + i] = q->kernel[i];
+}
+
 static void gen_conv_integer(dcase *c)
 {
-    int sp = rp(c, 0.7) ? 2 : (int)rint_(c, 1, 3);
-    int64_t group = rp(c, 0.7) ? 1 : rint_(c, 1, 3);
-    int64_t cin = group * rint_(c, 1, 3), cout = group * group_outputs(c);
-    int64_t x[DC_MAX_RANK], w[DC_MAX_RANK], kernel[3];
-    x[0] = rint_(c, 1, 2);
-    x[1] = cin;
-    for (int i = 0; i < sp; i++) kernel[i] = rint_(c, 1, 3), x[2 + i] = rint_(c, 1, 8);
-    if (c->big) sp = 1, group = 1, x[0] = 1, x[1] = cin = big_dim(c), x[2] = 1, kernel[0] = 1, cout = 1;
-    w[0] = cout;
-    w[1] = cin / group;
-    for (int i = 0; i < sp; i++) w[2 + i] = kernel[i];
+    conv_shapes q = {.sp = rp(c, 0.7) ? 2 : (int)rint_(c, 1, 3)};
+    q.group = rp(c, 0.7) ? 1 : rint_(c, 1, 3);
+    q.cin = q.group * rint_(c, 1, 3), q.cout = q.group * group_outputs(c);
+    conv_shapes_draw(c, &q);
     int32_t xt = rp(c, 0.1) ? ONNX_INT8 : ONNX_UINT8;
-    input_of(c, "x", xt, 2 + sp, x, c->values);
-    input_of(c, "w", ONNX_UINT8, 2 + sp, w, c->values);
+    input_of(c, "x", xt, 2 + q.sp, q.x, c->values);
+    input_of(c, "w", ONNX_UINT8, 2 + q.sp, q.w, c->values);
     int nz = rp(c, 0.3) ? 0 : rp(c, 0.3) ? 1 : 2;
     if (nz >= 1) int_zero_point(c, "zx", xt, 1);
-    if (nz >= 2) int_zero_point(c, "zw", ONNX_UINT8, rp(c, 0.1) ? (int)cout : 1);
+    if (nz >= 2) int_zero_point(c, "zw", ONNX_UINT8, rp(c, 0.1) ? (int)q.cout : 1);
     static const char *in[] = {"x", "w", "zx", "zw"};
     node(c, in, 2 + nz, 1, ONNX_INT32);
-    if (group != 1 || rp(c, 0.3)) a_int(c, "group", rp(c, 0.05) ? hostile_int(c) : group);
-    spatial_attrs(c, sp, kernel, true, rp(c, 0.4));
+    if (q.group != 1 || rp(c, 0.3)) a_int(c, "group", rp(c, 0.05) ? hostile_int(c) : q.group);
+    spatial_attrs(c, q.sp, q.kernel, true, rp(c, 0.4));
 }
 
 /* A constant input of `type` and dims, filled as the case's inputs are. */
@@ -1577,28 +1593,22 @@ static void const_tensor(dcase *c, const char *name, int32_t type, int rank, con
  * scales and bias), sometimes graph inputs; depthwise, groups and the spatial attributes. */
 static void gen_qlinear_conv(dcase *c)
 {
-    int sp = rp(c, 0.7) ? 2 : 1;
-    int64_t group = rp(c, 0.6) ? 1 : rint_(c, 1, 3);
-    int64_t cin = group * rint_(c, 1, 3), cout = group * group_outputs(c);
-    if (rp(c, 0.15)) group = cin = cout = rint_(c, 1, 5); /* depthwise */
-    int64_t x[DC_MAX_RANK], w[DC_MAX_RANK], kernel[3], one[1] = {1};
-    x[0] = rint_(c, 1, 2);
-    x[1] = cin;
-    for (int i = 0; i < sp; i++) kernel[i] = rint_(c, 1, 3), x[2 + i] = rint_(c, 1, 8);
-    if (c->big) sp = 1, group = 1, x[0] = 1, x[1] = cin = big_dim(c), x[2] = 1, kernel[0] = 1, cout = 1;
-    w[0] = cout;
-    w[1] = cin / group;
-    for (int i = 0; i < sp; i++) w[2 + i] = kernel[i];
+    conv_shapes q = {.sp = rp(c, 0.7) ? 2 : 1};
+    q.group = rp(c, 0.6) ? 1 : rint_(c, 1, 3);
+    q.cin = q.group * rint_(c, 1, 3), q.cout = q.group * group_outputs(c);
+    if (rp(c, 0.15)) q.group = q.cin = q.cout = rint_(c, 1, 5); /* depthwise */
+    conv_shapes_draw(c, &q);
+    int64_t one[1] = {1}, cout = q.cout;
     static const int32_t types[] = {ONNX_UINT8, ONNX_INT8};
     int32_t xt = PICK(c, types), wt = xt == ONNX_INT8 ? ONNX_INT8 : PICK(c, types);
     static const float scales[] = {1.0f, 0.5f, 0.02f, 0.013f, 0.7f, 3.0f, 1e-3f, 2e-4f};
     float s[8];
-    input_of(c, "x", xt, 2 + sp, x, c->values);
+    input_of(c, "x", xt, 2 + q.sp, q.x, c->values);
     s[0] = rp(c, 0.05) ? special_float(c) : PICK(c, scales);
     const_floats(c, "xs", rp(c, 0.5) ? -1 : 1, s, true);
     int_zero_point(c, "xz", xt, 1);
-    if (rp(c, 0.9)) const_tensor(c, "w", wt, 2 + sp, w);
-    else input_of(c, "w", wt, 2 + sp, w, c->values);
+    if (rp(c, 0.9)) const_tensor(c, "w", wt, 2 + q.sp, q.w);
+    else input_of(c, "w", wt, 2 + q.sp, q.w, c->values);
     int per = cout <= 8 && rp(c, 0.5) ? (int)cout : 1; /* one a channel where s[] and z[] hold them */
     for (int i = 0; i < per; i++) s[i] = rp(c, 0.05) ? special_float(c) : PICK(c, scales);
     const_floats(c, "ws", per > 1 || rp(c, 0.5) ? per : -1, s, true);
@@ -1621,8 +1631,8 @@ static void gen_qlinear_conv(dcase *c)
     else if (b < 0.75) input_of(c, "B", ONNX_INT32, 1, bd, c->values);
     static const char *in[] = {"x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "B"};
     node(c, in, b < 0.75 ? 9 : 8, 1, xt);
-    if (group != 1 || rp(c, 0.3)) a_int(c, "group", rp(c, 0.05) ? hostile_int(c) : group);
-    spatial_attrs(c, sp, kernel, true, rp(c, 0.4));
+    if (q.group != 1 || rp(c, 0.3)) a_int(c, "group", rp(c, 0.05) ? hostile_int(c) : q.group);
+    spatial_attrs(c, q.sp, q.kernel, true, rp(c, 0.4));
 }
 
 /* QLinearMatMul: A and y of one type, B of the CPU EP's pairs, scales and zero points of one value (rarely not). */

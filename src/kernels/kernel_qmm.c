@@ -177,6 +177,18 @@ static void matmul_plan(const ortvk_krun *run, size_t ia, size_t ib, uint32_t d[
     memcpy(d, v, sizeof(v));
 }
 
+/* A product's dispatch (FN_MATMUL or FN_QLINEAR, B input ib, push->d planned): 4 x 4 outputs an invocation where N is
+ * a multiple of 4 and B 4-byte aligned, so that one 32-bit load serves a row of B's 4 columns (the shader's variant
+ * 1); else one. */
+static OrtStatus *matmul_dispatch(ortvk_krun *run, uint32_t fn, const push_qmm *push, size_t ib)
+{
+    uint64_t M = push->d[0], N = push->d[1], batches = push->d[3];
+    if (N % 4 != 0 || run->in[ib].address % 4 != 0)
+        return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, fn, push, sizeof(*push), run->out[0].count);
+    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, fn + ORTVK_KVARIANT, push, sizeof(*push),
+                                  batches * ((M + 3) / 4) * (N / 4));
+}
+
 static OrtStatus *matmul_shape(const ortvk_kparams *params, ortvk_krun *run)
 {
     (void)params;
@@ -193,7 +205,7 @@ static OrtStatus *matmul_record(const ortvk_kparams *params, ortvk_krun *run)
         return ortvk_status(ORT_INVALID_ARGUMENT, "MatMulInteger: B's zero point of %zu values for N %u",
                             run->in[3].count, push.d[1]);
     push.flags |= column ? 4u : 0u;
-    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, FN_MATMUL, &push, sizeof(push), run->out[0].count);
+    return matmul_dispatch(run, FN_MATMUL, &push, 1);
 }
 
 /* ---- QLinearMatMul -------------------------------------------------------------------------------------- */
@@ -268,7 +280,7 @@ static OrtStatus *qlinear_record(const ortvk_kparams *params, ortvk_krun *run)
     push_qmm push = {.a = run->in[0].address, .b = run->in[3].address, .za = words, .y = run->out[0].address,
                      .flags = flags};
     matmul_plan(run, 0, 3, push.d);
-    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, FN_QLINEAR, &push, sizeof(push), run->out[0].count);
+    return matmul_dispatch(run, FN_QLINEAR, &push, 3);
 }
 
 /* ---- ConvInteger ---------------------------------------------------------------------------------------- */

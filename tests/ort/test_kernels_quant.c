@@ -408,7 +408,18 @@ int main(void)
            -1);
     matmul(&app, device, "MatMulInteger batched A, 2-D B", 3, a3, 2, b2, ONNX_UINT8, ONNX_INT8, true, 1, -1);
     matmul(&app, device, "MatMulInteger batched A and B", 3, a3, 3, b3, ONNX_UINT8, ONNX_UINT8, false, 1, -1);
-    int64_t aw[2] = {2, 40000}, bw[2] = {40000, 3};
+    /* N a multiple of 4: 4 x 4 outputs an invocation (M = 7: a partial block of rows) */
+    int64_t b20[2] = {33, 20}, b320[3] = {3, 33, 20};
+    matmul(&app, device, "MatMulInteger N 20 zero points", 2, a2, 2, b20, ONNX_UINT8, ONNX_UINT8, true, 1, -1);
+    matmul(&app, device, "MatMulInteger N 20 per-column zero points", 2, a2, 2, b20, ONNX_UINT8, ONNX_UINT8, true,
+           20, -1);
+    matmul(&app, device, "MatMulInteger N 20 int8 batched A and B", 3, a3, 3, b320, ONNX_INT8, ONNX_INT8, true, 1,
+           -1);
+    matmul(&app, device, "MatMulInteger N 20 uint8 x int8 batched A", 3, a3, 2, b20, ONNX_UINT8, ONNX_INT8, true, 20,
+           -1);
+    int64_t aw[2] = {2, 40000}, bw[2] = {40000, 3}, bw4[2] = {40000, 4};
+    matmul(&app, device, "MatMulInteger K 40000 N 4 of 255*255 (wraps)", 2, aw, 2, bw4, ONNX_UINT8, ONNX_UINT8,
+           false, 0, 255);
     matmul(&app, device, "MatMulInteger K 40000 of 255*255 (wraps)", 2, aw, 2, bw, ONNX_UINT8, ONNX_UINT8, false, 0,
            255);
 
@@ -418,6 +429,10 @@ int main(void)
             0.3f);
     qlinear(&app, device, "QLinearMatMul saturating, ties", 2, a2, 2, b2, ONNX_UINT8, ONNX_UINT8, 1.0f, 1.0f, 2.0f);
     qlinear(&app, device, "QLinearMatMul y_scale 0", 2, a2, 2, b2, ONNX_UINT8, ONNX_UINT8, 1.0f, 1.0f, 0.0f);
+    qlinear(&app, device, "QLinearMatMul N 20 uint8 x uint8", 2, a2, 2, b20, ONNX_UINT8, ONNX_UINT8, 0.02f, 0.013f,
+            0.7f);
+    qlinear(&app, device, "QLinearMatMul N 20 int8 batched B, saturating", 3, a3, 3, b320, ONNX_INT8, ONNX_INT8, 1.0f,
+            1.0f, 2.0f);
     int64_t x4[4] = {2, 4, 11, 13}, w4[4] = {6, 2, 3, 3}, w44[4] = {5, 4, 3, 2}, x3[3] = {2, 3, 30}, w3[3] = {4, 3, 5};
     conv(&app, device, "ConvInteger 3x3 group 2 pads strides", 4, x4, w4,
          &(conv_attrs){.strides = {2, 1}, .pads = {1, 0, 2, 1}, .group = 2}, true);

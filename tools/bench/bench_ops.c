@@ -26,8 +26,10 @@ static const op_spec specs[] = {
     {"conv3x3", "Conv 3x3 64->64 160x160", 4, {1, 64, 160, 160}, 2.0 * 64 * 64 * 9 * 160 * 160, false},
     {"conv1x1", "Conv 1x1 64->64 160x160", 4, {1, 64, 160, 160}, 2.0 * 64 * 64 * 160 * 160, false},
     /* A node here is a QLinearConv of uint8 activations and weights (the first preceded by a QuantizeLinear of x,
-     * the last followed by a DequantizeLinear into y): a quantized model's 3x3 layer. */
+     * the last followed by a DequantizeLinear into y): a quantized model's 3x3 layer. qmatmul: the same with
+     * QLinearMatMul. */
     {"qconv3x3", "QLinearConv 3x3 64->64 56x56 uint8", 4, {1, 64, 56, 56}, 2.0 * 64 * 64 * 9 * 56 * 56, false},
+    {"qmatmul", "QLinearMatMul 256x256x256 uint8", 2, {256, 256}, 2.0 * 256 * 256 * 256, false},
     /* The recognizer's largest pointwise Convs: many channels over few pixels. */
     {"conv480", "Conv 1x1 480->480 6x80", 4, {1, 480, 6, 80}, 2.0 * 480 * 480 * 6 * 80, false},
     /* A node here is a pair, a pointwise Conv and a residual Add of its input (fused into the GEMM's stores). */
@@ -133,15 +135,16 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
         add_random(m, "b", 1, bd, 0.1f, &seed);
         add_random(m, "wb", 4, bwd, 1.0f / sqrtf((float)(2 * c)), &seed);
         add_random(m, "bb", 1, bbd, 0.1f, &seed);
-    } else if (strcmp(s->name, "qconv3x3") == 0) {
-        size_t n = (size_t)(c * c * 9);
+    } else if (strcmp(s->name, "qconv3x3") == 0 || strcmp(s->name, "qmatmul") == 0) {
+        bool conv = strcmp(s->name, "qconv3x3") == 0;
+        size_t n = (size_t)(c * c * (conv ? 9 : 1));
         int64_t wd[4] = {c, c, 3, 3}, bd[1] = {c};
         uint8_t *w = malloc(n), zp = 128;
         int32_t *b = malloc((size_t)c * sizeof(int32_t));
         for (size_t i = 0; i < n; i++) w[i] = (uint8_t)(128.0f + 127.0f * frand(&seed));
         for (int64_t i = 0; i < c; i++) b[i] = (int32_t)(1000.0f * frand(&seed));
         float xs = 0.02f, ws = 5e-4f;
-        onnx_model_add_initializer(m, "w", ONNX_UINT8, 4, wd, w, n);
+        onnx_model_add_initializer(m, "w", ONNX_UINT8, conv ? 4 : 2, wd, w, n);
         onnx_model_add_initializer(m, "b", ONNX_INT32, 1, bd, b, (size_t)c * sizeof(int32_t));
         onnx_model_add_initializer(m, "xs", ONNX_FLOAT, 0, NULL, &xs, sizeof(xs));
         onnx_model_add_initializer(m, "ws", ONNX_FLOAT, 0, NULL, &ws, sizeof(ws));
@@ -248,16 +251,20 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
                                 (const char *[]){n}, 1);
             onnx_model_add_node(m, "Relu", (const char *[]){n}, 1, (const char *[]){r}, 1);
             onnx_model_add_node(m, "Resize", (const char *[]){r, "", "down"}, 3, outs, 1);
-        } else if (strcmp(s->name, "qconv3x3") == 0) {
+        } else if (strcmp(s->name, "qconv3x3") == 0 || strcmp(s->name, "qmatmul") == 0) {
             char qin[20], qout[20];
             snprintf(qin, sizeof(qin), "q%d", k);
             snprintf(qout, sizeof(qout), "q%d", k + 1);
             if (k == 0) onnx_model_add_node(m, "QuantizeLinear", (const char *[]){"x", "xs", "z"}, 3,
                                             (const char *[]){qin}, 1);
             const char *q_in[9] = {qin, "xs", "z", "w", "ws", "z", "xs", "z", "b"};
-            onnx_node *n = onnx_model_add_node(m, "QLinearConv", q_in, 9, (const char *[]){qout}, 1);
-            int64_t pads[4] = {1, 1, 1, 1};
-            onnx_node_attr_ints(n, "pads", pads, 4);
+            if (strcmp(s->name, "qmatmul") == 0) {
+                onnx_model_add_node(m, "QLinearMatMul", q_in, 8, (const char *[]){qout}, 1);
+            } else {
+                onnx_node *n = onnx_model_add_node(m, "QLinearConv", q_in, 9, (const char *[]){qout}, 1);
+                int64_t pads[4] = {1, 1, 1, 1};
+                onnx_node_attr_ints(n, "pads", pads, 4);
+            }
             if (k == length - 1) onnx_model_add_node(m, "DequantizeLinear", (const char *[]){qout, "xs", "z"}, 3,
                                                      outs, 1);
         } else if (s->name[0] == 'c' || s->name[0] == 'd') {

@@ -20,6 +20,11 @@ layout(push_constant) uniform Push {
 } p;
 
 layout(constant_id = 0) const uint FN = 0u;
+// Constant 1: 1 where an invocation computes a block of 4 x 4 outputs (MatMulInteger's and QLinearMatMul's 4 rows by 4
+// columns, the convolutions' 4 output channels by 4 columns), where one 32-bit load serves the 4 columns' or channels'
+// weights: byte loads, which lavapipe makes one lane at a time, were most of the time. 0: one output an invocation.
+layout(constant_id = 1) const uint VARIANT = 0u;
+const uint TILE = VARIANT == 1u ? 4u : 1u;
 
 int byte_of(uint n, uint offset, uint i, bool s8)
 {
@@ -32,27 +37,55 @@ int zero_point(uint n, uvec2 ref, uint i, bool s8)
     return ref == uvec2(0u) ? 0 : byte_of(n, ref.x, i, s8);
 }
 
-// The sum of output element i of the (batched) product less the zero points za and zb (of its column n).
-uint matmul_sum(uint i, int za, int zb)
+// The (batched) product's invocations: TILE x TILE blocks of its M x N outputs (N a multiple of TILE). d: M, N, K,
+// batches, A's and B's batch strides.
+uint matmul_invocations()
 {
-    uint M = p.d[0], N = p.d[1], K = p.d[2];
-    uint n = i % N, m = (i / N) % M, batch = i / (M * N);
+    return p.d[3] * ((p.d[0] + TILE - 1u) / TILE) * (p.d[1] / TILE);
+}
+
+// The sums of invocation i's outputs less the zero points za and zb[j] (of column n0 + j): acc[r * 4 + j] is row
+// m0 + r, column n0 + j, of batch entry `batch`. In variant 1, B's 4 columns at row k are one aligned 32-bit word (the
+// host's choice: N a multiple of 4, B 4-byte aligned); rows past M read row M - 1 and are not stored.
+void matmul_sums(uint i, int za, ivec4 zb, out uint acc[16], out uint m0, out uint n0, out uint batch)
+{
+    uint M = p.d[0], N = p.d[1], K = p.d[2], columns = N / TILE, rows = (M + TILE - 1u) / TILE, rest = i / columns;
+    n0 = (i - rest * columns) * TILE;
+    m0 = (rest % rows) * TILE;
+    batch = rest / rows;
     bool sa = (p.flags & 1u) != 0u, sb = (p.flags & 2u) != 0u;
-    uint a0 = p.a.x + batch * p.d[4] + m * K, b0 = p.b.x + batch * p.d[5] + n;
-    uint acc = 0u;
+    uint a0[4], b0 = batch * p.d[5] + n0;
+    [[unroll]] for (uint r = 0u; r < 4u; r++) a0[r] = p.a.x + batch * p.d[4] + min(m0 + r, M - 1u) * K;
+    [[unroll]] for (uint k = 0u; k < 16u; k++) acc[k] = 0u;
     ORTVK_FOR(k, 0u, K) {
-        acc += uint((byte_of(0, a0, k, sa) - za) * (byte_of(1, b0, k * N, sb) - zb));
+        int bv[4];
+        if (TILE == 4u) {
+            uint word = ORTVK_WORD(1, p.b, (b0 + k * N) >> 2u);
+            [[unroll]] for (uint j = 0u; j < 4u; j++)
+                bv[j] = (sb ? int(word << (24u - 8u * j)) >> 24 : int((word >> (8u * j)) & 0xffu)) - zb[j];
+        } else {
+            bv[0] = byte_of(1, p.b.x + b0, k * N, sb) - zb[0];
+        }
+        [[unroll]] for (uint r = 0u; r < TILE; r++) {
+            int av = byte_of(0, a0[r], k, sa) - za;
+            [[unroll]] for (uint j = 0u; j < TILE; j++) acc[r * 4u + j] += uint(av * bv[j]);
+        }
     }
-    return acc;
 }
 
 void matmul(uint i)
 {
-    if (i >= p.d[0] * p.d[1] * p.d[3]) return;
-    bool sa = (p.flags & 1u) != 0u, sb = (p.flags & 2u) != 0u;
-    uint n = i % p.d[1];
-    int za = zero_point(2, p.za, 0u, sa), zb = zero_point(3, p.zb, (p.flags & 4u) != 0u ? n : 0u, sb);
-    ORTVK_WORD(4, p.y, i) = matmul_sum(i, za, zb);
+    if (i >= matmul_invocations()) return;
+    bool sa = (p.flags & 1u) != 0u, sb = (p.flags & 2u) != 0u, per_column = (p.flags & 4u) != 0u;
+    uint M = p.d[0], N = p.d[1], n0 = (i % (N / TILE)) * TILE, m0, batch, acc[16];
+    ivec4 zb;
+    [[unroll]] for (uint j = 0u; j < 4u; j++) zb[j] = zero_point(3, p.zb, per_column ? n0 + min(j, TILE - 1u) : 0u, sb);
+    matmul_sums(i, zero_point(2, p.za, 0u, sa), zb, acc, m0, n0, batch);
+    [[unroll]] for (uint r = 0u; r < TILE; r++) {
+        [[unroll]] for (uint j = 0u; j < TILE; j++) {
+            if (m0 + r < M) ORTVK_WORD(4, p.y, (batch * M + m0 + r) * N + n0 + j) = acc[r * 4u + j];
+        }
+    }
 }
 
 // The requantized output element i (FN 2, 5): the sum (with a bias) times output scale c, into y's type. The
@@ -66,8 +99,14 @@ void requantize(uint i, uint sum, uint c)
 
 void qlinear_matmul(uint i)
 {
-    if (i >= p.d[0] * p.d[1] * p.d[3]) return;
-    requantize(i, matmul_sum(i, int(ORTVK_WORD(2, p.za, 0u)), int(ORTVK_WORD(2, p.za, 2u))), 0u);
+    if (i >= matmul_invocations()) return;
+    uint M = p.d[0], N = p.d[1], m0, n0, batch, acc[16];
+    matmul_sums(i, int(ORTVK_WORD(2, p.za, 0u)), ivec4(int(ORTVK_WORD(2, p.za, 2u))), acc, m0, n0, batch);
+    [[unroll]] for (uint r = 0u; r < TILE; r++) {
+        [[unroll]] for (uint j = 0u; j < TILE; j++) {
+            if (m0 + r < M) requantize((batch * M + m0 + r) * N + n0 + j, acc[r * 4u + j], 0u);
+        }
+    }
 }
 
 // FN 3: the zero points (a: p.a, b: p.b, y: p.zb; one byte each, b's first: the CPU EP takes a QLinearConv's zero
@@ -98,14 +137,11 @@ uint taps_to(int i0, uint d, uint size, uint K)
     return min(K, (uint(int(size) - i0) + d - 1u) / d);
 }
 
-// Constant 1 (the convolutions): 1 where an invocation computes CO = 4 output channels (the group's channels a
-// multiple of 4) by PX = 4 neighbouring pixels of a row, so that each input byte it loads serves 4 sums and each
-// weight 4; p.b then holds the weights repacked by FN 6, a 32-bit word a tap for each 4 output channels (one load for
-// 4 weights: byte loads, which lavapipe makes one lane at a time, were most of the time). 0: one output an invocation,
-// the weights as given.
-layout(constant_id = 1) const uint VARIANT = 0u;
-const uint CO = VARIANT == 1u ? 4u : 1u;
-const uint PX = VARIANT == 1u ? 4u : 1u;
+// The convolutions' variant 1: CO = 4 output channels (the group's channels a multiple of 4) by PX = 4 neighbouring
+// pixels of a row, so that each input byte loaded serves 4 sums and each weight 4; p.b then holds the weights
+// repacked by FN 6, a 32-bit word a tap for each 4 output channels.
+const uint CO = TILE;
+const uint PX = TILE;
 
 // A convolution's invocations. d: batches, C, H, W, M, KH, KW, OH, OW, groups, stride h/w, dilation h/w, pad h/w
 // (begin).

@@ -1589,8 +1589,8 @@ static void const_tensor(dcase *c, const char *name, int32_t type, int rank, con
 }
 
 /* QLinearConv: x a graph input, of the CPU EP's type pairs; w, its scales and zero points (one, or one an output
- * channel: all equal, rarely not) and the int32 bias mostly constants (ortvk takes int8 weights only with constant
- * scales and bias), sometimes graph inputs; depthwise, groups and the spatial attributes. */
+ * channel: all equal, rarely not) and the int32 bias mostly constants (as models have them; ortvk takes per-channel
+ * w zero points only as constants), sometimes graph inputs; depthwise, groups and the spatial attributes. */
 static void gen_qlinear_conv(dcase *c)
 {
     conv_shapes q = {.sp = rp(c, 0.7) ? 2 : 1};

@@ -17,7 +17,7 @@
 /* The most terms one output element sums: 32,768 of ORTVK_FOR's blocks of 16, half of lavapipe's loop cap. */
 #define QMM_MAX_TERMS (INT64_C(1) << 19)
 
-enum { FN_MATMUL, FN_CONV, FN_QLINEAR, FN_QPARAMS, FN_QSCALES, FN_QCONV, FN_PACK };
+enum { FN_MATMUL, FN_CONV, FN_QLINEAR, FN_QPARAMS, FN_QSCALES, FN_QCONV, FN_PACK_WEIGHTS, FN_PACK_INPUT };
 
 typedef struct push_qmm {
     uint64_t a, b, za, zb, y;
@@ -177,12 +177,39 @@ static void matmul_plan(const ortvk_krun *run, size_t ia, size_t ib, uint32_t d[
     memcpy(d, v, sizeof(v));
 }
 
-/* A product's dispatch (FN_MATMUL or FN_QLINEAR, B input ib, push->d planned): 4 x 4 outputs an invocation where N is
- * a multiple of 4 and B 4-byte aligned, so that one 32-bit load serves a row of B's 4 columns (the shader's variant
- * 1); else one. */
-static OrtStatus *matmul_dispatch(ortvk_krun *run, uint32_t fn, const push_qmm *push, size_t ib)
+/* Weights repacked for the shader's block forms (FN_PACK_WEIGHTS, kernel_qmm.comp's pack_weights) into a scratch
+ * buffer: `entries` x `blocks` blocks of `width` outputs (of an entry's `outputs`) by K terms (in uvec4s of 16) by
+ * `taps`, from the bytes at `from` whose strides are `strides` (an entry, an output, a term, a tap). */
+typedef struct weight_layout {
+    uint64_t entries, blocks, width, outputs, K, taps, strides[4];
+} weight_layout;
+
+static OrtStatus *pack_weights(ortvk_krun *run, VkDeviceAddress from, const weight_layout *l, VkDeviceAddress *packed)
 {
-    uint64_t M = push->d[0], N = push->d[1], batches = push->d[3];
+    uint64_t K16 = (l->K + 15) / 16, uvec4s = l->entries * l->blocks * K16 * l->taps * l->width;
+    uint64_t d[11] = {l->blocks, l->entries, l->K, K16, l->taps, l->strides[0], l->strides[1], l->strides[2],
+                      l->strides[3], l->width, l->outputs};
+    push_qmm pack = {.a = from};
+    for (int k = 0; k < 11; k++) pack.d[k] = (uint32_t)d[k];
+    ORTVK_TRY(ortvk_krun_scratch(run, (size_t)(uvec4s * 16), &pack.y));
+    *packed = pack.y;
+    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, FN_PACK_WEIGHTS, &pack, sizeof(pack), uvec4s);
+}
+
+/* A product's dispatch (FN_MATMUL or FN_QLINEAR, A input 0, B input ib, push->d planned). Where K is a multiple of 16
+ * and A 16-byte aligned, 8 x 8 outputs an invocation, reading 16 k's of a row of A a load, over B repacked so that
+ * a column's 16 k's are one load too (the shader's variant 2); else, where N is a multiple of 4 and B 4-byte
+ * aligned, 4 x 4, one 32-bit load serving a row of B's 4 columns (variant 1); else one output an invocation. */
+static OrtStatus *matmul_dispatch(ortvk_krun *run, uint32_t fn, push_qmm *push, size_t ib)
+{
+    uint64_t M = push->d[0], N = push->d[1], K = push->d[2], batches = push->d[3];
+    if (K % 16 == 0 && run->in[0].address % 16 == 0) {
+        weight_layout b = {.entries = push->d[5] != 0 ? batches : 1, .blocks = (N + 7) / 8, .width = 8,
+                           .outputs = N, .K = K, .taps = 1, .strides = {K * N, 1, N, 0}};
+        ORTVK_TRY(pack_weights(run, push->b, &b, &push->b));
+        return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, fn + 2 * ORTVK_KVARIANT, push, sizeof(*push),
+                                      batches * ((M + 7) / 8) * ((N + 7) / 8));
+    }
     if (N % 4 != 0 || run->in[ib].address % 4 != 0)
         return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, fn, push, sizeof(*push), run->out[0].count);
     return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, fn + ORTVK_KVARIANT, push, sizeof(*push),
@@ -406,24 +433,38 @@ static OrtStatus *conv_shape(const ortvk_kparams *params, ortvk_krun *run)
     return conv_dims("ConvInteger", params, run, 1, T_INT32);
 }
 
-/* A convolution's dispatch (FN_CONV or FN_QCONV) over geometry g: where each group's output channels are a multiple
- * of 4, 4 of them by 4 columns an invocation (the shader's variant 1), its weights repacked first into a scratch
- * buffer of a 32-bit word a tap for each 4 channels (FN_PACK); else one output an invocation. The 4 columns' input
- * indices, (ox + q) * stride + kx * dilation - pad, stay inside 32-bit ints with strides and dilations below 2^16
- * (the padded input is below 2^30: conv_plan). */
-static OrtStatus *conv_dispatch(ortvk_krun *run, uint32_t fn, push_qmm *push, const int64_t g[16])
+/* The output channels and columns of the shader's variant 1 block, and the most steps of 16 channels a tap its
+ * loop takes (lavapipe ends loops past 65,535 iterations). */
+#define QCONV_BLOCK 8
+#define QCONV_MAX_STEPS 32768
+
+/* A convolution's dispatch (FN_CONV or FN_QCONV) over geometry g, x's zero point at x_zero_point (0: none). Where a
+ * group has 4 output channels or more, blocks of 8 of them by 8 columns an invocation (the shader's variant 1), over
+ * x and w repacked into scratch buffers (FN_PACK_INPUT, FN_PACK_WEIGHTS) so that one 16-byte load reads 16 input
+ * channels of a pixel or of a tap's weights; else (depthwise-like groups) one output an invocation. The columns'
+ * input indices, (ox + q) * stride + kx * dilation - pad, stay inside 32-bit ints with strides and dilations below
+ * 2^16 (the padded input is below 2^30: conv_plan), and the repacked x's uvec4s are counted in 32 bits. */
+static OrtStatus *conv_dispatch(ortvk_krun *run, uint32_t fn, push_qmm *push, const int64_t g[16],
+                                VkDeviceAddress x_zero_point)
 {
     for (int k = 0; k < 16; k++) push->d[k] = (uint32_t)g[k];
+    uint64_t G = (uint64_t)g[9], Cg = (uint64_t)g[1] / G, Mg = (uint64_t)g[4] / G, C16 = (Cg + 15) / 16;
+    uint64_t taps = (uint64_t)(g[5] * g[6]), x_uvec4s = (uint64_t)(g[0] * g[2] * g[3]) * G * C16;
     bool small_steps = g[10] < 65536 && g[11] < 65536 && g[12] < 65536 && g[13] < 65536;
-    if ((g[4] / g[9]) % 4 != 0 || !small_steps)
+    if (Mg < 4 || !small_steps || x_uvec4s >= (UINT64_C(1) << 31) || C16 * taps > QCONV_MAX_STEPS)
         return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, fn, push, sizeof(*push), run->out[0].count);
-    uint64_t blocks = (uint64_t)g[4] / 4, taps = (uint64_t)(g[1] / g[9] * g[5] * g[6]);
-    push_qmm pack = {.a = push->b, .d = {(uint32_t)blocks, (uint32_t)taps}};
-    ORTVK_TRY(ortvk_krun_scratch(run, (size_t)(blocks * taps * 4), &pack.y));
-    ORTVK_TRY(ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, FN_PACK, &pack, sizeof(pack), blocks * taps));
-    push->b = pack.y;
-    uint64_t invocations = (uint64_t)(g[0] * g[7] * ((g[8] + 3) / 4)) * blocks;
-    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, fn + ORTVK_KVARIANT, push, sizeof(*push), invocations);
+    uint64_t blocks = (Mg + QCONV_BLOCK - 1) / QCONV_BLOCK;
+    weight_layout w = {.entries = G, .blocks = blocks, .width = QCONV_BLOCK, .outputs = Mg, .K = Cg, .taps = taps,
+                       .strides = {Mg * Cg * taps, Cg * taps, taps, 1}};
+    ORTVK_TRY(pack_weights(run, push->b, &w, &push->b));
+    push_qmm pack = *push;
+    pack.za = x_zero_point;
+    ORTVK_TRY(ortvk_krun_scratch(run, (size_t)(x_uvec4s * 16), &pack.y));
+    ORTVK_TRY(ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, FN_PACK_INPUT, &pack, sizeof(pack), x_uvec4s));
+    push->a = pack.y;
+    uint64_t columns = ((uint64_t)g[8] + QCONV_BLOCK - 1) / QCONV_BLOCK;
+    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, fn + ORTVK_KVARIANT, push, sizeof(*push),
+                                  (uint64_t)(g[0] * g[7]) * G * blocks * columns);
 }
 
 static OrtStatus *conv_record(const ortvk_kparams *params, ortvk_krun *run)
@@ -431,7 +472,7 @@ static OrtStatus *conv_record(const ortvk_kparams *params, ortvk_krun *run)
     int64_t g[16];
     ORTVK_TRY(conv_plan("ConvInteger", &params->quant.conv, run, 1, g));
     push_qmm push = integer_operands(run);
-    return conv_dispatch(run, FN_CONV, &push, g);
+    return conv_dispatch(run, FN_CONV, &push, g, input_address(run, 2));
 }
 
 /* ---- QLinearConv ---------------------------------------------------------------------------------------- */
@@ -534,7 +575,7 @@ static OrtStatus *qconv_record(const ortvk_kparams *params, ortvk_krun *run)
     ORTVK_TRY(qlinear_gather("QLinearConv", run, flags, (uint32_t)scales, &words));
     push_qmm push = {.a = run->in[0].address, .b = run->in[3].address, .za = words,
                      .zb = bias ? run->in[8].address : 0, .y = run->out[0].address, .flags = flags};
-    return conv_dispatch(run, FN_QCONV, &push, g);
+    return conv_dispatch(run, FN_QCONV, &push, g, run->in[2].address);
 }
 
 const ortvk_kop ortvk_kops_qmm[] = {

@@ -1504,11 +1504,17 @@ static void int_zero_point(dcase *c, const char *name, int32_t t, int n)
     }
 }
 
+/* A quantized product's K: mostly small, sometimes a multiple of 16 (8 x 8 outputs an invocation over 16 k's). */
+static int64_t product_terms(dcase *c)
+{
+    return rp(c, 0.8) ? small_dim(c) : 16 * rint_(c, 1, 3);
+}
+
 static void gen_matmul_integer(dcase *c)
 {
     int64_t a[DC_MAX_RANK], b[DC_MAX_RANK];
     int ra = (int)rint_(c, 1, 4), rb = rp(c, 0.6) ? 2 : (int)rint_(c, 1, 4);
-    int64_t m = small_dim(c), k = small_dim(c), n = small_dim(c);
+    int64_t m = small_dim(c), k = product_terms(c), n = small_dim(c);
     if (c->big) ra = rb = 2, m = rint_(c, 1, 2), n = rint_(c, 1, 2), k = big_dim(c);
     int64_t batch[2] = {rint_(c, 1, 3), rint_(c, 1, 3)};
     for (int i = 0; i < ra - 2; i++) a[i] = rp(c, 0.1) ? 1 : batch[2 - (ra - 2) + i];
@@ -1528,11 +1534,18 @@ static void gen_matmul_integer(dcase *c)
     node(c, in, 2 + nz, 1, ONNX_INT32);
 }
 
-/* A quantized convolution's output channels a group: 4 and 8 too (4 channels by 4 columns an invocation). */
+/* A quantized convolution's output channels a group: 4 and more too (blocks of 8 channels by 8 columns an
+ * invocation, the last block of a group partial). */
 static int64_t group_outputs(dcase *c)
 {
-    static const int64_t counts[] = {1, 2, 3, 4, 8};
+    static const int64_t counts[] = {1, 2, 3, 4, 8, 12};
     return PICK(c, counts);
+}
+
+/* A quantized convolution's input channels a group: mostly few, sometimes past one step of 16. */
+static int64_t group_inputs(dcase *c)
+{
+    return rp(c, 0.85) ? rint_(c, 1, 3) : rint_(c, 15, 20);
 }
 
 /* A quantized convolution's shapes: `sp` spatial dims, groups, input and output channels (set by the caller), then
@@ -1562,7 +1575,7 @@ static void gen_conv_integer(dcase *c)
 {
     conv_shapes q = {.sp = rp(c, 0.7) ? 2 : (int)rint_(c, 1, 3)};
     q.group = rp(c, 0.7) ? 1 : rint_(c, 1, 3);
-    q.cin = q.group * rint_(c, 1, 3), q.cout = q.group * group_outputs(c);
+    q.cin = q.group * group_inputs(c), q.cout = q.group * group_outputs(c);
     conv_shapes_draw(c, &q);
     int32_t xt = rp(c, 0.1) ? ONNX_INT8 : ONNX_UINT8;
     input_of(c, "x", xt, 2 + q.sp, q.x, c->values);
@@ -1595,7 +1608,7 @@ static void gen_qlinear_conv(dcase *c)
 {
     conv_shapes q = {.sp = rp(c, 0.7) ? 2 : 1};
     q.group = rp(c, 0.6) ? 1 : rint_(c, 1, 3);
-    q.cin = q.group * rint_(c, 1, 3), q.cout = q.group * group_outputs(c);
+    q.cin = q.group * group_inputs(c), q.cout = q.group * group_outputs(c);
     if (rp(c, 0.15)) q.group = q.cin = q.cout = rint_(c, 1, 5); /* depthwise */
     conv_shapes_draw(c, &q);
     int64_t one[1] = {1}, cout = q.cout;
@@ -1640,7 +1653,7 @@ static void gen_qlinear_matmul(dcase *c)
 {
     int64_t a[DC_MAX_RANK], b[DC_MAX_RANK];
     int ra = (int)rint_(c, 2, 4), rb = rp(c, 0.6) ? 2 : ra;
-    int64_t m = small_dim(c), k = small_dim(c), n = small_dim(c), batch[2] = {rint_(c, 1, 3), rint_(c, 1, 3)};
+    int64_t m = small_dim(c), k = product_terms(c), n = small_dim(c), batch[2] = {rint_(c, 1, 3), rint_(c, 1, 3)};
     if (c->big) ra = rb = 2, m = 1, n = 2, k = big_dim(c);
     for (int i = 0; i < ra - 2; i++) a[i] = b[i] = batch[2 - (ra - 2) + i];
     a[ra - 2] = m, a[ra - 1] = k, b[rb - 2] = k, b[rb - 1] = n;

@@ -27,9 +27,10 @@ static const op_spec specs[] = {
     {"conv1x1", "Conv 1x1 64->64 160x160", 4, {1, 64, 160, 160}, 2.0 * 64 * 64 * 160 * 160, false},
     /* A node here is a QLinearConv of uint8 activations and weights (the first preceded by a QuantizeLinear of x,
      * the last followed by a DequantizeLinear into y): a quantized model's 3x3 layer. qmatmul: the same with
-     * QLinearMatMul. */
+     * QLinearMatMul; qdw3x3 with a depthwise QLinearConv. */
     {"qconv3x3", "QLinearConv 3x3 64->64 56x56 uint8", 4, {1, 64, 56, 56}, 2.0 * 64 * 64 * 9 * 56 * 56, false},
     {"qmatmul", "QLinearMatMul 256x256x256 uint8", 2, {256, 256}, 2.0 * 256 * 256 * 256, false},
+    {"qdw3x3", "QLinearConv depthwise 3x3 128 ch 56x56", 4, {1, 128, 56, 56}, 2.0 * 128 * 9 * 56 * 56, false},
     /* The recognizer's largest pointwise Convs: many channels over few pixels. */
     {"conv480", "Conv 1x1 480->480 6x80", 4, {1, 480, 6, 80}, 2.0 * 480 * 480 * 6 * 80, false},
     /* A node here is a pair, a pointwise Conv and a residual Add of its input (fused into the GEMM's stores). */
@@ -124,6 +125,7 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
     onnx_model_add_output(m, "y", ONNX_FLOAT, s->rank, pooled_output(s) ? pooled : s->dims);
     bool pointwise = strcmp(s->name, "conv1x1") == 0 || strcmp(s->name, "convres") == 0 ||
                      strcmp(s->name, "conv480") == 0;
+    bool quantized = s->name[0] == 'q';
     if (pointwise || strcmp(s->name, "conv3x3") == 0 || strcmp(s->name, "conv1d") == 0) {
         int k = pointwise ? 1 : 3;
         int64_t wd[4] = {c, c, k, k}, bd[1] = {c}; /* the first s->rank of them */
@@ -135,10 +137,10 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
         add_random(m, "b", 1, bd, 0.1f, &seed);
         add_random(m, "wb", 4, bwd, 1.0f / sqrtf((float)(2 * c)), &seed);
         add_random(m, "bb", 1, bbd, 0.1f, &seed);
-    } else if (strcmp(s->name, "qconv3x3") == 0 || strcmp(s->name, "qmatmul") == 0) {
-        bool conv = strcmp(s->name, "qconv3x3") == 0;
-        size_t n = (size_t)(c * c * (conv ? 9 : 1));
-        int64_t wd[4] = {c, c, 3, 3}, bd[1] = {c};
+    } else if (quantized) {
+        bool conv = strcmp(s->name, "qmatmul") != 0, depthwise = strcmp(s->name, "qdw3x3") == 0;
+        size_t n = (size_t)(c * (depthwise ? 1 : c) * (conv ? 9 : 1));
+        int64_t wd[4] = {c, depthwise ? 1 : c, 3, 3}, bd[1] = {c};
         uint8_t *w = malloc(n), zp = 128;
         int32_t *b = malloc((size_t)c * sizeof(int32_t));
         for (size_t i = 0; i < n; i++) w[i] = (uint8_t)(128.0f + 127.0f * frand(&seed));
@@ -251,7 +253,7 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
                                 (const char *[]){n}, 1);
             onnx_model_add_node(m, "Relu", (const char *[]){n}, 1, (const char *[]){r}, 1);
             onnx_model_add_node(m, "Resize", (const char *[]){r, "", "down"}, 3, outs, 1);
-        } else if (strcmp(s->name, "qconv3x3") == 0 || strcmp(s->name, "qmatmul") == 0) {
+        } else if (quantized) {
             char qin[20], qout[20];
             snprintf(qin, sizeof(qin), "q%d", k);
             snprintf(qout, sizeof(qout), "q%d", k + 1);
@@ -264,6 +266,7 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
                 onnx_node *n = onnx_model_add_node(m, "QLinearConv", q_in, 9, (const char *[]){qout}, 1);
                 int64_t pads[4] = {1, 1, 1, 1};
                 onnx_node_attr_ints(n, "pads", pads, 4);
+                if (strcmp(s->name, "qdw3x3") == 0) onnx_node_attr_int(n, "group", c);
             }
             if (k == length - 1) onnx_model_add_node(m, "DequantizeLinear", (const char *[]){qout, "xs", "z"}, 3,
                                                      outs, 1);

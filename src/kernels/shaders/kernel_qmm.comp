@@ -1,9 +1,9 @@
 // MatMulInteger (FN 0), ConvInteger (FN 1), QLinearMatMul (FN 2) and QLinearConv (FN 5; FN 3 and 4 gather the last
-// two's parameters first, FN 6 repacks the convolutions' weights): int32 sums of products of 8-bit operands less their
-// zero points, one output element an invocation (the convolutions: up to 4 x 4, constant 1). The sums wrap modulo 2^32
-// like MLAS's int32 accumulators (the same sum modulo 2^32 in any order). The convolutions' padding reads as the
-// input's zero point (ORT's CPU EP pads its im2col buffer with it), so padded taps add nothing. QLinearMatMul and
-// QLinearConv requantize the sum (plus QLinearConv's bias, wrapping) as MLAS does: float(sum) * (a_scale *
+// two's parameters first, FN 6 and 7 repack weights and the convolutions' input): int32 sums of products of 8-bit
+// operands less their zero points, one output element an invocation or a block of them (constant 1). The sums wrap
+// modulo 2^32 like MLAS's int32 accumulators (the same sum modulo 2^32 in any order). The convolutions' padding reads
+// as the input's zero point (ORT's CPU EP pads its im2col buffer with it), so padded taps add nothing. QLinearMatMul
+// and QLinearConv requantize the sum (plus QLinearConv's bias, wrapping) as MLAS does: float(sum) * (a_scale *
 // b_scale[c] / y_scale), saturated and rounded half to even.
 #version 460
 #extension GL_EXT_shader_8bit_storage : require
@@ -19,13 +19,36 @@ layout(push_constant) uniform Push {
                 // conv_invocations()
 } p;
 
-layout(constant_id = 0) const uint FN = 0u;
-// Constant 1: 1 where an invocation computes a block of 4 x 4 outputs (MatMulInteger's and QLinearMatMul's 4 rows by 4
-// columns, the convolutions' 4 output channels by 4 columns), where one 32-bit load serves the 4 columns' or channels'
-// weights: byte loads, which lavapipe makes one lane at a time, were most of the time. 0: one output an invocation.
-layout(constant_id = 1) const uint VARIANT = 0u;
-const uint TILE = VARIANT == 1u ? 4u : 1u;
+// Four 32-bit words of operand n at once, j counted in uvec4s from its start (a multiple of 16 bytes).
+layout(set = 0, binding = 0, std430) restrict buffer QmmWords4 { uvec4 v[]; } qmm_words4[ORTVK_BINDINGS];
+#define QMM_WORDS4(n, ref, j) qmm_words4[n].v[((ref).x >> 4u) + uint(j)]
 
+layout(constant_id = 0) const uint FN = 0u;
+// Constant 1, how much an invocation computes. lavapipe loads from storage buffers one lane at a time, one 32-bit
+// component or byte a load, and those loads were most of the time, so the larger forms load each byte once for
+// several sums:
+// 0: one output element.
+// 1: a block. MatMulInteger and QLinearMatMul: 4 rows by 4 columns, a row k of B's 4 columns one word (N a multiple
+//    of 4). The convolutions: 8 output channels of a group by 8 neighbouring columns, over input and weights
+//    repacked (FN 7 and 6) so that a uvec4 holds 16 input channels' bytes of a pixel or of an output channel's tap.
+// 2: the products' 8 x 8 block, a row's 16 k's of A a uvec4 (K a multiple of 16) and B repacked (FN 6) so that a
+//    column's 16 k's are one too.
+layout(constant_id = 1) const uint VARIANT = 0u;
+
+// The 4 bytes of a word, first byte first, as int8 (s8) or uint8 values.
+ivec4 bytes_of(uint word, bool s8)
+{
+    return s8 ? ivec4(uvec4(word) << uvec4(24u, 16u, 8u, 0u)) >> 24
+              : ivec4((uvec4(word) >> uvec4(0u, 8u, 16u, 24u)) & 0xffu);
+}
+
+// The sum of the products of a's and b's 4 values.
+int dot4(ivec4 a, ivec4 b)
+{
+    return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+}
+
+// Byte i from `offset` of operand n, as int8 (s8) or uint8.
 int byte_of(uint n, uint offset, uint i, bool s8)
 {
     uint v = uint(ortvk_bytes[n].v[offset + i]);
@@ -37,53 +60,86 @@ int zero_point(uint n, uvec2 ref, uint i, bool s8)
     return ref == uvec2(0u) ? 0 : byte_of(n, ref.x, i, s8);
 }
 
-// The (batched) product's invocations: TILE x TILE blocks of its M x N outputs (N a multiple of TILE). d: M, N, K,
-// batches, A's and B's batch strides.
+// The products' blocks: RT rows by CT columns an invocation (variant 1: 4 x 4, N a multiple of 4; variant 2: 8 x 8).
+const uint RT = VARIANT == 2u ? 8u : VARIANT == 1u ? 4u : 1u;
+const uint CT = RT;
+
+// The (batched) product's invocations: blocks of its M x N outputs. d: M, N, K, batches, A's and B's batch strides.
 uint matmul_invocations()
 {
-    return p.d[3] * ((p.d[0] + TILE - 1u) / TILE) * (p.d[1] / TILE);
+    return p.d[3] * ((p.d[0] + RT - 1u) / RT) * ((p.d[1] + CT - 1u) / CT);
 }
 
-// The sums of invocation i's outputs less the zero points za and zb[j] (of column n0 + j): acc[r * 4 + j] is row
-// m0 + r, column n0 + j, of batch entry `batch`. In variant 1, B's 4 columns at row k are one aligned 32-bit word (the
-// host's choice: N a multiple of 4, B 4-byte aligned); rows past M read row M - 1 and are not stored.
-void matmul_sums(uint i, int za, ivec4 zb, out uint acc[16], out uint m0, out uint n0, out uint batch)
+// Invocation i's first row m0, first column n0 and batch entry.
+void matmul_output(uint i, out uint m0, out uint n0, out uint batch)
 {
-    uint M = p.d[0], N = p.d[1], K = p.d[2], columns = N / TILE, rows = (M + TILE - 1u) / TILE, rest = i / columns;
-    n0 = (i - rest * columns) * TILE;
-    m0 = (rest % rows) * TILE;
+    uint columns = (p.d[1] + CT - 1u) / CT, rows = (p.d[0] + RT - 1u) / RT, rest = i / columns;
+    n0 = (i - rest * columns) * CT;
+    m0 = (rest % rows) * RT;
     batch = rest / rows;
+}
+
+// The sums of the block at row m0, column n0 of batch entry `batch` less the zero points za and zb[j] (of column
+// n0 + j): acc[r * CT + j] is row m0 + r, column n0 + j; rows past M read row M - 1, columns past N are B's repacked
+// zeros, and neither is stored. In variant 1, B's 4 columns at row k are one aligned 32-bit word (the host's choice: N
+// a multiple of 4, B 4-byte aligned). In variant 2 a row's 16 k's of A are one aligned uvec4 (K a multiple of 16, A
+// 16-byte aligned), and B is repacked by FN 6 so that a column's 16 k's are one too: 16 loads for 1,024 products.
+void matmul_sums(uint m0, uint n0, uint batch, int za, int zb[8], out uint acc[64])
+{
+    uint M = p.d[0], N = p.d[1], K = p.d[2];
     bool sa = (p.flags & 1u) != 0u, sb = (p.flags & 2u) != 0u;
-    uint a0[4], b0 = batch * p.d[5] + n0;
-    [[unroll]] for (uint r = 0u; r < 4u; r++) a0[r] = p.a.x + batch * p.d[4] + min(m0 + r, M - 1u) * K;
-    [[unroll]] for (uint k = 0u; k < 16u; k++) acc[k] = 0u;
-    ORTVK_FOR(k, 0u, K) {
-        int bv[4];
-        if (TILE == 4u) {
-            uint word = ORTVK_WORD(1, p.b, (b0 + k * N) >> 2u);
-            [[unroll]] for (uint j = 0u; j < 4u; j++)
-                bv[j] = (sb ? int(word << (24u - 8u * j)) >> 24 : int((word >> (8u * j)) & 0xffu)) - zb[j];
-        } else {
-            bv[0] = byte_of(1, p.b.x + b0, k * N, sb) - zb[0];
+    uint a0[RT], b0 = batch * p.d[5] + n0; // byte offsets in A and B
+    [[unroll]] for (uint r = 0u; r < RT; r++) a0[r] = batch * p.d[4] + min(m0 + r, M - 1u) * K;
+    [[unroll]] for (uint k = 0u; k < RT * CT; k++) acc[k] = 0u;
+    if (VARIANT == 2u) {
+        uint K16 = K / 16u, block = (p.d[5] != 0u ? batch * ((N + CT - 1u) / CT) : 0u) + n0 / CT;
+        [[dont_unroll]] for (uint k16 = 0u; k16 < K16; k16++) { // at most 32,768: K <= 2^19
+            uvec4 aw[RT], bw[CT];
+            [[unroll]] for (uint r = 0u; r < RT; r++) aw[r] = QMM_WORDS4(0, p.a, (a0[r] >> 4u) + k16);
+            [[unroll]] for (uint j = 0u; j < CT; j++) bw[j] = QMM_WORDS4(1, p.b, (block * K16 + k16) * CT + j);
+            [[unroll]] for (uint s = 0u; s < 4u; s++) {
+                ivec4 bv[CT];
+                [[unroll]] for (uint j = 0u; j < CT; j++) bv[j] = bytes_of(bw[j][s], sb) - zb[j];
+                [[unroll]] for (uint r = 0u; r < RT; r++) {
+                    ivec4 av = bytes_of(aw[r][s], sa) - za;
+                    [[unroll]] for (uint j = 0u; j < CT; j++) acc[r * CT + j] += uint(dot4(av, bv[j]));
+                }
+            }
         }
-        [[unroll]] for (uint r = 0u; r < TILE; r++) {
-            int av = byte_of(0, a0[r], k, sa) - za;
-            [[unroll]] for (uint j = 0u; j < TILE; j++) acc[r * 4u + j] += uint(av * bv[j]);
+        return;
+    }
+    ivec4 zb4;
+    [[unroll]] for (uint j = 0u; j < 4u; j++) zb4[j] = zb[min(j, CT - 1u)];
+    ORTVK_FOR(k, 0u, K) {
+        ivec4 bv = CT == 4u ? bytes_of(ORTVK_WORD(1, p.b, (b0 + k * N) >> 2u), sb) - zb4
+                            : ivec4(byte_of(1, p.b.x + b0, k * N, sb) - zb[0]);
+        [[unroll]] for (uint r = 0u; r < RT; r++) {
+            int av = byte_of(0, p.a.x + a0[r], k, sa) - za;
+            [[unroll]] for (uint j = 0u; j < CT; j++) acc[r * CT + j] += uint(av * bv[j]);
         }
     }
+}
+
+// Output (r, j) of the block at m0, n0 of batch entry `batch`: its element, and whether it exists.
+bool matmul_element(uint m0, uint n0, uint batch, uint r, uint j, out uint element)
+{
+    element = (batch * p.d[0] + m0 + r) * p.d[1] + n0 + j;
+    return m0 + r < p.d[0] && n0 + j < p.d[1];
 }
 
 void matmul(uint i)
 {
     if (i >= matmul_invocations()) return;
     bool sa = (p.flags & 1u) != 0u, sb = (p.flags & 2u) != 0u, per_column = (p.flags & 4u) != 0u;
-    uint M = p.d[0], N = p.d[1], n0 = (i % (N / TILE)) * TILE, m0, batch, acc[16];
-    ivec4 zb;
-    [[unroll]] for (uint j = 0u; j < 4u; j++) zb[j] = zero_point(3, p.zb, per_column ? n0 + min(j, TILE - 1u) : 0u, sb);
-    matmul_sums(i, zero_point(2, p.za, 0u, sa), zb, acc, m0, n0, batch);
-    [[unroll]] for (uint r = 0u; r < TILE; r++) {
-        [[unroll]] for (uint j = 0u; j < TILE; j++) {
-            if (m0 + r < M) ORTVK_WORD(4, p.y, (batch * M + m0 + r) * N + n0 + j) = acc[r * 4u + j];
+    uint m0, n0, batch, acc[64], element;
+    matmul_output(i, m0, n0, batch);
+    int zb[8];
+    [[unroll]] for (uint j = 0u; j < CT; j++)
+        zb[j] = zero_point(3, p.zb, per_column ? min(n0 + j, p.d[1] - 1u) : 0u, sb); // columns past N: not stored
+    matmul_sums(m0, n0, batch, zero_point(2, p.za, 0u, sa), zb, acc);
+    [[unroll]] for (uint r = 0u; r < RT; r++) {
+        [[unroll]] for (uint j = 0u; j < CT; j++) {
+            if (matmul_element(m0, n0, batch, r, j, element)) ORTVK_WORD(4, p.y, element) = acc[r * CT + j];
         }
     }
 }
@@ -100,11 +156,14 @@ void requantize(uint i, uint sum, uint c)
 void qlinear_matmul(uint i)
 {
     if (i >= matmul_invocations()) return;
-    uint M = p.d[0], N = p.d[1], m0, n0, batch, acc[16];
-    matmul_sums(i, int(ORTVK_WORD(2, p.za, 0u)), ivec4(int(ORTVK_WORD(2, p.za, 2u))), acc, m0, n0, batch);
-    [[unroll]] for (uint r = 0u; r < TILE; r++) {
-        [[unroll]] for (uint j = 0u; j < TILE; j++) {
-            if (m0 + r < M) requantize((batch * M + m0 + r) * N + n0 + j, acc[r * 4u + j], 0u);
+    uint m0, n0, batch, acc[64], element;
+    matmul_output(i, m0, n0, batch);
+    int zb[8];
+    [[unroll]] for (uint j = 0u; j < CT; j++) zb[j] = int(ORTVK_WORD(2, p.za, 2u));
+    matmul_sums(m0, n0, batch, int(ORTVK_WORD(2, p.za, 0u)), zb, acc);
+    [[unroll]] for (uint r = 0u; r < RT; r++) {
+        [[unroll]] for (uint j = 0u; j < CT; j++) {
+            if (matmul_element(m0, n0, batch, r, j, element)) requantize(element, acc[r * CT + j], 0u);
         }
     }
 }
@@ -137,67 +196,92 @@ uint taps_to(int i0, uint d, uint size, uint K)
     return min(K, (uint(int(size) - i0) + d - 1u) / d);
 }
 
-// The convolutions' variant 1: CO = 4 output channels (the group's channels a multiple of 4) by PX = 4 neighbouring
-// pixels of a row, so that each input byte loaded serves 4 sums and each weight 4; p.b then holds the weights
-// repacked by FN 6, a 32-bit word a tap for each 4 output channels.
-const uint CO = TILE;
-const uint PX = TILE;
+// The convolutions' variant 1: blocks of CO = 8 output channels of a group (the last of a group may be partial) by
+// PX = 8 neighbouring columns of a row, over x and w repacked (FN 7 and 6) so that one 16-byte load reads 16 input
+// channels' bytes of a pixel or of a tap's weights: a step of 16 channels loads 16 uvec4s for 1,024 products.
+const uint CO = VARIANT == 1u ? 8u : 1u;
+const uint PX = VARIANT == 1u ? 8u : 1u;
+const uint ACC = CO * PX;
 
-// A convolution's invocations. d: batches, C, H, W, M, KH, KW, OH, OW, groups, stride h/w, dilation h/w, pad h/w
-// (begin).
+// A convolution's geometry: d: batches, C, H, W, M, KH, KW, OH, OW, groups, stride h/w, dilation h/w, pad h/w (begin).
+// Its invocations: batches x groups x blocks of a group x OH x column blocks.
+uint conv_blocks() // of a group
+{
+    return (p.d[4] / p.d[9] + CO - 1u) / CO;
+}
+
 uint conv_invocations()
 {
-    return p.d[0] * (p.d[4] / CO) * p.d[7] * ((p.d[8] + PX - 1u) / PX);
+    return p.d[0] * p.d[9] * conv_blocks() * p.d[7] * ((p.d[8] + PX - 1u) / PX);
 }
 
-// Invocation i's first output channel m, batch entry, row oy and first column ox: its outputs are channels m .. m +
-// CO - 1 by columns ox .. ox + PX - 1 (those below OW).
-void conv_output(uint i, out uint m, out uint batch, out uint oy, out uint ox)
+// Invocation i's outputs: batch entry `batch`, group g's channels mg .. mg + CO - 1 (those below the group's
+// M / groups) at row oy, columns ox .. ox + PX - 1 (those below OW).
+struct conv_block {
+    uint batch, g, mg, oy, ox;
+};
+
+conv_block conv_output(uint i)
 {
-    uint blocks = (p.d[8] + PX - 1u) / PX, rest = i / blocks;
-    ox = (i - rest * blocks) * PX;
-    oy = rest % p.d[7];
+    conv_block o;
+    uint columns = (p.d[8] + PX - 1u) / PX, rest = i / columns, blocks = conv_blocks();
+    o.ox = (i - rest * columns) * PX;
+    o.oy = rest % p.d[7];
     rest /= p.d[7];
-    m = (rest % (p.d[4] / CO)) * CO;
-    batch = rest / (p.d[4] / CO);
+    o.mg = (rest % blocks) * CO;
+    rest /= blocks;
+    o.g = rest % p.d[9];
+    o.batch = rest / p.d[9];
+    return o;
 }
 
-// The sums of invocation i's outputs less the zero points za and zb: acc[j * 4 + q] is channel m + j at column
-// ox + q. The taps visited run (channel, ky, kx) with counters rather than divisions (lavapipe divides integers lane by
-// lane), over the kx any of the PX columns reaches inside the input; a column's taps outside it add nothing (x - za
-// read as 0).
-void conv_sums(uint i, int za, int zb, out uint acc[16])
+// The sums of block o's outputs less the zero points za and zb: acc[j * PX + q] is the group's channel o.mg + j at
+// column o.ox + q. The taps visited run (channel, ky, kx) with counters rather than divisions (lavapipe divides
+// integers lane by lane), over the kx any of the PX columns reaches inside the input; a column's taps outside it add
+// nothing (x - za read as 0). In variant 1 the channel counter counts steps of 16 channels, over the repacked x (p.a)
+// and w (p.b), in a loop of at most 32,768 steps (the host's choice; lavapipe's cap is 65,535), else in ORTVK_FOR.
+void conv_sums(conv_block o, int za, int zb, out uint acc[ACC])
 {
-    uint C = p.d[1], H = p.d[2], W = p.d[3], M = p.d[4], KH = p.d[5], KW = p.d[6];
-    uint m, batch, oy, ox;
-    conv_output(i, m, batch, oy, ox);
-    uint Cg = C / p.d[9], g = m / (M / p.d[9]), taps = Cg * KH * KW;
+    uint H = p.d[2], W = p.d[3], KH = p.d[5], KW = p.d[6], Cg = p.d[1] / p.d[9], Mg = p.d[4] / p.d[9];
+    uint steps = CO > 1u ? (Cg + 15u) / 16u : Cg, plane = (o.batch * p.d[9] + o.g) * steps;
     bool sa = (p.flags & 1u) != 0u, sb = (p.flags & 2u) != 0u;
-    uint x0 = p.a.x + (batch * C + g * Cg) * H * W, w0 = p.b.x + m * taps;
-    int iy0 = int(oy * p.d[10]) - int(p.d[14]), ix0 = int(ox * p.d[11]) - int(p.d[15]);
+    // Variant 1: uvec4 indices in the repacked x and w; else byte offsets.
+    uint x0 = plane * H * W, w0 = (o.g * conv_blocks() + o.mg / CO) * steps * KH * KW;
+    if (CO == 1u) x0 = p.a.x + plane * H * W, w0 = p.b.x + (o.g * Mg + o.mg) * Cg * KH * KW;
+    int iy0 = int(o.oy * p.d[10]) - int(p.d[14]), ix0 = int(o.ox * p.d[11]) - int(p.d[15]);
     // Only the taps inside the input: ky in [ky0, ky1), kx in [kx0, kx1), so an output over padding costs nothing.
     uint ky0 = taps_from(iy0, p.d[12]), ky1 = max(taps_to(iy0, p.d[12], H, KH), ky0);
     uint kx0 = taps_from(ix0 + int((PX - 1u) * p.d[11]), p.d[13]), kx1 = max(taps_to(ix0, p.d[13], W, KW), kx0);
-    [[unroll]] for (uint k = 0u; k < 16u; k++) acc[k] = 0u;
+    uint za4 = (uint(za) & 0xffu) * 0x01010101u, taps = steps * (ky1 - ky0) * (kx1 - kx0);
+    [[unroll]] for (uint k = 0u; k < ACC; k++) acc[k] = 0u;
     uint c = 0u, ky = ky0, kx = kx0;
-    ORTVK_FOR(t, 0u, Cg * (ky1 - ky0) * (kx1 - kx0)) {
-        uint row = x0 + (c * H + uint(iy0 + int(ky * p.d[12]))) * W;
-        int xv[4];
-        [[unroll]] for (uint q = 0u; q < PX; q++) {
-            int ix = ix0 + int(q * p.d[11] + kx * p.d[13]);
-            bool inside = PX == 1u || (ix >= 0 && ix < int(W));
-            xv[q] = inside ? byte_of(0, row, uint(clamp(ix, 0, int(W) - 1)), sa) - za : 0;
-        }
-        uint w = (c * KH + ky) * KW + kx;
-        if (CO == 4u) {
-            uint word = ORTVK_WORD(1, p.b, (m / 4u) * taps + w);
-            [[unroll]] for (uint j = 0u; j < 4u; j++) {
-                int wv = (sb ? int(word << (24u - 8u * j)) >> 24 : int((word >> (8u * j)) & 0xffu)) - zb;
-                [[unroll]] for (uint q = 0u; q < PX; q++) acc[j * 4u + q] += uint(xv[q] * wv);
+    if (CO > 1u) {
+        [[dont_unroll]] for (uint t = 0u; t < taps; t++) {
+            uint row = x0 + (c * H + uint(iy0 + int(ky * p.d[12]))) * W, w = (c * KH + ky) * KW + kx;
+            uvec4 xw[PX], ww[CO];
+            [[unroll]] for (uint q = 0u; q < PX; q++) {
+                int ix = ix0 + int(q * p.d[11] + kx * p.d[13]);
+                xw[q] = ix >= 0 && ix < int(W) ? QMM_WORDS4(0, p.a, row + uint(ix)) : uvec4(za4);
             }
-        } else {
-            acc[0] += uint(xv[0] * (byte_of(1, w0, w, sb) - zb));
+            [[unroll]] for (uint j = 0u; j < CO; j++) ww[j] = QMM_WORDS4(1, p.b, (w0 + w) * CO + j);
+            [[unroll]] for (uint s = 0u; s < 4u; s++) {
+                ivec4 xv[PX];
+                [[unroll]] for (uint q = 0u; q < PX; q++) xv[q] = bytes_of(xw[q][s], sa) - za;
+                [[unroll]] for (uint j = 0u; j < CO; j++) {
+                    ivec4 wv = bytes_of(ww[j][s], sb) - zb;
+                    [[unroll]] for (uint q = 0u; q < PX; q++) acc[j * PX + q] += uint(dot4(xv[q], wv));
+                }
+            }
+            bool next_row = ++kx == kx1, next_plane = next_row && ky + 1u == ky1;
+            kx = next_row ? kx0 : kx;
+            ky = next_plane ? ky0 : ky + (next_row ? 1u : 0u);
+            c += next_plane ? 1u : 0u;
         }
+        return;
+    }
+    ORTVK_FOR(t, 0u, taps) {
+        uint row = x0 + (c * H + uint(iy0 + int(ky * p.d[12]))) * W, w = (c * KH + ky) * KW + kx;
+        acc[0] += uint((byte_of(0, row, uint(ix0 + int(kx * p.d[13])), sa) - za) * (byte_of(1, w0, w, sb) - zb));
         bool next_row = ++kx == kx1, next_plane = next_row && ky + 1u == ky1;
         kx = next_row ? kx0 : kx;
         ky = next_plane ? ky0 : ky + (next_row ? 1u : 0u);
@@ -205,11 +289,12 @@ void conv_sums(uint i, int za, int zb, out uint acc[16])
     }
 }
 
-// Output element of channel m + j at column ox + q (of batch entry `batch`, row oy), and whether it exists.
-bool conv_element(uint m, uint batch, uint oy, uint ox, uint j, uint q, out uint element)
+// The output element of block o's channel j at column q, and whether it exists.
+bool conv_element(conv_block o, uint j, uint q, out uint element)
 {
-    element = ((batch * p.d[4] + m + j) * p.d[7] + oy) * p.d[8] + ox + q;
-    return ox + q < p.d[8];
+    uint m = o.g * (p.d[4] / p.d[9]) + o.mg + j;
+    element = ((o.batch * p.d[4] + m) * p.d[7] + o.oy) * p.d[8] + o.ox + q;
+    return o.mg + j < p.d[4] / p.d[9] && o.ox + q < p.d[8];
 }
 
 // ConvInteger: its zero points of one value each.
@@ -217,12 +302,12 @@ void conv(uint i)
 {
     if (i >= conv_invocations()) return;
     bool sa = (p.flags & 1u) != 0u, sb = (p.flags & 2u) != 0u;
-    uint m, batch, oy, ox, acc[16], element;
-    conv_output(i, m, batch, oy, ox);
-    conv_sums(i, zero_point(2, p.za, 0u, sa), zero_point(3, p.zb, 0u, sb), acc);
+    conv_block o = conv_output(i);
+    uint acc[ACC], element;
+    conv_sums(o, zero_point(2, p.za, 0u, sa), zero_point(3, p.zb, 0u, sb), acc);
     [[unroll]] for (uint j = 0u; j < CO; j++) {
         [[unroll]] for (uint q = 0u; q < PX; q++) {
-            if (conv_element(m, batch, oy, ox, j, q, element)) ORTVK_WORD(4, p.y, element) = acc[j * 4u + q];
+            if (conv_element(o, j, q, element)) ORTVK_WORD(4, p.y, element) = acc[j * PX + q];
         }
     }
 }
@@ -231,27 +316,53 @@ void conv(uint i)
 void qlinear_conv(uint i)
 {
     if (i >= conv_invocations()) return;
-    uint m, batch, oy, ox, acc[16], element;
-    conv_output(i, m, batch, oy, ox);
-    conv_sums(i, int(ORTVK_WORD(2, p.za, 0u)), int(ORTVK_WORD(2, p.za, 2u)), acc);
+    conv_block o = conv_output(i);
+    uint acc[ACC], element;
+    conv_sums(o, int(ORTVK_WORD(2, p.za, 0u)), int(ORTVK_WORD(2, p.za, 2u)), acc);
     [[unroll]] for (uint j = 0u; j < CO; j++) {
-        uint bias = p.zb == uvec2(0u) ? 0u : ORTVK_WORD(3, p.zb, m + j), c = (p.flags & 4u) != 0u ? m + j : 0u;
+        uint m = min(o.g * (p.d[4] / p.d[9]) + o.mg + j, p.d[4] - 1u); // past the group's last: not stored
+        uint bias = p.zb == uvec2(0u) ? 0u : ORTVK_WORD(3, p.zb, m), c = (p.flags & 4u) != 0u ? m : 0u;
         [[unroll]] for (uint q = 0u; q < PX; q++) {
-            if (conv_element(m, batch, oy, ox, j, q, element)) requantize(element, acc[j * 4u + q] + bias, c);
+            if (conv_element(o, j, q, element)) requantize(element, acc[j * PX + q] + bias, c);
         }
     }
 }
 
-// FN 6: the weights p.a ([M][taps] bytes) repacked into p.y for variant 1: word q * taps + t holds tap t of output
-// channels 4q .. 4q + 3, one a byte (d[0]: M / 4, d[1]: taps).
+// FN 6: weights p.a repacked into p.y for the block forms, in blocks of d[9] outputs (output channels or columns) by
+// 16 summed terms (input channels or k's) by a tap: uvec4 ((block * K16 + k16) * T + t) * d[9] + j holds, 4 a word,
+// the bytes of the block's output j at terms 16 k16 .. 16 k16 + 15 and tap t (terms past K and outputs past an entry's
+// d[10]: 0). A block is block % U of entry block / U (a group, or a batch entry of B). d: U, entries, K, K16, T, then
+// the byte strides of an entry, an output, a term and a tap, the block's outputs, an entry's outputs.
 void pack_weights(uint i)
 {
-    uint taps = p.d[1];
-    if (i >= p.d[0] * taps) return;
-    uint q = i / taps, t = i - q * taps, word = 0u;
-    [[unroll]] for (uint j = 0u; j < 4u; j++)
-        word |= uint(ortvk_bytes[0].v[p.a.x + (4u * q + j) * taps + t]) << (8u * j);
-    ORTVK_WORD(4, p.y, i) = word;
+    uint U = p.d[0], K = p.d[2], K16 = p.d[3], T = p.d[4], width = p.d[9];
+    if (i >= p.d[1] * U * K16 * T * width) return;
+    uint j = i % width, rest = i / width, t = rest % T, k16 = (rest / T) % K16, block = rest / T / K16;
+    uint out_j = (block % U) * width + j, from = p.a.x + (block / U) * p.d[5] + out_j * p.d[6] + t * p.d[8];
+    uvec4 words = uvec4(0u);
+    [[unroll]] for (uint b = 0u; b < 16u; b++) {
+        uint k = 16u * k16 + b;
+        if (k < K && out_j < p.d[10]) words[b / 4u] |= uint(ortvk_bytes[0].v[from + k * p.d[7]]) << (8u * (b % 4u));
+    }
+    QMM_WORDS4(4, p.y, i) = words;
+}
+
+// FN 7: a convolution's x (p.a; d its geometry) repacked into p.y for variant 1: uvec4 ((batch * groups + g) * C16 +
+// c16) * H * W + pixel holds, 4 a word, the bytes of group g's channels 16 c16 .. 16 c16 + 15 at that pixel; channels
+// past the group's read as x's zero point (p.za), so that they add nothing.
+void pack_input(uint i)
+{
+    uint plane = p.d[2] * p.d[3], Cg = p.d[1] / p.d[9], C16 = (Cg + 15u) / 16u;
+    if (i >= p.d[0] * p.d[9] * C16 * plane) return;
+    uint pixel = i % plane, rest = i / plane, c16 = rest % C16, group = rest / C16; // group: batch * groups + g
+    uint za = uint(zero_point(2, p.za, 0u, (p.flags & 1u) != 0u)) & 0xffu;
+    uvec4 words = uvec4(0u);
+    [[unroll]] for (uint b = 0u; b < 16u; b++) {
+        uint c = 16u * c16 + b;
+        uint v = c < Cg ? uint(ortvk_bytes[0].v[p.a.x + (group * Cg + c) * plane + pixel]) : za;
+        words[b / 4u] |= v << (8u * (b % 4u));
+    }
+    QMM_WORDS4(4, p.y, i) = words;
 }
 
 void main()
@@ -261,5 +372,6 @@ void main()
     else if (FN == 2u) qlinear_matmul(ortvk_index());
     else if (FN == 5u) qlinear_conv(ortvk_index());
     else if (FN == 6u) pack_weights(ortvk_index());
+    else if (FN == 7u) pack_input(ortvk_index());
     else qlinear_params(ortvk_index());
 }

@@ -433,38 +433,59 @@ static OrtStatus *conv_shape(const ortvk_kparams *params, ortvk_krun *run)
     return conv_dims("ConvInteger", params, run, 1, T_INT32);
 }
 
-/* The output channels and columns of the shader's variant 1 block, and the most steps of 16 channels a tap its
- * loop takes (lavapipe ends loops past 65,535 iterations). */
+/* The output channels and columns of the shader's variant 1 block (variant 2's: 16 channels by 4 columns), and the
+ * most steps of a tap (16 channels each) its loop takes (lavapipe ends loops past 65,535 iterations). */
 #define QCONV_BLOCK 8
 #define QCONV_MAX_STEPS 32768
 
-/* A convolution's dispatch (FN_CONV or FN_QCONV) over geometry g, x's zero point at x_zero_point (0: none). Where a
- * group has 4 output channels or more, blocks of 8 of them by 8 columns an invocation (the shader's variant 1), over
- * x and w repacked into scratch buffers (FN_PACK_INPUT, FN_PACK_WEIGHTS) so that one 16-byte load reads 16 input
- * channels of a pixel or of a tap's weights; else (depthwise-like groups) one output an invocation. The columns'
- * input indices, (ox + q) * stride + kx * dilation - pad, stay inside 32-bit ints with strides and dilations below
- * 2^16 (the padded input is below 2^30: conv_plan), and the repacked x's uvec4s are counted in 32 bits. */
+/* x repacked for the block forms (FN_PACK_INPUT) into a scratch buffer of `uvec4s`, which then replaces push->a. */
+static OrtStatus *pack_input(ortvk_krun *run, push_qmm *push, uint64_t uvec4s, VkDeviceAddress x_zero_point)
+{
+    push_qmm pack = *push;
+    pack.za = x_zero_point;
+    ORTVK_TRY(ortvk_krun_scratch(run, (size_t)(uvec4s * 16), &pack.y));
+    push->a = pack.y;
+    return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, FN_PACK_INPUT, &pack, sizeof(pack), uvec4s);
+}
+
+/* A convolution's dispatch (FN_CONV or FN_QCONV) over geometry g, x's zero point at x_zero_point (0: none), in one of
+ * the shader's forms (kernel_qmm.comp), over x and w repacked into scratch buffers (FN_PACK_INPUT, FN_PACK_WEIGHTS)
+ * so that one 16-byte load reads 16 input channels of a pixel or of a tap's weights:
+ * - depthwise (a channel a group): 16 channels by 4 columns an invocation (variant 2), the geometry passed as one
+ *   group of C channels;
+ * - a group of 4 output channels or more: blocks of 8 of them by 8 columns (variant 1);
+ * - else, or past the limits below, one output an invocation (variant 0), x and w as they are.
+ * The columns' input indices, (ox + q) * stride + kx * dilation - pad, stay inside 32-bit ints with strides and
+ * dilations below 2^16 (the padded input is below 2^30: conv_plan), and the repacked x's uvec4s are counted in 32
+ * bits. */
 static OrtStatus *conv_dispatch(ortvk_krun *run, uint32_t fn, push_qmm *push, const int64_t g[16],
                                 VkDeviceAddress x_zero_point)
 {
     for (int k = 0; k < 16; k++) push->d[k] = (uint32_t)g[k];
-    uint64_t G = (uint64_t)g[9], Cg = (uint64_t)g[1] / G, Mg = (uint64_t)g[4] / G, C16 = (Cg + 15) / 16;
-    uint64_t taps = (uint64_t)(g[5] * g[6]), x_uvec4s = (uint64_t)(g[0] * g[2] * g[3]) * G * C16;
+    uint64_t G = (uint64_t)g[9], C = (uint64_t)g[1], Cg = C / G, Mg = (uint64_t)g[4] / G, C16 = (Cg + 15) / 16;
+    uint64_t taps = (uint64_t)(g[5] * g[6]), pixels = (uint64_t)(g[0] * g[2] * g[3]);
+    uint64_t columns = (uint64_t)g[8], rows = (uint64_t)(g[0] * g[7]);
     bool small_steps = g[10] < 65536 && g[11] < 65536 && g[12] < 65536 && g[13] < 65536;
-    if (Mg < 4 || !small_steps || x_uvec4s >= (UINT64_C(1) << 31) || C16 * taps > QCONV_MAX_STEPS)
+    bool depthwise = Cg == 1 && Mg == 1 && taps <= QCONV_MAX_STEPS && pixels * ((C + 15) / 16) < (UINT64_C(1) << 31);
+    bool blocks = Mg >= 4 && C16 * taps <= QCONV_MAX_STEPS && pixels * G * C16 < (UINT64_C(1) << 31);
+    if (!small_steps || (!depthwise && !blocks))
         return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, fn, push, sizeof(*push), run->out[0].count);
-    uint64_t blocks = (Mg + QCONV_BLOCK - 1) / QCONV_BLOCK;
-    weight_layout w = {.entries = G, .blocks = blocks, .width = QCONV_BLOCK, .outputs = Mg, .K = Cg, .taps = taps,
-                       .strides = {Mg * Cg * taps, Cg * taps, taps, 1}};
+    if (depthwise) {
+        weight_layout w = {.entries = 1, .blocks = 1, .width = 1, .outputs = 1, .K = C, .taps = taps,
+                           .strides = {0, 0, taps, 1}};
+        ORTVK_TRY(pack_weights(run, push->b, &w, &push->b));
+        push->d[9] = 1;
+        ORTVK_TRY(pack_input(run, push, pixels * ((C + 15) / 16), x_zero_point));
+        return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, fn + 2 * ORTVK_KVARIANT, push, sizeof(*push),
+                                      rows * ((C + 15) / 16) * ((columns + 3) / 4));
+    }
+    uint64_t per_group = (Mg + QCONV_BLOCK - 1) / QCONV_BLOCK;
+    weight_layout w = {.entries = G, .blocks = per_group, .width = QCONV_BLOCK, .outputs = Mg, .K = Cg,
+                       .taps = taps, .strides = {Mg * Cg * taps, Cg * taps, taps, 1}};
     ORTVK_TRY(pack_weights(run, push->b, &w, &push->b));
-    push_qmm pack = *push;
-    pack.za = x_zero_point;
-    ORTVK_TRY(ortvk_krun_scratch(run, (size_t)(x_uvec4s * 16), &pack.y));
-    ORTVK_TRY(ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, FN_PACK_INPUT, &pack, sizeof(pack), x_uvec4s));
-    push->a = pack.y;
-    uint64_t columns = ((uint64_t)g[8] + QCONV_BLOCK - 1) / QCONV_BLOCK;
+    ORTVK_TRY(pack_input(run, push, pixels * G * C16, x_zero_point));
     return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, fn + ORTVK_KVARIANT, push, sizeof(*push),
-                                  (uint64_t)(g[0] * g[7]) * G * blocks * columns);
+                                  rows * G * per_group * ((columns + QCONV_BLOCK - 1) / QCONV_BLOCK));
 }
 
 static OrtStatus *conv_record(const ortvk_kparams *params, ortvk_krun *run)

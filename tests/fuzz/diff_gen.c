@@ -1609,7 +1609,7 @@ static void gen_qlinear_conv(dcase *c)
     conv_shapes q = {.sp = rp(c, 0.7) ? 2 : 1};
     q.group = rp(c, 0.6) ? 1 : rint_(c, 1, 3);
     q.cin = q.group * group_inputs(c), q.cout = q.group * group_outputs(c);
-    if (rp(c, 0.15)) q.group = q.cin = q.cout = rint_(c, 1, 5); /* depthwise */
+    if (rp(c, 0.15)) q.group = q.cin = q.cout = rp(c, 0.7) ? rint_(c, 1, 5) : rint_(c, 15, 20); /* depthwise */
     conv_shapes_draw(c, &q);
     int64_t one[1] = {1}, cout = q.cout;
     static const int32_t types[] = {ONNX_UINT8, ONNX_INT8};

@@ -4,7 +4,8 @@
  * The parent never loads ONNX Runtime: it starts workers (this program again, --worker) that each run a batch of
  * cases and report every case on their stdout/stderr pipe ("@@B i" before, "@@E i verdict ..." after); whatever
  * else the worker prints between the two (a validation message, a sanitizer report) belongs to that case. A worker
- * that dies or overruns the timeout inside a case pins that case as a crash or a hang; the parent starts a new
+ * that dies inside a case, or overruns the timeout in one of its sessions ("@@P c" the CPU EP's, "@@P v" ortvk's,
+ * each timed on its own), pins that case as a crash or a hang; the parent starts a new
  * worker for the rest of the batch. When --seconds is up, the parent hands out no more cases: it closes each
  * worker's stdin (a pipe), which a worker checks before each case, so that it ends after its current one; a worker
  * still in a case STOP_GRACE seconds later is killed and its case counted as cut off, not as a hang. The summary
@@ -445,7 +446,8 @@ typedef struct worker {
     int n, done;  /* cases, and how many have ended */
     long current; /* the case begun and not ended, or -1 */
     char phase;   /* of the current case: 'c' the CPU EP alone, 'v' the session with ortvk */
-    double since;
+    double since, phase_since; /* the case's start, its phase's: each session has --timeout of its own, so that a
+                                  CPU EP slow on a huge output does not count as ortvk's hang */
     int report;   /* a sanitizer/validation line seen in the current case */
     char report_line[400];
     char buf[8192];
@@ -573,13 +575,14 @@ static void worker_line(session *s, worker *w, char *line)
 {
     if (strncmp(line, "@@B ", 4) == 0) {
         w->current = strtol(line + 4, NULL, 10);
-        w->since = now();
+        w->since = w->phase_since = now();
         w->report = 0;
         w->phase = 0;
         return;
     }
     if (strncmp(line, "@@P ", 4) == 0) {
         w->phase = line[4];
+        w->phase_since = now();
         return;
     }
     if (strncmp(line, "@@E ", 4) == 0) {
@@ -758,7 +761,7 @@ static int session_main(options *o, const char *self)
                 memmove(w->buf, start, w->len + 1);
                 if (w->len == sizeof(w->buf) - 1) w->len = 0; /* an endless line: dropped */
             }
-            if (w->pid && w->current >= 0 && now() - w->since > o->timeout) worker_end(&s, w, true, false);
+            if (w->pid && w->current >= 0 && now() - w->phase_since > o->timeout) worker_end(&s, w, true, false);
             /* a worker silent outside any case for that long (starting up) is hung too */
             if (w->pid && w->current < 0 && now() - w->since > 4 * o->timeout) worker_end(&s, w, true, false);
             if (w->pid && s.stopping && now() - stop_at > STOP_GRACE) worker_end(&s, w, false, true);

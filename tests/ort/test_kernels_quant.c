@@ -512,6 +512,15 @@ int main(void)
     qconv(&app, device, "QLinearConv int8 x int8 groups of 20 -> 12 channels, -128", 4, x40, w12, &blocks,
           &(qconv_case){ONNX_INT8, ONNX_INT8, 0.05f, 0.001f, 0.25f, false, true, 0, 0x80, ON_ORTVK});
     conv(&app, device, "ConvInteger groups of 20 -> 12 channels", 4, x40, w12, &blocks, true);
+    /* Depthwise: 16 channels by 4 columns an invocation; 20 channels (a partial block), strides and dilations */
+    int64_t x20[4] = {2, 20, 11, 13}, w20[4] = {20, 1, 3, 3};
+    conv_attrs dw20 = {.strides = {2, 1}, .dilations = {1, 2}, .pads = {1, 2, 1, 2}, .group = 20};
+    qconv(&app, device, "QLinearConv uint8 x uint8 depthwise 20 channels", 4, x20, w20, &dw20,
+          &(qconv_case){ONNX_UINT8, ONNX_UINT8, 0.05f, 0.002f, 0.3f, true, true, 131, -1, ON_ORTVK});
+    qconv(&app, device, "QLinearConv int8 x int8 depthwise 20 channels, -128", 4, x20, w20,
+          &(conv_attrs){.pads = {0, 1, 2, 3}, .group = 20},
+          &(qconv_case){ONNX_INT8, ONNX_INT8, 0.05f, 0.001f, 0.25f, false, true, 0, 0x80, ON_ORTVK});
+    conv(&app, device, "ConvInteger depthwise 20 channels", 4, x20, w20, &dw20, true);
     qconv(&app, device, "QLinearConv uint8 x int8 symmetric", 4, x4, wq, &padded,
           &(qconv_case){ONNX_UINT8, ONNX_INT8, 0.02f, 0.004f, 0.1f, true, true, 0, -1, ON_ORTVK_UNLESS_SATURATING});
     qconv(&app, device, "QLinearConv int8 x int8 output scale 10^6", 4, x4, wq, &padded,

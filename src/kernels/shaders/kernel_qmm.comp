@@ -199,8 +199,11 @@ uint taps_to(int i0, uint d, uint size, uint K)
 // The convolutions' variant 1: blocks of CO = 8 output channels of a group (the last of a group may be partial) by
 // PX = 8 neighbouring columns of a row, over x and w repacked (FN 7 and 6) so that one 16-byte load reads 16 input
 // channels' bytes of a pixel or of a tap's weights: a step of 16 channels loads 16 uvec4s for 1,024 products.
-const uint CO = VARIANT == 1u ? 8u : 1u;
-const uint PX = VARIANT == 1u ? 8u : 1u;
+// Variant 2, depthwise (a channel a group): 16 channels by 4 columns, x and w repacked alike, a tap's 5 uvec4s for 64
+// products. The host passes its geometry as one group of C channels (d[9] = 1), so that the blocks, the repacked x
+// and the outputs are counted as variant 1's; only the sums differ.
+const uint CO = VARIANT == 1u ? 8u : VARIANT == 2u ? 16u : 1u;
+const uint PX = VARIANT == 1u ? 8u : VARIANT == 2u ? 4u : 1u;
 const uint ACC = CO * PX;
 
 // A convolution's geometry: d: batches, C, H, W, M, KH, KW, OH, OW, groups, stride h/w, dilation h/w, pad h/w (begin).
@@ -238,8 +241,9 @@ conv_block conv_output(uint i)
 // The sums of block o's outputs less the zero points za and zb: acc[j * PX + q] is the group's channel o.mg + j at
 // column o.ox + q. The taps visited run (channel, ky, kx) with counters rather than divisions (lavapipe divides
 // integers lane by lane), over the kx any of the PX columns reaches inside the input; a column's taps outside it add
-// nothing (x - za read as 0). In variant 1 the channel counter counts steps of 16 channels, over the repacked x (p.a)
-// and w (p.b), in a loop of at most 32,768 steps (the host's choice; lavapipe's cap is 65,535), else in ORTVK_FOR.
+// nothing (x - za read as 0). In variants 1 and 2 they read the repacked x (p.a) and w (p.b), variant 1's channel
+// counter counting steps of 16 channels, in a loop of at most 32,768 steps (the host's choice; lavapipe's cap is
+// 65,535); variant 0's loop is ORTVK_FOR.
 void conv_sums(conv_block o, int za, int zb, out uint acc[ACC])
 {
     uint H = p.d[2], W = p.d[3], KH = p.d[5], KW = p.d[6], Cg = p.d[1] / p.d[9], Mg = p.d[4] / p.d[9];
@@ -255,6 +259,28 @@ void conv_sums(conv_block o, int za, int zb, out uint acc[ACC])
     uint za4 = (uint(za) & 0xffu) * 0x01010101u, taps = steps * (ky1 - ky0) * (kx1 - kx0);
     [[unroll]] for (uint k = 0u; k < ACC; k++) acc[k] = 0u;
     uint c = 0u, ky = ky0, kx = kx0;
+    if (VARIANT == 2u) { // channel o.mg + j sums its own input channel's taps only
+        uint c16 = o.mg / 16u;
+        [[dont_unroll]] for (uint t = 0u; t < (ky1 - ky0) * (kx1 - kx0); t++) {
+            uint row = x0 + (c16 * H + uint(iy0 + int(ky * p.d[12]))) * W;
+            uvec4 xw[PX], ww = QMM_WORDS4(1, p.b, c16 * KH * KW + ky * KW + kx);
+            [[unroll]] for (uint q = 0u; q < PX; q++) {
+                int ix = ix0 + int(q * p.d[11] + kx * p.d[13]);
+                xw[q] = ix >= 0 && ix < int(W) ? QMM_WORDS4(0, p.a, row + uint(ix)) : uvec4(za4);
+            }
+            [[unroll]] for (uint s = 0u; s < 4u; s++) {
+                ivec4 wv = bytes_of(ww[s], sb) - zb;
+                [[unroll]] for (uint q = 0u; q < PX; q++) {
+                    ivec4 xv = bytes_of(xw[q][s], sa) - za;
+                    [[unroll]] for (uint b = 0u; b < 4u; b++) acc[(4u * s + b) * PX + q] += uint(xv[b] * wv[b]);
+                }
+            }
+            bool next_row = ++kx == kx1;
+            kx = next_row ? kx0 : kx;
+            ky += next_row ? 1u : 0u;
+        }
+        return;
+    }
     if (CO > 1u) {
         [[dont_unroll]] for (uint t = 0u; t < taps; t++) {
             uint row = x0 + (c * H + uint(iy0 + int(ky * p.d[12]))) * W, w = (c * KH + ky) * KW + kx;

@@ -127,8 +127,8 @@ for forms in "" cpu; do
     --compare-frames 15 --threads "$(nproc)" 2>&1 | grep -E "MatMul|Conv" || true
 done
 
-section "element-wise (the lanes' blocks), depthwise, one LSTM step, quantized Conv and MatMul, a small model's Run"
-ORTVK_VALIDATION=0 timeout 30 ./$build/ortvk-bench --ops add,sigmoid,mulch,dw3x3,lstm,qconv3x3,qmatmul,small \
+section "element-wise (the lanes' blocks), depthwise, one LSTM step, quantized Convs and MatMul, a small model's Run"
+ORTVK_VALIDATION=0 timeout 30 ./$build/ortvk-bench --ops add,sigmoid,mulch,dw3x3,lstm,qconv3x3,qmatmul,qdw3x3,small \
   --compare-frames 15 --threads "$(nproc)" 2>&1 |
   grep -E "Add|Sigmoid|Mul|depthwise|LSTM|QLinear|ortvk .* us" || true
 

@@ -462,11 +462,12 @@ static OrtStatus *conv_dispatch(ortvk_krun *run, uint32_t fn, push_qmm *push, co
                                 VkDeviceAddress x_zero_point)
 {
     for (int k = 0; k < 16; k++) push->d[k] = (uint32_t)g[k];
-    uint64_t G = (uint64_t)g[9], C = (uint64_t)g[1], Cg = C / G, Mg = (uint64_t)g[4] / G, C16 = (Cg + 15) / 16;
+    uint64_t G = (uint64_t)g[9], C = (uint64_t)g[1], Cg = C / G, Mg = (uint64_t)g[4] / G;
+    uint64_t C16 = (Cg + 15) / 16, all16 = (C + 15) / 16; /* steps of 16 channels: of a group, of all of them */
     uint64_t taps = (uint64_t)(g[5] * g[6]), pixels = (uint64_t)(g[0] * g[2] * g[3]);
     uint64_t columns = (uint64_t)g[8], rows = (uint64_t)(g[0] * g[7]);
     bool small_steps = g[10] < 65536 && g[11] < 65536 && g[12] < 65536 && g[13] < 65536;
-    bool depthwise = Cg == 1 && Mg == 1 && taps <= QCONV_MAX_STEPS && pixels * ((C + 15) / 16) < (UINT64_C(1) << 31);
+    bool depthwise = Cg == 1 && Mg == 1 && taps <= QCONV_MAX_STEPS && pixels * all16 < (UINT64_C(1) << 31);
     bool blocks = Mg >= 4 && C16 * taps <= QCONV_MAX_STEPS && pixels * G * C16 < (UINT64_C(1) << 31);
     if (!small_steps || (!depthwise && !blocks))
         return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, fn, push, sizeof(*push), run->out[0].count);
@@ -475,9 +476,9 @@ static OrtStatus *conv_dispatch(ortvk_krun *run, uint32_t fn, push_qmm *push, co
                            .strides = {0, 0, taps, 1}};
         ORTVK_TRY(pack_weights(run, push->b, &w, &push->b));
         push->d[9] = 1;
-        ORTVK_TRY(pack_input(run, push, pixels * ((C + 15) / 16), x_zero_point));
+        ORTVK_TRY(pack_input(run, push, pixels * all16, x_zero_point));
         return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, fn + 2 * ORTVK_KVARIANT, push, sizeof(*push),
-                                      rows * ((C + 15) / 16) * ((columns + 3) / 4));
+                                      rows * all16 * ((columns + 3) / 4));
     }
     uint64_t per_group = (Mg + QCONV_BLOCK - 1) / QCONV_BLOCK;
     weight_layout w = {.entries = G, .blocks = per_group, .width = QCONV_BLOCK, .outputs = Mg, .K = Cg,

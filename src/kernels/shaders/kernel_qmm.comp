@@ -238,6 +238,25 @@ conv_block conv_output(uint i)
     return o;
 }
 
+// The next tap after (c, ky, kx) in the order (channel, ky, kx), ky in [ky0, ky1) and kx in [kx0, kx1).
+void next_tap(inout uint c, inout uint ky, inout uint kx, uint ky0, uint ky1, uint kx0, uint kx1)
+{
+    bool next_row = ++kx == kx1, next_plane = next_row && ky + 1u == ky1;
+    kx = next_row ? kx0 : kx;
+    ky = next_plane ? ky0 : ky + (next_row ? 1u : 0u);
+    c += next_plane ? 1u : 0u;
+}
+
+// The repacked x's uvec4s of the PX columns ix0 + q * stride + kx * dilation of a row (its first uvec4 `row`); a
+// column outside the input reads za4, x's zero point in each byte.
+void columns_of(uint row, int ix0, uint kx, uint za4, out uvec4 xw[PX])
+{
+    [[unroll]] for (uint q = 0u; q < PX; q++) {
+        int ix = ix0 + int(q * p.d[11] + kx * p.d[13]);
+        xw[q] = ix >= 0 && ix < int(p.d[3]) ? QMM_WORDS4(0, p.a, row + uint(ix)) : uvec4(za4);
+    }
+}
+
 // The sums of block o's outputs less the zero points za and zb: acc[j * PX + q] is the group's channel o.mg + j at
 // column o.ox + q. The taps visited run (channel, ky, kx) with counters rather than divisions (lavapipe divides
 // integers lane by lane), over the kx any of the PX columns reaches inside the input; a column's taps outside it add
@@ -249,7 +268,7 @@ void conv_sums(conv_block o, int za, int zb, out uint acc[ACC])
     uint H = p.d[2], W = p.d[3], KH = p.d[5], KW = p.d[6], Cg = p.d[1] / p.d[9], Mg = p.d[4] / p.d[9];
     uint steps = CO > 1u ? (Cg + 15u) / 16u : Cg, plane = (o.batch * p.d[9] + o.g) * steps;
     bool sa = (p.flags & 1u) != 0u, sb = (p.flags & 2u) != 0u;
-    // Variant 1: uvec4 indices in the repacked x and w; else byte offsets.
+    // Variants 1 and 2: uvec4 indices in the repacked x and w; variant 0: byte offsets.
     uint x0 = plane * H * W, w0 = (o.g * conv_blocks() + o.mg / CO) * steps * KH * KW;
     if (CO == 1u) x0 = p.a.x + plane * H * W, w0 = p.b.x + (o.g * Mg + o.mg) * Cg * KH * KW;
     int iy0 = int(o.oy * p.d[10]) - int(p.d[14]), ix0 = int(o.ox * p.d[11]) - int(p.d[15]);
@@ -262,12 +281,8 @@ void conv_sums(conv_block o, int za, int zb, out uint acc[ACC])
     if (VARIANT == 2u) { // channel o.mg + j sums its own input channel's taps only
         uint c16 = o.mg / 16u;
         [[dont_unroll]] for (uint t = 0u; t < (ky1 - ky0) * (kx1 - kx0); t++) {
-            uint row = x0 + (c16 * H + uint(iy0 + int(ky * p.d[12]))) * W;
             uvec4 xw[PX], ww = QMM_WORDS4(1, p.b, c16 * KH * KW + ky * KW + kx);
-            [[unroll]] for (uint q = 0u; q < PX; q++) {
-                int ix = ix0 + int(q * p.d[11] + kx * p.d[13]);
-                xw[q] = ix >= 0 && ix < int(W) ? QMM_WORDS4(0, p.a, row + uint(ix)) : uvec4(za4);
-            }
+            columns_of(x0 + (c16 * H + uint(iy0 + int(ky * p.d[12]))) * W, ix0, kx, za4, xw);
             [[unroll]] for (uint s = 0u; s < 4u; s++) {
                 ivec4 wv = bytes_of(ww[s], sb) - zb;
                 [[unroll]] for (uint q = 0u; q < PX; q++) {
@@ -275,20 +290,15 @@ void conv_sums(conv_block o, int za, int zb, out uint acc[ACC])
                     [[unroll]] for (uint b = 0u; b < 4u; b++) acc[(4u * s + b) * PX + q] += uint(xv[b] * wv[b]);
                 }
             }
-            bool next_row = ++kx == kx1;
-            kx = next_row ? kx0 : kx;
-            ky += next_row ? 1u : 0u;
+            next_tap(c, ky, kx, ky0, ky1, kx0, kx1);
         }
         return;
     }
     if (CO > 1u) {
         [[dont_unroll]] for (uint t = 0u; t < taps; t++) {
-            uint row = x0 + (c * H + uint(iy0 + int(ky * p.d[12]))) * W, w = (c * KH + ky) * KW + kx;
+            uint w = (c * KH + ky) * KW + kx;
             uvec4 xw[PX], ww[CO];
-            [[unroll]] for (uint q = 0u; q < PX; q++) {
-                int ix = ix0 + int(q * p.d[11] + kx * p.d[13]);
-                xw[q] = ix >= 0 && ix < int(W) ? QMM_WORDS4(0, p.a, row + uint(ix)) : uvec4(za4);
-            }
+            columns_of(x0 + (c * H + uint(iy0 + int(ky * p.d[12]))) * W, ix0, kx, za4, xw);
             [[unroll]] for (uint j = 0u; j < CO; j++) ww[j] = QMM_WORDS4(1, p.b, (w0 + w) * CO + j);
             [[unroll]] for (uint s = 0u; s < 4u; s++) {
                 ivec4 xv[PX];
@@ -298,20 +308,14 @@ void conv_sums(conv_block o, int za, int zb, out uint acc[ACC])
                     [[unroll]] for (uint q = 0u; q < PX; q++) acc[j * PX + q] += uint(dot4(xv[q], wv));
                 }
             }
-            bool next_row = ++kx == kx1, next_plane = next_row && ky + 1u == ky1;
-            kx = next_row ? kx0 : kx;
-            ky = next_plane ? ky0 : ky + (next_row ? 1u : 0u);
-            c += next_plane ? 1u : 0u;
+            next_tap(c, ky, kx, ky0, ky1, kx0, kx1);
         }
         return;
     }
     ORTVK_FOR(t, 0u, taps) {
         uint row = x0 + (c * H + uint(iy0 + int(ky * p.d[12]))) * W, w = (c * KH + ky) * KW + kx;
         acc[0] += uint((byte_of(0, row, uint(ix0 + int(kx * p.d[13])), sa) - za) * (byte_of(1, w0, w, sb) - zb));
-        bool next_row = ++kx == kx1, next_plane = next_row && ky + 1u == ky1;
-        kx = next_row ? kx0 : kx;
-        ky = next_plane ? ky0 : ky + (next_row ? 1u : 0u);
-        c += next_plane ? 1u : 0u;
+        next_tap(c, ky, kx, ky0, ky1, kx0, kx1);
     }
 }
 

@@ -9,7 +9,7 @@
 typedef struct held_views {
     VkBuffer buffer;
     VkDeviceSize offset, range;
-    bool float16;
+    ortvk_ktexel_type type;
     ortvk_ktexels views;
 } held_views;
 
@@ -63,13 +63,13 @@ OrtStatus *ortvk_krun_hold(ortvk_krun *run, ortvk_buffer *buffer)
 }
 
 OrtStatus *ortvk_krun_hold_views(ortvk_krun *run, const ortvk_buffer *buffer, VkDeviceSize offset,
-                                 VkDeviceSize range, bool float16, ortvk_ktexels *out)
+                                 VkDeviceSize range, ortvk_ktexel_type type, ortvk_ktexels *out)
 {
     ORTVK_TRY(held_list(run));
     ortvk_kheld *list = run->held;
     for (size_t i = 0; i < list->n_views; i++) {
         const held_views *h = &list->views[i];
-        if (h->buffer == buffer->vk && h->offset == offset && h->range == range && h->float16 == float16) {
+        if (h->buffer == buffer->vk && h->offset == offset && h->range == range && h->type == type) {
             *out = h->views;
             return NULL;
         }
@@ -82,8 +82,8 @@ OrtStatus *ortvk_krun_hold_views(ortvk_krun *run, const ortvk_buffer *buffer, Vk
         list->device = run->device;
     }
     held_views *h = &list->views[list->n_views];
-    *h = (held_views){.buffer = buffer->vk, .offset = offset, .range = range, .float16 = float16};
-    ORTVK_TRY(ortvk_kernel_device_texels_create(run->device->vk, buffer->vk, offset, range, float16, &h->views));
+    *h = (held_views){.buffer = buffer->vk, .offset = offset, .range = range, .type = type};
+    ORTVK_TRY(ortvk_kernel_device_texels_create(run->device->vk, buffer->vk, offset, range, type, &h->views));
     list->n_views++;
     *out = h->views;
     return NULL;

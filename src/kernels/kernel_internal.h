@@ -116,7 +116,7 @@ typedef struct ortvk_ktensor {
 
 /* Every shader (kernel_shaders.def, the one list of them). */
 typedef enum ortvk_shader {
-#define ORTVK_SHADER(id, name, operands, texels) ORTVK_SHADER_##id,
+#define ORTVK_SHADER(id, name, operands, texels, texel_type) ORTVK_SHADER_##id,
 #include "kernels/kernel_shaders.def"
 #undef ORTVK_SHADER
     ORTVK_SHADER_COUNT
@@ -417,22 +417,33 @@ uint32_t ortvk_kernel_device_operands(ortvk_shader shader);
 /* The operands (a subset, same bits) a shader reads through uniform texel buffers where it can: lavapipe fetches
  * texels 2-3x faster than it loads from storage buffers. */
 uint32_t ortvk_kernel_device_texels(ortvk_shader shader);
+/* Whether its texel views are of 32-bit words rather than of floats (kernel_shaders.def's texel_type). */
+bool ortvk_kernel_device_texel_words(ortvk_shader shader);
 /* Its name (kernel_shaders.def): "gemm" for shaders/kernel_gemm.comp. */
 const char *ortvk_kernel_device_shader_name(ortvk_shader shader);
 
-/* An operand's uniform texel buffer views: RGBA32F (vec4 reads) and R32F (float reads) of the same range, or of
- * float16 tensors RGBA16F and R16F (the device converts each element to float32, exactly). */
+/* What an operand's texel views hold: float32 elements, float16 ones (the device converts each to float32,
+ * exactly), or 32-bit unsigned words (a shader whose texel_type is WORDS, kernel_shaders.def). */
+typedef enum ortvk_ktexel_type {
+    ORTVK_KTEXELS_FLOAT32,
+    ORTVK_KTEXELS_FLOAT16,
+    ORTVK_KTEXELS_WORDS,
+} ortvk_ktexel_type;
+
+/* An operand's uniform texel buffer views of one range: 4-component ones (RGBA32F, RGBA16F or RGBA32UI: vec4 or uvec4
+ * reads) and 1-component ones (R32F, R16F or R32UI). */
 typedef struct ortvk_ktexels {
     VkBufferView vec4s, floats;
 } ortvk_ktexels;
 OrtStatus *ortvk_kernel_device_texels_create(VkDevice vk, VkBuffer buffer, VkDeviceSize offset, VkDeviceSize range,
-                                             bool float16, ortvk_ktexels *out);
+                                             ortvk_ktexel_type type, ortvk_ktexels *out);
 void ortvk_kernel_device_texels_destroy(VkDevice vk, ortvk_ktexels *views);
 
 /* One dispatch's descriptors, slot k for the k-th operand; empty entries get small placeholders. */
 typedef struct ortvk_kbindings {
     VkDescriptorBufferInfo buffers[ORTVK_KBINDINGS]; /* binding 0: storage buffers */
     ortvk_ktexels texels[ORTVK_KBINDINGS];           /* bindings 1 (vec4s) and 2 (floats) */
+    bool words;                                      /* the texels are words: placeholders of words too */
 } ortvk_kbindings;
 void ortvk_kernel_device_bind(ortvk_kernel_device *kdev, VkCommandBuffer cmd, ortvk_kbindings *bindings);
 

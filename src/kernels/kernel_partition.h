@@ -99,7 +99,7 @@ OrtStatus *ortvk_kernel_upload_chain(ortvk_kernel *kernel, ortvk_stream *stream,
  * ortvk_kheld_release, the retire callback, drops them all (`owner`: run->held; NULL is fine). */
 OrtStatus *ortvk_krun_hold(ortvk_krun *run, ortvk_buffer *buffer);
 OrtStatus *ortvk_krun_hold_views(ortvk_krun *run, const ortvk_buffer *buffer, VkDeviceSize offset,
-                                 VkDeviceSize range, bool float16, ortvk_ktexels *out);
+                                 VkDeviceSize range, ortvk_ktexel_type type, ortvk_ktexels *out);
 ortvk_profile_run *ortvk_krun_profile_begin(ortvk_krun *run, ortvk_profile *profile, int id, const char *name,
                                             size_t nodes);
 void ortvk_kheld_release(void *owner);

@@ -73,8 +73,9 @@ static VkDeviceSize texel_range(const ortvk_buffer *buffer, VkDeviceSize start, 
 /* Binds the tensor at `address` as a storage buffer, and where `texels` also as texel buffers (texel_range): its
  * buffer from the offset aligned down to what the device requires, up to the end of the tensor; *into gets the
  * tensor's byte offset from the binding's start (the same for both kinds). *texels becomes false where the texel
- * views cannot cover the tensor. *wide is set where a float16 run's operand is a float32 tensor (a constant widened
- * at Compile: ortvk_kernel_upload_const), whose views are then of float32 texels. */
+ * views cannot cover the tensor. Views of words where bindings->words; else *wide is set where a float16 run's
+ * operand is a float32 tensor (a constant widened at Compile: ortvk_kernel_upload_const), whose views are then of
+ * float32 texels. */
 static OrtStatus *bind_operand(ortvk_krun *run, VkDeviceAddress address, ortvk_kbindings *bindings, uint32_t slot,
                                bool *texels, uint32_t *into, bool *wide)
 {
@@ -82,8 +83,11 @@ static OrtStatus *bind_operand(ortvk_krun *run, VkDeviceAddress address, ortvk_k
     VkDeviceSize offset = 0, end = 0;
     const ortvk_ktensor *tensor = NULL;
     ORTVK_TRY(locate_operand(run, address, &buffer, &offset, &end, &tensor));
-    *wide = run->float16 && tensor != NULL && tensor->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
-    bool halves = run->float16 && !*wide;
+    *wide = run->float16 && !bindings->words && tensor != NULL && tensor->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+    bool halves = run->float16 && !*wide && !bindings->words;
+    ortvk_ktexel_type type = bindings->words ? ORTVK_KTEXELS_WORDS
+                             : halves        ? ORTVK_KTEXELS_FLOAT16
+                                             : ORTVK_KTEXELS_FLOAT32;
     const VkPhysicalDeviceLimits *limits = &run->device->caps.props.limits;
     VkDeviceSize align = 16; /* a texel of RGBA32F; the alignments are powers of two */
     if (limits->minStorageBufferOffsetAlignment > align) align = limits->minStorageBufferOffsetAlignment;
@@ -98,7 +102,7 @@ static OrtStatus *bind_operand(ortvk_krun *run, VkDeviceAddress address, ortvk_k
         VkDeviceSize range = texel_range(buffer, start, end, halves ? 2 : 4, limits->maxTexelBufferElements);
         *texels = range > 0;
         if (*texels && run->plan == NULL)
-            ORTVK_TRY(ortvk_krun_hold_views(run, buffer, start, range, halves, &bindings->texels[slot]));
+            ORTVK_TRY(ortvk_krun_hold_views(run, buffer, start, range, type, &bindings->texels[slot]));
     }
     return NULL;
 }
@@ -189,13 +193,15 @@ OrtStatus *ortvk_krun_dispatch_spec(ortvk_krun *run, ortvk_shader shader, uint32
     uint32_t operands = ortvk_kernel_device_operands(shader);
     /* Shaders read some operands as texel buffers where every one of them can be (specialization); float16 ones
      * where the device has the 16-bit formats. */
-    bool texel_type = (!run->float16 || run->device->caps.texels_16bit) && ortvk_kernel_device_texel_reads(run->kdev);
+    bool word_texels = ortvk_kernel_device_texel_words(shader);
+    bool texel_type = (!run->float16 || word_texels || run->device->caps.texels_16bit) &&
+                      ortvk_kernel_device_texel_reads(run->kdev);
     uint32_t texel_operands = texel_type ? ortvk_kernel_device_texels(shader) : 0;
     bool texels = texel_operands != 0;
     uint32_t words[32] = {0};
     if (push_size > sizeof(words)) return ortvk_status(ORT_EP_FAIL, "%u bytes of push constants", push_size);
     memcpy(words, push, push_size);
-    ortvk_kbindings bindings = {0};
+    ortvk_kbindings bindings = {.words = word_texels};
     uint32_t wide_operands = 0;
     for (uint32_t k = 0, slot = 0; k < 16 && slot < ORTVK_KBINDINGS; k++) {
         if (!(operands & (1u << k))) continue;

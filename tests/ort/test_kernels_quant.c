@@ -365,6 +365,45 @@ static void qconv(ortapp *app, const OrtEpDevice *device, const char *name, int 
     check_on(app, device, name, m, ins, 1, out, 1, q->where);
 }
 
+/* The block forms' cases (kernel_qmm.comp: blocks of outputs an invocation over operands repacked in 16-byte
+ * words, read as texels where the dispatch binds them, else from storage buffers). */
+static void block_forms(ortapp *app, const OrtEpDevice *device)
+{
+    /* K a multiple of 16: 8 x 8 outputs an invocation over B repacked (M = 7 and 9, N = 20 and 13: partial blocks) */
+    int64_t a32[2] = {7, 32}, a932[3] = {3, 9, 32}, a948[3] = {3, 9, 48}, b32[2] = {32, 20}, b348[3] = {3, 48, 13};
+    matmul(app, device, "MatMulInteger K 32 per-column zero points", 2, a32, 2, b32, ONNX_UINT8, ONNX_UINT8, true, 20,
+           -1);
+    matmul(app, device, "MatMulInteger K 48 int8 batched A and B", 3, a948, 3, b348, ONNX_INT8, ONNX_INT8, true, 1,
+           -1);
+    matmul(app, device, "MatMulInteger K 32 uint8 x uint8 batched A", 3, a932, 2, b32, ONNX_UINT8, ONNX_UINT8, false,
+           0, -1);
+    qlinear(app, device, "QLinearMatMul K 32 uint8 x uint8", 2, a32, 2, b32, ONNX_UINT8, ONNX_UINT8, 0.02f, 0.013f,
+            0.7f);
+    qlinear(app, device, "QLinearMatMul K 48 int8 batched B, saturating", 3, a948, 3, b348, ONNX_INT8, ONNX_INT8,
+            1.0f, 1.0f, 2.0f);
+    /* Blocks of 8 output channels by 8 columns over 16 input channels a step: 20 input and 12 output channels a
+     * group (a partial step and a partial block), rows of 10 columns */
+    int64_t x40[4] = {2, 40, 9, 19}, w12[4] = {24, 20, 3, 3}, w12d[4] = {24, 20, 2, 3};
+    conv_attrs blocks = {.strides = {1, 2}, .pads = {1, 1, 1, 1}, .group = 2};
+    qconv(app, device, "QLinearConv uint8 x uint8 groups of 20 -> 12 channels", 4, x40, w12, &blocks,
+          &(qconv_case){ONNX_UINT8, ONNX_UINT8, 0.05f, 0.002f, 0.3f, true, true, 131, -1, ON_ORTVK});
+    qconv(app, device, "QLinearConv int8 x int8 groups of 20 -> 12 channels, dilations", 4, x40, w12d,
+          &(conv_attrs){.dilations = {3, 2}, .pads = {2, 0, 1, 3}, .group = 2},
+          &(qconv_case){ONNX_INT8, ONNX_INT8, 0.05f, 0.001f, 0.25f, true, true, 5, -1, ON_ORTVK});
+    qconv(app, device, "QLinearConv int8 x int8 groups of 20 -> 12 channels, -128", 4, x40, w12, &blocks,
+          &(qconv_case){ONNX_INT8, ONNX_INT8, 0.05f, 0.001f, 0.25f, false, true, 0, 0x80, ON_ORTVK});
+    conv(app, device, "ConvInteger groups of 20 -> 12 channels", 4, x40, w12, &blocks, true);
+    /* Depthwise: 16 channels by 4 columns an invocation; 20 channels (a partial block), strides and dilations */
+    int64_t x20[4] = {2, 20, 11, 13}, w20[4] = {20, 1, 3, 3};
+    conv_attrs dw20 = {.strides = {2, 1}, .dilations = {1, 2}, .pads = {1, 2, 1, 2}, .group = 20};
+    qconv(app, device, "QLinearConv uint8 x uint8 depthwise 20 channels", 4, x20, w20, &dw20,
+          &(qconv_case){ONNX_UINT8, ONNX_UINT8, 0.05f, 0.002f, 0.3f, true, true, 131, -1, ON_ORTVK});
+    qconv(app, device, "QLinearConv int8 x int8 depthwise 20 channels, -128", 4, x20, w20,
+          &(conv_attrs){.pads = {0, 1, 2, 3}, .group = 20},
+          &(qconv_case){ONNX_INT8, ONNX_INT8, 0.05f, 0.001f, 0.25f, false, true, 0, 0x80, ON_ORTVK});
+    conv(app, device, "ConvInteger depthwise 20 channels", 4, x20, w20, &dw20, true);
+}
+
 int main(void)
 {
     ortapp app;
@@ -417,14 +456,6 @@ int main(void)
            -1);
     matmul(&app, device, "MatMulInteger N 20 uint8 x int8 batched A", 3, a3, 2, b20, ONNX_UINT8, ONNX_INT8, true, 20,
            -1);
-    /* K a multiple of 16: 8 x 8 outputs an invocation over B repacked (M = 7 and 9, N = 20 and 13: partial blocks) */
-    int64_t a32[2] = {7, 32}, a932[3] = {3, 9, 32}, a948[3] = {3, 9, 48}, b32[2] = {32, 20}, b348[3] = {3, 48, 13};
-    matmul(&app, device, "MatMulInteger K 32 per-column zero points", 2, a32, 2, b32, ONNX_UINT8, ONNX_UINT8, true, 20,
-           -1);
-    matmul(&app, device, "MatMulInteger K 48 int8 batched A and B", 3, a948, 3, b348, ONNX_INT8, ONNX_INT8, true, 1,
-           -1);
-    matmul(&app, device, "MatMulInteger K 32 uint8 x uint8 batched A", 3, a932, 2, b32, ONNX_UINT8, ONNX_UINT8, false,
-           0, -1);
     int64_t aw[2] = {2, 40000}, bw[2] = {40000, 3}, bw4[2] = {40000, 4};
     matmul(&app, device, "MatMulInteger K 40000 N 4 of 255*255 (wraps)", 2, aw, 2, bw4, ONNX_UINT8, ONNX_UINT8,
            false, 0, 255);
@@ -441,10 +472,6 @@ int main(void)
             0.7f);
     qlinear(&app, device, "QLinearMatMul N 20 int8 batched B, saturating", 3, a3, 3, b320, ONNX_INT8, ONNX_INT8, 1.0f,
             1.0f, 2.0f);
-    qlinear(&app, device, "QLinearMatMul K 32 uint8 x uint8", 2, a32, 2, b32, ONNX_UINT8, ONNX_UINT8, 0.02f, 0.013f,
-            0.7f);
-    qlinear(&app, device, "QLinearMatMul K 48 int8 batched B, saturating", 3, a948, 3, b348, ONNX_INT8, ONNX_INT8,
-            1.0f, 1.0f, 2.0f);
     int64_t x4[4] = {2, 4, 11, 13}, w4[4] = {6, 2, 3, 3}, w44[4] = {5, 4, 3, 2}, x3[3] = {2, 3, 30}, w3[3] = {4, 3, 5};
     conv(&app, device, "ConvInteger 3x3 group 2 pads strides", 4, x4, w4,
          &(conv_attrs){.strides = {2, 1}, .pads = {1, 0, 2, 1}, .group = 2}, true);
@@ -500,32 +527,17 @@ int main(void)
     conv(&app, device, "ConvInteger 8 channels by columns", 4, x4, w8, &columns, true);
     conv(&app, device, "ConvInteger 2 groups of 4, pads", 4, x4, w8g, &(conv_attrs){.pads = {2, 3, 2, 3}, .group = 2},
          false);
-    /* Blocks of 8 output channels by 8 columns over 16 input channels a step: 20 input and 12 output channels a
-     * group (a partial step and a partial block), rows of 10 columns */
-    int64_t x40[4] = {2, 40, 9, 19}, w12[4] = {24, 20, 3, 3}, w12d[4] = {24, 20, 2, 3};
-    conv_attrs blocks = {.strides = {1, 2}, .pads = {1, 1, 1, 1}, .group = 2};
-    qconv(&app, device, "QLinearConv uint8 x uint8 groups of 20 -> 12 channels", 4, x40, w12, &blocks,
-          &(qconv_case){ONNX_UINT8, ONNX_UINT8, 0.05f, 0.002f, 0.3f, true, true, 131, -1, ON_ORTVK});
-    qconv(&app, device, "QLinearConv int8 x int8 groups of 20 -> 12 channels, dilations", 4, x40, w12d,
-          &(conv_attrs){.dilations = {3, 2}, .pads = {2, 0, 1, 3}, .group = 2},
-          &(qconv_case){ONNX_INT8, ONNX_INT8, 0.05f, 0.001f, 0.25f, true, true, 5, -1, ON_ORTVK});
-    qconv(&app, device, "QLinearConv int8 x int8 groups of 20 -> 12 channels, -128", 4, x40, w12, &blocks,
-          &(qconv_case){ONNX_INT8, ONNX_INT8, 0.05f, 0.001f, 0.25f, false, true, 0, 0x80, ON_ORTVK});
-    conv(&app, device, "ConvInteger groups of 20 -> 12 channels", 4, x40, w12, &blocks, true);
-    /* Depthwise: 16 channels by 4 columns an invocation; 20 channels (a partial block), strides and dilations */
-    int64_t x20[4] = {2, 20, 11, 13}, w20[4] = {20, 1, 3, 3};
-    conv_attrs dw20 = {.strides = {2, 1}, .dilations = {1, 2}, .pads = {1, 2, 1, 2}, .group = 20};
-    qconv(&app, device, "QLinearConv uint8 x uint8 depthwise 20 channels", 4, x20, w20, &dw20,
-          &(qconv_case){ONNX_UINT8, ONNX_UINT8, 0.05f, 0.002f, 0.3f, true, true, 131, -1, ON_ORTVK});
-    qconv(&app, device, "QLinearConv int8 x int8 depthwise 20 channels, -128", 4, x20, w20,
-          &(conv_attrs){.pads = {0, 1, 2, 3}, .group = 20},
-          &(qconv_case){ONNX_INT8, ONNX_INT8, 0.05f, 0.001f, 0.25f, false, true, 0, 0x80, ON_ORTVK});
-    conv(&app, device, "ConvInteger depthwise 20 channels", 4, x20, w20, &dw20, true);
     qconv(&app, device, "QLinearConv uint8 x int8 symmetric", 4, x4, wq, &padded,
           &(qconv_case){ONNX_UINT8, ONNX_INT8, 0.02f, 0.004f, 0.1f, true, true, 0, -1, ON_ORTVK_UNLESS_SATURATING});
     qconv(&app, device, "QLinearConv int8 x int8 output scale 10^6", 4, x4, wq, &padded,
           &(qconv_case){ONNX_INT8, ONNX_INT8, 1.0f, 1.0f, 1e-6f, false, false, 0, -1, ON_ORTVK});
     qconv(&app, device, "QLinearConv int8 70000 taps refused (2^31)", 3, xl, wl, &(conv_attrs){0},
           &(qconv_case){ONNX_INT8, ONNX_INT8, 0.01f, 0.01f, 1.0f, false, true, 0, -1, ON_CPU_EP});
+    block_forms(&app, device);
+    printf("-- the block forms again, every operand read from its storage buffer (ORTVK_TEXEL_READS=off)\n");
+    fflush(stdout);
+    setenv("ORTVK_TEXEL_READS", "off", 1);
+    block_forms(&app, device);
+    unsetenv("ORTVK_TEXEL_READS");
     return test_finish(&app, "test_kernels_quant");
 }

@@ -17,7 +17,7 @@ static const struct {
     const uint32_t *code;
     size_t bytes;
 } modules[] = {
-#define ORTVK_SHADER(id, name, operands, texels) {#name, spv_##name, sizeof(spv_##name)}, \
+#define ORTVK_SHADER(id, name, operands, texels, texel_type) {#name, spv_##name, sizeof(spv_##name)}, \
     {#name "_f16", spv_##name##_f16, sizeof(spv_##name##_f16)},
 #include "kernels/kernel_shaders.def"
 #undef ORTVK_SHADER

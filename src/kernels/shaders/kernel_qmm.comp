@@ -19,9 +19,14 @@ layout(push_constant) uniform Push {
                 // conv_invocations()
 } p;
 
-// Four 32-bit words of operand n at once, j counted in uvec4s from its start (a multiple of 16 bytes).
+// Four 32-bit words of operand n at once, j counted in uvec4s from its start (a multiple of 16 bytes). The texel
+// operands, a and b, are also bound as RGBA32UI texel views where the dispatch could (ORTVK_TEXELS; kernel_shaders.def:
+// WORDS), which lavapipe reads 2-3x faster than storage buffers; the block forms read their repacked operands so.
 layout(set = 0, binding = 0, std430) restrict buffer QmmWords4 { uvec4 v[]; } qmm_words4[ORTVK_BINDINGS];
+layout(set = 0, binding = 1) uniform utextureBuffer qmm_texels4[ORTVK_BINDINGS];
 #define QMM_WORDS4(n, ref, j) qmm_words4[n].v[((ref).x >> 4u) + uint(j)]
+#define QMM_TEXEL4(n, ref, j) \
+    (ORTVK_TEXELS != 0u ? texelFetch(qmm_texels4[n], int(((ref).x >> 4u) + uint(j))) : QMM_WORDS4(n, ref, j))
 
 layout(constant_id = 0) const uint FN = 0u;
 // Constant 1, how much an invocation computes. lavapipe loads from storage buffers one lane at a time, one 32-bit
@@ -95,8 +100,8 @@ void matmul_sums(uint m0, uint n0, uint batch, int za, int zb[8], out uint acc[6
         uint K16 = K / 16u, block = (p.d[5] != 0u ? batch * ((N + CT - 1u) / CT) : 0u) + n0 / CT;
         [[dont_unroll]] for (uint k16 = 0u; k16 < K16; k16++) { // at most 32,768: K <= 2^19
             uvec4 aw[RT], bw[CT];
-            [[unroll]] for (uint r = 0u; r < RT; r++) aw[r] = QMM_WORDS4(0, p.a, (a0[r] >> 4u) + k16);
-            [[unroll]] for (uint j = 0u; j < CT; j++) bw[j] = QMM_WORDS4(1, p.b, (block * K16 + k16) * CT + j);
+            [[unroll]] for (uint r = 0u; r < RT; r++) aw[r] = QMM_TEXEL4(0, p.a, (a0[r] >> 4u) + k16);
+            [[unroll]] for (uint j = 0u; j < CT; j++) bw[j] = QMM_TEXEL4(1, p.b, (block * K16 + k16) * CT + j);
             [[unroll]] for (uint s = 0u; s < 4u; s++) {
                 ivec4 bv[CT];
                 [[unroll]] for (uint j = 0u; j < CT; j++) bv[j] = bytes_of(bw[j][s], sb) - zb[j];
@@ -253,7 +258,7 @@ void columns_of(uint row, int ix0, uint kx, uint za4, out uvec4 xw[PX])
 {
     [[unroll]] for (uint q = 0u; q < PX; q++) {
         int ix = ix0 + int(q * p.d[11] + kx * p.d[13]);
-        xw[q] = ix >= 0 && ix < int(p.d[3]) ? QMM_WORDS4(0, p.a, row + uint(ix)) : uvec4(za4);
+        xw[q] = ix >= 0 && ix < int(p.d[3]) ? QMM_TEXEL4(0, p.a, row + uint(ix)) : uvec4(za4);
     }
 }
 
@@ -281,7 +286,7 @@ void conv_sums(conv_block o, int za, int zb, out uint acc[ACC])
     if (VARIANT == 2u) { // channel o.mg + j sums its own input channel's taps only
         uint c16 = o.mg / 16u;
         [[dont_unroll]] for (uint t = 0u; t < (ky1 - ky0) * (kx1 - kx0); t++) {
-            uvec4 xw[PX], ww = QMM_WORDS4(1, p.b, c16 * KH * KW + ky * KW + kx);
+            uvec4 xw[PX], ww = QMM_TEXEL4(1, p.b, c16 * KH * KW + ky * KW + kx);
             columns_of(x0 + (c16 * H + uint(iy0 + int(ky * p.d[12]))) * W, ix0, kx, za4, xw);
             [[unroll]] for (uint s = 0u; s < 4u; s++) {
                 ivec4 wv = bytes_of(ww[s], sb) - zb;
@@ -299,7 +304,7 @@ void conv_sums(conv_block o, int za, int zb, out uint acc[ACC])
             uint w = (c * KH + ky) * KW + kx;
             uvec4 xw[PX], ww[CO];
             columns_of(x0 + (c * H + uint(iy0 + int(ky * p.d[12]))) * W, ix0, kx, za4, xw);
-            [[unroll]] for (uint j = 0u; j < CO; j++) ww[j] = QMM_WORDS4(1, p.b, (w0 + w) * CO + j);
+            [[unroll]] for (uint j = 0u; j < CO; j++) ww[j] = QMM_TEXEL4(1, p.b, (w0 + w) * CO + j);
             [[unroll]] for (uint s = 0u; s < 4u; s++) {
                 ivec4 xv[PX];
                 [[unroll]] for (uint q = 0u; q < PX; q++) xv[q] = bytes_of(xw[q][s], sa) - za;

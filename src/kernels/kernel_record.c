@@ -83,8 +83,9 @@ static OrtStatus *bind_operand(ortvk_krun *run, VkDeviceAddress address, ortvk_k
     VkDeviceSize offset = 0, end = 0;
     const ortvk_ktensor *tensor = NULL;
     ORTVK_TRY(locate_operand(run, address, &buffer, &offset, &end, &tensor));
-    *wide = run->float16 && !bindings->words && tensor != NULL && tensor->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
-    bool halves = run->float16 && !*wide && !bindings->words;
+    bool floats = !bindings->words;
+    *wide = floats && run->float16 && tensor != NULL && tensor->type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+    bool halves = floats && run->float16 && !*wide;
     ortvk_ktexel_type type = bindings->words ? ORTVK_KTEXELS_WORDS
                              : halves        ? ORTVK_KTEXELS_FLOAT16
                                              : ORTVK_KTEXELS_FLOAT32;
@@ -192,11 +193,11 @@ OrtStatus *ortvk_krun_dispatch_spec(ortvk_krun *run, ortvk_shader shader, uint32
                             (unsigned long long)invocations);
     uint32_t operands = ortvk_kernel_device_operands(shader);
     /* Shaders read some operands as texel buffers where every one of them can be (specialization); float16 ones
-     * where the device has the 16-bit formats. */
+     * where the device has the 16-bit formats (words: any device, RGBA32UI and R32UI are required formats). */
     bool word_texels = ortvk_kernel_device_texel_words(shader);
-    bool texel_type = (!run->float16 || word_texels || run->device->caps.texels_16bit) &&
-                      ortvk_kernel_device_texel_reads(run->kdev);
-    uint32_t texel_operands = texel_type ? ortvk_kernel_device_texels(shader) : 0;
+    bool readable = (!run->float16 || word_texels || run->device->caps.texels_16bit) &&
+                    ortvk_kernel_device_texel_reads(run->kdev);
+    uint32_t texel_operands = readable ? ortvk_kernel_device_texels(shader) : 0;
     bool texels = texel_operands != 0;
     uint32_t words[32] = {0};
     if (push_size > sizeof(words)) return ortvk_status(ORT_EP_FAIL, "%u bytes of push constants", push_size);

@@ -242,9 +242,12 @@ static handle_made make_handle(int kind, uint64_t raw, uint64_t size, unsigned s
         close(fd);
         break;
     case FUZZ_H_RAW: {
-        h.native = (void *)(uintptr_t)raw;
         /* The raw value may name an open descriptor, even a valid host timeline (one this input made for an earlier
-         * handle): importing that one is right, so the checks get a handle on it as for a forged memfd. */
+         * handle): importing that one is right, so the checks get a handle on it as for a forged memfd. It never
+         * names the harness's own drain timeline, which an input could otherwise signal to UINT64_MAX (or write
+         * through as memory) and so stop every later drain: that would be the harness breaking its own stream. */
+        if (raw == (uint64_t)ortvk_host_timeline_fd(g.drain)) raw = UINT64_MAX;
+        h.native = (void *)(uintptr_t)raw;
         ortvk_host_timeline *t = NULL;
         if (raw <= INT_MAX && ortvk_host_timeline_open((int)raw, &t) == 0) {
             keep_timeline(r, t);

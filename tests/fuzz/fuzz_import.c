@@ -230,6 +230,14 @@ static void write_payload(int fd, const fuzz_input *in, uint64_t size)
     if (n > 0 && pwrite(fd, in->payload, n, 0) != (ssize_t)n) fail("pwrite: errno %d", errno);
 }
 
+/* Whether descriptor fd is open on the drain timeline's file. */
+static bool is_drain_file(int fd)
+{
+    struct stat a, b;
+    return fstat(fd, &a) == 0 && fstat(ortvk_host_timeline_fd(g.drain), &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+}
+
 static handle_made make_handle(int kind, uint64_t raw, uint64_t size, unsigned seals, unsigned misalign,
                                const fuzz_input *in, resources *r)
 {
@@ -244,9 +252,10 @@ static handle_made make_handle(int kind, uint64_t raw, uint64_t size, unsigned s
     case FUZZ_H_RAW: {
         /* The raw value may name an open descriptor, even a valid host timeline (one this input made for an earlier
          * handle): importing that one is right, so the checks get a handle on it as for a forged memfd. It never
-         * names the harness's own drain timeline, which an input could otherwise signal to UINT64_MAX (or write
-         * through as memory) and so stop every later drain: that would be the harness breaking its own stream. */
-        if (raw == (uint64_t)ortvk_host_timeline_fd(g.drain)) raw = UINT64_MAX;
+         * names the harness's drain timeline (its descriptor, or ortvk's duplicate of it), which an input could
+         * otherwise signal to UINT64_MAX (or write through as memory) and so stop every later drain: that would be
+         * the harness breaking its own stream. */
+        if (raw <= INT_MAX && is_drain_file((int)raw)) raw = UINT64_MAX;
         h.native = (void *)(uintptr_t)raw;
         ortvk_host_timeline *t = NULL;
         if (raw <= INT_MAX && ortvk_host_timeline_open((int)raw, &t) == 0) {

@@ -32,7 +32,13 @@ static OrtStatus *const_view(ortvk_kernel *kernel, const ortvk_knode *k, size_t 
 static const struct {
     const char *op_type;
     ortvk_kpack_fn pack;
-} packers[] = {{"Conv", ortvk_kconv_pack}, {"MatMul", ortvk_kgemm_pack}, {"Gemm", ortvk_kgemm_pack}};
+} packers[] = {{"Conv", ortvk_kconv_pack},
+               {"MatMul", ortvk_kgemm_pack},
+               {"Gemm", ortvk_kgemm_pack},
+               {"ConvInteger", ortvk_kqmm_conv_pack},
+               {"QLinearConv", ortvk_kqmm_conv_pack},
+               {"MatMulInteger", ortvk_kqmm_matmul_pack},
+               {"QLinearMatMul", ortvk_kqmm_matmul_pack}};
 
 /* Whether constant input `index` of a float16 kernel goes to the device as float32: the weights (input 1) of an op
  * with a packer (Conv, MatMul, Gemm), on a device taking the CPU forms. A CPU converts each float16 element it

@@ -359,6 +359,10 @@ size_t ortvk_kconv_pack(const ortvk_kparams *params, size_t input, const ortvk_k
 bool ortvk_kconv_sums_at_once(const ortvk_ktensor *w);
 size_t ortvk_kgemm_pack(const ortvk_kparams *params, size_t input, const ortvk_ktensor *t, const void *data,
                         void *packed); /* MatMul's and Gemm's B, rows padded to whole vec4s (kernel_math.c) */
+size_t ortvk_kqmm_conv_pack(const ortvk_kparams *params, size_t input, const ortvk_ktensor *t, const void *data,
+                            void *packed); /* ConvInteger's and QLinearConv's w, in the block forms' uvec4s */
+size_t ortvk_kqmm_matmul_pack(const ortvk_kparams *params, size_t input, const ortvk_ktensor *t, const void *data,
+                              void *packed); /* MatMulInteger's and QLinearMatMul's B, likewise (kernel_qmm.c) */
 
 /* A (batched) matrix product y = alpha * A B (+ beta * C) as the GEMM shader computes it: MatMul, Gemm and the
  * pointwise convolutions (kernel_math.c). Strides in elements; batch dims broadcast by a stride of 0. */

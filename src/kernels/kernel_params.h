@@ -264,6 +264,8 @@ typedef struct ortvk_kparams_quant {
     int64_t axis;                 /* Quantize/DequantizeLinear: the axis of per-axis scales (may be negative) */
     ONNXTensorElementDataType out; /* the output's element type */
     ortvk_kparams_conv conv;      /* ConvInteger's and QLinearConv's geometry (its epilogue unused) */
+    size_t weights;               /* the products' and convolutions' input of B or w (1 or 3), which Compile may
+                                     repack where it is a constant (ortvk_kqmm_conv_pack, ortvk_kqmm_matmul_pack) */
 } ortvk_kparams_quant;
 
 /* `count` of a param list whose values come from an input at run time (host values, ortvk_krun_host_ints). */

@@ -110,7 +110,7 @@ static bool matmul_ranks(const ortvk_kvalue *a, const ortvk_kvalue *b, char *why
 /* A uint8 with B uint8 or int8, or A int8 with B int8 (ORT's CPU EP's kernels). */
 static bool matmul_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
 {
-    (void)params;
+    params->quant.weights = 1;
     const ortvk_kvalue *a = &node->in[0], *b = &node->in[1];
     if (node->n_in < 2 || node->n_in > 4 || node->n_out != 1 || !is_8bit(a) || !is_8bit(b) ||
         node->out[0].type != T_INT32 || (a->type == T_INT8 && b->type != T_INT8))
@@ -177,23 +177,68 @@ static void matmul_plan(const ortvk_krun *run, size_t ia, size_t ib, uint32_t d[
     memcpy(d, v, sizeof(v));
 }
 
-/* Weights repacked for the shader's block forms (FN_PACK_WEIGHTS, kernel_qmm.comp's pack_weights) into a scratch
- * buffer: `entries` x `blocks` blocks of `width` outputs (of an entry's `outputs`) by K terms (in uvec4s of 16) by
- * `taps`, from the bytes at `from` whose strides are `strides` (an entry, an output, a term, a tap). */
+/* Weights repacked for the shader's block forms (kernel_qmm.comp's pack_weights, FN_PACK_WEIGHTS): `entries` x
+ * `blocks` blocks of `width` outputs (of an entry's `outputs`) by K terms (in uvec4s of 16) by `taps`, from bytes
+ * whose strides are `strides` (an entry, an output, a term, a tap). Constant weights are repacked once, at Compile
+ * (pack_constant: after their bytes as ONNX lays them out, which the one-output form reads); others each run, into a
+ * scratch buffer. */
 typedef struct weight_layout {
     uint64_t entries, blocks, width, outputs, K, taps, strides[4];
 } weight_layout;
 
-static OrtStatus *pack_weights(ortvk_krun *run, VkDeviceAddress from, const weight_layout *l, VkDeviceAddress *packed)
+static uint64_t layout_uvec4s(const weight_layout *l)
 {
-    uint64_t K16 = (l->K + 15) / 16, uvec4s = l->entries * l->blocks * K16 * l->taps * l->width;
+    return l->entries * l->blocks * ((l->K + 15) / 16) * l->taps * l->width;
+}
+
+/* B of a product with N columns of K terms, `entries` batch entries of it: blocks of 8 columns. */
+static weight_layout matmul_layout(uint64_t entries, uint64_t N, uint64_t K)
+{
+    return (weight_layout){.entries = entries, .blocks = (N + 7) / 8, .width = 8, .outputs = N, .K = K, .taps = 1,
+                           .strides = {K * N, 1, N, 0}};
+}
+
+/* Where a packed constant's repacked uvec4s start: after its own bytes, at a multiple of 16. */
+static uint64_t packed_start(const ortvk_ktensor *t)
+{
+    return ((uint64_t)t->count + 15) / 16 * 16;
+}
+
+/* The weights `w` repacked in layout l, for a run's block form: a constant's, repacked at Compile, or repacked now
+ * into a scratch buffer. */
+static OrtStatus *weights_of(ortvk_krun *run, const ortvk_ktensor *w, const weight_layout *l, VkDeviceAddress *packed)
+{
+    if (w->packed) {
+        *packed = w->address + packed_start(w);
+        return NULL;
+    }
+    uint64_t K16 = (l->K + 15) / 16, uvec4s = layout_uvec4s(l);
     uint64_t d[11] = {l->blocks, l->entries, l->K, K16, l->taps, l->strides[0], l->strides[1], l->strides[2],
                       l->strides[3], l->width, l->outputs};
-    push_qmm pack = {.a = from};
+    push_qmm pack = {.a = w->address};
     for (int k = 0; k < 11; k++) pack.d[k] = (uint32_t)d[k];
     ORTVK_TRY(ortvk_krun_scratch(run, (size_t)(uvec4s * 16), &pack.y));
     *packed = pack.y;
     return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, FN_PACK_WEIGHTS, &pack, sizeof(pack), uvec4s);
+}
+
+/* Compile's packing (ortvk_kpack_fn) of constant weights t whose block form reads layout l: t's bytes, then from
+ * packed_start the uvec4s FN_PACK_WEIGHTS would write, byte by byte (its words are little-endian). Returns the bytes
+ * that takes; writes them where `packed` is not NULL. */
+static size_t pack_constant(const ortvk_ktensor *t, const uint8_t *data, const weight_layout *l, uint8_t *packed)
+{
+    uint64_t start = packed_start(t), uvec4s = layout_uvec4s(l), K16 = (l->K + 15) / 16;
+    if (packed == NULL) return (size_t)(start + uvec4s * 16);
+    memset(packed, 0, (size_t)(start + uvec4s * 16));
+    memcpy(packed, data, t->count);
+    for (uint64_t i = 0; i < uvec4s; i++) {
+        uint64_t j = i % l->width, rest = i / l->width, tap = rest % l->taps, k16 = (rest / l->taps) % K16;
+        uint64_t block = rest / l->taps / K16, out_j = (block % l->blocks) * l->width + j;
+        uint64_t from = (block / l->blocks) * l->strides[0] + out_j * l->strides[1] + tap * l->strides[3];
+        for (uint64_t b = 0; b < 16 && out_j < l->outputs && 16 * k16 + b < l->K; b++)
+            packed[start + 16 * i + b] = data[from + (16 * k16 + b) * l->strides[2]];
+    }
+    return (size_t)(start + uvec4s * 16);
 }
 
 /* A product's dispatch (FN_MATMUL or FN_QLINEAR, A input 0, B input ib, push->d planned). Where K is a multiple of 16
@@ -204,9 +249,8 @@ static OrtStatus *matmul_dispatch(ortvk_krun *run, uint32_t fn, push_qmm *push, 
 {
     uint64_t M = push->d[0], N = push->d[1], K = push->d[2], batches = push->d[3];
     if (K % 16 == 0 && run->in[0].address % 16 == 0) {
-        weight_layout b = {.entries = push->d[5] != 0 ? batches : 1, .blocks = (N + 7) / 8, .width = 8,
-                           .outputs = N, .K = K, .taps = 1, .strides = {K * N, 1, N, 0}};
-        ORTVK_TRY(pack_weights(run, push->b, &b, &push->b));
+        weight_layout b = matmul_layout(push->d[5] != 0 ? batches : 1, N, K);
+        ORTVK_TRY(weights_of(run, &run->in[ib], &b, &push->b));
         return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, fn + 2 * ORTVK_KVARIANT, push, sizeof(*push),
                                       batches * ((M + 7) / 8) * ((N + 7) / 8));
     }
@@ -235,13 +279,25 @@ static OrtStatus *matmul_record(const ortvk_kparams *params, ortvk_krun *run)
     return matmul_dispatch(run, FN_MATMUL, &push, 1);
 }
 
+/* MatMulInteger's and QLinearMatMul's constant B (input params->quant.weights) repacked for the 8 x 8 form where K
+ * is a multiple of 16 (matmul_dispatch): B of rank 2, or of A's batch dims (matmul_ranks), entries of [K, N]. */
+size_t ortvk_kqmm_matmul_pack(const ortvk_kparams *params, size_t input, const ortvk_ktensor *t, const void *data,
+                              void *packed)
+{
+    if (input != params->quant.weights || t->rank < 2 || t->count == 0) return 0;
+    uint64_t K = (uint64_t)t->dims[t->rank - 2], N = (uint64_t)t->dims[t->rank - 1];
+    if (K % 16 != 0) return 0;
+    weight_layout l = matmul_layout(t->count / (K * N), N, K);
+    return pack_constant(t, data, &l, packed);
+}
+
 /* ---- QLinearMatMul -------------------------------------------------------------------------------------- */
 
 /* Inputs a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point: A and y uint8 with B uint8 or
  * int8, or all int8 (the CPU EP's kernels); float scales and zero points of one value each. */
 static bool qlinear_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
 {
-    (void)params;
+    params->quant.weights = 3;
     if (node->n_in != 8 || node->n_out != 1) return ortvk_krefuse(why, why_len, "not 8 inputs and 1 output");
     const ortvk_kvalue *a = &node->in[0], *b = &node->in[3], *y = &node->out[0];
     bool s8 = a->type == T_INT8;
@@ -360,6 +416,7 @@ static bool conv_geometry(const ortvk_knode *node, size_t iw, ortvk_kparams_conv
 /* X and W uint8 (the CPU EP's only ConvInteger), of rank 3 or 4, zero points of one value each. */
 static bool conv_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
 {
+    params->quant.weights = 1;
     const ortvk_kvalue *x = &node->in[0], *w = &node->in[1];
     if (node->n_in < 2 || node->n_in > 4 || node->n_out != 1 || !is_8bit(x) || x->type != T_UINT8 ||
         !is_8bit(w) || w->type != T_UINT8 || node->out[0].type != T_INT32)
@@ -448,45 +505,83 @@ static OrtStatus *pack_input(ortvk_krun *run, push_qmm *push, uint64_t uvec4s, V
     return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, FN_PACK_INPUT, &pack, sizeof(pack), uvec4s);
 }
 
-/* A convolution's dispatch (FN_CONV or FN_QCONV) over geometry g, x's zero point at x_zero_point (0: none), in one of
- * the shader's forms (kernel_qmm.comp), over x and w repacked into scratch buffers (FN_PACK_INPUT, FN_PACK_WEIGHTS)
- * so that one 16-byte load reads 16 input channels of a pixel or of a tap's weights:
+/* The forms of a convolution (kernel_qmm.comp), over x and w repacked so that one 16-byte load reads 16 input
+ * channels of a pixel or of a tap's weights (FN_PACK_INPUT, FN_PACK_WEIGHTS):
  * - depthwise (a channel a group): 16 channels by 4 columns an invocation (variant 2), the geometry passed as one
  *   group of C channels;
  * - a group of 4 output channels or more: blocks of 8 of them by 8 columns (variant 1);
  * - else, or past the limits below, one output an invocation (variant 0), x and w as they are.
  * The columns' input indices, (ox + q) * stride + kx * dilation - pad, stay inside 32-bit ints with strides and
- * dilations below 2^16 (the padded input is below 2^30: conv_plan), and the repacked x's uvec4s are counted in 32
- * bits. */
+ * dilations below 2^16 (the padded input is below 2^30: conv_plan), and a tap's loop within QCONV_MAX_STEPS. */
+typedef enum { QCONV_ONE, QCONV_BLOCKS, QCONV_DEPTHWISE } qconv_form;
+
+/* The form of groups of Cg input and Mg output channels over `taps` taps, strides and dilations `steps` (h, w, h, w);
+ * x's size may still make a run's the one-output form (conv_dispatch). */
+static qconv_form conv_form(uint64_t Cg, uint64_t Mg, uint64_t taps, const int64_t steps[4])
+{
+    for (int k = 0; k < 4; k++) {
+        if (steps[k] >= 65536) return QCONV_ONE;
+    }
+    if (Cg == 1 && Mg == 1 && taps <= QCONV_MAX_STEPS) return QCONV_DEPTHWISE;
+    if (Mg >= 4 && (Cg + 15) / 16 * taps <= QCONV_MAX_STEPS) return QCONV_BLOCKS;
+    return QCONV_ONE;
+}
+
+/* The weights' layout of a block form: [M, Cg, taps] bytes as blocks of 8 output channels of a group, or (depthwise)
+ * as one entry of the C = G channels' taps. */
+static weight_layout conv_layout(qconv_form form, uint64_t G, uint64_t Cg, uint64_t Mg, uint64_t taps)
+{
+    if (form == QCONV_DEPTHWISE)
+        return (weight_layout){.entries = 1, .blocks = 1, .width = 1, .outputs = 1, .K = G, .taps = taps,
+                               .strides = {0, 0, taps, 1}};
+    return (weight_layout){.entries = G, .blocks = (Mg + QCONV_BLOCK - 1) / QCONV_BLOCK, .width = QCONV_BLOCK,
+                           .outputs = Mg, .K = Cg, .taps = taps, .strides = {Mg * Cg * taps, Cg * taps, taps, 1}};
+}
+
+/* A convolution's dispatch (FN_CONV or FN_QCONV) over geometry g, weights w, x's zero point at x_zero_point (0:
+ * none), in conv_form's form; the repacked x's uvec4s are counted in 32 bits. */
 static OrtStatus *conv_dispatch(ortvk_krun *run, uint32_t fn, push_qmm *push, const int64_t g[16],
-                                VkDeviceAddress x_zero_point)
+                                const ortvk_ktensor *w, VkDeviceAddress x_zero_point)
 {
     for (int k = 0; k < 16; k++) push->d[k] = (uint32_t)g[k];
     uint64_t G = (uint64_t)g[9], C = (uint64_t)g[1], Cg = C / G, Mg = (uint64_t)g[4] / G;
     uint64_t C16 = (Cg + 15) / 16, all16 = (C + 15) / 16; /* steps of 16 channels: of a group, of all of them */
     uint64_t taps = (uint64_t)(g[5] * g[6]), pixels = (uint64_t)(g[0] * g[2] * g[3]);
     uint64_t columns = (uint64_t)g[8], rows = (uint64_t)(g[0] * g[7]);
-    bool small_steps = g[10] < 65536 && g[11] < 65536 && g[12] < 65536 && g[13] < 65536;
-    bool depthwise = Cg == 1 && Mg == 1 && taps <= QCONV_MAX_STEPS && pixels * all16 < (UINT64_C(1) << 31);
-    bool blocks = Mg >= 4 && C16 * taps <= QCONV_MAX_STEPS && pixels * G * C16 < (UINT64_C(1) << 31);
-    if (!small_steps || (!depthwise && !blocks))
+    qconv_form form = conv_form(Cg, Mg, taps, g + 10);
+    if ((form == QCONV_DEPTHWISE && pixels * all16 >= (UINT64_C(1) << 31)) ||
+        (form == QCONV_BLOCKS && pixels * G * C16 >= (UINT64_C(1) << 31)))
+        form = QCONV_ONE;
+    if (form == QCONV_ONE)
         return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, fn, push, sizeof(*push), run->out[0].count);
-    if (depthwise) {
-        weight_layout w = {.entries = 1, .blocks = 1, .width = 1, .outputs = 1, .K = C, .taps = taps,
-                           .strides = {0, 0, taps, 1}};
-        ORTVK_TRY(pack_weights(run, push->b, &w, &push->b));
+    weight_layout l = conv_layout(form, G, Cg, Mg, taps);
+    ORTVK_TRY(weights_of(run, w, &l, &push->b));
+    if (form == QCONV_DEPTHWISE) {
         push->d[9] = 1;
         ORTVK_TRY(pack_input(run, push, pixels * all16, x_zero_point));
         return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, fn + 2 * ORTVK_KVARIANT, push, sizeof(*push),
                                       rows * all16 * ((columns + 3) / 4));
     }
-    uint64_t per_group = (Mg + QCONV_BLOCK - 1) / QCONV_BLOCK;
-    weight_layout w = {.entries = G, .blocks = per_group, .width = QCONV_BLOCK, .outputs = Mg, .K = Cg,
-                       .taps = taps, .strides = {Mg * Cg * taps, Cg * taps, taps, 1}};
-    ORTVK_TRY(pack_weights(run, push->b, &w, &push->b));
     ORTVK_TRY(pack_input(run, push, pixels * G * C16, x_zero_point));
     return ortvk_krun_dispatch_fn(run, ORTVK_SHADER_QMM, fn + ORTVK_KVARIANT, push, sizeof(*push),
-                                  rows * G * per_group * ((columns + QCONV_BLOCK - 1) / QCONV_BLOCK));
+                                  rows * G * l.blocks * ((columns + QCONV_BLOCK - 1) / QCONV_BLOCK));
+}
+
+/* ConvInteger's and QLinearConv's constant w (input params->quant.weights, [M, C/G, taps...]) repacked for their
+ * block form, where conv_form gives one. */
+size_t ortvk_kqmm_conv_pack(const ortvk_kparams *params, size_t input, const ortvk_ktensor *t, const void *data,
+                            void *packed)
+{
+    const ortvk_kparams_conv *p = &params->quant.conv;
+    if (input != params->quant.weights || (t->rank != 3 && t->rank != 4) || t->count == 0) return 0;
+    uint64_t G = (uint64_t)p->group, M = (uint64_t)t->dims[0], Cg = (uint64_t)t->dims[1];
+    uint64_t taps = t->count / (M * Cg);
+    int64_t steps[4] = {p->strides[0], p->strides[1], p->dilations[0], p->dilations[1]};
+    if (M % G != 0) return 0; /* the run refuses it */
+    qconv_form form = conv_form(Cg, M / G, taps, steps);
+    if (form == QCONV_ONE) return 0;
+    weight_layout l = conv_layout(form, G, Cg, M / G, taps);
+    return pack_constant(t, data, &l, packed);
 }
 
 static OrtStatus *conv_record(const ortvk_kparams *params, ortvk_krun *run)
@@ -494,7 +589,7 @@ static OrtStatus *conv_record(const ortvk_kparams *params, ortvk_krun *run)
     int64_t g[16];
     ORTVK_TRY(conv_plan("ConvInteger", &params->quant.conv, run, 1, g));
     push_qmm push = integer_operands(run);
-    return conv_dispatch(run, FN_CONV, &push, g, input_address(run, 2));
+    return conv_dispatch(run, FN_CONV, &push, g, &run->in[1], input_address(run, 2));
 }
 
 /* ---- QLinearConv ---------------------------------------------------------------------------------------- */
@@ -544,6 +639,7 @@ static bool weight_zero_points_ok(const ortvk_knode *node)
  * points of one value, w's one or one an output channel (its zero points all equal, as the CPU EP requires). */
 static bool qconv_prepare(const ortvk_knode *node, ortvk_kparams *params, char *why, size_t why_len)
 {
+    params->quant.weights = 3;
     if ((node->n_in != 8 && node->n_in != 9) || node->n_out != 1)
         return ortvk_krefuse(why, why_len, "not 8 or 9 inputs and 1 output");
     const ortvk_kvalue *x = &node->in[0], *w = &node->in[3], *y = &node->out[0];
@@ -597,7 +693,7 @@ static OrtStatus *qconv_record(const ortvk_kparams *params, ortvk_krun *run)
     ORTVK_TRY(qlinear_gather("QLinearConv", run, flags, (uint32_t)scales, &words));
     push_qmm push = {.a = run->in[0].address, .b = run->in[3].address, .za = words,
                      .zb = bias ? run->in[8].address : 0, .y = run->out[0].address, .flags = flags};
-    return conv_dispatch(run, FN_QCONV, &push, g, run->in[2].address);
+    return conv_dispatch(run, FN_QCONV, &push, g, &run->in[3], run->in[2].address);
 }
 
 const ortvk_kop ortvk_kops_qmm[] = {

@@ -1504,6 +1504,26 @@ static void int_zero_point(dcase *c, const char *name, int32_t t, int n)
     }
 }
 
+/* A constant input of `type` and dims, filled as the case's inputs are. */
+static void const_tensor(dcase *c, const char *name, int32_t type, int rank, const int64_t *dims)
+{
+    dc_tensor t = {.type = type, .rank = rank};
+    memcpy(t.dims, dims, (size_t)rank * sizeof(int64_t));
+    fill(c, &t, c->values);
+    if (t.data) onnx_model_add_initializer(c->model, name, type, rank, dims, t.data, t.bytes);
+    free(t.data);
+    desc(c, " %s:const %s", name, type_name(type));
+    desc_dims(c, rank, dims);
+}
+
+/* A quantized op's weights (B, w): a constant half the time (repacked at Compile for the block forms: kernel_qmm.c),
+ * else a graph input (repacked in each run). */
+static void weights_of(dcase *c, const char *name, int32_t type, int rank, const int64_t *dims)
+{
+    if (rp(c, 0.5)) const_tensor(c, name, type, rank, dims);
+    else input_of(c, name, type, rank, dims, c->values);
+}
+
 /* A quantized product's K: mostly small, sometimes a multiple of 16 (8 x 8 outputs an invocation over 16 k's). */
 static int64_t product_terms(dcase *c)
 {
@@ -1526,7 +1546,7 @@ static void gen_matmul_integer(dcase *c)
     static const int32_t types[] = {ONNX_UINT8, ONNX_INT8};
     int32_t at = PICK(c, types), bt = at == ONNX_INT8 ? ONNX_INT8 : PICK(c, types);
     input_of(c, "a", at, ra, a, c->values);
-    input_of(c, "b", bt, rb, b, c->values);
+    weights_of(c, "b", bt, rb, b);
     int nz = rp(c, 0.4) ? 0 : rp(c, 0.5) ? 1 : 2;
     if (nz >= 1) int_zero_point(c, "za", at, 1);
     if (nz >= 2) int_zero_point(c, "zb", bt, rp(c, 0.3) && rb >= 2 ? (int)b[rb - 1] : 1);
@@ -1579,7 +1599,7 @@ static void gen_conv_integer(dcase *c)
     conv_shapes_draw(c, &q);
     int32_t xt = rp(c, 0.1) ? ONNX_INT8 : ONNX_UINT8;
     input_of(c, "x", xt, 2 + q.sp, q.x, c->values);
-    input_of(c, "w", ONNX_UINT8, 2 + q.sp, q.w, c->values);
+    weights_of(c, "w", ONNX_UINT8, 2 + q.sp, q.w);
     int nz = rp(c, 0.3) ? 0 : rp(c, 0.3) ? 1 : 2;
     if (nz >= 1) int_zero_point(c, "zx", xt, 1);
     if (nz >= 2) int_zero_point(c, "zw", ONNX_UINT8, rp(c, 0.1) ? (int)q.cout : 1);
@@ -1587,18 +1607,6 @@ static void gen_conv_integer(dcase *c)
     node(c, in, 2 + nz, 1, ONNX_INT32);
     if (q.group != 1 || rp(c, 0.3)) a_int(c, "group", rp(c, 0.05) ? hostile_int(c) : q.group);
     spatial_attrs(c, q.sp, q.kernel, true, rp(c, 0.4));
-}
-
-/* A constant input of `type` and dims, filled as the case's inputs are. */
-static void const_tensor(dcase *c, const char *name, int32_t type, int rank, const int64_t *dims)
-{
-    dc_tensor t = {.type = type, .rank = rank};
-    memcpy(t.dims, dims, (size_t)rank * sizeof(int64_t));
-    fill(c, &t, c->values);
-    if (t.data) onnx_model_add_initializer(c->model, name, type, rank, dims, t.data, t.bytes);
-    free(t.data);
-    desc(c, " %s:const %s", name, type_name(type));
-    desc_dims(c, rank, dims);
 }
 
 /* QLinearConv: x a graph input, of the CPU EP's type pairs; w, its scales and zero points (one, or one an output
@@ -1666,7 +1674,7 @@ static void gen_qlinear_matmul(dcase *c)
     float s = rp(c, 0.05) ? special_float(c) : PICK(c, scales);
     const_floats(c, "as", qrank ? 1 : -1, &s, true);
     input_of(c, "az", at, qrank, one, c->values);
-    input_of(c, "b", bt, rb, b, c->values);
+    weights_of(c, "b", bt, rb, b);
     s = rp(c, 0.05) ? special_float(c) : PICK(c, scales);
     const_floats(c, "bs", qrank ? 1 : -1, &s, true);
     input_of(c, "bz", bt, qrank, one, c->values);

@@ -24,7 +24,14 @@ typedef struct qin {
     int rank;
     int64_t dims[4];
     void *data;
+    bool constant; /* an initializer of the model rather than a graph input */
 } qin;
+
+/* Where the cases put B and w: as each case does (the products' and ConvInteger's are graph inputs, QLinearConv's
+ * constants), or, for the block forms' passes, all constants (repacked at Compile: kernel_qmm.c) or all graph inputs
+ * (repacked in each run). */
+enum { WEIGHTS_AS_CASE, WEIGHTS_CONSTANT, WEIGHTS_INPUT };
+static int weights_given = WEIGHTS_AS_CASE;
 
 static size_t count_of(const qin *in)
 {
@@ -51,15 +58,20 @@ static void random_bytes(qin *in)
  * CPU EP (ortvk leaves those to it: kernel_qmm.c); on the CPU EP (ortvk refuses it). */
 enum { ON_ORTVK, ON_ORTVK_UNLESS_SATURATING, ON_CPU_EP };
 
-/* Runs `m` (its node built by the caller over graph inputs `ins`) on both EPs and compares outputs `outs` byte for
- * byte, the node where `where` says. Frees the model and the inputs' data. */
+/* Runs `m` (its node built by the caller over `ins`: graph inputs, or initializers where `constant`) on both EPs and
+ * compares outputs `outs` byte for byte, the node where `where` says. Frees the model and the inputs' data. */
 static void check_on(ortapp *app, const OrtEpDevice *device, const char *name, onnx_model *m, qin *ins, int n_in,
                      const char *const *outs, int n_out, int where)
 {
     bool may_refuse = where != ON_ORTVK;
     uint8_t *model = NULL;
-    size_t len = 0;
-    for (int i = 0; i < n_in; i++) onnx_model_add_input(m, ins[i].name, ins[i].type, ins[i].rank, ins[i].dims);
+    size_t len = 0, fed = 0;
+    for (int i = 0; i < n_in; i++) {
+        if (ins[i].constant)
+            onnx_model_add_initializer(m, ins[i].name, ins[i].type, ins[i].rank, ins[i].dims, ins[i].data,
+                                       count_of(&ins[i]) * onnx_elem_size(ins[i].type));
+        else onnx_model_add_input(m, ins[i].name, ins[i].type, ins[i].rank, ins[i].dims);
+    }
     int rc = onnx_model_serialize(m, &model, &len);
     onnx_model_free(m);
     OrtValue *values[MAX_IO] = {0}, *want[MAX_IO] = {0}, *got[MAX_IO] = {0};
@@ -67,11 +79,12 @@ static void check_on(ortapp *app, const OrtEpDevice *device, const char *name, o
     OrtMemoryInfo *info = NULL;
     ORT_OK(app, app->api->CreateCpuMemoryInfo(OrtDeviceAllocator, OrtMemTypeDefault, &info));
     for (int i = 0; i < n_in; i++) {
-        names[i] = ins[i].name;
+        if (ins[i].constant) continue;
+        names[fed] = ins[i].name;
         ORT_OK(app, app->api->CreateTensorWithDataAsOrtValue(info, ins[i].data,
                                                              count_of(&ins[i]) * onnx_elem_size(ins[i].type),
                                                              ins[i].dims, (size_t)ins[i].rank,
-                                                             (ONNXTensorElementDataType)ins[i].type, &values[i]));
+                                                             (ONNXTensorElementDataType)ins[i].type, &values[fed++]));
     }
     app->api->ReleaseMemoryInfo(info);
     kc_pair pair;
@@ -85,7 +98,7 @@ static void check_on(ortapp *app, const OrtEpDevice *device, const char *name, o
                   on_ortvk, elsewhere);
             note = " (refused by ortvk, as it must be)";
         }
-        if (kc_pair_run(app, &pair, names, values, NULL, (size_t)n_in, outs, (size_t)n_out, want, got)) {
+        if (kc_pair_run(app, &pair, names, values, NULL, fed, outs, (size_t)n_out, want, got)) {
             for (int o = 0; o < n_out; o++) {
                 size_t wb = 0, gb = 0, bad = 0, first = 0;
                 uint8_t *w = kc_host_data(app, want[o], &wb), *g = kc_host_data(app, got[o], &gb);
@@ -232,6 +245,7 @@ static void matmul(ortapp *app, const OrtEpDevice *device, const char *name, int
         random_bytes(&ins[i]);
         if (fill >= 0) memset(ins[i].data, fill, count_of(&ins[i]));
     }
+    ins[1].constant = weights_given == WEIGHTS_CONSTANT;
     const char *in[4] = {"A", "B", za ? "za" : "", "zb"}, *out[1] = {"y"};
     int n_in = 2;
     if (za) {
@@ -265,6 +279,7 @@ static void qlinear(ortapp *app, const OrtEpDevice *device, const char *name, in
         if (ins[i].type == ONNX_FLOAT) *(float *)alloc_values(&ins[i]) = scales[i / 3];
         else random_bytes(&ins[i]);
     }
+    ins[3].constant = weights_given == WEIGHTS_CONSTANT;
     const char *out[1] = {"y"};
     onnx_model_add_node(m, "QLinearMatMul", names, 8, out, 1);
     onnx_model_add_output(m, "y", at, -1, NULL);
@@ -296,6 +311,7 @@ static void conv(ortapp *app, const OrtEpDevice *device, const char *name, int r
     memcpy(ins[1].dims, w, (size_t)rank * sizeof(int64_t));
     random_bytes(&ins[0]);
     random_bytes(&ins[1]);
+    ins[1].constant = weights_given == WEIGHTS_CONSTANT;
     int n_in = 2;
     if (zps) {
         ins[2] = (qin){.name = "zx", .type = ONNX_UINT8, .rank = 0};
@@ -322,20 +338,19 @@ typedef struct qconv_case {
     int zw, fill, where;
 } qconv_case;
 
-/* QLinearConv of x [x] (a graph input, random bytes) and constant w [w], y of x's type. */
+/* QLinearConv of x [x] (a graph input, random bytes) and w [w] (a constant, unless weights_given says a graph input),
+ * y of x's type. */
 static void qconv(ortapp *app, const OrtEpDevice *device, const char *name, int rank, const int64_t *x,
                   const int64_t *w, const conv_attrs *c, const qconv_case *q)
 {
     onnx_model *m = onnx_model_new(10);
-    qin ins[1] = {{.name = "x", .type = q->xt, .rank = rank}};
+    qin ins[2] = {{.name = "x", .type = q->xt, .rank = rank},
+                  {.name = "w", .type = q->wt, .rank = rank, .constant = weights_given != WEIGHTS_INPUT}};
     memcpy(ins[0].dims, x, (size_t)rank * sizeof(int64_t));
-    random_bytes(&ins[0]);
-    qin wv = {.type = q->wt, .rank = rank};
-    memcpy(wv.dims, w, (size_t)rank * sizeof(int64_t));
-    random_bytes(&wv);
-    if (q->fill != -1) {
-        memset(ins[0].data, q->fill, count_of(&ins[0]));
-        memset(wv.data, q->fill, count_of(&wv));
+    memcpy(ins[1].dims, w, (size_t)rank * sizeof(int64_t));
+    for (int i = 0; i < 2; i++) {
+        random_bytes(&ins[i]);
+        if (q->fill != -1) memset(ins[i].data, q->fill, count_of(&ins[i]));
     }
     int64_t M = w[0], one[1] = {1}, per[1] = {q->per_channel ? M : 1};
     float *ws = calloc((size_t)M, sizeof(float));
@@ -348,7 +363,6 @@ static void qconv(ortapp *app, const OrtEpDevice *device, const char *name, int 
     }
     onnx_model_add_initializer(m, "xs", ONNX_FLOAT, 0, NULL, &q->x_s, sizeof(float));
     onnx_model_add_initializer(m, "xz", q->xt, 1, one, &xz, 1);
-    onnx_model_add_initializer(m, "w", q->wt, rank, w, wv.data, count_of(&wv));
     onnx_model_add_initializer(m, "ws", ONNX_FLOAT, 1, per, ws, (size_t)per[0] * sizeof(float));
     onnx_model_add_initializer(m, "wz", q->wt, 1, per, wz, (size_t)per[0]);
     onnx_model_add_initializer(m, "ys", ONNX_FLOAT, 0, NULL, &q->y_s, sizeof(float));
@@ -358,11 +372,10 @@ static void qconv(ortapp *app, const OrtEpDevice *device, const char *name, int 
     free(ws);
     free(wz);
     free(b);
-    free(wv.data);
     const char *in[9] = {"x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "B"}, *out[1] = {"y"};
     conv_attrs_set(onnx_model_add_node(m, "QLinearConv", in, q->bias ? 9 : 8, out, 1), rank, c);
     onnx_model_add_output(m, "y", q->xt, -1, NULL);
-    check_on(app, device, name, m, ins, 1, out, 1, q->where);
+    check_on(app, device, name, m, ins, 2, out, 1, q->where);
 }
 
 /* The block forms' cases (kernel_qmm.comp: blocks of outputs an invocation over operands repacked in 16-byte
@@ -533,10 +546,17 @@ int main(void)
           &(qconv_case){ONNX_INT8, ONNX_INT8, 1.0f, 1.0f, 1e-6f, false, false, 0, -1, ON_ORTVK});
     qconv(&app, device, "QLinearConv int8 70000 taps refused (2^31)", 3, xl, wl, &(conv_attrs){0},
           &(qconv_case){ONNX_INT8, ONNX_INT8, 0.01f, 0.01f, 1.0f, false, true, 0, -1, ON_CPU_EP});
+    printf("-- the block forms, B and w constants (repacked at Compile)\n");
+    weights_given = WEIGHTS_CONSTANT;
     block_forms(&app, device);
-    printf("-- the block forms again, every operand read from its storage buffer (ORTVK_TEXEL_READS=off)\n");
+    printf("-- the block forms, B and w graph inputs (repacked in each run)\n");
+    weights_given = WEIGHTS_INPUT;
+    block_forms(&app, device);
+    printf("-- the block forms again, B and w constants, every operand read from its storage buffer "
+           "(ORTVK_TEXEL_READS=off)\n");
     fflush(stdout);
     setenv("ORTVK_TEXEL_READS", "off", 1);
+    weights_given = WEIGHTS_CONSTANT;
     block_forms(&app, device);
     unsetenv("ORTVK_TEXEL_READS");
     return test_finish(&app, "test_kernels_quant");

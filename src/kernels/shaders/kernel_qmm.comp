@@ -262,6 +262,13 @@ void columns_of(uint row, int ix0, uint kx, uint za4, out uvec4 xw[PX])
     }
 }
 
+// The first element of tap row ky (dilation p.d[12]) of channel plane c from x0, in the plane's rows of W, for an
+// output row whose first input row is iy0: uvec4s of the repacked x (variants 1, 2) or bytes of x (variant 0).
+uint conv_row(uint x0, uint c, int iy0, uint ky)
+{
+    return x0 + (c * p.d[2] + uint(iy0 + int(ky * p.d[12]))) * p.d[3];
+}
+
 // The sums of block o's outputs less the zero points za and zb: acc[j * PX + q] is the group's channel o.mg + j at
 // column o.ox + q. The taps visited run (channel, ky, kx) with counters rather than divisions (lavapipe divides
 // integers lane by lane), over the kx any of the PX columns reaches inside the input; a column's taps outside it add
@@ -287,7 +294,7 @@ void conv_sums(conv_block o, int za, int zb, out uint acc[ACC])
         uint c16 = o.mg / 16u;
         [[dont_unroll]] for (uint t = 0u; t < (ky1 - ky0) * (kx1 - kx0); t++) {
             uvec4 xw[PX], ww = QMM_TEXEL4(1, p.b, c16 * KH * KW + ky * KW + kx);
-            columns_of(x0 + (c16 * H + uint(iy0 + int(ky * p.d[12]))) * W, ix0, kx, za4, xw);
+            columns_of(conv_row(x0, c16, iy0, ky), ix0, kx, za4, xw);
             [[unroll]] for (uint s = 0u; s < 4u; s++) {
                 ivec4 wv = bytes_of(ww[s], sb) - zb;
                 [[unroll]] for (uint q = 0u; q < PX; q++) {
@@ -303,7 +310,7 @@ void conv_sums(conv_block o, int za, int zb, out uint acc[ACC])
         [[dont_unroll]] for (uint t = 0u; t < taps; t++) {
             uint w = (c * KH + ky) * KW + kx;
             uvec4 xw[PX], ww[CO];
-            columns_of(x0 + (c * H + uint(iy0 + int(ky * p.d[12]))) * W, ix0, kx, za4, xw);
+            columns_of(conv_row(x0, c, iy0, ky), ix0, kx, za4, xw);
             [[unroll]] for (uint j = 0u; j < CO; j++) ww[j] = QMM_TEXEL4(1, p.b, (w0 + w) * CO + j);
             [[unroll]] for (uint s = 0u; s < 4u; s++) {
                 ivec4 xv[PX];
@@ -318,17 +325,22 @@ void conv_sums(conv_block o, int za, int zb, out uint acc[ACC])
         return;
     }
     ORTVK_FOR(t, 0u, taps) {
-        uint row = x0 + (c * H + uint(iy0 + int(ky * p.d[12]))) * W, w = (c * KH + ky) * KW + kx;
+        uint row = conv_row(x0, c, iy0, ky), w = (c * KH + ky) * KW + kx;
         acc[0] += uint((byte_of(0, row, uint(ix0 + int(kx * p.d[13])), sa) - za) * (byte_of(1, w0, w, sb) - zb));
         next_tap(c, ky, kx, ky0, ky1, kx0, kx1);
     }
 }
 
+// The output channel of block o's channel j (of all M; past the group's last where o's block is partial).
+uint conv_channel(conv_block o, uint j)
+{
+    return o.g * (p.d[4] / p.d[9]) + o.mg + j;
+}
+
 // The output element of block o's channel j at column q, and whether it exists.
 bool conv_element(conv_block o, uint j, uint q, out uint element)
 {
-    uint m = o.g * (p.d[4] / p.d[9]) + o.mg + j;
-    element = ((o.batch * p.d[4] + m) * p.d[7] + o.oy) * p.d[8] + o.ox + q;
+    element = ((o.batch * p.d[4] + conv_channel(o, j)) * p.d[7] + o.oy) * p.d[8] + o.ox + q;
     return o.mg + j < p.d[4] / p.d[9] && o.ox + q < p.d[8];
 }
 
@@ -355,7 +367,7 @@ void qlinear_conv(uint i)
     uint acc[ACC], element;
     conv_sums(o, int(ORTVK_WORD(2, p.za, 0u)), int(ORTVK_WORD(2, p.za, 2u)), acc);
     [[unroll]] for (uint j = 0u; j < CO; j++) {
-        uint m = min(o.g * (p.d[4] / p.d[9]) + o.mg + j, p.d[4] - 1u); // past the group's last: not stored
+        uint m = min(conv_channel(o, j), p.d[4] - 1u); // past the group's last: not stored
         uint bias = p.zb == uvec2(0u) ? 0u : ORTVK_WORD(3, p.zb, m), c = (p.flags & 4u) != 0u ? m : 0u;
         [[unroll]] for (uint q = 0u; q < PX; q++) {
             if (conv_element(o, j, q, element)) requantize(element, acc[j * PX + q] + bias, c);

@@ -101,11 +101,15 @@ static OrtStatus *ORT_API_CALL ep_get_capability(OrtEp *base, const OrtGraph *gr
      * to another leaves the run forward and never comes back, so fusing a run makes no cycle. In any other
      * order, each node is a partition of its own. */
     bool runs = status == NULL && ortvk_nodes_topological(nodes, count);
+    bool *qdq = status == NULL ? calloc(count, sizeof(*qdq)) : NULL;
+    if (status == NULL && qdq == NULL) status = ortvk_status(ORT_FAIL, "out of host memory reading a graph");
+    if (status == NULL) ortvk_nodes_qdq_groups(nodes, count, qdq);
     size_t claimed = 0, partitions = 0, start = 0, length = 0;
     for (size_t i = 0; i <= count && status == NULL; i++) {
-        char why[256];
+        char why[256] = "a node of a QDQ group (DequantizeLinear -> op -> QuantizeLinear), which ORT's CPU EP fuses "
+                        "into an integer kernel whose rounding ortvk's float ops do not reproduce";
         bool supported =
-            i < count && ortvk_kernel_supported(nodes[i], &ep->device->caps, why, sizeof(why));
+            i < count && !qdq[i] && ortvk_kernel_supported(nodes[i], &ep->device->caps, why, sizeof(why));
         if (i < count && !supported) {
             const char *name = "", *op = "";
             OrtStatus *ignored = ortvk_ort->Node_GetName(nodes[i], &name);
@@ -124,6 +128,7 @@ static OrtStatus *ORT_API_CALL ep_get_capability(OrtEp *base, const OrtGraph *gr
         }
     }
     free(nodes);
+    free(qdq);
     if (status != NULL) return status;
     ORTVK_LOG_INFO(ep->logger, "ortvk claims %zu of %zu nodes in %zu partitions", claimed, count, partitions);
     size_t total = atomic_fetch_add(&ep->claimed, claimed) + claimed;

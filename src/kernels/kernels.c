@@ -1,6 +1,7 @@
 /* The kernels' driver: finds a node's op implementation (GetCapability) and compiles a claimed partition (its nodes
  * in topological order, the values between them; docs/kernels.md, "The compile path"). The fusion of element-wise
  * runs is kernel_fuse.c, a run's recording kernel_run.c, the recording helpers ops share kernel_record.c. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -298,34 +299,107 @@ static int compare_outputs(const void *a, const void *b)
     return strcmp(((const named_output *)a)->name, ((const named_output *)b)->name);
 }
 
-bool ortvk_nodes_topological(const OrtNode *const *nodes, size_t count)
+/* The names of a list of nodes' inputs and outputs, and those outputs sorted by name (producer_of). */
+typedef struct node_index {
+    node_names *names;
+    named_output *outputs;
+    size_t n_outputs;
+} node_index;
+
+static void node_index_free(node_index *x, size_t count)
 {
-    node_names *names = calloc(count + 1, sizeof(*names));
-    size_t n_outputs = 0;
-    bool ok = names != NULL;
+    free(x->outputs);
+    names_free(x->names, count);
+}
+
+static bool node_index_build(const OrtNode *const *nodes, size_t count, node_index *x)
+{
+    *x = (node_index){.names = calloc(count + 1, sizeof(*x->names))};
+    bool ok = x->names != NULL;
     for (size_t j = 0; j < count && ok; j++) {
-        OrtStatus *status = names_of(nodes[j], &names[j]);
+        OrtStatus *status = names_of(nodes[j], &x->names[j]);
         if (status != NULL) ortvk_ort->ReleaseStatus(status), ok = false;
-        else n_outputs += names[j].n_out;
+        else x->n_outputs += x->names[j].n_out;
     }
-    named_output *outputs = ok ? calloc(n_outputs + 1, sizeof(*outputs)) : NULL;
-    ok = outputs != NULL;
+    x->outputs = ok ? calloc(x->n_outputs + 1, sizeof(*x->outputs)) : NULL;
+    ok = x->outputs != NULL;
     size_t at = 0;
     for (size_t j = 0; j < count && ok; j++) {
-        for (size_t o = 0; o < names[j].n_out; o++) outputs[at++] = (named_output){names[j].out[o], j};
+        for (size_t o = 0; o < x->names[j].n_out; o++) x->outputs[at++] = (named_output){x->names[j].out[o], j};
     }
-    if (ok) qsort(outputs, n_outputs, sizeof(*outputs), compare_outputs);
+    if (ok) qsort(x->outputs, x->n_outputs, sizeof(*x->outputs), compare_outputs);
+    if (!ok) node_index_free(x, count);
+    return ok;
+}
+
+/* The index of the node of the list that writes value `name`, or -1 (a graph input, an initializer, an omitted
+ * input: ""). */
+static ptrdiff_t producer_of(const node_index *x, const char *name)
+{
+    named_output key = {name, 0};
+    if (name[0] == '\0') return -1;
+    const named_output *found = bsearch(&key, x->outputs, x->n_outputs, sizeof(*x->outputs), compare_outputs);
+    return found != NULL ? (ptrdiff_t)found->node : -1;
+}
+
+bool ortvk_nodes_topological(const OrtNode *const *nodes, size_t count)
+{
+    node_index x;
+    if (!node_index_build(nodes, count, &x)) return false;
     /* Every input made by a node of the list must be made by an earlier one. */
+    bool ok = true;
     for (size_t j = 0; j < count && ok; j++) {
-        for (size_t i = 0; i < names[j].n_in && ok; i++) {
-            named_output key = {names[j].in[i], 0};
-            if (key.name[0] == '\0') continue;
-            const named_output *found = bsearch(&key, outputs, n_outputs, sizeof(*outputs), compare_outputs);
-            ok = found == NULL || found->node < j;
+        for (size_t i = 0; i < x.names[j].n_in && ok; i++) ok = producer_of(&x, x.names[j].in[i]) < (ptrdiff_t)j;
+    }
+    node_index_free(&x, count);
+    return ok;
+}
+
+bool ortvk_nodes_qdq_groups(const OrtNode *const *nodes, size_t count, bool *member)
+{
+    memset(member, 0, count * sizeof(*member));
+    node_index x;
+    if (!node_index_build(nodes, count, &x)) return false;
+    enum { OTHER, DEQUANTIZE, QUANTIZE };
+    struct {
+        int kind;
+        size_t quantize_readers, other_readers; /* reads of its outputs by QuantizeLinear nodes, by others */
+        bool dequantized_input;                 /* an input made by a DequantizeLinear */
+    } *n = calloc(count + 1, sizeof(*n));
+    bool ok = n != NULL;
+    for (size_t j = 0; j < count && ok; j++) {
+        const char *op = NULL;
+        OrtStatus *status = ortvk_ort->Node_GetOperatorType(nodes[j], &op);
+        if (status != NULL) ortvk_ort->ReleaseStatus(status), ok = false;
+        else n[j].kind = strcmp(op, "DequantizeLinear") == 0 ? DEQUANTIZE
+                         : strcmp(op, "QuantizeLinear") == 0 ? QUANTIZE
+                                                             : OTHER;
+    }
+    for (size_t j = 0; j < count && ok; j++) {
+        for (size_t i = 0; i < x.names[j].n_in; i++) {
+            ptrdiff_t p = producer_of(&x, x.names[j].in[i]);
+            if (p < 0) continue;
+            if (n[j].kind == QUANTIZE) n[p].quantize_readers++;
+            else n[p].other_readers++;
+            if (n[p].kind == DEQUANTIZE) n[j].dequantized_input = true;
         }
     }
-    free(outputs);
-    names_free(names, count);
+    /* The groups' centres, then their DequantizeLinear and QuantizeLinear nodes. */
+    for (size_t j = 0; j < count && ok; j++)
+        member[j] = n[j].kind == OTHER && n[j].dequantized_input && n[j].quantize_readers > 0 &&
+                    n[j].other_readers == 0;
+    for (size_t j = 0; j < count && ok; j++) {
+        for (size_t i = 0; i < x.names[j].n_in; i++) {
+            ptrdiff_t p = producer_of(&x, x.names[j].in[i]);
+            if (p < 0) continue;
+            bool centre_j = n[j].kind == OTHER && member[j], centre_p = n[p].kind == OTHER && member[p];
+            if (centre_j && n[p].kind == DEQUANTIZE) member[p] = true;
+            if (centre_p && n[j].kind == QUANTIZE) member[j] = true;
+        }
+    }
+    if (!ok) memset(member, 0, count * sizeof(*member));
+    free(n);
+    node_index_free(&x, count);
     return ok;
 }
 

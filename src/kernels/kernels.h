@@ -29,6 +29,16 @@ bool ortvk_kernel_supported(const OrtNode *node, const ortvk_device_caps *caps, 
 /* Whether every node of `nodes` comes after the nodes that make its inputs (false also when ORT cannot say). */
 bool ortvk_nodes_topological(const OrtNode *const *nodes, size_t count);
 
+/* Marks in `member` the nodes of `nodes` that belong to a QDQ group, the form of ORT's quantizer: a node (neither
+ * DequantizeLinear nor QuantizeLinear) reading the output of a DequantizeLinear and whose outputs only
+ * QuantizeLinear nodes read, with those DequantizeLinear and QuantizeLinear nodes. ORT's CPU EP fuses such groups
+ * into its integer kernels (DequantizeLinear -> Conv -> QuantizeLinear runs as QLinearConv), which round once where
+ * ortvk's float ops round each step: a group on ortvk would answer otherwise (one quantization step, in about one
+ * output of 2,000: test_kernels_quant), so GetCapability leaves the groups to the CPU EP. A node whose outputs are
+ * graph outputs too may be marked, which only leaves it to the CPU EP. Returns false (nothing marked) when ORT
+ * cannot say. */
+bool ortvk_nodes_qdq_groups(const OrtNode *const *nodes, size_t count, bool *member);
+
 /* A claimed partition compiled: its nodes in topological order, their attributes and constant inputs (those the
  * device reads copied into device memory), and the values between them. */
 typedef struct ortvk_partition ortvk_partition;

@@ -2,7 +2,8 @@
  * does not saturate them), outputs compared byte for byte:
  * Quantize/DequantizeLinear (ties, NaN, infinities, saturation, per-axis), DynamicQuantizeLinear, MatMulInteger (zero
  * points, per-column, batches, int32 wrap-around), QLinearMatMul and ConvInteger (pads, strides, dilations, groups,
- * 1-D, SAME). */
+ * 1-D, SAME), QLinearConv; the block forms with B and w as constants and as graph inputs; QDQ groups left to the
+ * CPU EP. */
 #include <math.h>
 #include <string.h>
 
@@ -55,8 +56,9 @@ static void random_bytes(qin *in)
 }
 
 /* Where a case's node must run: on ortvk; on ortvk or, on a CPU whose MLAS saturates uint8 x int8 products, on the
- * CPU EP (ortvk leaves those to it: kernel_qmm.c); on the CPU EP (ortvk refuses it). */
-enum { ON_ORTVK, ON_ORTVK_UNLESS_SATURATING, ON_CPU_EP };
+ * CPU EP (ortvk leaves those to it: kernel_qmm.c); on the CPU EP (ortvk refuses it); for a QDQ model, the input's
+ * QuantizeLinear on ortvk and the QDQ group after it (several nodes) on the CPU EP. */
+enum { ON_ORTVK, ON_ORTVK_UNLESS_SATURATING, ON_CPU_EP, QDQ_ON_CPU_EP };
 
 /* Runs `m` (its node built by the caller over `ins`: graph inputs, or initializers where `constant`) on both EPs and
  * compares outputs `outs` byte for byte, the node where `where` says. Frees the model and the inputs' data. */
@@ -97,6 +99,11 @@ static void check_on(ortapp *app, const OrtEpDevice *device, const char *name, o
             CHECK(on_ortvk == 0 && elsewhere == 1, "%s: ortvk took the node (%zu on ortvk, %zu elsewhere)", name,
                   on_ortvk, elsewhere);
             note = " (refused by ortvk, as it must be)";
+        }
+        if (where == QDQ_ON_CPU_EP) {
+            CHECK(on_ortvk == 1 && elsewhere > 1, "%s: %zu nodes on ortvk, %zu elsewhere (want the input's "
+                  "QuantizeLinear on ortvk, the group on the CPU EP)", name, on_ortvk, elsewhere);
+            note = " (the QDQ group left to the CPU EP, as it must be)";
         }
         if (kc_pair_run(app, &pair, names, values, NULL, fed, outs, (size_t)n_out, want, got)) {
             for (int o = 0; o < n_out; o++) {
@@ -378,6 +385,53 @@ static void qconv(ortapp *app, const OrtEpDevice *device, const char *name, int 
     check_on(app, device, name, m, ins, 2, out, 1, q->where);
 }
 
+/* A QDQ convolution (the format of ORT's quantizer): x -> QuantizeLinear -> DequantizeLinear -> Conv over
+ * DequantizeLinear of constant w and of an int32 bias of scale xs * ws -> QuantizeLinear -> y, of type t. The CPU
+ * EP fuses the group after the first QuantizeLinear into QLinearConv; ortvk's float ops differed from it in one
+ * byte of 2,304 (scales not powers of 2), so ortvk leaves the group to it (kernels.h, ortvk_nodes_qdq_groups). */
+static void qdq_conv(ortapp *app, const OrtEpDevice *device, const char *name, int t, const int64_t *x,
+                     const int64_t *w, float xs, float ws, float ys)
+{
+    onnx_model *m = onnx_model_new(13);
+    qin ins[1] = {{.name = "x", .type = ONNX_FLOAT, .rank = 4}};
+    memcpy(ins[0].dims, x, 4 * sizeof(int64_t));
+    float *v = alloc_values(&ins[0]);
+    for (size_t k = 0; k < count_of(&ins[0]); k++) v[k] = (float)((int)(next() % 1001) - 500) * xs / 4.0f;
+    qin wq = {.type = t, .rank = 4};
+    memcpy(wq.dims, w, 4 * sizeof(int64_t));
+    random_bytes(&wq);
+    int64_t M = w[0], bd[1] = {M};
+    int32_t *b = calloc((size_t)M, sizeof(int32_t));
+    for (int64_t k = 0; k < M; k++) b[k] = (int32_t)(next() % 20001) - 10000;
+    uint8_t xz = t == ONNX_UINT8 ? 128 : 0, wz = t == ONNX_UINT8 ? 128 : 0, yz = t == ONNX_UINT8 ? 120 : 3;
+    float bs = xs * ws;
+    int32_t bz = 0;
+    onnx_model_add_initializer(m, "xs", ONNX_FLOAT, 0, NULL, &xs, sizeof(float));
+    onnx_model_add_initializer(m, "xz", t, 0, NULL, &xz, 1);
+    onnx_model_add_initializer(m, "wq", t, 4, w, wq.data, count_of(&wq));
+    onnx_model_add_initializer(m, "ws", ONNX_FLOAT, 0, NULL, &ws, sizeof(float));
+    onnx_model_add_initializer(m, "wz", t, 0, NULL, &wz, 1);
+    onnx_model_add_initializer(m, "bq", ONNX_INT32, 1, bd, b, (size_t)M * sizeof(int32_t));
+    onnx_model_add_initializer(m, "bs", ONNX_FLOAT, 0, NULL, &bs, sizeof(float));
+    onnx_model_add_initializer(m, "bz", ONNX_INT32, 0, NULL, &bz, sizeof(int32_t));
+    onnx_model_add_initializer(m, "ys", ONNX_FLOAT, 0, NULL, &ys, sizeof(float));
+    onnx_model_add_initializer(m, "yz", t, 0, NULL, &yz, 1);
+    free(wq.data);
+    free(b);
+    const char *q1[3] = {"x", "xs", "xz"}, *o1[1] = {"xq"}, *d1[3] = {"xq", "xs", "xz"}, *o2[1] = {"xd"};
+    const char *d2[3] = {"wq", "ws", "wz"}, *o3[1] = {"wd"}, *d3[3] = {"bq", "bs", "bz"}, *o4[1] = {"bd"};
+    const char *cv[3] = {"xd", "wd", "bd"}, *o5[1] = {"yf"}, *q2[3] = {"yf", "ys", "yz"}, *out[1] = {"y"};
+    onnx_model_add_node(m, "QuantizeLinear", q1, 3, o1, 1);
+    onnx_model_add_node(m, "DequantizeLinear", d1, 3, o2, 1);
+    onnx_model_add_node(m, "DequantizeLinear", d2, 3, o3, 1);
+    onnx_model_add_node(m, "DequantizeLinear", d3, 3, o4, 1);
+    int64_t pads[4] = {1, 1, 1, 1};
+    onnx_node_attr_ints(onnx_model_add_node(m, "Conv", cv, 3, o5, 1), "pads", pads, 4);
+    onnx_model_add_node(m, "QuantizeLinear", q2, 3, out, 1);
+    onnx_model_add_output(m, "y", t, -1, NULL);
+    check_on(app, device, name, m, ins, 1, out, 1, QDQ_ON_CPU_EP);
+}
+
 /* The block forms' cases (kernel_qmm.comp: blocks of outputs an invocation over operands repacked in 16-byte
  * words, read as texels where the dispatch binds them, else from storage buffers). */
 static void block_forms(ortapp *app, const OrtEpDevice *device)
@@ -546,6 +600,10 @@ int main(void)
           &(qconv_case){ONNX_INT8, ONNX_INT8, 1.0f, 1.0f, 1e-6f, false, false, 0, -1, ON_ORTVK});
     qconv(&app, device, "QLinearConv int8 70000 taps refused (2^31)", 3, xl, wl, &(conv_attrs){0},
           &(qconv_case){ONNX_INT8, ONNX_INT8, 0.01f, 0.01f, 1.0f, false, true, 0, -1, ON_CPU_EP});
+    int64_t qdq_x[4] = {1, 16, 12, 12}, qdq_w[4] = {16, 16, 3, 3};
+    qdq_conv(&app, device, "QDQ Conv uint8", ONNX_UINT8, qdq_x, qdq_w, 0.02f, 0.005f, 0.1f);
+    qdq_conv(&app, device, "QDQ Conv int8", ONNX_INT8, qdq_x, qdq_w, 0.02f, 0.005f, 0.1f);
+    qdq_conv(&app, device, "QDQ Conv uint8, scales of 2^-k", ONNX_UINT8, qdq_x, qdq_w, 0.125f, 0.0625f, 0.5f);
     printf("-- the block forms, B and w constants (repacked at Compile)\n");
     weights_given = WEIGHTS_CONSTANT;
     block_forms(&app, device);

@@ -30,6 +30,7 @@ typedef struct edge_case {
                                       its run fail naming `message` */
     bool bool_out;                 /* "y" is bool (compared byte for byte); set through bool_output() */
     bool int64_out;                /* "y" is int64 (compared exactly); set through typed_output() */
+    bool uint8_out;                /* "y" is uint8 (compared byte for byte); set through typed_output() */
     bool flushed_inputs;           /* on a device that may flush subnormals, the inputs' are given as zeros: ortvk
                                       does not take them exactly in this op (docs/kernels.md, "Subnormals") */
 } edge_case;
@@ -64,6 +65,7 @@ static void typed_output(edge_case *c, int opset, int type)
     onnx_model_add_output(c->m, "y", type, -1, NULL);
     c->bool_out = type == ONNX_BOOL;
     c->int64_out = type == ONNX_INT64;
+    c->uint8_out = type == ONNX_UINT8;
 }
 
 static void bool_output(edge_case *c, int opset)
@@ -240,7 +242,7 @@ static void run_case(ortapp *app, const OrtEpDevice *device, edge_case *c)
               (long long)gd[1], (long long)gd[2]);
         size_t wb = 0, gb = 0;
         float *w = kc_host_data(app, want, &wb), *g = kc_host_data(app, got, &gb);
-        if (same_shape && (c->bool_out || c->int64_out) &&
+        if (same_shape && (c->bool_out || c->int64_out || c->uint8_out) &&
             CHECK(w && g && wb == gb, "%s: outputs of %zu and %zu bytes", c->name, wb, gb)) {
             size_t bad = 0, first = 0;
             for (size_t i = 0; i < wb; i++) {
@@ -580,6 +582,48 @@ static void unary_specials(ortapp *app, const OrtEpDevice *device)
         node(&c, vectorised[k], 1, (const char *[]){"x"});
         run_case(app, device, &c);
     }
+}
+
+/* QuantizeLinear of the special values by a subnormal scale, a zero one and a plain one, and a QLinearMatMul whose
+ * a_scale is subnormal (a_scale * b_scale = 1e-30 = y_scale): x / 1e-40 is 1e40 or inf and 0 / 1e-40 is 0, never
+ * NaN from a flushed scale, and the output scale is 1, not 0 (docs/kernels.md, "Subnormals"). */
+static void quantize_specials(ortapp *app, const OrtEpDevice *device)
+{
+    static const float scales[] = {1e-40f, 0.0f, 0.02f};
+    static const char *const names[] = {"QuantizeLinear of the specials, scale 1e-40", "QuantizeLinear of the "
+                                        "specials, scale 0", "QuantizeLinear of the specials, scale 0.02"};
+    uint8_t zp = 7;
+    for (size_t k = 0; k < sizeof(scales) / sizeof(scales[0]); k++) {
+        edge_case c;
+        int64_t x[1] = {N_SPECIALS};
+        start(&c, names[k], 13, 1, x);
+        typed_output(&c, 13, ONNX_UINT8);
+        c.on_ortvk = true;
+        c.data[0] = specials;
+        onnx_model_add_initializer(c.m, "s", ONNX_FLOAT, 0, NULL, &scales[k], sizeof(float));
+        onnx_model_add_initializer(c.m, "z", ONNX_UINT8, 0, NULL, &zp, 1);
+        node(&c, "QuantizeLinear", 3, (const char *[]){"x", "s", "z"});
+        run_case(app, device, &c);
+    }
+    edge_case c;
+    int64_t x[2] = {3, 4}, bd[2] = {4, 2};
+    static const float xv[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+    float one = 1.0f, tiny = 1e-40f, big = 1e10f, small = 1e-30f;
+    uint8_t b[8] = {1, 2, 3, 4, 5, 6, 7, 8}, zero = 0;
+    start(&c, "QLinearMatMul of subnormal scales", 13, 2, x);
+    typed_output(&c, 13, ONNX_UINT8);
+    c.on_ortvk = true;
+    c.data[0] = xv;
+    onnx_model_add_initializer(c.m, "one", ONNX_FLOAT, 0, NULL, &one, sizeof(float));
+    onnx_model_add_initializer(c.m, "tiny", ONNX_FLOAT, 0, NULL, &tiny, sizeof(float));
+    onnx_model_add_initializer(c.m, "big", ONNX_FLOAT, 0, NULL, &big, sizeof(float));
+    onnx_model_add_initializer(c.m, "small", ONNX_FLOAT, 0, NULL, &small, sizeof(float));
+    onnx_model_add_initializer(c.m, "zero", ONNX_UINT8, 0, NULL, &zero, 1);
+    onnx_model_add_initializer(c.m, "b", ONNX_UINT8, 2, bd, b, sizeof(b));
+    const char *quantize[3] = {"x", "one", "zero"}, *a[1] = {"a"};
+    onnx_model_add_node(c.m, "QuantizeLinear", quantize, 3, a, 1);
+    node(&c, "QLinearMatMul", 8, (const char *[]){"a", "tiny", "zero", "b", "big", "zero", "small", "zero"});
+    run_case(app, device, &c);
 }
 
 /* Unary ops with NaN, infinite, subnormal or absurd (1e19+) float attributes: left to the CPU EP, whose products
@@ -1815,6 +1859,7 @@ int main(int argc, char **argv)
     booleans(&app, device);
     pools(&app, device);
     unary_specials(&app, device);
+    quantize_specials(&app, device);
     unary_attributes(&app, device);
     binary_specials(&app, device);
     empties(&app, device);

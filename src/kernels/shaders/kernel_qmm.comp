@@ -184,7 +184,7 @@ void qlinear_params(uint i)
         ORTVK_WORD(4, p.y, 1u) = uint(zero_point(3, p.zb, 0u, (p.flags & 8u) != 0u));
         ORTVK_WORD(4, p.y, 2u) = uint(zero_point(1, p.b, 0u, (p.flags & 2u) != 0u));
     } else {
-        precise float ab = ORTVK_FLOAT(0, p.a, 0u) * ORTVK_FLOAT(1, p.b, i);
+        precise float ab = ortvk_mul(ORTVK_FLOAT(0, p.a, 0u), ORTVK_FLOAT(1, p.b, i)); // a subnormal scale kept
         ORTVK_WORD(4, p.y, 3u + i) = floatBitsToUint(divide(ab, ORTVK_FLOAT(3, p.zb, 0u)));
     }
 }

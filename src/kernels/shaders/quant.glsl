@@ -6,7 +6,8 @@
 // q, moved by one ULP while a / b lies beyond the midpoint to its neighbour, decided in integers (the mantissas'
 // products, 64 bits with umulExtended): float tricks such as Dekker's product break where a driver fuses a * b + c.
 // Exact for |a|, |b|, |q| in (2^-100, 2^100); elsewhere (zero, NaN, infinities, extreme scales) the driver's
-// quotient stays.
+// quotient stays, but of subnormal operands read from their bits where the device would flush them (ortvk_div:
+// x / 1e-40 is 1e40 or inf, never x / 0; docs/kernels.md, "Subnormals").
 void float_parts(float f, out uint m, out int e)
 {
     uint u = floatBitsToUint(f), x = (u >> 23) & 255u;
@@ -29,7 +30,7 @@ int quotient_side(uint ma, int ea, uint mb, int eb, uint M, int E)
 
 float divide(float a, float b)
 {
-    float q0 = a / b;
+    float q0 = ortvk_div(a, b);
     float A = abs(a), B = abs(b), q = abs(q0);
     const float lo = 7.888609052210118e-31, hi = 1.2676506002282294e30; // 2^-100, 2^100
     if (!(q > lo && q < hi && A > lo && A < hi && B > lo && B < hi)) return q0;

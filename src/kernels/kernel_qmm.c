@@ -186,9 +186,15 @@ typedef struct weight_layout {
     uint64_t entries, blocks, width, outputs, K, taps, strides[4];
 } weight_layout;
 
+/* The layout's steps of 16 terms, and its uvec4s. */
+static uint64_t layout_k16(const weight_layout *l)
+{
+    return (l->K + 15) / 16;
+}
+
 static uint64_t layout_uvec4s(const weight_layout *l)
 {
-    return l->entries * l->blocks * ((l->K + 15) / 16) * l->taps * l->width;
+    return l->entries * l->blocks * layout_k16(l) * l->taps * l->width;
 }
 
 /* B of a product with N columns of K terms, `entries` batch entries of it: blocks of 8 columns. */
@@ -212,8 +218,8 @@ static OrtStatus *weights_of(ortvk_krun *run, const ortvk_ktensor *w, const weig
         *packed = w->address + packed_start(w);
         return NULL;
     }
-    uint64_t K16 = (l->K + 15) / 16, uvec4s = layout_uvec4s(l);
-    uint64_t d[11] = {l->blocks, l->entries, l->K, K16, l->taps, l->strides[0], l->strides[1], l->strides[2],
+    uint64_t uvec4s = layout_uvec4s(l);
+    uint64_t d[11] = {l->blocks, l->entries, l->K, layout_k16(l), l->taps, l->strides[0], l->strides[1], l->strides[2],
                       l->strides[3], l->width, l->outputs};
     push_qmm pack = {.a = w->address};
     for (int k = 0; k < 11; k++) pack.d[k] = (uint32_t)d[k];
@@ -227,9 +233,10 @@ static OrtStatus *weights_of(ortvk_krun *run, const ortvk_ktensor *w, const weig
  * that takes; writes them where `packed` is not NULL. */
 static size_t pack_constant(const ortvk_ktensor *t, const uint8_t *data, const weight_layout *l, uint8_t *packed)
 {
-    uint64_t start = packed_start(t), uvec4s = layout_uvec4s(l), K16 = (l->K + 15) / 16;
-    if (packed == NULL) return (size_t)(start + uvec4s * 16);
-    memset(packed, 0, (size_t)(start + uvec4s * 16));
+    uint64_t start = packed_start(t), uvec4s = layout_uvec4s(l), K16 = layout_k16(l);
+    size_t bytes = (size_t)(start + uvec4s * 16);
+    if (packed == NULL) return bytes;
+    memset(packed, 0, bytes);
     memcpy(packed, data, t->count);
     for (uint64_t i = 0; i < uvec4s; i++) {
         uint64_t j = i % l->width, rest = i / l->width, tap = rest % l->taps, k16 = (rest / l->taps) % K16;
@@ -238,7 +245,7 @@ static size_t pack_constant(const ortvk_ktensor *t, const uint8_t *data, const w
         for (uint64_t b = 0; b < 16 && out_j < l->outputs && 16 * k16 + b < l->K; b++)
             packed[start + 16 * i + b] = data[from + (16 * k16 + b) * l->strides[2]];
     }
-    return (size_t)(start + uvec4s * 16);
+    return bytes;
 }
 
 /* A product's dispatch (FN_MATMUL or FN_QLINEAR, A input 0, B input ib, push->d planned). Where K is a multiple of 16

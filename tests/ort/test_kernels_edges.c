@@ -28,9 +28,8 @@ typedef struct edge_case {
     bool refused;                  /* the node must be left to the CPU EP; nothing is run */
     bool cpu_rejects;              /* the CPU EP rejects the model at session creation: ortvk's session must too, or
                                       its run fail naming `message` */
-    bool bool_out;                 /* "y" is bool (compared byte for byte); set through bool_output() */
-    bool int64_out;                /* "y" is int64 (compared exactly); set through typed_output() */
-    bool uint8_out;                /* "y" is uint8 (compared byte for byte); set through typed_output() */
+    int typed_out;                 /* "y"'s type where typed_output() set one (bool, int64, uint8: compared byte for
+                                      byte); 0: float */
     bool flushed_inputs;           /* on a device that may flush subnormals, the inputs' are given as zeros: ortvk
                                       does not take them exactly in this op (docs/kernels.md, "Subnormals") */
 } edge_case;
@@ -54,8 +53,8 @@ static edge_case *start(edge_case *c, const char *name, int opset, int rank, con
     return c;
 }
 
-/* Rebuilds the model with "y" of `type`, compared byte for byte: bool (comparisons, logic) or int64 (ArgMax,
- * ArgMin). */
+/* Rebuilds the model with "y" of `type`, compared byte for byte: bool (comparisons, logic), int64 (ArgMax, ArgMin)
+ * or uint8 (QuantizeLinear, QLinearMatMul). */
 static void typed_output(edge_case *c, int opset, int type)
 {
     onnx_model_free(c->m);
@@ -63,9 +62,7 @@ static void typed_output(edge_case *c, int opset, int type)
     int64_t symbolic[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
     onnx_model_add_input(c->m, "x", ONNX_FLOAT, c->rank[0], symbolic);
     onnx_model_add_output(c->m, "y", type, -1, NULL);
-    c->bool_out = type == ONNX_BOOL;
-    c->int64_out = type == ONNX_INT64;
-    c->uint8_out = type == ONNX_UINT8;
+    c->typed_out = type;
 }
 
 static void bool_output(edge_case *c, int opset)
@@ -242,7 +239,7 @@ static void run_case(ortapp *app, const OrtEpDevice *device, edge_case *c)
               (long long)gd[1], (long long)gd[2]);
         size_t wb = 0, gb = 0;
         float *w = kc_host_data(app, want, &wb), *g = kc_host_data(app, got, &gb);
-        if (same_shape && (c->bool_out || c->int64_out || c->uint8_out) &&
+        if (same_shape && c->typed_out != 0 &&
             CHECK(w && g && wb == gb, "%s: outputs of %zu and %zu bytes", c->name, wb, gb)) {
             size_t bad = 0, first = 0;
             for (size_t i = 0; i < wb; i++) {

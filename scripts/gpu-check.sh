@@ -128,9 +128,9 @@ for forms in "" cpu; do
 done
 
 section "element-wise (the lanes' blocks), depthwise, one LSTM step, quantized Convs and MatMul, a small model's Run"
-ORTVK_VALIDATION=0 timeout 30 ./$build/ortvk-bench --ops add,sigmoid,mulch,dw3x3,lstm,qconv3x3,qmatmul,qdw3x3,small \
+ORTVK_VALIDATION=0 timeout 30 ./$build/ortvk-bench --ops add,sigmoid,mulch,dw3x3,lstm,qconv3x3,qdqconv3x3,qmatmul,qdw3x3,small \
   --compare-frames 15 --threads "$(nproc)" 2>&1 |
-  grep -E "Add|Sigmoid|Mul|depthwise|LSTM|QLinear|ortvk .* us" || true
+  grep -E "Add|Sigmoid|Mul|depthwise|LSTM|QLinear|QDQ|ortvk .* us" || true
 
 section "demo"
 ORTVK_VALIDATION=0 timeout 40 ./$build/ortvk-demo --model .cache/models/ch_PP-OCRv4_det_infer.onnx --size 640x640 \

@@ -1,7 +1,7 @@
 /* The OrtEp ortvk creates for a session: which device it runs on (from the EP devices ORT selected and the
  * ep.ortvk.* session options), the streams it gives ORT, and the nodes it claims: GetCapability offers every node
- * src/kernels runs exactly, consecutive ones fused into one partition; Compile turns each partition into a compute
- * info whose Compute records it on the session's stream. */
+ * src/kernels runs exactly (and QDQ groups whole), consecutive ones fused into one partition; Compile turns each
+ * partition into a compute info whose Compute records it on the session's stream. */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -32,6 +32,8 @@ typedef struct ortvk_ep {
     ortvk_profile *profile;       /* ep.ortvk.profile / ORTVK_PROFILE; NULL when off */
     atomic_size_t claimed;        /* nodes GetCapability claimed, over the model's main graph and subgraphs */
     atomic_int main_claimed;      /* nodes claimed in the main graph; -1 before GetCapability saw it */
+    bool fuse_qdq;                /* ORT's QDQ fusion is on (session.disable_quant_qdq is not "1"): QDQ groups
+                                     run as one integer kernel each, as ORT's CPU EP runs them */
 } ortvk_ep;
 
 /* What Compile returns for one claimed partition. */
@@ -63,6 +65,77 @@ static const char *ORT_API_CALL ep_get_name(const OrtEp *base)
 {
     (void)base;
     return ORTVK_EP_NAME;
+}
+
+/* Logs why node `node` stays with the CPU EP (ORT's verbose log). */
+static void log_refusal(const ortvk_ep *ep, const OrtNode *node, const char *why)
+{
+    const char *name = "", *op = "";
+    OrtStatus *ignored = ortvk_ort->Node_GetName(node, &name);
+    if (ignored == NULL) ignored = ortvk_ort->Node_GetOperatorType(node, &op);
+    if (ignored != NULL) ortvk_ort->ReleaseStatus(ignored);
+    ortvk_log(ep->logger, ORT_LOGGING_LEVEL_VERBOSE, "node %s%s%s (%s) stays with the CPU EP: %s", name[0] ? "\"" : "",
+              name[0] ? name : "(unnamed)", name[0] ? "\"" : "", op, why);
+}
+
+/* Which of `nodes` ortvk claims (supported[i]): each node it runs exactly, and each QDQ group (kernels.h) it runs as
+ * ORT's CPU EP does, as one integer kernel: whole, and only where no node it leaves to the CPU EP lies between the
+ * group's nodes in ORT's order (so that the group falls in one partition). A group that answers alike however it
+ * runs is taken as its float ops where ortvk runs all of them (a part of it on the CPU EP would run there as float
+ * ops, not as the CPU EP runs the group); other QDQ groups stay with the CPU EP, whose fused integer kernels round
+ * otherwise than float ops would. */
+static void claim_nodes(const ortvk_ep *ep, const OrtNode *const *nodes, size_t count, bool runs, ptrdiff_t *group,
+                        bool *supported)
+{
+    char why[256];
+    if (!ep->fuse_qdq || !ortvk_nodes_qdq_groups(nodes, count, group)) {
+        for (size_t i = 0; i < count; i++) group[i] = -1;
+    }
+    for (size_t c = 0; c < count; c++) {
+        if (group[c] != (ptrdiff_t)c) continue;
+        snprintf(why, sizeof(why), "%s", runs ? "no reason given" : "a QDQ group in a graph whose node order ORT gives "
+                 "is not topological (each node a partition of its own: the group's could not be one kernel)");
+        bool ok = runs && ortvk_qdq_group_supported(nodes, count, group, c, &ep->device->caps, why, sizeof(why));
+        bool apart = !ok && ortvk_qdq_group_exact(nodes, count, group, c);
+        for (size_t j = 0; j < count && apart; j++) { /* all of it, or (a part on the CPU EP) none */
+            if (group[j] == (ptrdiff_t)c)
+                apart = ortvk_kernel_supported(nodes[j], &ep->device->caps, why, sizeof(why));
+        }
+        for (size_t j = 0; j < count; j++) {
+            if (group[j] == (ptrdiff_t)c) supported[j] = ok;
+            if (group[j] == (ptrdiff_t)c && apart && j != c) group[j] = -1;
+        }
+        if (apart) group[c] = -1;
+        if (!ok && !apart) log_refusal(ep, nodes[c], why);
+    }
+    for (size_t i = 0; i < count; i++) {
+        if (group[i] >= 0) continue;
+        snprintf(why, sizeof(why), "no reason given");
+        supported[i] = ortvk_kernel_supported(nodes[i], &ep->device->caps, why, sizeof(why));
+        if (!supported[i]) log_refusal(ep, nodes[i], why);
+    }
+    /* A group with a node between its own that stays with the CPU EP goes to the CPU EP too; which may split
+     * another group: until none is split. */
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t c = 0; c < count; c++) {
+            if (group[c] != (ptrdiff_t)c || !supported[c]) continue;
+            size_t first = count, last = 0;
+            for (size_t j = 0; j < count; j++) {
+                if (group[j] != (ptrdiff_t)c) continue;
+                if (first == count) first = j;
+                last = j;
+            }
+            bool whole = true;
+            for (size_t j = first; j <= last && whole; j++) whole = supported[j];
+            if (whole) continue;
+            for (size_t j = first; j <= last; j++) {
+                if (group[j] == (ptrdiff_t)c) supported[j] = false;
+            }
+            log_refusal(ep, nodes[c], "a QDQ group with a node between its own that ortvk does not run");
+            changed = true;
+        }
+    }
 }
 
 static OrtStatus *ORT_API_CALL ep_get_capability(OrtEp *base, const OrtGraph *graph, OrtEpGraphSupportInfo *info)
@@ -101,26 +174,16 @@ static OrtStatus *ORT_API_CALL ep_get_capability(OrtEp *base, const OrtGraph *gr
      * to another leaves the run forward and never comes back, so fusing a run makes no cycle. In any other
      * order, each node is a partition of its own. */
     bool runs = status == NULL && ortvk_nodes_topological(nodes, count);
-    bool *qdq = status == NULL ? calloc(count, sizeof(*qdq)) : NULL;
-    if (status == NULL && qdq == NULL) status = ortvk_status(ORT_FAIL, "out of host memory reading a graph");
-    if (status == NULL) ortvk_nodes_qdq_groups(nodes, count, qdq);
+    bool *supported = status == NULL ? calloc(count, sizeof(*supported)) : NULL;
+    ptrdiff_t *group = supported != NULL ? calloc(count, sizeof(*group)) : NULL;
+    if (status == NULL && group == NULL) status = ortvk_status(ORT_FAIL, "out of host memory reading a graph");
+    if (status == NULL) claim_nodes(ep, nodes, count, runs, group, supported);
     size_t claimed = 0, partitions = 0, start = 0, length = 0;
     for (size_t i = 0; i <= count && status == NULL; i++) {
-        char why[256] = "a node of a QDQ group (DequantizeLinear -> op -> QuantizeLinear), which ORT's CPU EP fuses "
-                        "into an integer kernel whose rounding ortvk's float ops do not reproduce";
-        bool supported =
-            i < count && !qdq[i] && ortvk_kernel_supported(nodes[i], &ep->device->caps, why, sizeof(why));
-        if (i < count && !supported) {
-            const char *name = "", *op = "";
-            OrtStatus *ignored = ortvk_ort->Node_GetName(nodes[i], &name);
-            if (ignored == NULL) ignored = ortvk_ort->Node_GetOperatorType(nodes[i], &op);
-            if (ignored != NULL) ortvk_ort->ReleaseStatus(ignored);
-            ortvk_log(ep->logger, ORT_LOGGING_LEVEL_VERBOSE, "node %s%s%s (%s) stays with the CPU EP: %s",
-                      name[0] ? "\"" : "", name[0] ? name : "(unnamed)", name[0] ? "\"" : "", op, why);
-        }
-        if (supported && length == 0) start = i;
-        if (supported) length++;
-        if (length > 0 && (!supported || !runs)) {
+        bool taken = i < count && supported[i];
+        if (taken && length == 0) start = i;
+        if (taken) length++;
+        if (length > 0 && (!taken || !runs)) {
             status = ortvk_ep_api->EpGraphSupportInfo_AddNodesToFuse(info, &nodes[start], length, &options);
             claimed += length;
             partitions++;
@@ -128,7 +191,8 @@ static OrtStatus *ORT_API_CALL ep_get_capability(OrtEp *base, const OrtGraph *gr
         }
     }
     free(nodes);
-    free(qdq);
+    free(supported);
+    free(group);
     if (status != NULL) return status;
     ORTVK_LOG_INFO(ep->logger, "ortvk claims %zu of %zu nodes in %zu partitions", claimed, count, partitions);
     size_t total = atomic_fetch_add(&ep->claimed, claimed) + claimed;
@@ -297,7 +361,8 @@ static OrtStatus *compile_one(ortvk_ep *ep, const OrtGraph *graph, const OrtNode
     if (info == NULL) return ortvk_status(ORT_FAIL, "out of host memory compiling a partition");
     ortvk_stream *stream = NULL;
     OrtStatus *status = own_stream(ep, &stream);
-    if (status == NULL) status = ortvk_partition_create(ep->kernels, stream, graph, fused, &info->partition);
+    if (status == NULL)
+        status = ortvk_partition_create(ep->kernels, stream, graph, fused, ep->fuse_qdq, &info->partition);
     if (status == NULL) ortvk_partition_set_profile(info->partition, ep->profile);
     if (status != NULL) {
         free(info);
@@ -384,17 +449,23 @@ static OrtStatus *ORT_API_CALL ep_create_profiler(OrtEp *base, OrtEpProfilerImpl
     return ortvk_profile_ort_profiler(ep->device, &ep->profile, out);
 }
 
+/* Reads session config entry `key` into `buffer` (empty when absent). */
+static OrtStatus *read_config(const OrtSessionOptions *options, const char *key, char *buffer, size_t size)
+{
+    buffer[0] = '\0';
+    int has = 0;
+    ORTVK_TRY(ortvk_ort->HasSessionConfigEntry(options, key, &has));
+    if (!has) return NULL;
+    ORTVK_TRY(ortvk_ort->GetSessionConfigEntry(options, key, buffer, &size));
+    return NULL;
+}
+
 /* Reads "ep.ortvk.<key>" into `buffer` (empty when absent). */
 static OrtStatus *read_option(const OrtSessionOptions *options, const char *key, char *buffer, size_t size)
 {
     char full[128];
     snprintf(full, sizeof(full), "ep.%s.%s", ORTVK_EP_NAME, key);
-    buffer[0] = '\0';
-    int has = 0;
-    ORTVK_TRY(ortvk_ort->HasSessionConfigEntry(options, full, &has));
-    if (!has) return NULL;
-    ORTVK_TRY(ortvk_ort->GetSessionConfigEntry(options, full, buffer, &size));
-    return NULL;
+    return read_config(options, full, buffer, size);
 }
 
 /* The ep.ortvk.* keys ortvk reads. */
@@ -487,6 +558,11 @@ OrtStatus *ortvk_ep_create(ortvk_factory *factory, ortvk_device *const *candidat
     if (timeout_text[0] != '\0')
         ORTVK_TRY(ortvk_parse_u64("ep.ortvk.host_wait_timeout_ms", timeout_text, UINT32_MAX, &timeout));
 
+    /* ORT's own key: "1" turns its QDQ fusion off, and the CPU EP then runs QDQ groups as the float ops they are. */
+    char no_qdq[16];
+    OrtStatus *unread = read_config(options, "session.disable_quant_qdq", no_qdq, sizeof(no_qdq));
+    if (unread != NULL) ortvk_ort->ReleaseStatus(unread), no_qdq[0] = '\0'; /* too long to be "1" */
+
     char profile_path[1024];
     ORTVK_TRY(read_option(options, ORTVK_OPTION_PROFILE, profile_path, sizeof(profile_path)));
     const char *profile_option = "ep.ortvk.profile";
@@ -526,6 +602,7 @@ OrtStatus *ortvk_ep_create(ortvk_factory *factory, ortvk_device *const *candidat
     ep->logger = logger;
     ep->host_timeout_ms = timeout;
     ep->host_timeout_set = timeout_text[0] != '\0';
+    ep->fuse_qdq = strcmp(no_qdq, "1") != 0;
     atomic_init(&ep->main_claimed, -1);
     ORTVK_LOG_INFO(logger, "session runs on device %u: %s", device->index, device->caps.props.deviceName);
     *out = &ep->base;

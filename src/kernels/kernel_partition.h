@@ -73,6 +73,14 @@ OrtStatus *ortvk_kernel_keep_const(ortvk_kernel *kernel, const ortvk_knode *k, s
 void ortvk_kernel_free_consts(ortvk_kernel *kernel);
 void ortvk_kernel_destroy(ortvk_kernel *kernel);
 
+/* Whether ortvk runs node `k` as read (find_op's checks, and its element types on a device with `caps`). */
+bool ortvk_knode_supported(const ortvk_knode *k, const ortvk_device_caps *caps, char *why, size_t why_len);
+/* The QDQ group of `centre` among `nodes` (group[j] == centre for its members: ortvk_nodes_qdq_groups) read as the
+ * node ORT's CPU EP runs in its place (kernel_qdq.c): QLinearConv or QLinearMatMul, over the group's outer inputs
+ * and output, with the centre's attributes and name. False (with `why`) for a group ortvk does not run so. */
+bool ortvk_qdq_read(const OrtNode *const *nodes, size_t count, const ptrdiff_t *group, size_t centre,
+                    const ortvk_device_caps *caps, ortvk_knode *out, char *why, size_t why_len);
+
 /* Runs LayerNormalization written out as its ops (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add) as
  * one LayerNormalization kernel (kernel_fuse_norm.c); before the other fusions. */
 void ortvk_partition_fuse_norms(ortvk_partition *p);

@@ -99,19 +99,24 @@ static bool element_types(const ortvk_knode *node, const ortvk_kop *op, const or
     return true;
 }
 
-bool ortvk_kernel_supported(const OrtNode *node, const ortvk_device_caps *caps, char *why, size_t why_len)
+bool ortvk_knode_supported(const ortvk_knode *k, const ortvk_device_caps *caps, char *why, size_t why_len)
 {
-    ortvk_knode *k = malloc(sizeof(*k));
     ortvk_kparams *params = malloc(sizeof(*params));
     const ortvk_kop *op = NULL;
     bool float16 = false;
-    bool ok = k != NULL && params != NULL &&
-              (caps->push_descriptor || ortvk_krefuse(why, why_len, "the device lacks VK_KHR_push_descriptor")) &&
-              ortvk_knode_read(node, k, why, why_len) &&
-              (op = find_op(k, params, why, why_len)) != NULL &&
-              element_types(k, op, caps, &float16, why, why_len);
-    free(k);
+    bool ok = (params != NULL || ortvk_krefuse(why, why_len, "out of host memory")) &&
+              (op = find_op(k, params, why, why_len)) != NULL && element_types(k, op, caps, &float16, why, why_len);
     free(params);
+    return ok;
+}
+
+bool ortvk_kernel_supported(const OrtNode *node, const ortvk_device_caps *caps, char *why, size_t why_len)
+{
+    ortvk_knode *k = malloc(sizeof(*k));
+    bool ok = k != NULL &&
+              (caps->push_descriptor || ortvk_krefuse(why, why_len, "the device lacks VK_KHR_push_descriptor")) &&
+              ortvk_knode_read(node, k, why, why_len) && ortvk_knode_supported(k, caps, why, why_len);
+    free(k);
     return ok;
 }
 
@@ -156,19 +161,15 @@ typedef struct fused_io {
     const OrtValueInfo **ins, **outs;
 } fused_io;
 
-static OrtStatus *kernel_create(ortvk_partition *p, ortvk_stream *stream, const OrtNode *node, const fused_io *io,
-                                ortvk_kernel **out)
+/* The kernel of node `k` as read (by ortvk_knode_read, or ortvk_qdq_read for a QDQ group; `read` false when that
+ * failed, with `why`); `k` is the caller's scratch. */
+static OrtStatus *kernel_create(ortvk_partition *p, ortvk_stream *stream, ortvk_knode *k, bool read, char *why,
+                                size_t why_len, const fused_io *io, ortvk_kernel **out)
 {
     *out = NULL;
-    char why[256] = "";
-    ortvk_knode *k = malloc(sizeof(*k));
     ortvk_kernel *kernel = calloc(1, sizeof(*kernel));
     OrtStatus *status = NULL;
-    if (k == NULL || kernel == NULL) {
-        status = ortvk_status(ORT_FAIL, "out of host memory compiling a node");
-        goto fail;
-    }
-    bool read = ortvk_knode_read(node, k, why, sizeof(why));
+    if (kernel == NULL) return ortvk_status(ORT_FAIL, "out of host memory compiling a node");
     k->compiling = true;
     for (size_t i = 0; read && i < k->n_in; i++) {
         const pvalue *v = NULL;
@@ -180,10 +181,11 @@ static OrtStatus *kernel_create(ortvk_partition *p, ortvk_stream *stream, const 
         if (v != NULL ? v->produced && v->on_host : integer) k->host_known |= 1u << i;
     }
     if (!read ||
-        (kernel->op = find_op(k, &kernel->params, why, sizeof(why))) == NULL ||
-        !element_types(k, kernel->op, &stream->device->caps, &kernel->float16, why, sizeof(why))) {
+        (kernel->op = find_op(k, &kernel->params, why, why_len)) == NULL ||
+        !element_types(k, kernel->op, &stream->device->caps, &kernel->float16, why, why_len)) {
         /* GetCapability accepted this node: a refusal now means ORT changed it in between. */
-        status = ortvk_status(ORT_EP_FAIL, "compiling node %s (%s): %s", k->name, k->op_type, why);
+        status = ortvk_status(ORT_EP_FAIL, "compiling node %s (%s): %s", k->name ? k->name : "",
+                              k->op_type ? k->op_type : "", why);
         goto fail;
     }
     /* Shape values computed on the host stay there: never a step of a device chain. */
@@ -238,12 +240,10 @@ static OrtStatus *kernel_create(ortvk_partition *p, ortvk_stream *stream, const 
         status = ortvk_status(ORT_FAIL, "out of host memory compiling a node");
         goto fail;
     }
-    free(k);
     *out = kernel;
     return NULL;
 fail:
     ortvk_kernel_destroy(kernel);
-    free(k);
     return status;
 }
 
@@ -355,15 +355,16 @@ bool ortvk_nodes_topological(const OrtNode *const *nodes, size_t count)
     return ok;
 }
 
-bool ortvk_nodes_qdq_groups(const OrtNode *const *nodes, size_t count, bool *member)
+bool ortvk_nodes_qdq_groups(const OrtNode *const *nodes, size_t count, ptrdiff_t *group)
 {
-    memset(member, 0, count * sizeof(*member));
+    for (size_t j = 0; j < count; j++) group[j] = -1;
     node_index x;
     if (!node_index_build(nodes, count, &x)) return false;
-    enum { OTHER, DEQUANTIZE, QUANTIZE };
+    enum { OTHER, DEQUANTIZE, QUANTIZE, RELU };
     struct {
         int kind;
         size_t quantize_readers, other_readers; /* reads of its outputs by QuantizeLinear nodes, by others */
+        size_t relu_readers;                    /* ... by Relu nodes that only QuantizeLinear nodes read */
         bool dequantized_input;                 /* an input made by a DequantizeLinear */
     } *n = calloc(count + 1, sizeof(*n));
     bool ok = n != NULL;
@@ -373,6 +374,7 @@ bool ortvk_nodes_qdq_groups(const OrtNode *const *nodes, size_t count, bool *mem
         if (status != NULL) ortvk_ort->ReleaseStatus(status), ok = false;
         else n[j].kind = strcmp(op, "DequantizeLinear") == 0 ? DEQUANTIZE
                          : strcmp(op, "QuantizeLinear") == 0 ? QUANTIZE
+                         : strcmp(op, "Relu") == 0           ? RELU
                                                              : OTHER;
     }
     for (size_t j = 0; j < count && ok; j++) {
@@ -384,20 +386,36 @@ bool ortvk_nodes_qdq_groups(const OrtNode *const *nodes, size_t count, bool *mem
             if (n[p].kind == DEQUANTIZE) n[j].dequantized_input = true;
         }
     }
-    /* The groups' centres, then their DequantizeLinear and QuantizeLinear nodes. */
-    for (size_t j = 0; j < count && ok; j++)
-        member[j] = n[j].kind == OTHER && n[j].dequantized_input && n[j].quantize_readers > 0 &&
-                    n[j].other_readers == 0;
+    /* A Relu between a centre and its QuantizeLinear nodes: read by them only. */
+    for (size_t j = 0; j < count && ok; j++) {
+        if (n[j].kind != RELU || n[j].quantize_readers == 0 || n[j].other_readers > 0 || x.names[j].n_in < 1) continue;
+        ptrdiff_t p = producer_of(&x, x.names[j].in[0]);
+        if (p >= 0) n[p].relu_readers++;
+    }
+    /* The groups' centres (a Relu reading a DequantizeLinear is one), then their other nodes. */
+    for (size_t j = 0; j < count && ok; j++) {
+        bool centre = n[j].kind != DEQUANTIZE && n[j].kind != QUANTIZE && n[j].dequantized_input &&
+                      n[j].quantize_readers + n[j].relu_readers > 0 && n[j].other_readers == n[j].relu_readers;
+        if (centre) group[j] = (ptrdiff_t)j;
+    }
     for (size_t j = 0; j < count && ok; j++) {
         for (size_t i = 0; i < x.names[j].n_in; i++) {
             ptrdiff_t p = producer_of(&x, x.names[j].in[i]);
             if (p < 0) continue;
-            bool centre_j = n[j].kind == OTHER && member[j], centre_p = n[p].kind == OTHER && member[p];
-            if (centre_j && n[p].kind == DEQUANTIZE) member[p] = true;
-            if (centre_p && n[j].kind == QUANTIZE) member[j] = true;
+            if (group[j] == (ptrdiff_t)j && n[p].kind == DEQUANTIZE && group[p] < 0) group[p] = (ptrdiff_t)j;
+            if (group[p] == p && group[j] < 0 && (n[j].kind == QUANTIZE || n[j].kind == RELU)) group[j] = p;
         }
     }
-    if (!ok) memset(member, 0, count * sizeof(*member));
+    /* The QuantizeLinear nodes after a group's Relu. */
+    for (size_t j = 0; j < count && ok; j++) {
+        for (size_t i = 0; i < x.names[j].n_in && n[j].kind == QUANTIZE && group[j] < 0; i++) {
+            ptrdiff_t p = producer_of(&x, x.names[j].in[i]);
+            if (p >= 0 && n[p].kind == RELU && group[p] >= 0 && group[p] != p) group[j] = group[p];
+        }
+    }
+    if (!ok) {
+        for (size_t j = 0; j < count; j++) group[j] = -1;
+    }
     free(n);
     node_index_free(&x, count);
     return ok;
@@ -432,10 +450,10 @@ void ortvk_partition_destroy(ortvk_partition *p)
 }
 
 OrtStatus *ortvk_partition_create(ortvk_kernel_device *kdev, ortvk_stream *stream, const OrtGraph *graph,
-                                  const OrtNode *fused, ortvk_partition **out)
+                                  const OrtNode *fused, bool fuse_qdq, ortvk_partition **out)
 {
     *out = NULL;
-    size_t count = 0;
+    size_t count = 0, done_count = 0;
     fused_io io = {0};
     ORTVK_TRY(ortvk_ort->Graph_GetNumNodes(graph, &count));
     ORTVK_TRY(ortvk_ort->Node_GetNumInputs(fused, &io.n_in));
@@ -444,10 +462,14 @@ OrtStatus *ortvk_partition_create(ortvk_kernel_device *kdev, ortvk_stream *strea
     const OrtNode **nodes = calloc(count + 1, sizeof(*nodes));
     node_names *names = calloc(count + 1, sizeof(*names));
     bool *done = calloc(count + 1, sizeof(*done));
+    ptrdiff_t *group = calloc(count + 1, sizeof(*group));
+    bool *fused_group = calloc(count + 1, sizeof(*fused_group));
+    ortvk_knode *k = malloc(sizeof(*k));
     io.ins = calloc(io.n_in + 1, sizeof(*io.ins));
     io.outs = calloc(io.n_out + 1, sizeof(*io.outs));
     OrtStatus *status = NULL;
-    if (p == NULL || nodes == NULL || names == NULL || done == NULL || io.ins == NULL || io.outs == NULL ||
+    if (p == NULL || nodes == NULL || names == NULL || done == NULL || group == NULL || fused_group == NULL ||
+        k == NULL || io.ins == NULL || io.outs == NULL ||
         (p->kernels = calloc(count + 1, sizeof(*p->kernels))) == NULL) {
         status = ortvk_status(ORT_FAIL, "out of host memory compiling a partition of %zu nodes", count);
         goto out;
@@ -462,8 +484,16 @@ OrtStatus *ortvk_partition_create(ortvk_kernel_device *kdev, ortvk_stream *strea
     if (status == NULL && io.n_in > 0) status = ortvk_ort->Node_GetInputs(fused, io.ins, io.n_in);
     if (status == NULL && io.n_out > 0) status = ortvk_ort->Node_GetOutputs(fused, io.outs, io.n_out);
     for (size_t j = 0; j < count && status == NULL; j++) status = names_of(nodes[j], &names[j]);
+    /* QDQ groups GetCapability claimed run as one integer node (kernel_qdq.c), made where their QuantizeLinear is. */
+    char why[256] = "";
+    if (status == NULL && fuse_qdq) ortvk_nodes_qdq_groups(nodes, count, group);
+    for (size_t j = 0; j < count && status == NULL; j++) {
+        if (!fuse_qdq) group[j] = -1;
+        if (group[j] == (ptrdiff_t)j)
+            fused_group[j] = ortvk_qdq_read(nodes, count, group, j, &stream->device->caps, k, why, sizeof(why));
+    }
     /* Topological order: each round takes the first node whose producers inside the partition are all taken. */
-    while (status == NULL && p->n_kernels < count) {
+    while (status == NULL && done_count < count) {
         size_t next = count;
         for (size_t j = 0; j < count && next == count; j++) {
             if (!done[j] && node_ready(names, done, count, j)) next = j;
@@ -473,7 +503,19 @@ OrtStatus *ortvk_partition_create(ortvk_kernel_device *kdev, ortvk_stream *strea
             break;
         }
         done[next] = true;
-        status = kernel_create(p, stream, nodes[next], &io, &p->kernels[p->n_kernels]);
+        done_count++;
+        memset(k, 0, sizeof(*k));
+        bool read = false;
+        if (group[next] >= 0 && fused_group[group[next]]) {
+            const char *op = "";
+            status = ortvk_ort->Node_GetOperatorType(nodes[next], &op);
+            if (status != NULL || strcmp(op, "QuantizeLinear") != 0) continue;
+            read = ortvk_qdq_read(nodes, count, group, (size_t)group[next], &stream->device->caps, k, why,
+                                  sizeof(why));
+        } else {
+            read = ortvk_knode_read(nodes[next], k, why, sizeof(why));
+        }
+        status = kernel_create(p, stream, k, read, why, sizeof(why), &io, &p->kernels[p->n_kernels]);
         if (status == NULL) p->n_kernels++;
     }
     if (status == NULL) ortvk_partition_fuse_norms(p);
@@ -485,6 +527,9 @@ out:
     free(nodes);
     names_free(names, count);
     free(done);
+    free(group);
+    free(fused_group);
+    free(k);
     free(io.ins);
     free(io.outs);
     if (status != NULL) {

@@ -29,15 +29,28 @@ bool ortvk_kernel_supported(const OrtNode *node, const ortvk_device_caps *caps, 
 /* Whether every node of `nodes` comes after the nodes that make its inputs (false also when ORT cannot say). */
 bool ortvk_nodes_topological(const OrtNode *const *nodes, size_t count);
 
-/* Marks in `member` the nodes of `nodes` that belong to a QDQ group, the form of ORT's quantizer: a node (neither
- * DequantizeLinear nor QuantizeLinear) reading the output of a DequantizeLinear and whose outputs only
- * QuantizeLinear nodes read, with those DequantizeLinear and QuantizeLinear nodes. ORT's CPU EP fuses such groups
- * into its integer kernels (DequantizeLinear -> Conv -> QuantizeLinear runs as QLinearConv), which round once where
- * ortvk's float ops round each step: a group on ortvk would answer otherwise (one quantization step, in about one
- * output of 2,000: test_kernels_quant), so GetCapability leaves the groups to the CPU EP. A node whose outputs are
- * graph outputs too may be marked, which only leaves it to the CPU EP. Returns false (nothing marked) when ORT
- * cannot say. */
-bool ortvk_nodes_qdq_groups(const OrtNode *const *nodes, size_t count, bool *member);
+/* QDQ groups, the form of ORT's quantizer: a node (neither DequantizeLinear nor QuantizeLinear, its centre) reading the
+ * output of a DequantizeLinear and whose outputs only QuantizeLinear nodes read, directly or through one Relu that
+ * only they read; with those DequantizeLinear, Relu and QuantizeLinear nodes. ORT's CPU EP fuses such groups into
+ * its integer kernels (DequantizeLinear -> Conv -> QuantizeLinear runs as QLinearConv), which round once where float
+ * ops round each step: run as float ops, a group would answer otherwise (one quantization step, in about one output
+ * of 2,000: test_kernels_quant). group[j] is the index of the centre of node j's group, -1 for a node of none.
+ * Returns false (no groups) when ORT cannot say. */
+bool ortvk_nodes_qdq_groups(const OrtNode *const *nodes, size_t count, ptrdiff_t *group);
+
+/* Whether ortvk runs the QDQ group of `centre` as ORT's CPU EP does, as one integer node (kernel_qdq.c: a Conv's or
+ * a MatMul's group of uint8 activations, the values between its nodes read by no other node); when not (`why`),
+ * GetCapability leaves the whole group to the CPU EP. */
+bool ortvk_qdq_group_supported(const OrtNode *const *nodes, size_t count, const ptrdiff_t *group, size_t centre,
+                               const ortvk_device_caps *caps, char *why, size_t why_len);
+
+/* Whether the QDQ group of `centre` answers alike however it runs, so that its nodes may run one by one as the float
+ * ops they are: its centre only selects or moves values (Reshape, Transpose, Slice, Gather, MaxPool, Relu, ...) and
+ * every scale of its DequantizeLinear and QuantizeLinear nodes is a constant positive normal float below
+ * FLT_MAX / 256. Each output is then a DequantizeLinear's value (or 0) quantized, as on ORT's CPU EP, whether it
+ * drops the group's DequantizeLinear and QuantizeLinear nodes (equal scales and zero points: the integers
+ * themselves) or not. ortvk takes such a group only where it runs all of its nodes. */
+bool ortvk_qdq_group_exact(const OrtNode *const *nodes, size_t count, const ptrdiff_t *group, size_t centre);
 
 /* A claimed partition compiled: its nodes in topological order, their attributes and constant inputs (those the
  * device reads copied into device memory), and the values between them. */
@@ -45,9 +58,10 @@ typedef struct ortvk_partition ortvk_partition;
 
 /* `graph` holds the partition's nodes; `fused` is the node ORT runs in their place (its inputs are the values the
  * partition reads from outside, constant initializers dropped; its outputs those read outside it). Constants are
- * copied through `stream`, waiting for the copy. */
+ * copied through `stream`, waiting for the copy. With `fuse_qdq`, each QDQ group ortvk_qdq_group_supported takes
+ * becomes one integer kernel, as GetCapability claimed it. */
 OrtStatus *ortvk_partition_create(ortvk_kernel_device *kdev, ortvk_stream *stream, const OrtGraph *graph,
-                                  const OrtNode *fused, ortvk_partition **out);
+                                  const OrtNode *fused, bool fuse_qdq, ortvk_partition **out);
 void ortvk_partition_destroy(ortvk_partition *partition);
 size_t ortvk_partition_size(const ortvk_partition *partition);
 

@@ -297,10 +297,12 @@ struct OrtApi {
     uint32_t (ORT_API_CALL *MemoryInfoGetVendorId)(const OrtMemoryInfo* ptr);
     OrtStatus*(ORT_API_CALL *ValueInfo_GetValueProducer)(const OrtValueInfo* value_info, const OrtNode** producer_node,
                                                          size_t* producer_output_index);
-    void *unused_324_325[2];
+    OrtStatus*(ORT_API_CALL *ValueInfo_GetValueNumConsumers)(const OrtValueInfo* value_info, size_t* num_consumers);
+    void *unused_325;
     OrtStatus*(ORT_API_CALL *ValueInfo_GetInitializerValue)(const OrtValueInfo* value_info,
                                                             const OrtValue** initializer_value);
-    void *unused_327_330[4];
+    void *unused_327_329[3];
+    OrtStatus*(ORT_API_CALL *ValueInfo_IsGraphOutput)(const OrtValueInfo* value_info, bool* is_graph_output);
     OrtStatus*(ORT_API_CALL *ValueInfo_IsConstantInitializer)(const OrtValueInfo* value_info,
                                                               bool* is_constant_initializer);
     void *unused_332_343[12];
@@ -469,7 +471,9 @@ ORTVK_PIN_SLOT(GetTensorSizeInBytes, 318);
 ORTVK_PIN_SLOT(CreateMemoryInfo_V2, 320);
 ORTVK_PIN_SLOT(MemoryInfoGetVendorId, 322);
 ORTVK_PIN_SLOT(ValueInfo_GetValueProducer, 323);
+ORTVK_PIN_SLOT(ValueInfo_GetValueNumConsumers, 324);
 ORTVK_PIN_SLOT(ValueInfo_GetInitializerValue, 326);
+ORTVK_PIN_SLOT(ValueInfo_IsGraphOutput, 330);
 ORTVK_PIN_SLOT(ValueInfo_IsConstantInitializer, 331);
 ORTVK_PIN_SLOT(Graph_GetNumNodes, 344);
 ORTVK_PIN_SLOT(Graph_GetNodes, 345);

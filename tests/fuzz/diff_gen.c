@@ -1685,6 +1685,155 @@ static void gen_qlinear_matmul(dcase *c)
     node(c, in, 8, 1, at);
 }
 
+/* ---- QDQ groups (not an op) ----------------------------------------------------------------------------- */
+
+/* A QDQ group around an op that only selects or moves values (MaxPool, Transpose, Reshape, Relu), which ortvk runs
+ * as the float ops it is where its scales are positive normal floats (kernels.h, ortvk_qdq_group_exact): scales and
+ * zero points mostly equal on both sides (the CPU EP then drops the DequantizeLinear and QuantizeLinear), sometimes
+ * not, sometimes special (negative, zero, subnormal, infinite: left to the CPU EP). */
+static void gen_qdq_selection(dcase *c)
+{
+    static const int32_t types[] = {ONNX_UINT8, ONNX_INT8};
+    static const char *const ops[] = {"MaxPool", "Transpose", "Reshape", "Relu"};
+    static const float scales[] = {0.5f, 0.02f, 0.013f, 0.0625f, 0.7f, 1e-3f, 0.1f, -0.1f};
+    int32_t t = PICK(c, types);
+    const char *op = PICK(c, ops);
+    int64_t x[4];
+    random_dims(c, 4, x);
+    float xs = rp(c, 0.05) ? special_float(c) : PICK(c, scales), ys = rp(c, 0.6) ? xs : PICK(c, scales);
+    uint8_t xz = (uint8_t)rint_(c, 0, 255), yz = rp(c, 0.6) ? xz : (uint8_t)rint_(c, 0, 255);
+    bool relu = strcmp(op, "Relu") != 0 && rp(c, 0.2);
+    input_of(c, "xq", t, 4, x, c->values);
+    onnx_model_add_initializer(c->model, "xs", ONNX_FLOAT, 0, NULL, &xs, sizeof(float));
+    onnx_model_add_initializer(c->model, "xz", t, 0, NULL, &xz, 1);
+    onnx_model_add_initializer(c->model, "ys", ONNX_FLOAT, 0, NULL, &ys, sizeof(float));
+    onnx_model_add_initializer(c->model, "yz", t, 0, NULL, &yz, 1);
+    desc(c, " %s xs=%g xz=%d ys=%g yz=%d%s", op, xs, xz, ys, yz, relu ? " Relu" : "");
+    onnx_model_add_node(c->model, "DequantizeLinear", (const char *[]){"xq", "xs", "xz"}, 3, (const char *[]){"xd"},
+                        1);
+    bool reshape = strcmp(op, "Reshape") == 0;
+    if (reshape) {
+        int64_t shape[2] = {x[0], -1};
+        const_ints(c, "shape", 2, shape);
+    }
+    c->node = onnx_model_add_node(c->model, op, (const char *[]){"xd", "shape"}, reshape ? 2 : 1,
+                                  (const char *[]){"yf"}, 1);
+    if (strcmp(op, "MaxPool") == 0) {
+        int64_t kernel[2] = {rint_(c, 1, 3), rint_(c, 1, 3)};
+        spatial_attrs(c, 2, kernel, true, true);
+    } else if (strcmp(op, "Transpose") == 0) {
+        int64_t perm[4] = {0, 1, 2, 3};
+        for (int i = 3; i > 0; i--) {
+            int j = (int)rint_(c, 0, i);
+            int64_t keep = perm[i];
+            perm[i] = perm[j], perm[j] = keep;
+        }
+        a_ints(c, "perm", perm, 4);
+    }
+    if (relu) onnx_model_add_node(c->model, "Relu", (const char *[]){"yf"}, 1, (const char *[]){"yr"}, 1);
+    onnx_model_add_node(c->model, "QuantizeLinear", (const char *[]){relu ? "yr" : "yf", "ys", "yz"}, 3,
+                        (const char *[]){"y"}, 1);
+    c->n_out = 1;
+    snprintf(c->out[0], sizeof(c->out[0]), "y");
+    c->out_type[0] = t;
+    onnx_model_add_output(c->model, "y", t, -1, NULL);
+}
+
+/* A QDQ group, the form of ORT's quantizer: quantized x a graph input -> DequantizeLinear -> a Conv (over the
+ * DequantizeLinear of constant w, per tensor or one scale an output channel, and mostly of an int32 bias) or a
+ * MatMul (of a constant B) -> sometimes a Relu -> QuantizeLinear -> y (and a third of the time the group of an op
+ * that selects values, above). ORT's CPU EP fuses such groups into
+ * QLinearConv or QLinearMatMul, and ortvk runs them so (kernel_qdq.c) or leaves them to it. Sometimes what it must
+ * leave: int8 activations, a Relu before a zero point above the type's least, the op's float output also a graph
+ * output, B's scales one a column, w a graph input, zero points that differ. */
+static void gen_qdq(dcase *c)
+{
+    if (rp(c, 0.3)) {
+        gen_qdq_selection(c);
+        return;
+    }
+    bool matmul = rp(c, 0.35);
+    int32_t xt = rp(c, 0.8) ? ONNX_UINT8 : ONNX_INT8, wt = xt == ONNX_INT8 || rp(c, 0.4) ? ONNX_INT8 : ONNX_UINT8;
+    int64_t x[DC_MAX_RANK], w[DC_MAX_RANK], cout;
+    int xr, wr;
+    conv_shapes q = {.sp = rp(c, 0.7) ? 2 : 1};
+    if (matmul) {
+        int64_t k = product_terms(c);
+        xr = rp(c, 0.7) ? 2 : 3, wr = 2;
+        x[0] = rint_(c, 1, 3), x[xr - 2] = small_dim(c), x[xr - 1] = k;
+        cout = rp(c, 0.5) ? small_dim(c) : 16;
+        w[0] = k, w[1] = cout;
+        desc(c, " MatMul");
+    } else {
+        q.group = rp(c, 0.8) ? 1 : rint_(c, 1, 3);
+        q.cin = q.group * group_inputs(c), q.cout = q.group * group_outputs(c);
+        conv_shapes_draw(c, &q);
+        xr = wr = 2 + q.sp, cout = q.cout;
+        memcpy(x, q.x, sizeof(x));
+        memcpy(w, q.w, sizeof(w));
+        desc(c, " Conv");
+    }
+    static const float scales[] = {0.5f, 0.02f, 0.013f, 0.0625f, 0.7f, 1e-3f, 0.1f, 0.0173f};
+    float xs = PICK(c, scales), ws[16], bs[16], ys = PICK(c, scales);
+    bool per = cout <= 16 && rp(c, 0.4);
+    int n = per ? (int)cout : 1;
+    uint8_t wz[16], xz = (uint8_t)rint_(c, 0, 255), yz = (uint8_t)rint_(c, 0, 255);
+    wz[0] = wt == ONNX_INT8 && rp(c, 0.6) ? 0 : (uint8_t)rint_(c, 0, 255);
+    for (int i = 0; i < n; i++) {
+        ws[i] = rp(c, 0.03) ? special_float(c) : PICK(c, scales);
+        bs[i] = xs * ws[i];
+        wz[i] = rp(c, 0.03) ? (uint8_t)rint_(c, 0, 255) : wz[0];
+    }
+    bool relu = rp(c, 0.3), op_output = rp(c, 0.08);
+    if (relu && rp(c, 0.75)) yz = xt == ONNX_INT8 ? 0x80 : 0;
+    int64_t nd[1] = {n}, cd[1] = {cout};
+    input_of(c, "xq", xt, xr, x, c->values);
+    onnx_model_add_initializer(c->model, "xs", ONNX_FLOAT, 0, NULL, &xs, sizeof(float));
+    onnx_model_add_initializer(c->model, "xz", xt, 0, NULL, &xz, 1);
+    if (rp(c, 0.9)) const_tensor(c, "w", wt, wr, w);
+    else input_of(c, "w", wt, wr, w, c->values);
+    onnx_model_add_initializer(c->model, "ws", ONNX_FLOAT, per ? 1 : 0, nd, ws, (size_t)n * sizeof(float));
+    onnx_model_add_initializer(c->model, "wz", wt, per ? 1 : 0, nd, wz, (size_t)n);
+    onnx_model_add_initializer(c->model, "ys", ONNX_FLOAT, 0, NULL, &ys, sizeof(float));
+    onnx_model_add_initializer(c->model, "yz", xt, 0, NULL, &yz, 1);
+    desc(c, " xs=%g xz=%d ws=", xs, xz);
+    for (int i = 0; i < n; i++) desc(c, "%s%g", i ? "," : per ? "[" : "", ws[i]);
+    desc(c, "%s wz=", per ? "]" : "");
+    for (int i = 0; i < n; i++) desc(c, "%s%d", i ? "," : per ? "[" : "", wz[i]);
+    desc(c, "%s ys=%g yz=%d%s%s", per ? "]" : "", ys, yz, relu ? " Relu" : "", op_output ? " op output" : "");
+    onnx_model_add_node(c->model, "DequantizeLinear", (const char *[]){"xq", "xs", "xz"}, 3,
+                        (const char *[]){"xd"}, 1);
+    onnx_node *dw = onnx_model_add_node(c->model, "DequantizeLinear", (const char *[]){"w", "ws", "wz"}, 3,
+                                        (const char *[]){"wd"}, 1);
+    if (per) onnx_node_attr_int(dw, "axis", matmul ? 1 : 0);
+    bool bias = !matmul && rp(c, 0.7);
+    if (bias) {
+        const_tensor(c, "bq", ONNX_INT32, 1, cd);
+        onnx_model_add_initializer(c->model, "bs", ONNX_FLOAT, per ? 1 : 0, nd, bs, (size_t)n * sizeof(float));
+        int32_t bz[16] = {0};
+        onnx_model_add_initializer(c->model, "bz", ONNX_INT32, per ? 1 : 0, nd, bz, (size_t)n * sizeof(int32_t));
+        onnx_node *db = onnx_model_add_node(c->model, "DequantizeLinear", (const char *[]){"bq", "bs", "bz"},
+                                            rp(c, 0.7) ? 3 : 2, (const char *[]){"bd"}, 1);
+        if (per) onnx_node_attr_int(db, "axis", 0);
+    }
+    c->node = onnx_model_add_node(c->model, matmul ? "MatMul" : "Conv", (const char *[]){"xd", "wd", "bd"},
+                                  bias ? 3 : 2, (const char *[]){"yf"}, 1);
+    if (!matmul && (q.group != 1 || rp(c, 0.3))) a_int(c, "group", q.group);
+    if (!matmul) spatial_attrs(c, q.sp, q.kernel, true, rp(c, 0.4));
+    if (relu) onnx_model_add_node(c->model, "Relu", (const char *[]){"yf"}, 1, (const char *[]){"yr"}, 1);
+    onnx_model_add_node(c->model, "QuantizeLinear", (const char *[]){relu ? "yr" : "yf", "ys", "yz"}, 3,
+                        (const char *[]){"y"}, 1);
+    c->n_out = op_output ? 2 : 1;
+    snprintf(c->out[0], sizeof(c->out[0]), "y");
+    c->out_type[0] = xt;
+    onnx_model_add_output(c->model, "y", xt, -1, NULL);
+    if (op_output) {
+        snprintf(c->out[1], sizeof(c->out[1]), "yf");
+        c->out_type[1] = ONNX_FLOAT;
+        onnx_model_add_output(c->model, "yf", ONNX_FLOAT, -1, NULL);
+    }
+}
+
 /* ---- the table --------------------------------------------------------------------------------------------- */
 
 #define U(name, lo, hi) {name, lo, hi, gen_unary, true}
@@ -2108,6 +2257,7 @@ static const dc_op ops[] = {
     {"QLinearMatMul", 10, 10, gen_qlinear_matmul, false}, {"QLinearConv", 10, 10, gen_qlinear_conv, false},
     {"Fusion", 14, 14, gen_fusion, false}, /* not an op: a head and a chain, fused by ortvk's partition compiler */
     {"LayerNormWritten", 11, 18, gen_layer_norm_written, false}, /* not an op: nine, fused (kernel_fuse_norm.c) */
+    {"QDQ", 13, 21, gen_qdq, false}, /* not an op: DequantizeLinear -> Conv or MatMul -> QuantizeLinear */
 };
 #undef U
 #undef B

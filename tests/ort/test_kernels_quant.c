@@ -2,8 +2,8 @@
  * does not saturate them), outputs compared byte for byte:
  * Quantize/DequantizeLinear (ties, NaN, infinities, saturation, per-axis), DynamicQuantizeLinear, MatMulInteger (zero
  * points, per-column, batches, int32 wrap-around), QLinearMatMul and ConvInteger (pads, strides, dilations, groups,
- * 1-D, SAME), QLinearConv; the block forms with B and w as constants and as graph inputs; QDQ groups left to the
- * CPU EP. */
+ * 1-D, SAME), QLinearConv; the block forms with B and w as constants and as graph inputs; QDQ groups run as one
+ * integer node on ortvk, or left to the CPU EP. */
 #include <math.h>
 #include <string.h>
 
@@ -385,51 +385,208 @@ static void qconv(ortapp *app, const OrtEpDevice *device, const char *name, int 
     check_on(app, device, name, m, ins, 2, out, 1, q->where);
 }
 
-/* A QDQ convolution (the format of ORT's quantizer): x -> QuantizeLinear -> DequantizeLinear -> Conv over
- * DequantizeLinear of constant w and of an int32 bias of scale xs * ws -> QuantizeLinear -> y, of type t. The CPU
- * EP fuses the group after the first QuantizeLinear into QLinearConv; ortvk's float ops differed from it in one
- * byte of 2,304 (scales not powers of 2), so ortvk leaves the group to it (kernels.h, ortvk_nodes_qdq_groups). */
-static void qdq_conv(ortapp *app, const OrtEpDevice *device, const char *name, int t, const int64_t *x,
-                     const int64_t *w, float xs, float ws, float ys)
+/* A QDQ group (the format of ORT's quantizer): x -> QuantizeLinear -> DequantizeLinear -> Conv (over
+ * DequantizeLinear of a constant w and of an int32 bias of scale xs * ws) or MatMul (of a constant B) -> [Relu ->]
+ * QuantizeLinear -> y. ORT's CPU EP fuses the group after the first QuantizeLinear into QLinearConv or
+ * QLinearMatMul, which round once: ortvk's float ops differed from it in one byte of 2,304 (scales not powers of 2).
+ * ortvk runs such a group as one integer kernel too (kernel_qdq.c), or leaves it to the CPU EP. */
+typedef struct qdq_case {
+    const char *name;
+    int where;           /* QDQ_* below */
+    bool matmul;         /* a MatMul [24 x 40] x [40 x 16] instead of the Conv 16 -> 16 over 12 x 12 */
+    bool int8;           /* int8 activations and weights, else uint8 activations */
+    bool int8_weights;   /* ... with int8 weights */
+    float xs, ws, ys;    /* 0: 0.02, 0.005 (w's; per channel k % 5 + 1 times it) and 0.1 */
+    bool per_channel;    /* w's scales one an output channel (axis 0), zero points all equal */
+    bool relu;           /* a Relu before the QuantizeLinear */
+    bool y_least;        /* y's zero point its type's least value (else 120, int8: 3) */
+    bool op_output;      /* the op's float output is a graph output too (the CPU EP then runs the group in float) */
+    bool split;          /* w made by a node ortvk refuses (Abs of uint8), which ORT orders among the group's */
+} qdq_case;
+
+/* Where a QDQ case runs: fused on ortvk (every node on ortvk, one QLinearConv or QLinearMatMul and no
+ * DequantizeLinear in its profile), the same unless the CPU EP here saturates uint8 x int8; int8 activations: fused
+ * where the CPU EP fuses them as they are (ARM), else left; left: the input's QuantizeLinear on ortvk and the group
+ * on the CPU EP. */
+enum { QDQ_FUSED, QDQ_FUSED_UNLESS_SATURATING, QDQ_INT8, QDQ_LEFT };
+
+/* The model of `c` (its initializers added here); its graph inputs, x (and a split case's w), in `in`: returns how
+ * many. */
+static int qdq_model(const qdq_case *c, qin *in, onnx_model **model)
 {
+    qin *x = &in[0];
     onnx_model *m = onnx_model_new(13);
-    qin ins[1] = {{.name = "x", .type = ONNX_FLOAT, .rank = 4}};
-    memcpy(ins[0].dims, x, 4 * sizeof(int64_t));
-    float *v = alloc_values(&ins[0]);
-    for (size_t k = 0; k < count_of(&ins[0]); k++) v[k] = (float)((int)(next() % 1001) - 500) * xs / 4.0f;
-    qin wq = {.type = t, .rank = 4};
-    memcpy(wq.dims, w, 4 * sizeof(int64_t));
+    int t = c->int8 ? ONNX_INT8 : ONNX_UINT8, wt = c->int8 || c->int8_weights ? ONNX_INT8 : ONNX_UINT8;
+    float xs = c->xs ? c->xs : 0.02f, w_scale = c->ws ? c->ws : 0.005f, ys = c->ys ? c->ys : 0.1f;
+    int64_t M = 16, K = c->matmul ? 40 : 16;
+    *x = (qin){.name = "x", .type = ONNX_FLOAT, .rank = c->matmul ? 2 : 4,
+               .dims = {c->matmul ? 24 : 1, c->matmul ? K : 16, 12, 12}};
+    float *v = alloc_values(x);
+    for (size_t k = 0; k < count_of(x); k++) v[k] = (float)((int)(next() % 1001) - 500) * xs / 4.0f;
+    qin wq = {.type = wt, .rank = c->matmul ? 2 : 4, .dims = {c->matmul ? K : M, c->matmul ? M : K, 3, 3}};
     random_bytes(&wq);
-    int64_t M = w[0], bd[1] = {M};
-    int32_t *b = calloc((size_t)M, sizeof(int32_t));
-    for (int64_t k = 0; k < M; k++) b[k] = (int32_t)(next() % 20001) - 10000;
-    uint8_t xz = t == ONNX_UINT8 ? 128 : 0, wz = t == ONNX_UINT8 ? 128 : 0, yz = t == ONNX_UINT8 ? 120 : 3;
-    float bs = xs * ws;
-    int32_t bz = 0;
+    int64_t md[1] = {M};
+    float ws[16], bs[16];
+    uint8_t wz[16];
+    int32_t b[16], bz[16] = {0};
+    for (int64_t k = 0; k < M; k++) {
+        ws[k] = c->per_channel ? w_scale * (float)(1 + k % 5) : w_scale;
+        bs[k] = xs * ws[k];
+        wz[k] = wt == ONNX_UINT8 ? 128 : 0;
+        b[k] = (int32_t)(next() % 20001) - 10000;
+    }
+    uint8_t xz = c->int8 ? 0 : 128, yz = c->y_least ? (c->int8 ? 0x80 : 0) : c->int8 ? 3 : 120;
+    int wr = c->per_channel ? 1 : 0;
     onnx_model_add_initializer(m, "xs", ONNX_FLOAT, 0, NULL, &xs, sizeof(float));
     onnx_model_add_initializer(m, "xz", t, 0, NULL, &xz, 1);
-    onnx_model_add_initializer(m, "wq", t, 4, w, wq.data, count_of(&wq));
-    onnx_model_add_initializer(m, "ws", ONNX_FLOAT, 0, NULL, &ws, sizeof(float));
-    onnx_model_add_initializer(m, "wz", t, 0, NULL, &wz, 1);
-    onnx_model_add_initializer(m, "bq", ONNX_INT32, 1, bd, b, (size_t)M * sizeof(int32_t));
-    onnx_model_add_initializer(m, "bs", ONNX_FLOAT, 0, NULL, &bs, sizeof(float));
-    onnx_model_add_initializer(m, "bz", ONNX_INT32, 0, NULL, &bz, sizeof(int32_t));
+    if (c->split) in[1] = wq, in[1].name = "wi";
+    else onnx_model_add_initializer(m, "wq", wt, wq.rank, wq.dims, wq.data, count_of(&wq));
+    onnx_model_add_initializer(m, "ws", ONNX_FLOAT, wr, md, ws, (c->per_channel ? 16 : 1) * sizeof(float));
+    onnx_model_add_initializer(m, "wz", wt, wr, md, wz, c->per_channel ? 16 : 1);
+    onnx_model_add_initializer(m, "bq", ONNX_INT32, 1, md, b, sizeof(b));
+    onnx_model_add_initializer(m, "bs", ONNX_FLOAT, wr, md, bs, (c->per_channel ? 16 : 1) * sizeof(float));
+    onnx_model_add_initializer(m, "bz", ONNX_INT32, wr, md, bz, (c->per_channel ? 16 : 1) * sizeof(int32_t));
     onnx_model_add_initializer(m, "ys", ONNX_FLOAT, 0, NULL, &ys, sizeof(float));
     onnx_model_add_initializer(m, "yz", t, 0, NULL, &yz, 1);
-    free(wq.data);
-    free(b);
+    if (!c->split) free(wq.data);
     const char *q1[3] = {"x", "xs", "xz"}, *o1[1] = {"xq"}, *d1[3] = {"xq", "xs", "xz"}, *o2[1] = {"xd"};
     const char *d2[3] = {"wq", "ws", "wz"}, *o3[1] = {"wd"}, *d3[3] = {"bq", "bs", "bz"}, *o4[1] = {"bd"};
-    const char *cv[3] = {"xd", "wd", "bd"}, *o5[1] = {"yf"}, *q2[3] = {"yf", "ys", "yz"}, *out[1] = {"y"};
+    const char *cv[3] = {"xd", "wd", "bd"}, *o5[1] = {"yf"}, *r[1] = {"yf"}, *o6[1] = {"yr"};
+    const char *q2[3] = {c->relu ? "yr" : "yf", "ys", "yz"}, *out[1] = {"y"};
     onnx_model_add_node(m, "QuantizeLinear", q1, 3, o1, 1);
     onnx_model_add_node(m, "DequantizeLinear", d1, 3, o2, 1);
-    onnx_model_add_node(m, "DequantizeLinear", d2, 3, o3, 1);
-    onnx_model_add_node(m, "DequantizeLinear", d3, 3, o4, 1);
-    int64_t pads[4] = {1, 1, 1, 1};
-    onnx_node_attr_ints(onnx_model_add_node(m, "Conv", cv, 3, o5, 1), "pads", pads, 4);
+    onnx_node *dw = onnx_model_add_node(m, "DequantizeLinear", d2, 3, o3, 1);
+    if (c->per_channel) onnx_node_attr_int(dw, "axis", 0);
+    if (c->split) onnx_model_add_node(m, "Abs", (const char *[]){"wi"}, 1, (const char *[]){"wq"}, 1);
+    if (c->matmul) {
+        onnx_model_add_node(m, "MatMul", cv, 2, o5, 1);
+    } else {
+        onnx_node *db = onnx_model_add_node(m, "DequantizeLinear", d3, 3, o4, 1);
+        if (c->per_channel) onnx_node_attr_int(db, "axis", 0);
+        int64_t pads[4] = {1, 1, 1, 1};
+        onnx_node_attr_ints(onnx_model_add_node(m, "Conv", cv, 3, o5, 1), "pads", pads, 4);
+    }
+    if (c->relu) onnx_model_add_node(m, "Relu", r, 1, o6, 1);
     onnx_model_add_node(m, "QuantizeLinear", q2, 3, out, 1);
     onnx_model_add_output(m, "y", t, -1, NULL);
-    check_on(app, device, name, m, ins, 1, out, 1, QDQ_ON_CPU_EP);
+    if (c->op_output) onnx_model_add_output(m, "yf", ONNX_FLOAT, -1, NULL);
+    *model = m;
+    return c->split ? 2 : 1;
+}
+
+/* The events of op `op` in the profile at `path`. */
+static int profile_events(const char *path, const char *op)
+{
+    char *text = test_read_text(path);
+    int n = text != NULL ? kc_profile_events(text, op, NULL, NULL, 0) : -1;
+    free(text);
+    return n;
+}
+
+static void qdq_group(ortapp *app, const OrtEpDevice *device, const qdq_case *c)
+{
+    int where = c->where;
+#if defined(__aarch64__) || defined(__arm__)
+    if (where == QDQ_INT8) where = QDQ_FUSED;
+#endif
+    qin in[2];
+    onnx_model *m = NULL;
+    int n_in = qdq_model(c, in, &m);
+    const char *out[2] = {"y", "yf"};
+    char path[64];
+    snprintf(path, sizeof(path), "/tmp/ortvk-qdq-%d.json", (int)getpid());
+    bool fused = where == QDQ_FUSED || where == QDQ_FUSED_UNLESS_SATURATING;
+    if (fused) setenv("ORTVK_PROFILE", path, 1);
+    check_on(app, device, c->name, m, in, n_in, out, c->op_output ? 2 : 1,
+             where == QDQ_FUSED ? ON_ORTVK : fused ? ON_ORTVK_UNLESS_SATURATING : QDQ_ON_CPU_EP);
+    unsetenv("ORTVK_PROFILE");
+    /* Unless saturating: one integer node, or (this CPU's CPU EP saturating) the group left to it; never float ops. */
+    if (fused && profile_events(path, "QuantizeLinear") > 0) {
+        int q = profile_events(path, c->matmul ? "QLinearMatMul" : "QLinearConv");
+        int dq = profile_events(path, "DequantizeLinear"), op = profile_events(path, c->matmul ? "MatMul" : "Conv");
+        CHECK((q == 1 || (q == 0 && where == QDQ_FUSED_UNLESS_SATURATING)) && dq == 0 && op == 0,
+              "%s: ortvk's profile has %d %s, %d DequantizeLinear and %d %s events (want the group as one integer "
+              "node)", c->name, q, c->matmul ? "QLinearMatMul" : "QLinearConv", dq, op, c->matmul ? "MatMul" : "Conv");
+    }
+    remove(path);
+}
+
+/* A QDQ group around an op that only selects or moves values: x -> QuantizeLinear (scale xs) -> DequantizeLinear
+ * -> op -> QuantizeLinear (scale ys, zero point yz) -> y over 1 x 8 x 10 x 10. With positive normal scales ortvk runs
+ * its nodes as the float ops they are (the answer is the same however it runs: kernels.h, ortvk_qdq_group_exact);
+ * the CPU EP drops the DequantizeLinear and QuantizeLinear where the scales and zero points agree. */
+static void qdq_selection(ortapp *app, const OrtEpDevice *device, const char *name, const char *op, int t, float xs,
+                          float ys, uint8_t yz, int where)
+{
+    onnx_model *m = onnx_model_new(13);
+    qin x = {.name = "x", .type = ONNX_FLOAT, .rank = 4, .dims = {1, 8, 10, 10}};
+    float *v = alloc_values(&x);
+    for (size_t k = 0; k < count_of(&x); k++) v[k] = (float)((int)(next() % 1001) - 500) * fabsf(xs) / 4.0f;
+    uint8_t xz = t == ONNX_UINT8 ? 128 : 0;
+    onnx_model_add_initializer(m, "xs", ONNX_FLOAT, 0, NULL, &xs, sizeof(float));
+    onnx_model_add_initializer(m, "xz", t, 0, NULL, &xz, 1);
+    onnx_model_add_initializer(m, "ys", ONNX_FLOAT, 0, NULL, &ys, sizeof(float));
+    onnx_model_add_initializer(m, "yz", t, 0, NULL, &yz, 1);
+    onnx_model_add_node(m, "QuantizeLinear", (const char *[]){"x", "xs", "xz"}, 3, (const char *[]){"xq"}, 1);
+    onnx_model_add_node(m, "DequantizeLinear", (const char *[]){"xq", "xs", "xz"}, 3, (const char *[]){"xd"}, 1);
+    onnx_node *n = onnx_model_add_node(m, op, (const char *[]){"xd"}, 1, (const char *[]){"yf"}, 1);
+    int64_t kernel[2] = {3, 3}, pads[4] = {1, 1, 1, 1}, perm[4] = {0, 2, 3, 1};
+    if (strcmp(op, "MaxPool") == 0) {
+        onnx_node_attr_ints(n, "kernel_shape", kernel, 2);
+        onnx_node_attr_ints(n, "pads", pads, 4);
+    } else if (strcmp(op, "Transpose") == 0) {
+        onnx_node_attr_ints(n, "perm", perm, 4);
+    }
+    onnx_model_add_node(m, "QuantizeLinear", (const char *[]){"yf", "ys", "yz"}, 3, (const char *[]){"y"}, 1);
+    onnx_model_add_output(m, "y", t, -1, NULL);
+    const char *out[1] = {"y"};
+    check_on(app, device, name, m, &x, 1, out, 1, where);
+}
+
+/* With ORT's session.disable_quant_qdq = 1 the CPU EP runs a QDQ group as the float ops it is, and so does ortvk:
+ * every node on ortvk, the Conv a float Conv (its answer may differ from the CPU EP's by a step, so not compared). */
+static void qdq_unfused(ortapp *app, const OrtEpDevice *device)
+{
+    const OrtApi *api = app->api;
+    qdq_case c = {.name = "QDQ Conv uint8, session.disable_quant_qdq"};
+    qin x;
+    uint8_t *model = NULL;
+    size_t len = 0;
+    onnx_model *m = NULL;
+    qdq_model(&c, &x, &m);
+    onnx_model_add_input(m, "x", x.type, x.rank, x.dims);
+    if (!test_model_serialize(m, c.name, &model, &len)) {
+        free(x.data);
+        return;
+    }
+    char path[64];
+    snprintf(path, sizeof(path), "/tmp/ortvk-qdq-off-%d.json", (int)getpid());
+    OrtSessionOptions *options = NULL;
+    OrtSession *session = NULL;
+    ORT_OK(app, api->CreateSessionOptions(&options));
+    ORT_OK(app, api->AddSessionConfigEntry(options, "session.disable_quant_qdq", "1"));
+    ORT_OK(app, api->AddSessionConfigEntry(options, "session.disable_cpu_ep_fallback", "1"));
+    ORT_OK(app, api->SessionOptionsAppendExecutionProvider_V2(options, app->env, &device, 1, NULL, NULL, 0));
+    setenv("ORTVK_PROFILE", path, 1);
+    ORT_OK(app, api->CreateSessionFromArray(app->env, model, len, options, &session));
+    unsetenv("ORTVK_PROFILE");
+    OrtValue *in = test_host_tensor(app, x.data, count_of(&x), x.rank, x.dims), *y = NULL;
+    const char *in_names[1] = {"x"}, *out_names[1] = {"y"};
+    if (session != NULL)
+        ORT_OK(app, api->Run(session, NULL, in_names, (const OrtValue *const *)&in, 1, out_names, 1, &y));
+    if (y) api->ReleaseValue(y);
+    if (in) api->ReleaseValue(in);
+    if (session) api->ReleaseSession(session);
+    api->ReleaseSessionOptions(options);
+    /* ORT folds the constants' DequantizeLinear nodes then: x's is left. */
+    int conv = profile_events(path, "Conv"), dq = profile_events(path, "DequantizeLinear");
+    int fused = profile_events(path, "QLinearConv");
+    if (CHECK(conv == 1 && dq >= 1 && fused == 0, "%s: ortvk's profile has %d Conv, %d DequantizeLinear and %d "
+              "QLinearConv events (want the float ops)", c.name, conv, dq, fused))
+        printf("%-48s y ok (the float ops, all on ortvk)\n", c.name);
+    remove(path);
+    free(model);
+    free(x.data);
 }
 
 /* The block forms' cases (kernel_qmm.comp: blocks of outputs an invocation over operands repacked in 16-byte
@@ -600,10 +757,30 @@ int main(void)
           &(qconv_case){ONNX_INT8, ONNX_INT8, 1.0f, 1.0f, 1e-6f, false, false, 0, -1, ON_ORTVK});
     qconv(&app, device, "QLinearConv int8 70000 taps refused (2^31)", 3, xl, wl, &(conv_attrs){0},
           &(qconv_case){ONNX_INT8, ONNX_INT8, 0.01f, 0.01f, 1.0f, false, true, 0, -1, ON_CPU_EP});
-    int64_t qdq_x[4] = {1, 16, 12, 12}, qdq_w[4] = {16, 16, 3, 3};
-    qdq_conv(&app, device, "QDQ Conv uint8", ONNX_UINT8, qdq_x, qdq_w, 0.02f, 0.005f, 0.1f);
-    qdq_conv(&app, device, "QDQ Conv int8", ONNX_INT8, qdq_x, qdq_w, 0.02f, 0.005f, 0.1f);
-    qdq_conv(&app, device, "QDQ Conv uint8, scales of 2^-k", ONNX_UINT8, qdq_x, qdq_w, 0.125f, 0.0625f, 0.5f);
+    static const qdq_case qdq_cases[] = {
+        {.name = "QDQ Conv uint8"},
+        {.name = "QDQ Conv int8", .int8 = true, .where = QDQ_INT8},
+        {.name = "QDQ Conv uint8, scales of 2^-k", .xs = 0.125f, .ws = 0.0625f, .ys = 0.5f},
+        {.name = "QDQ Conv uint8 per-channel", .ws = 0.002f, .per_channel = true},
+        {.name = "QDQ Conv uint8 x int8 per-channel", .int8_weights = true, .ws = 0.002f, .per_channel = true,
+         .where = QDQ_FUSED_UNLESS_SATURATING},
+        {.name = "QDQ Conv uint8, Relu, y zero point 0", .ys = 0.05f, .relu = true, .y_least = true},
+        {.name = "QDQ Conv uint8, Relu, y zero point 120", .relu = true, .where = QDQ_LEFT},
+        {.name = "QDQ Conv uint8, its float output read too", .op_output = true, .where = QDQ_LEFT},
+        {.name = "QDQ Conv uint8, a node ortvk refuses between", .split = true, .where = QDQ_LEFT},
+        {.name = "QDQ MatMul uint8", .matmul = true},
+        {.name = "QDQ MatMul uint8 x int8, Relu", .matmul = true, .int8_weights = true, .ys = 0.05f, .relu = true,
+         .y_least = true, .where = QDQ_FUSED_UNLESS_SATURATING},
+    };
+    for (size_t i = 0; i < sizeof(qdq_cases) / sizeof(qdq_cases[0]); i++) qdq_group(&app, device, &qdq_cases[i]);
+    qdq_selection(&app, device, "QDQ MaxPool uint8, scales equal", "MaxPool", ONNX_UINT8, 0.02f, 0.02f, 128, ON_ORTVK);
+    qdq_selection(&app, device, "QDQ MaxPool int8, scales differ", "MaxPool", ONNX_INT8, 0.02f, 0.03f, 5, ON_ORTVK);
+    qdq_selection(&app, device, "QDQ Transpose uint8, scales differ", "Transpose", ONNX_UINT8, 0.02f, 0.013f, 120,
+                  ON_ORTVK);
+    qdq_selection(&app, device, "QDQ Relu uint8 (zero point 128)", "Relu", ONNX_UINT8, 0.02f, 0.02f, 128, ON_ORTVK);
+    qdq_selection(&app, device, "QDQ MaxPool uint8, a negative scale", "MaxPool", ONNX_UINT8, -0.02f, -0.02f, 128,
+                  QDQ_ON_CPU_EP);
+    qdq_unfused(&app, device);
     printf("-- the block forms, B and w constants (repacked at Compile)\n");
     weights_given = WEIGHTS_CONSTANT;
     block_forms(&app, device);

@@ -31,6 +31,9 @@ static const op_spec specs[] = {
     {"qconv3x3", "QLinearConv 3x3 64->64 56x56 uint8", 4, {1, 64, 56, 56}, 2.0 * 64 * 64 * 9 * 56 * 56, false},
     {"qmatmul", "QLinearMatMul 256x256x256 uint8", 2, {256, 256}, 2.0 * 256 * 256 * 256, false},
     {"qdw3x3", "QLinearConv depthwise 3x3 128 ch 56x56", 4, {1, 128, 56, 56}, 2.0 * 128 * 9 * 56 * 56, false},
+    /* qconv3x3's layers in the form of ORT's quantizer: DequantizeLinear of the input, the weights and the bias ->
+     * Conv -> QuantizeLinear, which both EPs run as one QLinearConv. */
+    {"qdqconv3x3", "QDQ Conv 3x3 64->64 56x56 uint8", 4, {1, 64, 56, 56}, 2.0 * 64 * 64 * 9 * 56 * 56, false},
     /* The recognizer's largest pointwise Convs: many channels over few pixels. */
     {"conv480", "Conv 1x1 480->480 6x80", 4, {1, 480, 6, 80}, 2.0 * 480 * 480 * 6 * 80, false},
     /* A node here is a pair, a pointwise Conv and a residual Add of its input (fused into the GEMM's stores). */
@@ -151,6 +154,10 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
         onnx_model_add_initializer(m, "xs", ONNX_FLOAT, 0, NULL, &xs, sizeof(xs));
         onnx_model_add_initializer(m, "ws", ONNX_FLOAT, 0, NULL, &ws, sizeof(ws));
         onnx_model_add_initializer(m, "z", ONNX_UINT8, 0, NULL, &zp, 1);
+        float bs = xs * ws;
+        int32_t bz = 0;
+        onnx_model_add_initializer(m, "bs", ONNX_FLOAT, 0, NULL, &bs, sizeof(bs));
+        onnx_model_add_initializer(m, "bz", ONNX_INT32, 0, NULL, &bz, sizeof(bz));
         free(w);
         free(b);
     } else if (strcmp(s->name, "dw3x3") == 0 || strcmp(s->name, "dwres") == 0) {
@@ -262,6 +269,17 @@ static int build(const op_spec *s, int length, uint8_t **out, size_t *len)
             const char *q_in[9] = {qin, "xs", "z", "w", "ws", "z", "xs", "z", "b"};
             if (strcmp(s->name, "qmatmul") == 0) {
                 onnx_model_add_node(m, "QLinearMatMul", q_in, 8, (const char *[]){qout}, 1);
+            } else if (strcmp(s->name, "qdqconv3x3") == 0) {
+                char xd[20], wd[20], bd[20], yf[20];
+                snprintf(xd, sizeof(xd), "xd%d", k), snprintf(wd, sizeof(wd), "wd%d", k);
+                snprintf(bd, sizeof(bd), "bd%d", k), snprintf(yf, sizeof(yf), "yf%d", k);
+                const char *dq[3][4] = {{qin, "xs", "z", xd}, {"w", "ws", "z", wd}, {"b", "bs", "bz", bd}};
+                for (int d = 0; d < 3; d++)
+                    onnx_model_add_node(m, "DequantizeLinear", dq[d], 3, (const char *[]){dq[d][3]}, 1);
+                onnx_node *n = onnx_model_add_node(m, "Conv", (const char *[]){xd, wd, bd}, 3, (const char *[]){yf}, 1);
+                int64_t pads[4] = {1, 1, 1, 1};
+                onnx_node_attr_ints(n, "pads", pads, 4);
+                onnx_model_add_node(m, "QuantizeLinear", (const char *[]){yf, "xs", "z"}, 3, (const char *[]){qout}, 1);
             } else {
                 onnx_node *n = onnx_model_add_node(m, "QLinearConv", q_in, 9, (const char *[]){qout}, 1);
                 int64_t pads[4] = {1, 1, 1, 1};

@@ -509,7 +509,7 @@ OrtStatus *ortvk_partition_create(ortvk_kernel_device *kdev, ortvk_stream *strea
         if (group[next] >= 0 && fused_group[group[next]]) {
             const char *op = "";
             status = ortvk_ort->Node_GetOperatorType(nodes[next], &op);
-            if (status != NULL || strcmp(op, "QuantizeLinear") != 0) continue;
+            if (status != NULL || op == NULL || strcmp(op, "QuantizeLinear") != 0) continue;
             read = ortvk_qdq_read(nodes, count, group, (size_t)group[next], &stream->device->caps, k, why,
                                   sizeof(why));
         } else {

@@ -1745,7 +1745,7 @@ static void gen_qdq_selection(dcase *c)
  * that selects values, above). ORT's CPU EP fuses such groups into
  * QLinearConv or QLinearMatMul, and ortvk runs them so (kernel_qdq.c) or leaves them to it. Sometimes what it must
  * leave: int8 activations, a Relu before a zero point above the type's least, the op's float output also a graph
- * output, B's scales one a column, w a graph input, zero points that differ. */
+ * output, B's scales one a column, w a graph input, zero points that differ, a bias scale other than x's times w's. */
 static void gen_qdq(dcase *c)
 {
     if (rp(c, 0.3)) {
@@ -1781,7 +1781,7 @@ static void gen_qdq(dcase *c)
     wz[0] = wt == ONNX_INT8 && rp(c, 0.6) ? 0 : (uint8_t)rint_(c, 0, 255);
     for (int i = 0; i < n; i++) {
         ws[i] = rp(c, 0.03) ? special_float(c) : PICK(c, scales);
-        bs[i] = xs * ws[i];
+        bs[i] = xs * ws[i] * (rp(c, 0.03) ? 1.5f : 1.0f); /* rarely not the product: the CPU EP's float ops */
         wz[i] = rp(c, 0.03) ? (uint8_t)rint_(c, 0, 255) : wz[0];
     }
     bool relu = rp(c, 0.3), op_output = rp(c, 0.08);

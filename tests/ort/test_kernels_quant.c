@@ -392,7 +392,7 @@ static void qconv(ortapp *app, const OrtEpDevice *device, const char *name, int 
  * ortvk runs such a group as one integer kernel too (kernel_qdq.c), or leaves it to the CPU EP. */
 typedef struct qdq_case {
     const char *name;
-    int where;           /* QDQ_* below */
+    int where;           /* GROUP_* below */
     bool matmul;         /* a MatMul [24 x 40] x [40 x 16] instead of the Conv 16 -> 16 over 12 x 12 */
     bool int8;           /* int8 activations and weights, else uint8 activations */
     bool int8_weights;   /* ... with int8 weights */
@@ -408,7 +408,7 @@ typedef struct qdq_case {
  * DequantizeLinear in its profile), the same unless the CPU EP here saturates uint8 x int8; int8 activations: fused
  * where the CPU EP fuses them as they are (ARM), else left; left: the input's QuantizeLinear on ortvk and the group
  * on the CPU EP. */
-enum { QDQ_FUSED, QDQ_FUSED_UNLESS_SATURATING, QDQ_INT8, QDQ_LEFT };
+enum { GROUP_FUSED, GROUP_FUSED_UNLESS_SATURATING, GROUP_INT8, GROUP_LEFT };
 
 /* The model of `c` (its initializers added here); its graph inputs, x (and a split case's w), in `in`: returns how
  * many. */
@@ -487,7 +487,7 @@ static void qdq_group(ortapp *app, const OrtEpDevice *device, const qdq_case *c)
 {
     int where = c->where;
 #if defined(__aarch64__) || defined(__arm__)
-    if (where == QDQ_INT8) where = QDQ_FUSED;
+    if (where == GROUP_INT8) where = GROUP_FUSED;
 #endif
     qin in[2];
     onnx_model *m = NULL;
@@ -495,16 +495,16 @@ static void qdq_group(ortapp *app, const OrtEpDevice *device, const qdq_case *c)
     const char *out[2] = {"y", "yf"};
     char path[64];
     snprintf(path, sizeof(path), "/tmp/ortvk-qdq-%d.json", (int)getpid());
-    bool fused = where == QDQ_FUSED || where == QDQ_FUSED_UNLESS_SATURATING;
+    bool fused = where == GROUP_FUSED || where == GROUP_FUSED_UNLESS_SATURATING;
     if (fused) setenv("ORTVK_PROFILE", path, 1);
     check_on(app, device, c->name, m, in, n_in, out, c->op_output ? 2 : 1,
-             where == QDQ_FUSED ? ON_ORTVK : fused ? ON_ORTVK_UNLESS_SATURATING : QDQ_ON_CPU_EP);
+             where == GROUP_FUSED ? ON_ORTVK : fused ? ON_ORTVK_UNLESS_SATURATING : QDQ_ON_CPU_EP);
     unsetenv("ORTVK_PROFILE");
     /* Unless saturating: one integer node, or (this CPU's CPU EP saturating) the group left to it; never float ops. */
     if (fused && profile_events(path, "QuantizeLinear") > 0) {
         int q = profile_events(path, c->matmul ? "QLinearMatMul" : "QLinearConv");
         int dq = profile_events(path, "DequantizeLinear"), op = profile_events(path, c->matmul ? "MatMul" : "Conv");
-        CHECK((q == 1 || (q == 0 && where == QDQ_FUSED_UNLESS_SATURATING)) && dq == 0 && op == 0,
+        CHECK((q == 1 || (q == 0 && where == GROUP_FUSED_UNLESS_SATURATING)) && dq == 0 && op == 0,
               "%s: ortvk's profile has %d %s, %d DequantizeLinear and %d %s events (want the group as one integer "
               "node)", c->name, q, c->matmul ? "QLinearMatMul" : "QLinearConv", dq, op, c->matmul ? "MatMul" : "Conv");
     }
@@ -759,18 +759,18 @@ int main(void)
           &(qconv_case){ONNX_INT8, ONNX_INT8, 0.01f, 0.01f, 1.0f, false, true, 0, -1, ON_CPU_EP});
     static const qdq_case qdq_cases[] = {
         {.name = "QDQ Conv uint8"},
-        {.name = "QDQ Conv int8", .int8 = true, .where = QDQ_INT8},
+        {.name = "QDQ Conv int8", .int8 = true, .where = GROUP_INT8},
         {.name = "QDQ Conv uint8, scales of 2^-k", .xs = 0.125f, .ws = 0.0625f, .ys = 0.5f},
         {.name = "QDQ Conv uint8 per-channel", .ws = 0.002f, .per_channel = true},
         {.name = "QDQ Conv uint8 x int8 per-channel", .int8_weights = true, .ws = 0.002f, .per_channel = true,
-         .where = QDQ_FUSED_UNLESS_SATURATING},
+         .where = GROUP_FUSED_UNLESS_SATURATING},
         {.name = "QDQ Conv uint8, Relu, y zero point 0", .ys = 0.05f, .relu = true, .y_least = true},
-        {.name = "QDQ Conv uint8, Relu, y zero point 120", .relu = true, .where = QDQ_LEFT},
-        {.name = "QDQ Conv uint8, its float output read too", .op_output = true, .where = QDQ_LEFT},
-        {.name = "QDQ Conv uint8, a node ortvk refuses between", .split = true, .where = QDQ_LEFT},
+        {.name = "QDQ Conv uint8, Relu, y zero point 120", .relu = true, .where = GROUP_LEFT},
+        {.name = "QDQ Conv uint8, its float output read too", .op_output = true, .where = GROUP_LEFT},
+        {.name = "QDQ Conv uint8, a node ortvk refuses between", .split = true, .where = GROUP_LEFT},
         {.name = "QDQ MatMul uint8", .matmul = true},
         {.name = "QDQ MatMul uint8 x int8, Relu", .matmul = true, .int8_weights = true, .ys = 0.05f, .relu = true,
-         .y_least = true, .where = QDQ_FUSED_UNLESS_SATURATING},
+         .y_least = true, .where = GROUP_FUSED_UNLESS_SATURATING},
     };
     for (size_t i = 0; i < sizeof(qdq_cases) / sizeof(qdq_cases[0]); i++) qdq_group(&app, device, &qdq_cases[i]);
     qdq_selection(&app, device, "QDQ MaxPool uint8, scales equal", "MaxPool", ONNX_UINT8, 0.02f, 0.02f, 128, ON_ORTVK);

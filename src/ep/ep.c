@@ -91,6 +91,12 @@ static void claim_nodes(const ortvk_ep *ep, const OrtNode *const *nodes, size_t 
     if (!ep->fuse_qdq || !ortvk_nodes_qdq_groups(nodes, count, group)) {
         for (size_t i = 0; i < count; i++) group[i] = -1;
     }
+    for (size_t i = 0; i < count; i++) {
+        if (group[i] >= 0) continue;
+        snprintf(why, sizeof(why), "no reason given");
+        supported[i] = ortvk_kernel_supported(nodes[i], &ep->device->caps, why, sizeof(why));
+        if (!supported[i]) log_refusal(ep, nodes[i], why);
+    }
     for (size_t c = 0; c < count; c++) {
         if (group[c] != (ptrdiff_t)c) continue;
         snprintf(why, sizeof(why), "%s", runs ? "no reason given" : "a QDQ group in a graph whose node order ORT gives "
@@ -101,18 +107,13 @@ static void claim_nodes(const ortvk_ep *ep, const OrtNode *const *nodes, size_t 
             if (group[j] == (ptrdiff_t)c)
                 apart = ortvk_kernel_supported(nodes[j], &ep->device->caps, why, sizeof(why));
         }
+        /* A group taken apart is a group no more: its nodes are partitioned as any others. */
         for (size_t j = 0; j < count; j++) {
-            if (group[j] == (ptrdiff_t)c) supported[j] = ok;
-            if (group[j] == (ptrdiff_t)c && apart && j != c) group[j] = -1;
+            if (group[j] != (ptrdiff_t)c) continue;
+            supported[j] = ok || apart;
+            if (apart) group[j] = -1;
         }
-        if (apart) group[c] = -1;
         if (!ok && !apart) log_refusal(ep, nodes[c], why);
-    }
-    for (size_t i = 0; i < count; i++) {
-        if (group[i] >= 0) continue;
-        snprintf(why, sizeof(why), "no reason given");
-        supported[i] = ortvk_kernel_supported(nodes[i], &ep->device->caps, why, sizeof(why));
-        if (!supported[i]) log_refusal(ep, nodes[i], why);
     }
     /* A group with a node between its own that stays with the CPU EP goes to the CPU EP too; which may split
      * another group: until none is split. */

@@ -101,6 +101,17 @@ static bool read_members(const OrtNode *const *nodes, size_t count, const ptrdif
     return ok;
 }
 
+/* The values of constant scale input 1 of Quantize/DequantizeLinear node `k` (malloc'd, *count of them), or NULL
+ * where it is not a constant float (or float16) tensor. */
+static float *const_scales(const ortvk_knode *k, size_t *count)
+{
+    size_t n = k->n_in > 1 && k->in[1].rank == 1 && k->in[1].dims[0] > 0 ? (size_t)k->in[1].dims[0] : 1;
+    float *s = malloc(n * sizeof(float));
+    if (s != NULL && ortvk_knode_const_floats(k, 1, s, n, count) && *count >= 1) return s;
+    free(s);
+    return NULL;
+}
+
 /* Whether the bias's DequantizeLinear is one the CPU EP fuses as QLinearConv's int32 bias, which takes x's scale
  * times w's as its scale: int32, of constant scales (its own, x's, w's) each one that product exactly and finite,
  * zero points 0. Measured: a bias scale 100 times that product, or infinite, is not fused so (its answer is the
@@ -110,23 +121,23 @@ static bool bias_fits(const qdq_nodes *g)
     const ortvk_knode *b = &g->dq[2];
     int64_t block = 0;
     if (b->in[0].type != T_INT32 || !ortvk_knode_int(b, "block_size", 0, &block) || block != 0) return false;
-    size_t n = b->in[1].rank == 1 && b->in[1].dims[0] > 0 ? (size_t)b->in[1].dims[0] : 1, nx = 0, nw = 0, nb = 0;
-    float xs = 0.0f, *ws = malloc(2 * n * sizeof(float)), *bs = ws != NULL ? ws + n : NULL;
-    bool ok = ws != NULL && ortvk_knode_const_floats(&g->dq[0], 1, &xs, 1, &nx) && nx == 1 &&
-              ortvk_knode_const_floats(&g->dq[1], 1, ws, n, &nw) && ortvk_knode_const_floats(b, 1, bs, n, &nb) &&
-              (nw == nb || nw == 1) && nb >= 1;
+    size_t nx = 0, nw = 0, nb = 0;
+    float *xs = const_scales(&g->dq[0], &nx), *ws = const_scales(&g->dq[1], &nw), *bs = const_scales(b, &nb);
+    bool ok = xs != NULL && ws != NULL && bs != NULL && nx == 1 && (nw == nb || nw == 1);
     for (size_t i = 0; ok && i < nb; i++) {
-        float want = xs * ws[nw == 1 ? 0 : i];
+        float want = xs[0] * ws[nw == 1 ? 0 : i];
         ok = isfinite(want) && bs[i] == want;
     }
-    size_t nz = 0;
+    size_t nz = 0; /* zero points, one a scale */
     if (ok && b->n_in > 2 && b->in[2].present) {
-        int64_t *z = malloc(n * sizeof(int64_t));
-        ok = z != NULL && ortvk_knode_const_ints(b, 2, z, n, &nz);
+        int64_t *z = malloc(nb * sizeof(int64_t));
+        ok = z != NULL && ortvk_knode_const_ints(b, 2, z, nb, &nz);
         for (size_t i = 0; ok && i < nz; i++) ok = z[i] == 0;
         free(z);
     }
+    free(xs);
     free(ws);
+    free(bs);
     return ok;
 }
 
@@ -238,10 +249,10 @@ static bool selects_values(const ortvk_knode *k)
  * quantized back by equal scales and zero points is itself, and dequantized values keep their integers' order. */
 static bool normal_scales(const ortvk_knode *k)
 {
-    size_t n = k->in[1].rank == 1 && k->in[1].dims[0] > 0 ? (size_t)k->in[1].dims[0] : 1, got = 0;
-    float *s = malloc(n * sizeof(float));
-    bool ok = s != NULL && ortvk_knode_const_floats(k, 1, s, n, &got) && got >= 1;
-    for (size_t i = 0; ok && i < got; i++) ok = isnormal(s[i]) && s[i] > 0.0f && s[i] < FLT_MAX / 256.0f;
+    size_t n = 0;
+    float *s = const_scales(k, &n);
+    bool ok = s != NULL;
+    for (size_t i = 0; ok && i < n; i++) ok = isnormal(s[i]) && s[i] > 0.0f && s[i] < FLT_MAX / 256.0f;
     free(s);
     return ok;
 }
@@ -255,7 +266,7 @@ bool ortvk_qdq_group_exact(const OrtNode *const *nodes, size_t count, const ptrd
         if (j == centre || group[j] != (ptrdiff_t)centre) continue;
         ok = ortvk_knode_read(nodes[j], k, why, sizeof(why)) &&
              (is_op(k, "Relu") ||
-              ((is_op(k, "DequantizeLinear") || is_op(k, "QuantizeLinear")) && k->n_in >= 2 && normal_scales(k)));
+              ((is_op(k, "DequantizeLinear") || is_op(k, "QuantizeLinear")) && normal_scales(k)));
     }
     free(k);
     return ok;
